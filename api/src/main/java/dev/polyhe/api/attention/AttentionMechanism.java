@@ -1,0 +1,21 @@
+package dev.polyhe.api.attention;
+
+import dev.polyhe.api.Options;
+import dev.polyhe.api.PolyHePlugin;
+import dev.polyhe.api.approx.Approximations;
+import java.util.Set;
+
+/**
+ * Service: a way to normalize attention scores (softmax, PowerSoftmax and its variants, baselines). The
+ * mechanism validates its options and returns a configured {@link AttentionKernel}; it gets any polynomial
+ * approximation it needs (a Goldschmidt division) through {@code approximations}.
+ */
+public interface AttentionMechanism extends PolyHePlugin {
+    /** The option keys {@link #create} accepts; anything else is an error. */
+    Set<String> optionNames();
+
+    /**
+     * @throws dev.polyhe.api.Options.InvalidOptionException naming the bad option, its value and what is allowed
+     */
+    AttentionKernel create(Options options, Approximations approximations);
+}

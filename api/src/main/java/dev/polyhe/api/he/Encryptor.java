@@ -1,0 +1,5 @@
+package dev.polyhe.api.he;
+
+public interface Encryptor {
+    Ciphertext encrypt(Plaintext plaintext);
+}

@@ -1,0 +1,48 @@
+package dev.polyhe.api.he;
+
+/**
+ * Homomorphic operations. Operands must share parameters and key set; operands at different levels are
+ * brought to the lower one, and operands whose scales differ beyond rounding are refused with both scales
+ * in the message. Running out of levels is an {@link HeException}, never silent garbage.
+ */
+public interface Evaluator {
+    Ciphertext add(Ciphertext a, Ciphertext b);
+
+    Ciphertext sub(Ciphertext a, Ciphertext b);
+
+    Ciphertext negate(Ciphertext a);
+
+    Ciphertext addPlain(Ciphertext a, Plaintext b);
+
+    Ciphertext addConstant(Ciphertext a, double c);
+
+    /** ct·ct with relinearization; the result's scale is the product (call {@link #rescale}). */
+    Ciphertext multiply(Ciphertext a, Ciphertext b);
+
+    /** ct·pt; the result's scale is the product. */
+    Ciphertext multiplyPlain(Ciphertext a, Plaintext b);
+
+    /** ct·c for a real constant, encoded at the scale of the prime the next rescale removes. */
+    Ciphertext multiplyConstant(Ciphertext a, double c);
+
+    /** ct·k for an integer: no scale change, no level. */
+    Ciphertext multiplyInteger(Ciphertext a, long k);
+
+    /** Divides by the last prime and drops it: one level. */
+    Ciphertext rescale(Ciphertext a);
+
+    /** Drops primes without rescaling until the ciphertext is at {@code level}. */
+    Ciphertext dropToLevel(Ciphertext a, int level);
+
+    /** Rotates slots left by {@code step} (negative: right). */
+    Ciphertext rotate(Ciphertext a, int step);
+
+    /** Several rotations of one ciphertext sharing one key-switching decomposition. */
+    Ciphertext[] rotateHoisted(Ciphertext a, int[] steps);
+
+    /** Complex conjugation of every slot. */
+    Ciphertext conjugate(Ciphertext a);
+
+    /** Refreshes levels (requires bootstrapping keys). */
+    Ciphertext bootstrap(Ciphertext a);
+}

@@ -1,0 +1,23 @@
+package dev.polyhe.api.he;
+
+import dev.polyhe.api.PolyHePlugin;
+import java.util.List;
+
+/** Service: a CKKS implementation ({@code ckks-cpu}, {@code ckks-cuda}). */
+public interface HeBackend extends PolyHePlugin {
+    /** Whether it can run here, or why not ("no CUDA driver: libcuda.so.1 not found"). */
+    Availability availability();
+
+    /** Names of the parameter presets this backend offers (e.g. {@code "N16-128"}, {@code "insecure-test-N12"}). */
+    List<String> presets();
+
+    /** @throws IllegalArgumentException naming the unknown preset and listing the known ones */
+    CkksParameters preset(String name);
+
+    /**
+     * Validates the parameters (security included) and builds the context.
+     *
+     * @throws InsecureParametersException when below 128-bit security without the explicit opt-in
+     */
+    HeContext open(CkksParameters parameters);
+}

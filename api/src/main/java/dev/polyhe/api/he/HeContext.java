@@ -1,0 +1,50 @@
+package dev.polyhe.api.he;
+
+import java.util.Set;
+
+/**
+ * An opened parameter set: key generation, encoding, encryption and evaluation. Owns its memory (native on
+ * GPU backends) until {@link #close()}; no static state, so several contexts may coexist.
+ */
+public interface HeContext extends AutoCloseable {
+    CkksParameters parameters();
+
+    /** A stable hash of the parameters, written into every serialized blob. */
+    String parameterHash();
+
+    SecretKey generateSecretKey();
+
+    PublicKey generatePublicKey(SecretKey secretKey);
+
+    /**
+     * Evaluation keys: relinearization, plus rotation keys for {@code rotationSteps} (taken modulo the slot
+     * count), the conjugation key if asked, and bootstrapping keys if asked.
+     */
+    EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
+            boolean bootstrapping);
+
+    Encoder encoder();
+
+    /** Public-key encryption. */
+    Encryptor encryptor(PublicKey publicKey);
+
+    /** Symmetric (secret-key) encryption: smaller noise, for the client's own inputs. */
+    Encryptor encryptor(SecretKey secretKey);
+
+    Decryptor decryptor(SecretKey secretKey);
+
+    /**
+     * An evaluator holding these keys and no secret. If a {@link SecretKey} is given (client-side convenience),
+     * rotation keys missing from {@code keys} are generated on demand; without it a missing key is an error.
+     */
+    Evaluator evaluator(EvaluationKeys keys, SecretKey onDemandKeys);
+
+    default Evaluator evaluator(EvaluationKeys keys) {
+        return evaluator(keys, null);
+    }
+
+    HeSerializer serializer();
+
+    @Override
+    void close();
+}
