@@ -1,0 +1,133 @@
+package dev.polyhe.core;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Stage;
+import dev.polyhe.core.bench.AttentionBenchmark;
+import dev.polyhe.core.bench.AttentionBenchmarkReport;
+import dev.polyhe.core.config.ConfigException;
+import dev.polyhe.core.config.ConfigLoader;
+import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.config.PolyHeConfig;
+import dev.polyhe.core.inject.PolyHeModule;
+import dev.polyhe.core.plugin.PluginDescriptor;
+import dev.polyhe.core.plugin.PluginRegistry;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The embedding entry point for host applications (and the launcher, which is one of them):
+ *
+ * <pre>{@code
+ * try (PolyHe polyhe = PolyHe.builder().configFile(Path.of("polyhe.yaml")).pluginsDir(Path.of("plugins")).build()) {
+ *     AttentionBenchmarkReport report = polyhe.runAttentionBenchmark();
+ * }
+ * }</pre>
+ *
+ * No static state: each instance has its own registry, plugin layers and injector, so several may coexist.
+ * The config is checked when the instance is built (plugin names, options), not when first used.
+ */
+public final class PolyHe implements AutoCloseable {
+    private final PolyHeConfig config;
+    private final PluginRegistry registry;
+    private final Injector injector;
+    private volatile boolean closed;
+
+    private PolyHe(PolyHeConfig config, PluginRegistry registry) {
+        this.config = config;
+        this.registry = registry;
+        this.injector = Guice.createInjector(Stage.PRODUCTION, new PolyHeModule(registry, config));
+        validate();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a {@link PolyHe}; without a config, {@link PolyHeConfig#defaults()} is used. */
+    public static final class Builder {
+        private PolyHeConfig config;
+        private Path configFile;
+        private Path pluginsDir;
+
+        private Builder() {}
+
+        public Builder config(PolyHeConfig config) {
+            this.config = config;
+            this.configFile = null;
+            return this;
+        }
+
+        /** A YAML (.yaml/.yml) or JSON (.json) config file. */
+        public Builder configFile(Path file) {
+            this.configFile = file;
+            this.config = null;
+            return this;
+        }
+
+        /** A folder of plugin jars (or sub-folders of jars), each loaded into a module layer of its own. */
+        public Builder pluginsDir(Path dir) {
+            this.pluginsDir = dir;
+            return this;
+        }
+
+        /**
+         * @throws ConfigException for a malformed config or one naming unknown plugins or bad options
+         * @throws dev.polyhe.core.plugin.PluginLoadException for refused plugins
+         */
+        public PolyHe build() {
+            PolyHeConfig cfg = configFile != null ? ConfigLoader.load(configFile)
+                    : config != null ? config : PolyHeConfig.defaults();
+            return new PolyHe(cfg, PluginRegistry.discover(pluginsDir));
+        }
+    }
+
+    private void validate() {
+        Plugins plugins = plugins();
+        List<PluginChoice> attention = config.attention();
+        for (int i = 0; i < attention.size(); i++) {
+            try {
+                plugins.attention(attention.get(i));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("config 'attention[" + i + "]': " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("this PolyHe instance is closed");
+        }
+    }
+
+    public PolyHeConfig config() {
+        return config;
+    }
+
+    /** Every plugin found, sorted by kind and name. */
+    public List<PluginDescriptor> pluginList() {
+        ensureOpen();
+        return registry.plugins();
+    }
+
+    public PluginRegistry registry() {
+        return registry;
+    }
+
+    /** Selection of plugins by name. */
+    public Plugins plugins() {
+        ensureOpen();
+        return injector.getInstance(Plugins.class);
+    }
+
+    /** Runs the config's attention mechanisms over its benchmark scores. */
+    public AttentionBenchmarkReport runAttentionBenchmark() {
+        ensureOpen();
+        return new AttentionBenchmark(plugins()).run(config.attention(), config.benchmark());
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.polyhe.core.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The root of a config file (YAML or JSON). Unknown keys are errors.
+ *
+ * <pre>
+ * workload: attention-benchmark
+ * attention:
+ *   - name: power-softmax
+ *     options: {p: 4, epsilon: 0.001}
+ * benchmark: {length: 128, rows: 16}
+ * </pre>
+ */
+public record PolyHeConfig(Workload workload, List<PluginChoice> attention, AttentionBenchmarkConfig benchmark) {
+
+    /** What {@code polyhe run} does with the config. */
+    public enum Workload {
+        @JsonProperty("attention-benchmark") ATTENTION_BENCHMARK
+    }
+
+    @JsonCreator
+    public static PolyHeConfig create(@JsonProperty("workload") Workload workload,
+            @JsonProperty("attention") List<PluginChoice> attention,
+            @JsonProperty("benchmark") AttentionBenchmarkConfig benchmark) {
+        return new PolyHeConfig(workload == null ? Workload.ATTENTION_BENCHMARK : workload,
+                attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
+                benchmark == null ? AttentionBenchmarkConfig.defaults() : benchmark);
+    }
+
+    public PolyHeConfig {
+        if (attention.isEmpty()) {
+            throw new IllegalArgumentException("'attention' is empty; list at least one mechanism");
+        }
+        attention = List.copyOf(attention);
+    }
+
+    public static PolyHeConfig defaults() {
+        return create(null, null, null);
+    }
+}

@@ -1,0 +1,24 @@
+/** PolyHE core: plugin registry, Guice wiring, config, engines and the embedding facade. */
+module dev.polyhe.core {
+    requires transitive dev.polyhe.api;
+    requires com.google.guice;
+    requires jakarta.inject;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.yaml;
+    requires org.slf4j;
+
+    exports dev.polyhe.core;
+    exports dev.polyhe.core.engine;
+    exports dev.polyhe.core.plugin;
+    exports dev.polyhe.core.config;
+    exports dev.polyhe.core.bench;
+
+    opens dev.polyhe.core.config to com.fasterxml.jackson.databind;
+    opens dev.polyhe.core.inject to com.google.guice;
+    opens dev.polyhe.core to com.google.guice;
+
+    uses dev.polyhe.api.he.HeBackend;
+    uses dev.polyhe.api.approx.PolynomialApproximator;
+    uses dev.polyhe.api.attention.AttentionMechanism;
+    uses dev.polyhe.api.model.ModelArchitecture;
+}
