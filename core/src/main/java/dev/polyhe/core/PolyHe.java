@@ -25,7 +25,8 @@ import java.util.List;
  * }</pre>
  *
  * No static state: each instance has its own registry, plugin layers and injector, so several may coexist.
- * The config is checked when the instance is built (plugin names, options), not when first used.
+ * A config given to the builder is checked when the instance is built (plugin names, options), not when
+ * first used; without one, the defaults are checked when a workload runs.
  */
 public final class PolyHe implements AutoCloseable {
     private final PolyHeConfig config;
@@ -33,11 +34,13 @@ public final class PolyHe implements AutoCloseable {
     private final Injector injector;
     private volatile boolean closed;
 
-    private PolyHe(PolyHeConfig config, PluginRegistry registry) {
+    private PolyHe(PolyHeConfig config, PluginRegistry registry, boolean explicitConfig) {
         this.config = config;
         this.registry = registry;
         this.injector = Guice.createInjector(Stage.PRODUCTION, new PolyHeModule(registry, config));
-        validate();
+        if (explicitConfig) {
+            validate();
+        }
     }
 
     public static Builder builder() {
@@ -76,9 +79,10 @@ public final class PolyHe implements AutoCloseable {
          * @throws dev.polyhe.core.plugin.PluginLoadException for refused plugins
          */
         public PolyHe build() {
+            boolean explicit = configFile != null || config != null;
             PolyHeConfig cfg = configFile != null ? ConfigLoader.load(configFile)
                     : config != null ? config : PolyHeConfig.defaults();
-            return new PolyHe(cfg, PluginRegistry.discover(pluginsDir));
+            return new PolyHe(cfg, PluginRegistry.discover(pluginsDir), explicit);
         }
     }
 

@@ -1,0 +1,33 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.core.PolyHe;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code polyhe run CONFIG}: runs the workload a config describes. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the pipeline a config file (YAML or JSON) describes.")
+final class RunCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common;
+
+    @Parameters(paramLabel = "CONFIG", description = "The config file (.yaml, .yml or .json).")
+    Path config;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        try (PolyHe polyhe = PolyHe.builder().configFile(config).pluginsDir(common.pluginsDir).build()) {
+            var out = spec.commandLine().getOut();
+            out.print(polyhe.runAttentionBenchmark().toText());
+            out.flush();
+        }
+        return PolyHeCommand.OK;
+    }
+}

@@ -1,0 +1,9 @@
+/** The {@code polyhe} command line, built on the {@link dev.polyhe.core.PolyHe} facade. */
+module dev.polyhe.launcher {
+    requires dev.polyhe.core;
+    requires info.picocli;
+    requires com.fasterxml.jackson.databind;
+
+    exports dev.polyhe.launcher;
+    opens dev.polyhe.launcher to info.picocli;
+}

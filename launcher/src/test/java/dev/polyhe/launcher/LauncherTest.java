@@ -1,0 +1,74 @@
+package dev.polyhe.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command line in-process, with the plugins PolyHE ships on the module path. */
+class LauncherTest {
+    @TempDir
+    Path dir;
+
+    record Run(int code, String out, String err) { }
+
+    static Run polyhe(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = PolyHeCommand.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private Path config(String yaml) throws Exception {
+        Path f = dir.resolve("c.yaml");
+        Files.writeString(f, yaml);
+        return f;
+    }
+
+    @Test
+    void everyCommandHasHelp() {
+        for (String cmd : new String[] {"plugins", "run"}) {
+            Run r = polyhe(cmd, "--help");
+            assertEquals(0, r.code(), cmd);
+            assertTrue(r.out().contains("Usage: polyhe " + cmd), r.out());
+        }
+        assertEquals(0, polyhe("--help").code());
+    }
+
+    @Test
+    void unknownCommandsAndOptionsAreUsageErrors() {
+        Run r = polyhe("frobnicate");
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("polyhe: Unmatched argument"), r.err());
+        assertEquals(2, polyhe("plugins", "--format", "xml").code());
+    }
+
+    @Test
+    void aMissingConfigFileIsAUsageErrorInOneLine() {
+        Run r = polyhe("run", dir.resolve("absent.yaml").toString());
+        assertEquals(2, r.code());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("does not exist"), r.err());
+    }
+
+    @Test
+    void anUnknownConfigKeyNamesItsPath() throws Exception {
+        Run r = polyhe("run", config("benchmark:\n  rowz: 3\n").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("unknown key 'benchmark.rowz'"), r.err());
+        assertFalse(r.err().contains("\tat "), "no stack trace without --verbose");
+    }
+
+    @Test
+    void verboseShowsTheStackTrace() throws Exception {
+        Run r = polyhe("run", "--verbose", config("benchmark:\n  rowz: 3\n").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("\tat "), r.err());
+    }
+}
