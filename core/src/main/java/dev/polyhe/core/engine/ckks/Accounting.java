@@ -1,0 +1,142 @@
+package dev.polyhe.core.engine.ckks;
+
+import dev.polyhe.api.arith.OperatorScope;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Per-operator accounting of an engine: every primitive is attributed to the innermost operator scope (by
+ * path, e.g. {@code layers.0/attention}), to an {@link OperatorKind} and to a {@link PrimitiveKind}. Times
+ * are wall-clock nanoseconds. Single-threaded, like the engine.
+ */
+public final class Accounting {
+    private final Map<String, OperatorStats> operators = new LinkedHashMap<>();
+    private final Map<OperatorKind, Long> kindNanos = new EnumMap<>(OperatorKind.class);
+    private final Map<PrimitiveKind, Long> primitiveNanos = new EnumMap<>(PrimitiveKind.class);
+    private final Map<PrimitiveKind, Long> primitiveCounts = new EnumMap<>(PrimitiveKind.class);
+    private final Deque<Frame> stack = new ArrayDeque<>();
+
+    private static final class Frame {
+        final String path;
+        final OperatorKind kind;
+        final long start = System.nanoTime();
+        int entryLevel = Integer.MAX_VALUE;
+        int minLevel = Integer.MAX_VALUE;
+
+        Frame(String path, OperatorKind kind) {
+            this.path = path;
+            this.kind = kind;
+        }
+    }
+
+    OperatorScope open(String name) {
+        Frame parent = stack.peek();
+        String path = parent == null ? name : parent.path + "/" + name;
+        OperatorKind kind = OperatorKind.ofScope(name);
+        if (kind == null && parent != null) {
+            kind = parent.kind;
+        }
+        Frame f = new Frame(path, kind);
+        stack.push(f);
+        return () -> close(f);
+    }
+
+    private void close(Frame f) {
+        if (stack.peek() != f) {
+            throw new IllegalStateException("operator scopes closed out of order: " + f.path);
+        }
+        stack.pop();
+        OperatorStats s = stats(f.path);
+        s.nanos += System.nanoTime() - f.start;
+        s.calls++;
+        if (f.entryLevel != Integer.MAX_VALUE) {
+            s.levelsUsed = Math.max(s.levelsUsed, f.entryLevel - f.minLevel);
+        }
+        Frame parent = stack.peek();
+        if (parent != null) {
+            parent.entryLevel = parent.entryLevel == Integer.MAX_VALUE ? f.entryLevel : parent.entryLevel;
+            parent.minLevel = Math.min(parent.minLevel, f.minLevel);
+        }
+    }
+
+    private OperatorStats stats(String path) {
+        return operators.computeIfAbsent(path, p -> new OperatorStats());
+    }
+
+    private String currentPath() {
+        Frame f = stack.peek();
+        return f == null ? "(top level)" : f.path;
+    }
+
+    /** Notes the levels of operands entering and results leaving a primitive. */
+    void levels(int in, int out) {
+        Frame f = stack.peek();
+        if (f != null) {
+            if (f.entryLevel == Integer.MAX_VALUE) {
+                f.entryLevel = in;
+            }
+            f.minLevel = Math.min(f.minLevel, Math.min(in, out));
+        }
+    }
+
+    /** Records one primitive call of {@code nanos}, done for an operator of natural kind {@code opKind}. */
+    void record(OperatorKind opKind, PrimitiveKind primitive, long nanos) {
+        Frame f = stack.peek();
+        OperatorKind kind = primitive == PrimitiveKind.BOOTSTRAP ? OperatorKind.BOOTSTRAPPING
+                : f != null && f.kind != null ? f.kind : opKind;
+        kindNanos.merge(kind, nanos, Long::sum);
+        primitiveNanos.merge(primitive, nanos, Long::sum);
+        primitiveCounts.merge(primitive, 1L, Long::sum);
+        if (f == null) {
+            stats(currentPath()).nanos += nanos;
+        }
+        OperatorStats s = stats(currentPath());
+        switch (primitive) {
+            case BOOTSTRAP -> s.bootstraps++;
+            case ROTATION -> {
+                s.rotations++;
+                s.keySwitches++;
+            }
+            case RESCALE -> s.rescales++;
+            default -> { }
+        }
+    }
+
+    void countMultiplication(MultiplicationKind kind) {
+        OperatorStats s = stats(currentPath());
+        switch (kind) {
+            case CIPHERTEXT -> {
+                s.ciphertextMultiplications++;
+                s.keySwitches++;
+            }
+            case PLAINTEXT -> s.plaintextMultiplications++;
+            case CONSTANT -> s.constantMultiplications++;
+        }
+    }
+
+    enum MultiplicationKind { CIPHERTEXT, PLAINTEXT, CONSTANT }
+
+    /** Per operator path, in first-seen order. */
+    public Map<String, OperatorStats> operators() {
+        return java.util.Collections.unmodifiableMap(operators);
+    }
+
+    public Map<OperatorKind, Long> nanosByOperatorKind() {
+        return java.util.Collections.unmodifiableMap(kindNanos);
+    }
+
+    public Map<PrimitiveKind, Long> nanosByPrimitive() {
+        return java.util.Collections.unmodifiableMap(primitiveNanos);
+    }
+
+    public Map<PrimitiveKind, Long> countsByPrimitive() {
+        return java.util.Collections.unmodifiableMap(primitiveCounts);
+    }
+
+    public long totalPrimitiveNanos() {
+        return primitiveNanos.values().stream().mapToLong(Long::longValue).sum();
+    }
+}

@@ -1,0 +1,616 @@
+package dev.polyhe.core.engine.ckks;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.OperatorScope;
+import dev.polyhe.api.arith.TensorOps;
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.DoubleUnaryOperator;
+import java.util.function.Supplier;
+
+/**
+ * {@link TensorOps} on CKKS ciphertexts over any {@link dev.polyhe.api.he.HeBackend}: the same model and
+ * attention code that runs on the plain engine runs here on encrypted activations.
+ *
+ * <p>Packing ({@link Layout}): activations [T, H] are held column-wise, one ciphertext of P slots per column
+ * (P = the packing width, a power of two ≥ T); attention scores [T, T] are held as their P generalized
+ * diagonals. Levels and scales are managed automatically: every product is rescaled at once, operands are
+ * brought to a common level, and a ciphertext with no level left for the next product is bootstrapped when the
+ * evaluation keys allow it (otherwise the engine fails naming the operator). Every primitive is counted per
+ * operator for the latency breakdown ({@link #accounting()}).
+ *
+ * <p>The server side holds an engine without encryptor and decryptor: {@link #fromPlain} and {@link #toPlain}
+ * are client operations. Not thread-safe.
+ */
+public final class CkksEngine implements TensorOps<CkksTensor> {
+    private final HeContext context;
+    private final Evaluator evaluator;
+    private final Encoder encoder;
+    private final Encryptor encryptor;
+    private final Decryptor decryptor;
+    private final boolean canBootstrap;
+    private final int slots;
+    private final int maxLevel;
+    private final double scale;
+    private final Accounting accounting = new Accounting();
+
+    /**
+     * @param keys the evaluation keys the evaluator holds (for the bootstrapping capability)
+     * @param encryptor client side only, else null
+     * @param decryptor client side only, else null
+     * @param packingSlots P: a power of two ≥ the number of tokens, ≤ N/2
+     */
+    public CkksEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
+            Decryptor decryptor, int packingSlots) {
+        int maxSlots = context.parameters().slots();
+        if (Integer.bitCount(packingSlots) != 1 || packingSlots > maxSlots) {
+            throw new IllegalArgumentException("packing slots " + packingSlots + " must be a power of two <= N/2 = "
+                    + maxSlots);
+        }
+        this.context = context;
+        this.evaluator = evaluator;
+        this.encoder = context.encoder();
+        this.encryptor = encryptor;
+        this.decryptor = decryptor;
+        this.canBootstrap = keys != null && keys.hasBootstrapping();
+        this.slots = packingSlots;
+        this.maxLevel = context.parameters().maxLevel();
+        this.scale = context.parameters().scale();
+    }
+
+    /** The rotation steps the engine uses at packing width P (generate rotation keys for these). */
+    public static Set<Integer> rotationSteps(int packingSlots) {
+        Set<Integer> steps = new LinkedHashSet<>();
+        for (int s = 1; s < packingSlots; s++) {
+            steps.add(s);
+        }
+        return steps;
+    }
+
+    /** The smallest packing width for {@code tokens} tokens. */
+    public static int packingSlotsFor(int tokens) {
+        return Integer.highestOneBit(Math.max(1, tokens - 1)) << (tokens > 1 ? 1 : 0);
+    }
+
+    public Accounting accounting() {
+        return accounting;
+    }
+
+    public int packingSlots() {
+        return slots;
+    }
+
+    @Override
+    public String engineName() {
+        return "ckks";
+    }
+
+    @Override
+    public OperatorScope operator(String name) {
+        return accounting.open(name);
+    }
+
+    // ---- primitives, timed and counted ----------------------------------------------------------------
+
+    private <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
+        long t0 = System.nanoTime();
+        R r = work.get();
+        accounting.record(op, prim, System.nanoTime() - t0);
+        return r;
+    }
+
+    private Ciphertext atLevel(Ciphertext c, int level) {
+        return c.level() == level ? c : evaluator.dropToLevel(c, level);
+    }
+
+    /** A ciphertext with at least {@code levels} levels left, bootstrapping it if it has fewer. */
+    private Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
+        if (c.level() >= levels) {
+            return c;
+        }
+        if (!canBootstrap) {
+            throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
+                    + "level " + c.level() + " and the evaluation keys have no bootstrapping keys; use a deeper "
+                    + "modulus chain or generate bootstrapping keys");
+        }
+        Ciphertext b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(c));
+        if (b.level() < levels) {
+            throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
+        }
+        return b;
+    }
+
+    private Ciphertext rescale(Ciphertext c, OperatorKind op) {
+        Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
+        accounting.levels(c.level(), r.level());
+        return r;
+    }
+
+    private Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
+        int level = Math.min(a.level(), b.level());
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.add(atLevel(a, level), atLevel(b, level)));
+    }
+
+    private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
+        int level = Math.min(a.level(), b.level());
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.sub(atLevel(a, level), atLevel(b, level)));
+    }
+
+    /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
+    private Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
+        Ciphertext x = withLevels(a, 1, op);
+        Ciphertext y = withLevels(b, 1, op);
+        int level = Math.min(x.level(), y.level());
+        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
+        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level), atLevel(y, level)));
+    }
+
+    private Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
+        return rescale(productRaw(a, b, op), op);
+    }
+
+    /** ct·c, not rescaled; integers cost nothing and need no rescale (signalled by a null return). */
+    private Ciphertext constantProductRaw(Ciphertext a, double c, OperatorKind op) {
+        Ciphertext x = withLevels(a, 1, op);
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c));
+    }
+
+    private Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
+        if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
+            return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c));
+        }
+        return rescale(constantProductRaw(a, c, op), op);
+    }
+
+    private Plaintext encode(double[] values, int level, OperatorKind op) {
+        return timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, slots, level, scale));
+    }
+
+    private Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
+        Ciphertext x = withLevels(a, 1, op);
+        Plaintext p = encode(values, x.level(), op);
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
+        return rescale(raw, op);
+    }
+
+    private Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
+        long t0 = System.nanoTime();
+        Ciphertext[] r = evaluator.rotateHoisted(c, steps);
+        long each = (System.nanoTime() - t0) / Math.max(1, steps.length);
+        for (int i = 0; i < steps.length; i++) {
+            accounting.record(op, PrimitiveKind.ROTATION, each);
+        }
+        return r;
+    }
+
+    // ---- shape checks -------------------------------------------------------------------------------------
+
+    private static void sameShape(CkksTensor a, CkksTensor b, String op) {
+        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols) {
+            throw new IllegalArgumentException(op + ": operands differ, [" + a.rows + ", " + a.cols + "] " + a.layout
+                    + " vs [" + b.rows + ", " + b.cols + "] " + b.layout);
+        }
+    }
+
+    private static void requireColumns(CkksTensor m, String op) {
+        if (m.layout != Layout.COLUMNS) {
+            throw new UnsupportedOperationException(op + " needs a column-packed matrix, got " + m.layout);
+        }
+    }
+
+    private CkksTensor map(CkksTensor a, boolean clean, java.util.function.UnaryOperator<Ciphertext> f) {
+        Ciphertext[] out = new Ciphertext[a.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = f.apply(a.cts[i]);
+        }
+        return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
+    }
+
+    private CkksTensor zip(CkksTensor a, CkksTensor b, String op, boolean clean,
+            java.util.function.BinaryOperator<Ciphertext> f) {
+        sameShape(a, b, op);
+        Ciphertext[] out = new Ciphertext[a.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = f.apply(a.cts[i], b.cts[i]);
+        }
+        return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
+    }
+
+    // ---- Arith ---------------------------------------------------------------------------------------------
+
+    @Override
+    public CkksTensor add(CkksTensor a, CkksTensor b) {
+        return zip(a, b, "add", a.clean && b.clean, (x, y) -> add(x, y, OperatorKind.OTHER));
+    }
+
+    @Override
+    public CkksTensor sub(CkksTensor a, CkksTensor b) {
+        return zip(a, b, "sub", a.clean && b.clean, (x, y) -> sub(x, y, OperatorKind.OTHER));
+    }
+
+    @Override
+    public CkksTensor negate(CkksTensor a) {
+        return map(a, a.clean, x -> timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.negate(x)));
+    }
+
+    @Override
+    public CkksTensor mul(CkksTensor a, CkksTensor b) {
+        return zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER));
+    }
+
+    @Override
+    public CkksTensor addConstant(CkksTensor a, double c) {
+        if (c == 0) {
+            return a;
+        }
+        return map(a, false, x -> timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, c)));
+    }
+
+    @Override
+    public CkksTensor mulConstant(CkksTensor a, double c) {
+        return map(a, a.clean, x -> constantProduct(x, c, OperatorKind.OTHER));
+    }
+
+    @Override
+    public CkksTensor constantLike(CkksTensor like, double c) {
+        return map(like, c == 0 && like.clean, x -> {
+            Ciphertext zero = evaluator.multiplyInteger(x, 0);
+            return c == 0 ? zero : evaluator.addConstant(zero, c);
+        });
+    }
+
+    @Override
+    public CkksTensor exact(CkksTensor a, String function, DoubleUnaryOperator f) {
+        throw new NotPolynomialException(function, "ckks");
+    }
+
+    @Override
+    public int depth(CkksTensor a) {
+        return maxLevel - a.level();
+    }
+
+    // ---- TensorOps -----------------------------------------------------------------------------------------
+
+    @Override
+    public int rows(CkksTensor m) {
+        return m.rows;
+    }
+
+    @Override
+    public int cols(CkksTensor m) {
+        return m.cols;
+    }
+
+    @Override
+    public CkksTensor fromPlain(Matrix m) {
+        if (encryptor == null) {
+            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
+        }
+        if (m.rows() > slots) {
+            throw new IllegalArgumentException("matrix has " + m.rows() + " rows but the packing holds " + slots
+                    + " per ciphertext; use a wider packing");
+        }
+        Ciphertext[] cts = new Ciphertext[m.cols()];
+        for (int c = 0; c < m.cols(); c++) {
+            double[] col = new double[m.rows()];
+            for (int r = 0; r < m.rows(); r++) {
+                col[r] = m.get(r, c);
+            }
+            Plaintext p = encode(col, maxLevel, OperatorKind.OTHER);
+            cts[c] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
+        }
+        return new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), cts, true);
+    }
+
+    @Override
+    public Matrix toPlain(CkksTensor m) {
+        if (decryptor == null) {
+            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
+        }
+        double[][] slotsOf = new double[m.cts.length][];
+        for (int i = 0; i < m.cts.length; i++) {
+            Ciphertext c = m.cts[i];
+            Plaintext p = timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c));
+            slotsOf[i] = encoder.decode(p);
+        }
+        double[] out = new double[m.rows * m.cols];
+        if (m.layout == Layout.COLUMNS) {
+            for (int c = 0; c < m.cols; c++) {
+                for (int r = 0; r < m.rows; r++) {
+                    out[r * m.cols + c] = slotsOf[c][r];
+                }
+            }
+        } else {
+            for (int s = 0; s < m.cts.length; s++) {
+                for (int t = 0; t < m.rows; t++) {
+                    int u = (t + s) % slots;
+                    if (u < m.cols) {
+                        out[t * m.cols + u] = slotsOf[s][t];
+                    }
+                }
+            }
+        }
+        return new Matrix(m.rows, m.cols, out);
+    }
+
+    @Override
+    public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
+        requireColumns(x, "linear");
+        int in = x.cols;
+        int out = weight.rows();
+        if (weight.cols() != in) {
+            throw new IllegalArgumentException("linear: weight is [" + weight.rows() + ", " + weight.cols()
+                    + "] but the input has " + in + " columns (expected weight [out, " + in + "])");
+        }
+        if (bias != null && bias.length != out) {
+            throw new IllegalArgumentException("linear: bias has " + bias.length + " values, expected " + out);
+        }
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        Ciphertext[] xs = new Ciphertext[in];
+        for (int j = 0; j < in; j++) {
+            xs[j] = withLevels(x.cts[j], 1, op);
+        }
+        int level = Arrays.stream(xs).mapToInt(Ciphertext::level).min().orElseThrow();
+        for (int j = 0; j < in; j++) {
+            xs[j] = atLevel(xs[j], level);
+        }
+        Ciphertext[] ys = new Ciphertext[out];
+        for (int o = 0; o < out; o++) {
+            Ciphertext acc = null;
+            for (int j = 0; j < in; j++) {
+                double w = weight.get(o, j);
+                if (w == 0) {
+                    continue;
+                }
+                Ciphertext xj = xs[j];
+                accounting.countMultiplication(MultiplicationKind.CONSTANT);
+                Ciphertext term = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w));
+                acc = acc == null ? term : add(acc, term, op);
+            }
+            if (acc == null) {
+                Ciphertext x0 = xs[0];
+                accounting.countMultiplication(MultiplicationKind.CONSTANT);
+                acc = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x0, 0.0));
+            }
+            Ciphertext y = rescale(acc, op);
+            double b = bias == null ? 0 : bias[o];
+            ys[o] = b == 0 ? y : timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b));
+        }
+        return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
+    }
+
+    @Override
+    public CkksTensor matmulTransposed(CkksTensor q, CkksTensor k) {
+        requireColumns(q, "matmulTransposed");
+        requireColumns(k, "matmulTransposed");
+        if (q.cols != k.cols || q.rows != k.rows) {
+            throw new IllegalArgumentException("matmulTransposed: [" + q.rows + ", " + q.cols + "] x [" + k.rows
+                    + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
+        }
+        OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
+        int[] steps = steps();
+        Ciphertext[] diag = new Ciphertext[slots];
+        for (int j = 0; j < q.cols; j++) {
+            Ciphertext kj = withLevels(k.cts[j], 1, op);
+            Ciphertext[] rot = rotations(kj, steps, op);
+            for (int s = 0; s < slots; s++) {
+                Ciphertext shifted = s == 0 ? kj : rot[s - 1];
+                Ciphertext term = productRaw(q.cts[j], shifted, op);
+                diag[s] = diag[s] == null ? term : add(diag[s], term, op);
+            }
+        }
+        for (int s = 0; s < slots; s++) {
+            diag[s] = rescale(diag[s], op);
+        }
+        return new CkksTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean);
+    }
+
+    @Override
+    public CkksTensor matmul(CkksTensor a, CkksTensor v) {
+        if (a.layout != Layout.DIAGONALS || v.layout != Layout.COLUMNS) {
+            throw new UnsupportedOperationException("matmul multiplies attention weights (diagonal layout) by "
+                    + "column-packed values; got " + a.layout + " x " + v.layout);
+        }
+        if (a.cols != v.rows) {
+            throw new IllegalArgumentException("matmul: [" + a.rows + ", " + a.cols + "] x [" + v.rows + ", "
+                    + v.cols + "] do not chain");
+        }
+        OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
+        CkksTensor w = a.clean ? a : maskPadding(a);
+        int[] steps = steps();
+        Ciphertext[] out = new Ciphertext[v.cols];
+        for (int j = 0; j < v.cols; j++) {
+            Ciphertext vj = withLevels(v.cts[j], 1, op);
+            Ciphertext[] rot = rotations(vj, steps, op);
+            Ciphertext acc = null;
+            for (int s = 0; s < slots; s++) {
+                Ciphertext term = productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op);
+                acc = acc == null ? term : add(acc, term, op);
+            }
+            out[j] = rescale(acc, op);
+        }
+        return new CkksTensor(Layout.COLUMNS, a.rows, v.cols, out, false);
+    }
+
+    private int[] steps() {
+        int[] steps = new int[slots - 1];
+        for (int s = 1; s < slots; s++) {
+            steps[s - 1] = s;
+        }
+        return steps;
+    }
+
+    /** Zeroes the entries of a diagonal-layout matrix that lie in padding columns (u ≥ T). */
+    private CkksTensor maskPadding(CkksTensor a) {
+        Matrix ones = new Matrix(a.rows, a.cols, filled(a.rows * a.cols, 1.0));
+        return mulPlain(a, ones);
+    }
+
+    private static double[] filled(int n, double v) {
+        double[] d = new double[n];
+        Arrays.fill(d, v);
+        return d;
+    }
+
+    @Override
+    public CkksTensor rowSums(CkksTensor m) {
+        CkksTensor src = m.layout == Layout.DIAGONALS && !m.clean ? maskPadding(m) : m;
+        Ciphertext sum = null;
+        for (Ciphertext c : src.cts) {
+            sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
+        }
+        Ciphertext[] out = new Ciphertext[src.cts.length];
+        Arrays.fill(out, sum);
+        // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
+        return new CkksTensor(m.layout, m.rows, m.cols, out, m.layout == Layout.COLUMNS && src.clean);
+    }
+
+    /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
+    private double[][] inLayout(CkksTensor m, Matrix p, String op) {
+        if (p.rows() != m.rows || p.cols() != m.cols) {
+            throw new IllegalArgumentException(op + ": plaintext is [" + p.rows() + ", " + p.cols() + "], expected ["
+                    + m.rows + ", " + m.cols + "]");
+        }
+        double[][] vecs = new double[m.cts.length][];
+        if (m.layout == Layout.COLUMNS) {
+            for (int c = 0; c < m.cols; c++) {
+                vecs[c] = new double[slots];
+                for (int r = 0; r < m.rows; r++) {
+                    vecs[c][r] = p.get(r, c);
+                }
+            }
+        } else {
+            for (int s = 0; s < m.cts.length; s++) {
+                vecs[s] = new double[slots];
+                for (int t = 0; t < m.rows; t++) {
+                    int u = (t + s) % slots;
+                    if (u < m.cols) {
+                        vecs[s][t] = p.get(t, u);
+                    }
+                }
+            }
+        }
+        return vecs;
+    }
+
+    @Override
+    public CkksTensor mulPlain(CkksTensor m, Matrix plain) {
+        double[][] vecs = inLayout(m, plain, "mulPlain");
+        Ciphertext[] out = new Ciphertext[m.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
+        }
+        return new CkksTensor(m.layout, m.rows, m.cols, out, true);
+    }
+
+    @Override
+    public CkksTensor addPlain(CkksTensor m, Matrix plain) {
+        double[][] vecs = inLayout(m, plain, "addPlain");
+        Ciphertext[] out = new Ciphertext[m.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            Ciphertext c = m.cts[i];
+            double[] v = vecs[i];
+            Plaintext p = timed(OperatorKind.OTHER, PrimitiveKind.ENCODE,
+                    () -> encoder.encode(v, slots, c.level(), c.scale()));
+            out[i] = timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p));
+        }
+        return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
+    }
+
+    @Override
+    public CkksTensor mulRow(CkksTensor m, double[] v) {
+        requireColumns(m, "mulRow");
+        if (v.length != m.cols) {
+            throw new IllegalArgumentException("mulRow: vector has " + v.length + " values, expected " + m.cols);
+        }
+        Ciphertext[] out = new Ciphertext[m.cols];
+        for (int c = 0; c < m.cols; c++) {
+            out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
+        }
+        return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
+    }
+
+    @Override
+    public CkksTensor addRow(CkksTensor m, double[] v) {
+        requireColumns(m, "addRow");
+        if (v.length != m.cols) {
+            throw new IllegalArgumentException("addRow: vector has " + v.length + " values, expected " + m.cols);
+        }
+        Ciphertext[] out = new Ciphertext[m.cols];
+        for (int c = 0; c < m.cols; c++) {
+            Ciphertext x = m.cts[c];
+            double b = v[c];
+            out[c] = b == 0 ? x : timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, b));
+        }
+        return new CkksTensor(m.layout, m.rows, m.cols, out, false);
+    }
+
+    @Override
+    public CkksTensor columns(CkksTensor m, int from, int to) {
+        requireColumns(m, "columns");
+        if (from < 0 || to > m.cols || from >= to) {
+            throw new IllegalArgumentException("columns [" + from + ", " + to + ") outside [0, " + m.cols + ")");
+        }
+        return new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean);
+    }
+
+    @Override
+    public CkksTensor rowRange(CkksTensor m, int from, int to) {
+        requireColumns(m, "rowRange");
+        if (from < 0 || to > m.rows || from >= to) {
+            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside [0, " + m.rows + ")");
+        }
+        if (from == 0) {
+            return new CkksTensor(Layout.COLUMNS, to, m.cols, m.cts, false);
+        }
+        Ciphertext[] out = new Ciphertext[m.cols];
+        for (int c = 0; c < m.cols; c++) {
+            out[c] = rotations(m.cts[c], new int[] {from}, OperatorKind.OTHER)[0];
+        }
+        return new CkksTensor(Layout.COLUMNS, to - from, m.cols, out, false);
+    }
+
+    @Override
+    public CkksTensor concatColumns(List<CkksTensor> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("concatColumns: nothing to concatenate");
+        }
+        int rows = parts.get(0).rows;
+        List<Ciphertext> cts = new ArrayList<>();
+        boolean clean = true;
+        for (CkksTensor p : parts) {
+            requireColumns(p, "concatColumns");
+            if (p.rows != rows) {
+                throw new IllegalArgumentException("concatColumns: row counts differ, " + rows + " vs " + p.rows);
+            }
+            cts.addAll(Arrays.asList(p.cts));
+            clean &= p.clean;
+        }
+        return new CkksTensor(Layout.COLUMNS, rows, cts.size(), cts.toArray(Ciphertext[]::new), clean);
+    }
+
+    @Override
+    public CkksTensor rowMaxAbs(CkksTensor m) {
+        throw new NotPolynomialException("max|x| per row", "ckks");
+    }
+
+    /** The context the engine works in. */
+    public HeContext context() {
+        return context;
+    }
+}
