@@ -9,9 +9,11 @@ module dev.polyhe.core {
 
     exports dev.polyhe.core;
     exports dev.polyhe.core.engine;
+    exports dev.polyhe.core.engine.ckks;
     exports dev.polyhe.core.plugin;
     exports dev.polyhe.core.config;
     exports dev.polyhe.core.bench;
+    exports dev.polyhe.core.report;
 
     opens dev.polyhe.core.config to com.fasterxml.jackson.databind;
     opens dev.polyhe.core.inject to com.google.guice;

@@ -42,7 +42,7 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
     }
 
     private static String prefix(CommandLine cmd) {
-        return cmd.getParent() == null ? "polyhe: " : "polyhe " + cmd.getCommandName() + ": ";
+        return cmd.getParent() == null ? "polyhe: " : cmd.getCommandSpec().qualifiedName() + ": ";
     }
 
     static String message(Throwable e) {

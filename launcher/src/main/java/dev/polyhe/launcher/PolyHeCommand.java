@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "polyhe", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Transformer inference over CKKS-encrypted data with PowerSoftmax attention.",
-        subcommands = {PluginsCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {PluginsCommand.class, RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class PolyHeCommand implements Runnable {
     public static final int OK = 0;
     public static final int FAILURE = 1;

@@ -15,8 +15,10 @@ import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.Supplier;
@@ -213,10 +215,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
     }
 
+    /**
+     * Applies {@code f} to every ciphertext. A ciphertext shared by several positions (the replicated result of
+     * a row sum) is processed once: a Goldschmidt division of row sums costs one ciphertext, not one per column.
+     */
     private CkksTensor map(CkksTensor a, boolean clean, java.util.function.UnaryOperator<Ciphertext> f) {
+        Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
         Ciphertext[] out = new Ciphertext[a.cts.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = f.apply(a.cts[i]);
+            out[i] = done.computeIfAbsent(a.cts[i], f);
         }
         return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
     }
@@ -224,9 +231,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private CkksTensor zip(CkksTensor a, CkksTensor b, String op, boolean clean,
             java.util.function.BinaryOperator<Ciphertext> f) {
         sameShape(a, b, op);
+        Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
         Ciphertext[] out = new Ciphertext[a.cts.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = f.apply(a.cts[i], b.cts[i]);
+            Ciphertext x = a.cts[i];
+            Ciphertext y = b.cts[i];
+            out[i] = done.computeIfAbsent(x, k -> new IdentityHashMap<>()).computeIfAbsent(y, k -> f.apply(x, y));
         }
         return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
     }
@@ -315,6 +325,28 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             cts[c] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
         }
         return new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), cts, true);
+    }
+
+    /**
+     * Encrypts a square score matrix [T, T] directly in the diagonal layout (client side), as Q·Kᵀ would leave
+     * it: for benchmarks and tests of attention normalization on its own.
+     */
+    public CkksTensor fromPlainScores(Matrix scores) {
+        if (encryptor == null) {
+            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
+        }
+        if (scores.rows() != scores.cols() || scores.rows() > slots) {
+            throw new IllegalArgumentException("scores must be square with at most " + slots + " rows, got ["
+                    + scores.rows() + ", " + scores.cols() + "]");
+        }
+        CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots], true);
+        double[][] diagonals = inLayout(shape, scores, "fromPlainScores");
+        Ciphertext[] cts = new Ciphertext[slots];
+        for (int s = 0; s < slots; s++) {
+            Plaintext p = encode(diagonals[s], maxLevel, OperatorKind.OTHER);
+            cts[s] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
+        }
+        return new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), cts, true);
     }
 
     @Override

@@ -1,0 +1,135 @@
+package dev.polyhe.core.bench;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.core.Plugins;
+import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.engine.PlainEngine;
+import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The paper's Table 5 on our own backend: attention normalization of encrypted [T, T] score blocks by
+ * length-agnostic PowerSoftmax, by Taylor exp + Goldschmidt (NEXUS style) and by normalize-and-square
+ * (Cho et al.), all with the same Goldschmidt iteration count, timed in one run, side by side.
+ */
+public final class EncryptedAttentionBenchmark {
+    /** The mechanisms compared, in the paper's column order. */
+    public static final List<String> MECHANISMS = List.of("softmax-taylor-goldschmidt", "softmax-square",
+            "power-softmax-length-agnostic");
+
+    private final Plugins plugins;
+
+    public EncryptedAttentionBenchmark(Plugins plugins) {
+        this.plugins = plugins;
+    }
+
+    /**
+     * @param seconds wall time of the normalization over all heads
+     * @param depth levels consumed (per bootstrap-free stretch: the final one)
+     * @param maxError max |encrypted − plaintext| of the same polynomial program
+     */
+    public record Row(int tokens, String mechanism, double seconds, int depth, long bootstraps, long multiplications,
+            double maxError) {
+    }
+
+    public record Report(String backend, CkksParameters parameters, int heads, int iterations, List<Row> rows) {
+        public String toText() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format(Locale.ROOT, "Encrypted attention normalization (%s, N=2^%d, %d levels, %s), "
+                    + "%d head(s), Goldschmidt iterations %d%n", backend, parameters.logN(), parameters.maxLevel(),
+                    parameters.security().configName(), heads, iterations));
+            sb.append(String.format(Locale.ROOT, "%-7s %-32s %10s %6s %11s %8s %11s%n", "tokens", "mechanism",
+                    "seconds", "depth", "bootstraps", "mults", "max|err|"));
+            for (Row r : rows) {
+                sb.append(String.format(Locale.ROOT, "%-7d %-32s %10.3f %6d %11d %8d %11.2e%n", r.tokens(),
+                        r.mechanism(), r.seconds(), r.depth(), r.bootstraps(), r.multiplications(), r.maxError()));
+            }
+            for (int t : rows.stream().mapToInt(Row::tokens).distinct().toArray()) {
+                Row power = find(t, "power-softmax-length-agnostic");
+                if (power == null) {
+                    continue;
+                }
+                sb.append(String.format(Locale.ROOT, "tokens %d: PowerSoftmax is", t));
+                for (String m : List.of("softmax-taylor-goldschmidt", "softmax-square")) {
+                    Row other = find(t, m);
+                    if (other != null) {
+                        sb.append(String.format(Locale.ROOT, " %.1fx faster than %s;", other.seconds() / power.seconds(),
+                                m));
+                    }
+                }
+                sb.append(System.lineSeparator());
+            }
+            return sb.toString();
+        }
+
+        private Row find(int tokens, String mechanism) {
+            return rows.stream().filter(r -> r.tokens() == tokens && r.mechanism().equals(mechanism)).findFirst()
+                    .orElse(null);
+        }
+    }
+
+    public Report run(HeBackend backend, CkksParameters params, int[] tokens, int heads, int iterations, long seed,
+            Consumer<String> progress) {
+        List<Row> rows = new ArrayList<>();
+        try (HeContext ctx = backend.open(params)) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, false);
+            for (int t : tokens) {
+                int slots = CkksEngine.packingSlotsFor(t);
+                if (slots > params.slots()) {
+                    throw new IllegalArgumentException(t + " tokens need " + slots + " slots but N=2^" + params.logN()
+                            + " has " + params.slots() + "; use a larger ring");
+                }
+                Matrix scores = scores(t, new Random(seed + t));
+                for (String name : MECHANISMS) {
+                    progress.accept("tokens " + t + ": " + name);
+                    AttentionKernel kernel = plugins.attention(
+                            PluginChoice.of(name).withOption("iterations", iterations));
+                    PlainEngine plain = new PlainEngine();
+                    Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), null).toMatrix();
+                    double seconds = 0;
+                    int depth = 0;
+                    long bootstraps = 0;
+                    long mults = 0;
+                    double err = 0;
+                    for (int h = 0; h < heads; h++) {
+                        CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                                ctx.decryptor(sk), slots);
+                        CkksTensor enc = engine.fromPlainScores(scores);
+                        long t0 = System.nanoTime();
+                        CkksTensor w = kernel.normalize(engine, enc, null);
+                        seconds += (System.nanoTime() - t0) / 1e9;
+                        depth = engine.depth(w);
+                        bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+                        mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);
+                        err = Math.max(err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
+                    }
+                    rows.add(new Row(t, name, seconds, depth, bootstraps, mults, err));
+                }
+            }
+        }
+        return new Report(backend.name(), params, heads, iterations, rows);
+    }
+
+    /** Scores of attention-like magnitude: normal with standard deviation 1. */
+    static Matrix scores(int t, Random rnd) {
+        double[] d = new double[t * t];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = rnd.nextGaussian();
+        }
+        return new Matrix(t, t, d);
+    }
+}

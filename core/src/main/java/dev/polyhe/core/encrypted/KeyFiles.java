@@ -1,0 +1,116 @@
+package dev.polyhe.core.encrypted;
+
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Properties;
+
+/**
+ * A key folder: {@code parameters.json}, {@code evaluation.keys} (what the server gets), {@code secret.key}
+ * (what stays with the client, written owner-readable only) and {@code keyset.properties} (backend name and
+ * packing width). The server reads the folder without ever opening {@code secret.key}.
+ */
+public final class KeyFiles {
+    public static final String PARAMETERS = "parameters.json";
+    public static final String EVALUATION_KEYS = "evaluation.keys";
+    public static final String SECRET_KEY = "secret.key";
+    public static final String KEYSET = "keyset.properties";
+
+    private KeyFiles() {}
+
+    public static void write(KeySet keys, Path dir) throws IOException {
+        if (!keys.clientSide()) {
+            throw new IllegalStateException("only the client's key set (with its secret key) is written out");
+        }
+        Files.createDirectories(dir);
+        var serializer = keys.context().serializer();
+        ParameterFile.write(keys.context().parameters(), dir.resolve(PARAMETERS));
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(dir.resolve(EVALUATION_KEYS)))) {
+            serializer.writeEvaluationKeys(keys.evaluationKeys(), out);
+        }
+        Path secret = dir.resolve(SECRET_KEY);
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(secret))) {
+            serializer.writeSecretKey(keys.secretKey(), out);
+        }
+        try {
+            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: the platform's defaults apply
+        }
+        Properties p = new Properties();
+        p.setProperty("backend", keys.backend());
+        p.setProperty("packing-slots", Integer.toString(keys.packingSlots()));
+        p.setProperty("parameter-hash", keys.context().parameterHash());
+        try (OutputStream out = Files.newOutputStream(dir.resolve(KEYSET))) {
+            p.store(out, "PolyHE key set");
+        }
+    }
+
+    /** The backend a key folder was made for. */
+    public static String backend(Path dir) throws IOException {
+        return properties(dir).getProperty("backend");
+    }
+
+    private static Properties properties(Path dir) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(dir.resolve(KEYSET))) {
+            p.load(in);
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(dir.resolve(KEYSET) + " (not a PolyHE key folder: run 'polyhe keys generate')");
+        }
+        return p;
+    }
+
+    /** Reads the server's view: parameters and evaluation keys, never the secret key. */
+    public static KeySet readServer(Path dir, HeBackend backend) throws IOException {
+        return read(dir, backend, false);
+    }
+
+    /** Reads the client's view, secret key included. */
+    public static KeySet readClient(Path dir, HeBackend backend) throws IOException {
+        return read(dir, backend, true);
+    }
+
+    private static KeySet read(Path dir, HeBackend backend, boolean withSecret) throws IOException {
+        Properties p = properties(dir);
+        if (!backend.name().equals(p.getProperty("backend"))) {
+            throw new IllegalArgumentException("key folder " + dir + " was made for backend '" + p.getProperty("backend")
+                    + "', not '" + backend.name() + "'");
+        }
+        int slots;
+        try {
+            slots = Integer.parseInt(p.getProperty("packing-slots", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(dir.resolve(KEYSET) + ": packing-slots is missing or not a number");
+        }
+        CkksParameters params = ParameterFile.read(dir.resolve(PARAMETERS));
+        HeContext ctx = backend.open(params);
+        if (!ctx.parameterHash().equals(p.getProperty("parameter-hash"))) {
+            ctx.close();
+            throw new IllegalArgumentException(dir.resolve(PARAMETERS) + " does not match the key set's parameter hash "
+                    + p.getProperty("parameter-hash") + " (the folder mixes files of different key sets)");
+        }
+        EvaluationKeys evk;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(EVALUATION_KEYS)))) {
+            evk = ctx.serializer().readEvaluationKeys(in);
+        }
+        SecretKey sk = null;
+        if (withSecret) {
+            try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(SECRET_KEY)))) {
+                sk = ctx.serializer().readSecretKey(in);
+            }
+        }
+        return new KeySet(backend.name(), ctx, sk, evk, slots);
+    }
+}

@@ -1,0 +1,32 @@
+package dev.polyhe.core.encrypted;
+
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.core.engine.ckks.CkksEngine;
+
+/**
+ * An opened parameter set with its keys. The client's key set has the secret key; the server's has only the
+ * evaluation keys ({@link #secretKey()} is null) and cannot encrypt or decrypt.
+ *
+ * @param packingSlots P, the packing width the keys' rotations serve
+ */
+public record KeySet(String backend, HeContext context, SecretKey secretKey, EvaluationKeys evaluationKeys,
+        int packingSlots) implements AutoCloseable {
+
+    public boolean clientSide() {
+        return secretKey != null;
+    }
+
+    /** An engine for this key set: with encryptor and decryptor on the client, without on the server. */
+    public CkksEngine engine() {
+        return new CkksEngine(context, context.evaluator(evaluationKeys), evaluationKeys,
+                secretKey == null ? null : context.encryptor(secretKey),
+                secretKey == null ? null : context.decryptor(secretKey), packingSlots);
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+}

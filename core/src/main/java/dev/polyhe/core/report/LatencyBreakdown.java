@@ -1,0 +1,128 @@
+package dev.polyhe.core.report;
+
+import dev.polyhe.core.engine.ckks.Accounting;
+import dev.polyhe.core.engine.ckks.OperatorKind;
+import dev.polyhe.core.engine.ckks.OperatorStats;
+import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The latency breakdown of an encrypted run in the form of the paper's Appendix G: time and share per operator
+ * kind and per HE primitive, and the per-operator table (time, multiplications, rotations, key switches,
+ * bootstraps, levels), as text and as an SVG bar chart.
+ */
+public final class LatencyBreakdown {
+    private final double totalSeconds;
+    private final Map<OperatorKind, Double> byKind;
+    private final Map<PrimitiveKind, Double> byPrimitive;
+    private final Map<PrimitiveKind, Long> primitiveCounts;
+    private final Map<String, OperatorStats> operators;
+
+    /** @param totalSeconds the wall time of the whole run (what the shares are shares of) */
+    public LatencyBreakdown(Accounting accounting, double totalSeconds) {
+        this.totalSeconds = totalSeconds;
+        this.byKind = new EnumMap<>(OperatorKind.class);
+        accounting.nanosByOperatorKind().forEach((k, v) -> byKind.put(k, v / 1e9));
+        this.byPrimitive = new EnumMap<>(PrimitiveKind.class);
+        accounting.nanosByPrimitive().forEach((k, v) -> byPrimitive.put(k, v / 1e9));
+        this.primitiveCounts = new EnumMap<>(accounting.countsByPrimitive());
+        this.operators = new LinkedHashMap<>(accounting.operators());
+    }
+
+    public double totalSeconds() {
+        return totalSeconds;
+    }
+
+    /** Seconds per operator kind; time outside any HE primitive (packing, bookkeeping) is left out. */
+    public Map<OperatorKind, Double> secondsByOperatorKind() {
+        return byKind;
+    }
+
+    public Map<PrimitiveKind, Double> secondsByPrimitive() {
+        return byPrimitive;
+    }
+
+    private double share(double seconds) {
+        return totalSeconds <= 0 ? 0 : 100 * seconds / totalSeconds;
+    }
+
+    public String toText() {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "Latency breakdown: %.3f s in total%n", totalSeconds));
+        sb.append("By operator kind:\n");
+        for (OperatorKind k : OperatorKind.values()) {
+            double s = byKind.getOrDefault(k, 0.0);
+            sb.append(String.format(Locale.ROOT, "  %-26s %10.3f s %6.1f %%%n", k.label(), s, share(s)));
+        }
+        sb.append("By HE primitive:\n");
+        for (PrimitiveKind p : PrimitiveKind.values()) {
+            double s = byPrimitive.getOrDefault(p, 0.0);
+            sb.append(String.format(Locale.ROOT, "  %-26s %10.3f s %6.1f %%  (%d calls)%n", p.label(), s, share(s),
+                    primitiveCounts.getOrDefault(p, 0L)));
+        }
+        sb.append("By operator:\n");
+        sb.append(String.format(Locale.ROOT, "  %-40s %9s %6s %7s %7s %7s %6s %5s %6s%n", "operator", "seconds", "calls",
+                "ct*ct", "ct*pt", "ct*c", "rots", "boot", "levels"));
+        for (var e : operators.entrySet()) {
+            OperatorStats o = e.getValue();
+            sb.append(String.format(Locale.ROOT, "  %-40s %9.3f %6d %7d %7d %7d %6d %5d %6d%n", e.getKey(),
+                    o.nanos() / 1e9, o.calls(), o.ciphertextMultiplications(), o.plaintextMultiplications(),
+                    o.constantMultiplications(), o.rotations(), o.bootstraps(), o.levelsUsed()));
+        }
+        return sb.toString();
+    }
+
+    /** Two horizontal bar charts (operator kinds, primitives), shares of the total time. */
+    public String toSvg() {
+        List<String[]> kinds = new ArrayList<>();
+        for (OperatorKind k : OperatorKind.values()) {
+            kinds.add(new String[] {k.label(), Double.toString(byKind.getOrDefault(k, 0.0))});
+        }
+        List<String[]> prims = new ArrayList<>();
+        for (PrimitiveKind p : PrimitiveKind.values()) {
+            prims.add(new String[] {p.label(), Double.toString(byPrimitive.getOrDefault(p, 0.0))});
+        }
+        int rowH = 22;
+        int width = 760;
+        int height = 90 + (kinds.size() + prims.size()) * rowH + 60;
+        StringBuilder svg = new StringBuilder();
+        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                + "font-family=\"sans-serif\" font-size=\"13\">%n", width, height));
+        svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+        svg.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
+                + "Encrypted inference latency: %.2f s</text>%n", totalSeconds));
+        int y = 60;
+        y = bars(svg, "Share of time by operator kind", kinds, y, rowH, "#3b6ea8");
+        bars(svg, "Share of time by HE primitive", prims, y + 20, rowH, "#c0504d");
+        svg.append("</svg>\n");
+        return svg.toString();
+    }
+
+    private int bars(StringBuilder svg, String title, List<String[]> rows, int y, int rowH, String color) {
+        svg.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"%d\" font-weight=\"bold\">%s</text>%n", y, title));
+        y += 10;
+        int barX = 220;
+        int barMax = 420;
+        for (String[] r : rows) {
+            double seconds = Double.parseDouble(r[1]);
+            double pct = share(seconds);
+            int w = (int) Math.round(barMax * Math.min(100, pct) / 100);
+            svg.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"%d\">%s</text>%n", y + 15, escape(r[0])));
+            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
+                    barX, y + 3, Math.max(w, 1), rowH - 6, color));
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%.1f%% (%.3f s)</text>%n",
+                    barX + Math.max(w, 1) + 6, y + 15, pct, seconds));
+            y += rowH;
+        }
+        return y;
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+}

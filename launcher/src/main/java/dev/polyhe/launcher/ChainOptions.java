@@ -1,0 +1,48 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.SecurityLevel;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * CKKS parameters from the command line: a backend preset, or a chain built from ring size and levels. A built
+ * chain deeper than the security standard allows for its ring needs {@code --insecure-test}, by name.
+ */
+final class ChainOptions {
+    @Option(names = "--preset", paramLabel = "NAME", description = "A parameter preset of the backend.")
+    String preset;
+
+    @Option(names = "--logN", paramLabel = "N", description = "log2 of the ring degree for a built chain.")
+    Integer logN;
+
+    @Option(names = "--levels", paramLabel = "L", defaultValue = "40",
+            description = "Rescales available in a built chain (default: ${DEFAULT-VALUE}).")
+    int levels;
+
+    @Option(names = "--scale-bits", paramLabel = "S", defaultValue = "40",
+            description = "Bits of the scale and of each rescaled prime (default: ${DEFAULT-VALUE}).")
+    int scaleBits;
+
+    @Option(names = "--insecure-test", description = "Accept a built chain below 128-bit security (timing only).")
+    boolean insecure;
+
+    CkksParameters resolve(HeBackend backend, int minLogN) {
+        if (preset != null) {
+            return backend.preset(preset);
+        }
+        int n = logN != null ? logN : minLogN;
+        if (n < minLogN) {
+            throw new ErrorReport.InputException("--logN " + n + " is too small: at least " + minLogN + " is needed");
+        }
+        List<Integer> q = new ArrayList<>(List.of(scaleBits + 10));
+        q.addAll(Collections.nCopies(levels, scaleBits));
+        // Two special primes cover digits of up to two Q primes.
+        int dnum = (q.size() + 1) / 2;
+        return new CkksParameters(n, q, List.of(60, 60), dnum, scaleBits, 0,
+                insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
+    }
+}

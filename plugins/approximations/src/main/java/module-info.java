@@ -1,0 +1,19 @@
+/**
+ * Polynomial approximations for the non-polynomial steps of a transformer: Goldschmidt division and inverse
+ * square root, Chebyshev interpolation evaluated by Paterson–Stockmeyer, GELU through a polynomial sigmoid
+ * and the Taylor exponential of the NEXUS baseline. Hosts find them as
+ * {@link dev.polyhe.api.approx.PolynomialApproximator} services; the exported package only names targets.
+ */
+module dev.polyhe.approx {
+    // transitive: the exported TargetFunctions speaks in api types (ApproximationSpec, Options).
+    requires transitive dev.polyhe.api;
+
+    exports dev.polyhe.approx;
+
+    provides dev.polyhe.api.approx.PolynomialApproximator with
+            dev.polyhe.approx.goldschmidt.GoldschmidtInverseApproximator,
+            dev.polyhe.approx.goldschmidt.GoldschmidtInverseSqrtApproximator,
+            dev.polyhe.approx.chebyshev.ChebyshevApproximator,
+            dev.polyhe.approx.chebyshev.GeluSigmoidApproximator,
+            dev.polyhe.approx.taylor.TaylorExpApproximator;
+}

@@ -1,0 +1,102 @@
+package dev.polyhe.attention.kernel;
+
+import dev.polyhe.api.Options;
+import dev.polyhe.api.approx.Approximation;
+import dev.polyhe.api.approx.ApproximationSpec;
+import dev.polyhe.api.approx.Approximations;
+import dev.polyhe.api.approx.Domain;
+import dev.polyhe.api.arith.TensorOps;
+import java.util.Map;
+
+/**
+ * 1/d for a per-row denominator d: exactly (plaintext engines only) or by Goldschmidt on a domain [lo, hi].
+ *
+ * <p>{@code domainScale} serves the length-agnostic form: the configured domain is that of a row mean, and a
+ * mean is a sum times 1/L. Rather than spending a level on ×1/L, the Goldschmidt approximation is built on
+ * [L·lo, L·hi] and applied to the sum: Goldschmidt is scale-equivariant (its public scale becomes s/L, its
+ * contraction e = 1 − s·mean is unchanged), so the result is 1/sum with exactly the error the mean-domain
+ * approximation has on the mean.
+ */
+public abstract sealed class RowInverse {
+    public static final String GOLDSCHMIDT = "goldschmidt-inverse";
+
+    public abstract <M> M inverse(TensorOps<M> ops, M denominator, double domainScale);
+
+    public abstract boolean polynomial();
+
+    public abstract String describe();
+
+    public static RowInverse exact() {
+        return new Exact();
+    }
+
+    /**
+     * Goldschmidt through the host's {@code approximations}; checks the domain and iterations now, so that a
+     * bad config fails when the kernel is created and names the option.
+     */
+    public static RowInverse goldschmidt(Approximations approximations, String owner, int iterations, double lo, double hi) {
+        if (!(lo > 0)) {
+            throw new Options.InvalidOptionException(owner + ": option 'lo' = " + lo
+                    + " is out of range; allowed: > 0 (the Goldschmidt domain of the denominator must exclude 0)");
+        }
+        if (!(hi > lo)) {
+            throw new Options.InvalidOptionException(owner + ": option 'hi' = " + hi + " must be greater than lo = " + lo);
+        }
+        Goldschmidt g = new Goldschmidt(approximations, new Options(owner, Map.of("iterations", String.valueOf(iterations))),
+                lo, hi);
+        g.approximation(1);
+        return g;
+    }
+
+    private static final class Exact extends RowInverse {
+        @Override
+        public <M> M inverse(TensorOps<M> ops, M denominator, double domainScale) {
+            return ops.exact(denominator, "1/x", x -> 1 / x);
+        }
+
+        @Override
+        public boolean polynomial() {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "exact division";
+        }
+    }
+
+    private static final class Goldschmidt extends RowInverse {
+        private final Approximations approximations;
+        private final Options options;
+        private final double lo;
+        private final double hi;
+
+        Goldschmidt(Approximations approximations, Options options, double lo, double hi) {
+            this.approximations = approximations;
+            this.options = options;
+            this.lo = lo;
+            this.hi = hi;
+        }
+
+        Approximation approximation(double domainScale) {
+            ApproximationSpec spec = new ApproximationSpec("inverse", x -> 1 / x,
+                    new Domain(domainScale * lo, domainScale * hi), options);
+            return approximations.approximate(GOLDSCHMIDT, spec);
+        }
+
+        @Override
+        public <M> M inverse(TensorOps<M> ops, M denominator, double domainScale) {
+            return approximation(domainScale).evaluate(ops, denominator);
+        }
+
+        @Override
+        public boolean polynomial() {
+            return true;
+        }
+
+        @Override
+        public String describe() {
+            return "goldschmidt(iterations=" + options.values().get("iterations") + ", domain [" + lo + ", " + hi + "])";
+        }
+    }
+}

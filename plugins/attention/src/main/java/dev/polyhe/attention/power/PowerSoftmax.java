@@ -1,0 +1,69 @@
+package dev.polyhe.attention.power;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.TensorOps;
+import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.attention.kernel.EvenPower;
+import dev.polyhe.attention.kernel.MultiplicativeMask;
+
+/**
+ * PowerSoftmax (paper Eq. 2) with its variants: w_j = x_j^p / (ε + Σ_i x_i^p) on masked scores x = s ⊙ M
+ * (Eq. 5 and App. I); optionally the stable form (Eq. 6, scores divided by max|x| + δ first; plaintext only)
+ * and the length-agnostic form (Eq. 7), (x_j/L')^p / (ε/L + Mean x^p) with L' = L^{1/p} and L the number of
+ * keys, whose division only ever sees a mean, so one Goldschmidt domain serves every sequence length.
+ *
+ * <p>Depth without mask and stable scaling: ⌈log2 p⌉ for x^p, then the division, then one product.
+ */
+final class PowerSoftmax implements AttentionKernel {
+    private final String name;
+    private final PowerSoftmaxSettings settings;
+
+    PowerSoftmax(String name, PowerSoftmaxSettings settings) {
+        this.name = name;
+        this.settings = settings;
+    }
+
+    @Override
+    public String describe() {
+        StringBuilder sb = new StringBuilder(name).append("(p=").append(settings.p()).append(", epsilon=").append(settings.epsilon());
+        if (settings.stable()) {
+            sb.append(", stable, delta=").append(settings.stableDelta());
+        }
+        if (settings.lengthAgnostic()) {
+            sb.append(", length-agnostic");
+        }
+        return sb.append(", ").append(settings.division().describe()).append(')').toString();
+    }
+
+    @Override
+    public boolean polynomial() {
+        return !settings.stable() && settings.division().polynomial();
+    }
+
+    @Override
+    public <M> M normalize(TensorOps<M> ops, M scores, Matrix mask) {
+        int keys = ops.cols(scores);
+        M x = MultiplicativeMask.apply(ops, scores, mask);
+        if (settings.stable()) {
+            // Eq. 6: PowerSoftmax is invariant to x ↦ x/c, c > 0; c = max|x| + δ keeps |x/c| < 1.
+            M c = ops.addConstant(ops.rowMaxAbs(x), settings.stableDelta());
+            x = ops.mul(x, ops.exact(c, "1/x", v -> 1 / v));
+        }
+        M powered = EvenPower.of(ops, x, settings.p());
+        if (!settings.lengthAgnostic()) {
+            M denominator = ops.addConstant(ops.rowSums(powered), settings.epsilon());
+            return ops.mul(powered, settings.division().inverse(ops, denominator, 1));
+        }
+        if (!settings.division().polynomial()) {
+            // Eq. 7 literally; with exact division nothing is gained by folding the constants.
+            double lPrime = Math.pow(keys, 1.0 / settings.p());
+            M numerator = EvenPower.of(ops, ops.mulConstant(x, 1 / lPrime), settings.p());
+            M denominator = ops.addConstant(ops.rowMeans(powered), settings.epsilon() / keys);
+            return ops.mul(numerator, settings.division().inverse(ops, denominator, 1));
+        }
+        // Eq. 7 with its public 1/L folded into Goldschmidt's public scale (see RowInverse): the same values as
+        // (x/L')^p · 1/(ε/L + Mean x^p) with the mean-domain approximation, and no level spent on ×1/L.
+        M sum = ops.addConstant(ops.rowSums(powered), settings.epsilon());
+        return ops.mul(powered, settings.division().inverse(ops, sum, keys));
+    }
+}

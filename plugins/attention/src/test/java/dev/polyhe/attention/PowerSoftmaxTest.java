@@ -1,0 +1,186 @@
+package dev.polyhe.attention;
+
+import static dev.polyhe.attention.AttentionFixtures.causal;
+import static dev.polyhe.attention.AttentionFixtures.gaussian;
+import static dev.polyhe.attention.AttentionFixtures.kernel;
+import static dev.polyhe.attention.AttentionFixtures.maxAbsDiff;
+import static dev.polyhe.attention.AttentionFixtures.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.attention.AttentionFixtures.Run;
+import dev.polyhe.attention.power.LengthAgnosticPowerSoftmaxMechanism;
+import dev.polyhe.attention.power.PowerSoftmaxMechanism;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PowerSoftmaxTest {
+    private static final PowerSoftmaxMechanism POWER = new PowerSoftmaxMechanism();
+    private static final LengthAgnosticPowerSoftmaxMechanism LENGTH_AGNOSTIC = new LengthAgnosticPowerSoftmaxMechanism();
+
+    /** The golden files' reference: s ⊙ M, then w = s⁴/(1e-3 + Σ_k s_k⁴) over all keys. */
+    private static Matrix reference(Matrix scores, Matrix mask, int p, double eps) {
+        double[] out = new double[scores.data().length];
+        for (int r = 0; r < scores.rows(); r++) {
+            double sum = 0;
+            double[] pow = new double[scores.cols()];
+            for (int c = 0; c < scores.cols(); c++) {
+                double s = scores.get(r, c) * (mask == null ? 1 : mask.get(r, c));
+                pow[c] = Math.pow(s, p);
+                sum += pow[c];
+            }
+            for (int c = 0; c < scores.cols(); c++) {
+                out[r * scores.cols() + c] = pow[c] / (eps + sum);
+            }
+        }
+        return new Matrix(scores.rows(), scores.cols(), out);
+    }
+
+    @Test
+    void defaultsReproduceTheReferencePowerSoftmax() {
+        Matrix s = gaussian(16, 16, 1.3, 7);
+        Matrix mask = causal(16, 16);
+        AttentionKernel k = kernel(POWER, Map.of());
+        assertEquals("power-softmax(p=4, epsilon=0.001, exact division)", k.describe());
+        assertFalse(k.polynomial());
+        assertTrue(maxAbsDiff(reference(s, mask, 4, 1e-3), run(k, s, mask).weights()) < 1e-15);
+        assertTrue(maxAbsDiff(reference(s, null, 4, 1e-3), run(k, s, null).weights()) < 1e-15);
+        Run p6 = run(kernel(POWER, Map.of("p", "6", "epsilon", "0.01")), s, null);
+        assertTrue(maxAbsDiff(reference(s, null, 6, 0.01), p6.weights()) < 1e-15);
+    }
+
+    @Test
+    void rowsSumToOneInTheExactForm() {
+        Matrix s = gaussian(32, 64, 1, 11);
+        Run noEpsilon = run(kernel(POWER, Map.of("epsilon", "0")), s, causal(32, 64));
+        assertTrue(AttentionFixtures.maxRowSumError(noEpsilon.weights()) < 1e-14);
+        // With ε the row sums are S/(ε + S) exactly: below 1 by ε/(ε + S).
+        Run withEpsilon = run(kernel(POWER, Map.of()), s, null);
+        for (int r = 0; r < s.rows(); r++) {
+            double sum4 = 0;
+            for (double v : s.row(r)) {
+                sum4 += Math.pow(v, 4);
+            }
+            double rowSum = java.util.Arrays.stream(withEpsilon.row(r)).sum();
+            assertEquals(sum4 / (1e-3 + sum4), rowSum, 1e-14);
+        }
+    }
+
+    @Test
+    void goldschmidtFormSumsToOneWithinItsErrorBound() {
+        // 6 iterations on a deliberately loose domain [0.5, 50]: the relative error is at most ρ^(2^6), ρ = 49.5/50.5.
+        double bound = Math.pow(49.5 / 50.5, 64);
+        assertEquals(0.279, bound, 1e-3);
+        Matrix s = gaussian(32, 128, 1, 5);
+        Run exact = run(kernel(POWER, Map.of()), s, null);
+        Run approx = run(kernel(LENGTH_AGNOSTIC, Map.of("iterations", "6", "lo", "0.5", "hi", "50")), s, null);
+        double worstRelative = 0;
+        for (int r = 0; r < s.rows(); r++) {
+            double mean4 = java.util.Arrays.stream(s.row(r)).map(v -> Math.pow(v, 4)).average().orElseThrow();
+            assertTrue(mean4 > 0.5 && mean4 < 50, "precondition: row mean of x⁴ in the domain, got " + mean4);
+            double exactSum = java.util.Arrays.stream(exact.row(r)).sum();
+            double approxSum = java.util.Arrays.stream(approx.row(r)).sum();
+            worstRelative = Math.max(worstRelative, Math.abs(approxSum - exactSum) / exactSum);
+            assertTrue(approxSum <= exactSum + 1e-15, "Goldschmidt never overshoots 1/x");
+        }
+        assertTrue(worstRelative <= bound, "row sums off by " + worstRelative + " > bound " + bound);
+        assertTrue(worstRelative > 1e-6, "the bound is exercised: " + worstRelative);
+        assertTrue(AttentionFixtures.maxRowSumError(approx.weights()) <= bound + 1e-3 / 128, "within bound + ε/S");
+        // The default 21 iterations on [1e-3, 100] are exact to rounding.
+        Run defaults = run(kernel(LENGTH_AGNOSTIC, Map.of()), s, null);
+        assertTrue(maxAbsDiff(exact.weights(), defaults.weights()) < 1e-14);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"exact", "goldschmidt"})
+    void orderOfMagnitudesIsPreserved(String division) {
+        Matrix s = gaussian(16, 32, 1, 3);
+        Run w = run(kernel(LENGTH_AGNOSTIC, Map.of("division", division)), s, null);
+        for (int r = 0; r < s.rows(); r++) {
+            for (int i = 0; i < s.cols(); i++) {
+                for (int j = 0; j < s.cols(); j++) {
+                    if (Math.abs(s.get(r, i)) < Math.abs(s.get(r, j))) {
+                        assertTrue(w.weights().get(r, i) <= w.weights().get(r, j), "row " + r + ": keys " + i + ", " + j);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void stableVariantIsInvariantToPositiveScaling() {
+        Matrix s = gaussian(8, 32, 1, 9);
+        AttentionKernel stable = kernel(POWER, Map.of("stable", "true", "delta", "0"));
+        assertFalse(stable.polynomial());
+        Matrix base = run(stable, s, null).weights();
+        AttentionKernel plain = kernel(POWER, Map.of());
+        for (double lambda : new double[] {1e-3, 0.5, 37, 1e4}) {
+            Matrix scaled = scale(s, lambda);
+            assertTrue(maxAbsDiff(base, run(stable, scaled, null).weights()) < 1e-14, "λ = " + lambda);
+        }
+        // Without the stable scaling ε breaks the invariance (and large λ overflows in training, Sec. 4.3).
+        assertTrue(maxAbsDiff(run(plain, s, null).weights(), run(plain, scale(s, 1e-3), null).weights()) > 0.1);
+        // The default δ = 1e-6 keeps it invariant to within δ/max|x|.
+        AttentionKernel withDelta = kernel(POWER, Map.of("stable", "true"));
+        Matrix d = run(withDelta, s, null).weights();
+        assertTrue(maxAbsDiff(d, run(withDelta, scale(s, 10), null).weights()) < 1e-5);
+    }
+
+    private static Matrix scale(Matrix s, double lambda) {
+        return new Matrix(s.rows(), s.cols(), java.util.Arrays.stream(s.data()).map(v -> v * lambda).toArray());
+    }
+
+    @ParameterizedTest(name = "L={0}")
+    @ValueSource(ints = {8, 128, 1024})
+    void lengthAgnosticFormEqualsThePlainForm(int keys) {
+        Matrix s = gaussian(4, keys, 1, keys);
+        Matrix plain = run(kernel(POWER, Map.of()), s, null).weights();
+        Matrix literal = run(kernel(POWER, Map.of("length-agnostic", "true")), s, null).weights();
+        assertTrue(maxAbsDiff(plain, literal) < 1e-15, "Eq. 7 with exact division");
+        // Goldschmidt on the mean's domain: one domain [1e-3, 100] for every L.
+        Run goldschmidt = run(kernel(LENGTH_AGNOSTIC, Map.of()), s, null);
+        assertTrue(maxAbsDiff(plain, goldschmidt.weights()) < 1e-14, "Goldschmidt, L = " + keys);
+        assertEquals(0, goldschmidt.nonPolynomialCalls());
+    }
+
+    @Test
+    void maskedKeysGetZeroWeight() {
+        Matrix s = gaussian(8, 8, 1, 2);
+        Matrix mask = causal(8, 8);
+        for (AttentionKernel k : new AttentionKernel[] {kernel(POWER, Map.of()), kernel(LENGTH_AGNOSTIC, Map.of()),
+                kernel(POWER, Map.of("stable", "true"))}) {
+            Matrix w = run(k, s, mask).weights();
+            for (int r = 0; r < 8; r++) {
+                for (int c = r + 1; c < 8; c++) {
+                    assertEquals(0.0, Math.abs(w.get(r, c)), k.describe() + " [" + r + ", " + c + "]");
+                }
+                assertTrue(w.get(r, 0) > 0 || s.get(r, 0) == 0);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "p={0}, iterations={1}")
+    @CsvSource({"4, 21", "4, 12", "6, 21", "2, 8"})
+    void depthIsPowerPlusGoldschmidtPlusOneForEveryLength(int p, int iterations) {
+        int expected = (int) Math.ceil(Math.log(p) / Math.log(2)) + (iterations + 1) + 1;
+        AttentionKernel k = kernel(LENGTH_AGNOSTIC, Map.of("p", String.valueOf(p), "iterations", String.valueOf(iterations)));
+        assertTrue(k.polynomial());
+        for (int keys : new int[] {8, 128, 1024}) {
+            Matrix s = gaussian(2, keys, 0.8, 1);
+            assertEquals(expected, run(k, s, null).depth(), "L = " + keys);
+            assertEquals(expected + 1, run(k, s, causal(2, keys)).depth(), "masked (one plaintext product), L = " + keys);
+        }
+    }
+
+    @Test
+    void paperDefaultDepth() {
+        // x⁴ (2) + Goldschmidt with 21 iterations (22) + the product (1).
+        assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of()), gaussian(4, 128, 1, 1), null).depth());
+    }
+}
