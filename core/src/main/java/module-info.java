@@ -14,8 +14,11 @@ module dev.polyhe.core {
     exports dev.polyhe.core.config;
     exports dev.polyhe.core.bench;
     exports dev.polyhe.core.report;
+    exports dev.polyhe.core.encrypted;
+    exports dev.polyhe.core.inference;
 
     opens dev.polyhe.core.config to com.fasterxml.jackson.databind;
+    opens dev.polyhe.core.inference to com.fasterxml.jackson.databind;
     opens dev.polyhe.core.inject to com.google.guice;
     opens dev.polyhe.core to com.google.guice;
 

@@ -9,6 +9,7 @@ import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.config.ConfigLoader;
 import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.config.PolyHeConfig;
+import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inject.PolyHeModule;
 import dev.polyhe.core.plugin.PluginDescriptor;
 import dev.polyhe.core.plugin.PluginRegistry;
@@ -128,6 +129,16 @@ public final class PolyHe implements AutoCloseable {
     public AttentionBenchmarkReport runAttentionBenchmark() {
         ensureOpen();
         return new AttentionBenchmark(plugins()).run(config.attention(), config.benchmark());
+    }
+
+    /**
+     * Model inference as the config's {@code inference} section says; its attention is
+     * {@code inference.attention}, or the first entry of {@code attention}.
+     */
+    public InferenceService inference() {
+        ensureOpen();
+        var ic = config.inference();
+        return new InferenceService(plugins(), ic, ic.attention() != null ? ic.attention() : config.attention().get(0));
     }
 
     @Override

@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "polyhe", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Transformer inference over CKKS-encrypted data with PowerSoftmax attention.",
-        subcommands = {PluginsCommand.class, RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, PluginsCommand.class, RunCommand.class, BenchCommand.class, InferCommand.class,
+                CalibrateCommand.class, KeysCommand.class,
+                CommandLine.HelpCommand.class})
 public final class PolyHeCommand implements Runnable {
     public static final int OK = 0;
     public static final int FAILURE = 1;

@@ -13,9 +13,11 @@ import java.util.List;
  *   - name: power-softmax
  *     options: {p: 4, epsilon: 0.001}
  * benchmark: {length: 128, rows: 16}
+ * inference: {engine: poly, margin: 0.1}   # see InferenceConfig
  * </pre>
  */
-public record PolyHeConfig(Workload workload, List<PluginChoice> attention, AttentionBenchmarkConfig benchmark) {
+public record PolyHeConfig(Workload workload, List<PluginChoice> attention, AttentionBenchmarkConfig benchmark,
+        InferenceConfig inference) {
 
     /** What {@code polyhe run} does with the config. */
     public enum Workload {
@@ -25,10 +27,12 @@ public record PolyHeConfig(Workload workload, List<PluginChoice> attention, Atte
     @JsonCreator
     public static PolyHeConfig create(@JsonProperty("workload") Workload workload,
             @JsonProperty("attention") List<PluginChoice> attention,
-            @JsonProperty("benchmark") AttentionBenchmarkConfig benchmark) {
+            @JsonProperty("benchmark") AttentionBenchmarkConfig benchmark,
+            @JsonProperty("inference") InferenceConfig inference) {
         return new PolyHeConfig(workload == null ? Workload.ATTENTION_BENCHMARK : workload,
                 attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
-                benchmark == null ? AttentionBenchmarkConfig.defaults() : benchmark);
+                benchmark == null ? AttentionBenchmarkConfig.defaults() : benchmark,
+                inference == null ? InferenceConfig.defaults() : inference);
     }
 
     public PolyHeConfig {
@@ -38,7 +42,12 @@ public record PolyHeConfig(Workload workload, List<PluginChoice> attention, Atte
         attention = List.copyOf(attention);
     }
 
+    /** The same config with another inference section (command-line overrides). */
+    public PolyHeConfig withInference(InferenceConfig i) {
+        return new PolyHeConfig(workload, attention, benchmark, i);
+    }
+
     public static PolyHeConfig defaults() {
-        return create(null, null, null);
+        return create(null, null, null, null);
     }
 }

@@ -48,6 +48,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
+    private final double[] primes;
 
     /**
      * @param keys the evaluation keys the evaluator holds (for the bootstrapping capability)
@@ -71,6 +72,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.slots = packingSlots;
         this.maxLevel = context.parameters().maxLevel();
         this.scale = context.parameters().scale();
+        this.primes = new double[maxLevel + 1];
     }
 
     /** The rotation steps the engine uses at packing width P (generate rotation keys for these). */
@@ -138,17 +140,77 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private Ciphertext rescale(Ciphertext c, OperatorKind op) {
         Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
         accounting.levels(c.level(), r.level());
+        primes[c.level()] = c.scale() / r.scale();
         return r;
     }
 
     private Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
-        int level = Math.min(a.level(), b.level());
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.add(atLevel(a, level), atLevel(b, level)));
+        Ciphertext[] ab = aligned(a, b, op);
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1]));
     }
 
     private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
-        int level = Math.min(a.level(), b.level());
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.sub(atLevel(a, level), atLevel(b, level)));
+        Ciphertext[] ab = aligned(a, b, op);
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1]));
+    }
+
+    /** Relative scale difference below which two operands count as equal (values then err by about this much). */
+    private static final double SCALE_MATCH = 0x1p-24;
+
+    private static boolean sameScale(double a, double b) {
+        return Math.abs(a - b) <= SCALE_MATCH * Math.max(a, b);
+    }
+
+    /**
+     * Two operands at one level and one scale. Operands that took different paths (a rescaled product beside a
+     * dropped ciphertext) have drifted apart by the ratio of the primes to Δ; the higher one is brought down onto
+     * the lower one's exact scale (see {@link #adjust}), or, at one level, both onto Δ one level lower.
+     */
+    private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
+        if (sameScale(a.scale(), b.scale())) {
+            int level = Math.min(a.level(), b.level());
+            return new Ciphertext[] {atLevel(a, level), atLevel(b, level)};
+        }
+        if (a.level() > b.level()) {
+            return new Ciphertext[] {adjust(a, b.level(), b.scale(), op), b};
+        }
+        if (b.level() > a.level()) {
+            return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
+        }
+        Ciphertext x = withLevels(a, 1, op);
+        Ciphertext y = withLevels(b, 1, op);
+        if (x != a || y != b) {
+            return aligned(x, y, op);
+        }
+        int level = a.level() - 1;
+        return new Ciphertext[] {adjust(a, level, scale, op), adjust(b, level, scale, op)};
+    }
+
+    /**
+     * Brings {@code c} to {@code level} (below its own) with exactly {@code target} scale: one level above the
+     * target it is multiplied by 1 encoded at scale target·q/scale(c), so that rescaling by the prime q lands on
+     * the target scale. The primes are learnt from the rescales the engine does (scale before / scale after).
+     */
+    private Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
+        Ciphertext x = atLevel(c, level + 1);
+        double q = prime(x);
+        double[] ones = new double[slots];
+        Arrays.fill(ones, 1.0);
+        Plaintext one = timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(ones, slots, x.level(), target * q / x.scale()));
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
+        return rescale(raw, op);
+    }
+
+    /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
+    private double prime(Ciphertext c) {
+        double q = primes[c.level()];
+        if (q == 0) {
+            Ciphertext r = evaluator.rescale(c);
+            q = c.scale() / r.scale();
+            primes[c.level()] = q;
+        }
+        return q;
     }
 
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */

@@ -1,0 +1,87 @@
+package dev.polyhe.core.encrypted;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.TensorOps;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.model.Model;
+import dev.polyhe.api.model.ModelInput;
+import dev.polyhe.api.model.ModelOutput;
+import dev.polyhe.core.engine.ckks.Accounting;
+import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.inference.Calibration;
+import dev.polyhe.core.inference.InferenceService;
+import dev.polyhe.core.inference.LoadedModel;
+import java.util.function.Consumer;
+
+/**
+ * Encrypted inference split the way it is deployed: the client generates keys, embeds and encrypts its input
+ * and decrypts the result; the server, holding evaluation keys only, runs the polynomial model (the same model
+ * code as every other engine) on the ciphertexts.
+ */
+public final class EncryptedInference {
+    private final InferenceService service;
+
+    public EncryptedInference(InferenceService service) {
+        this.service = service;
+    }
+
+    /** Client: a fresh key set whose rotation keys serve inputs of up to {@code maxTokens} tokens. */
+    public KeySet generateKeys(HeBackend backend, CkksParameters params, int maxTokens, boolean bootstrapping) {
+        int slots = CkksEngine.packingSlotsFor(maxTokens);
+        HeContext ctx = backend.open(params);
+        if (slots > params.slots()) {
+            ctx.close();
+            throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
+                    + " has " + params.slots());
+        }
+        SecretKey sk = ctx.generateSecretKey();
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(slots), false, bootstrapping);
+        return new KeySet(backend.name(), ctx, sk, keys, slots);
+    }
+
+    /** Client: the embedded input, encrypted column by column. */
+    public CkksTensor encrypt(KeySet keys, Model model, ModelInput input) {
+        Matrix embeddings = model.embed(input);
+        if (embeddings.rows() > keys.packingSlots()) {
+            throw new IllegalArgumentException("the input has " + embeddings.rows() + " tokens but the keys were made "
+                    + "for at most " + keys.packingSlots() + "; generate keys with a larger --max-tokens");
+        }
+        return keys.engine().fromPlain(embeddings);
+    }
+
+    /** What the server sends back, and how it went. */
+    public record ServerResult(ModelOutput<CkksTensor> output, Accounting accounting, double seconds) {
+    }
+
+    /**
+     * Server: the polynomial model on encrypted embeddings, with approximation domains from {@code calibration}.
+     *
+     * @param progress told as each block completes
+     */
+    public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
+            Consumer<String> progress) {
+        CkksEngine engine = keys.engine();
+        var nonlinearities = service.polynomialNonlinearities(calibration, false);
+        int layers = model.model().info().layers();
+        Model.LayerObserver observer = new Model.LayerObserver() {
+            @Override
+            public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
+                progress.accept(String.format(java.util.Locale.ROOT, "block %d/%d done, %d levels consumed so far",
+                        layer + 1, layers, ops.depth(output)));
+            }
+        };
+        long t0 = System.nanoTime();
+        ModelOutput<CkksTensor> out = model.model().forward(engine, embeddings, nonlinearities, observer);
+        return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Client: a decrypted output tensor. */
+    public Matrix decrypt(KeySet keys, CkksTensor tensor) {
+        return keys.engine().toPlain(tensor);
+    }
+}

@@ -1,0 +1,258 @@
+package dev.polyhe.core.inference;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.approx.Domain;
+import dev.polyhe.api.arith.TensorOps;
+import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.api.attention.AttentionMechanism;
+import dev.polyhe.api.model.CheckpointException;
+import dev.polyhe.api.model.Model;
+import dev.polyhe.api.model.ModelArchitecture;
+import dev.polyhe.api.model.ModelInput;
+import dev.polyhe.api.model.ModelOutput;
+import dev.polyhe.api.model.Nonlinearities;
+import dev.polyhe.core.Plugins;
+import dev.polyhe.core.config.ConfigException;
+import dev.polyhe.core.config.InferenceConfig;
+import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.engine.PlainEngine;
+import dev.polyhe.core.engine.PlainTensor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs models from Hugging Face checkpoint folders: loads them through the architecture named by
+ * {@code model_type}, runs the exact model ({@code plain}) or the polynomial one ({@code poly}) on the plaintext
+ * engine, calibrates approximation domains, and measures the polynomial model's error against the exact one,
+ * per block and at the outputs.
+ */
+public final class InferenceService {
+    private static final int DEFAULT_P = 4;
+
+    private final Plugins plugins;
+    private final InferenceConfig config;
+    private final PluginChoice attention;
+
+    /** @param attention the exact attention of the model (already resolved from the config) */
+    public InferenceService(Plugins plugins, InferenceConfig config, PluginChoice attention) {
+        this.plugins = plugins;
+        this.config = config;
+        this.attention = attention;
+        // fail now, naming the option, rather than in the middle of a run
+        plugins.attention(attention);
+    }
+
+    public InferenceConfig config() {
+        return config;
+    }
+
+    public PluginChoice attention() {
+        return attention;
+    }
+
+    /** The same service with another attention (command-line override). */
+    public InferenceService withAttention(PluginChoice a) {
+        return new InferenceService(plugins, config.withAttention(a), a);
+    }
+
+    public InferenceService withConfig(InferenceConfig c) {
+        return new InferenceService(plugins, c, c.attention() != null ? c.attention() : attention);
+    }
+
+    /** The model_type of a checkpoint folder's config.json. */
+    public static String modelType(Path dir) {
+        Path file = dir.resolve("config.json");
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(Files.readString(file));
+        } catch (NoSuchFileException e) {
+            throw new CheckpointException(Files.isDirectory(dir) ? "checkpoint folder " + dir + " has no config.json"
+                    : "checkpoint folder " + dir + " does not exist");
+        } catch (IOException e) {
+            throw new CheckpointException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        JsonNode t = root == null ? null : root.get("model_type");
+        if (t == null || !t.isTextual()) {
+            throw new CheckpointException(file + ": missing required field 'model_type'");
+        }
+        return t.asText();
+    }
+
+    /** Loads a checkpoint with the architecture plugin its model_type names. */
+    public LoadedModel load(Path dir) {
+        String type = modelType(dir);
+        ModelArchitecture arch;
+        try {
+            arch = plugins.model(type);
+        } catch (IllegalArgumentException e) {
+            throw new CheckpointException(dir.resolve("config.json") + ": model_type '" + type
+                    + "' is not supported: " + e.getMessage());
+        }
+        return new LoadedModel(dir, type, arch.load(dir));
+    }
+
+    public ExactNonlinearities exactNonlinearities() {
+        return new ExactNonlinearities(plugins.attention(attention));
+    }
+
+    /** p of the configured PowerSoftmax (for the attention row statistics), 4 when it has none. */
+    int power() {
+        Object p = attention.options().get("p");
+        try {
+            return p == null ? DEFAULT_P : Integer.parseInt(String.valueOf(p).strip());
+        } catch (NumberFormatException e) {
+            return DEFAULT_P;
+        }
+    }
+
+    /** Runs the exact model over {@code inputs}, recording every non-polynomial site's input range. */
+    public Calibration calibrate(LoadedModel model, List<ModelInput> inputs) {
+        if (inputs.isEmpty()) {
+            throw new IllegalArgumentException("calibration needs at least one input");
+        }
+        CalibrationRecorder recorder = new CalibrationRecorder(exactNonlinearities(), power());
+        for (ModelInput in : inputs) {
+            run(model.model(), in, recorder);
+        }
+        return recorder.result(model.modelType(), inputs.size());
+    }
+
+    /**
+     * The polynomial model's steps on the domains of {@code calibration}.
+     *
+     * @throws ConfigException when the calibration was recorded with another attention: the scores of later
+     *         layers, and the x^p statistics, depend on it
+     */
+    public PolynomialNonlinearities polynomialNonlinearities(Calibration calibration, boolean checkDomains) {
+        String exact = exactNonlinearities().attentionKernel().describe();
+        if (!calibration.attention().equals(exact)) {
+            throw new ConfigException("the calibration was recorded with attention " + calibration.attention()
+                    + " but this model runs " + exact + "; calibrate with the same attention");
+        }
+        SiteDomains domains = new SiteDomains(config.margin());
+        return new PolynomialNonlinearities(calibration, plugins, config.invSqrt(), config.gelu(), config.tanh(),
+                domains, site -> polynomialAttention(site, domains), checkDomains);
+    }
+
+    /**
+     * The configured mechanism with polynomial division ({@code attention-division} options) whose Goldschmidt
+     * domain [lo, hi] covers the site's calibrated denominators: ε + Σ x^p, or ε/L + Mean x^p when the
+     * mechanism is length-agnostic. Options the user set explicitly win.
+     */
+    AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains) {
+        AttentionMechanism mechanism = plugins.attention(attention.name());
+        Map<String, Object> options = new LinkedHashMap<>();
+        if (mechanism.optionNames().contains("division")) {
+            config.attentionDivision().forEach((k, v) -> {
+                if (mechanism.optionNames().contains(k)) {
+                    options.put(k, v);
+                }
+            });
+        }
+        options.putAll(attention.options());
+        // lo/hi mean the domain of ε + Σx^p only for the PowerSoftmax family (the mechanisms with a 'division'
+        // option); baselines take their domains from the options the user gives
+        if (mechanism.optionNames().containsAll(List.of("division", "lo", "hi")) && !attention.options().containsKey("lo")
+                && !attention.options().containsKey("hi") && site.rowPowerSumMin() != null) {
+            double eps = doubleOption("epsilon", 1e-3);
+            boolean lengthAgnostic = attention.name().contains("length-agnostic")
+                    || Boolean.parseBoolean(String.valueOf(attention.options().getOrDefault("length-agnostic", "false")));
+            Domain d = lengthAgnostic
+                    ? domains.positive(site.rowPowerMeanMin() + eps / site.maxKeys(), site.rowPowerMeanMax() + eps)
+                    : domains.positive(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps);
+            options.put("lo", d.lo());
+            options.put("hi", d.hi());
+        }
+        AttentionKernel kernel = plugins.attention(new PluginChoice(attention.name(), options));
+        if (!kernel.polynomial()) {
+            throw new ConfigException("attention " + kernel.describe() + " is not a polynomial, so the poly engine "
+                    + "cannot use it; choose power-softmax (its division becomes Goldschmidt), "
+                    + "power-softmax-length-agnostic or a polynomial baseline");
+        }
+        return kernel;
+    }
+
+    private double doubleOption(String key, double fallback) {
+        Object v = attention.options().get(key);
+        try {
+            return v == null ? fallback : Double.parseDouble(String.valueOf(v).strip());
+        } catch (NumberFormatException e) {
+            return fallback;
+        }
+    }
+
+    /** One forward pass on a fresh plaintext engine with the given non-polynomial steps. */
+    public InferenceResult run(Model model, ModelInput input, Nonlinearities nonlinearities) {
+        PlainEngine engine = new PlainEngine();
+        Matrix embeddings;
+        try {
+            embeddings = model.embed(input);
+        } catch (IllegalArgumentException e) {
+            // embed() validates what the client supplies (ids in the vocabulary, image shape, length)
+            throw new InvalidInputException(e.getMessage(), e);
+        }
+        List<Matrix> layers = new ArrayList<>();
+        Model.LayerObserver observer = new Model.LayerObserver() {
+            @Override
+            public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
+                layers.add(ops.toPlain(output));
+            }
+        };
+        ModelOutput<PlainTensor> out = model.forward(engine, engine.fromPlain(embeddings), nonlinearities, observer);
+        return new InferenceResult(embeddings, engine.toPlain(out.lastHiddenState()),
+                out.logits() == null ? null : engine.toPlain(out.logits()), List.copyOf(layers), engine.maxDepth(),
+                engine.multiplications(), engine.nonPolynomialCalls());
+    }
+
+    /** Runs every input with the exact model. */
+    public List<InferenceResult> runExact(LoadedModel model, List<ModelInput> inputs) {
+        ExactNonlinearities nl = exactNonlinearities();
+        return inputs.stream().map(in -> run(model.model(), in, nl)).toList();
+    }
+
+    /** Both models over the same inputs, and the errors of the polynomial one against the exact one. */
+    public record Comparison(List<InferenceResult> exact, List<InferenceResult> polynomial,
+            PolynomialErrorReport errors) {
+    }
+
+    public Comparison compare(LoadedModel model, List<ModelInput> inputs, Calibration calibration) {
+        if (!calibration.modelType().equals(model.modelType())) {
+            throw new ConfigException("the calibration was recorded for model_type '" + calibration.modelType()
+                    + "', not '" + model.modelType() + "'");
+        }
+        List<InferenceResult> exact = runExact(model, inputs);
+        PolynomialNonlinearities poly = polynomialNonlinearities(calibration, true);
+        List<InferenceResult> approx = inputs.stream().map(in -> run(model.model(), in, poly)).toList();
+        ErrorStats hidden = ErrorStats.NONE;
+        ErrorStats logits = ErrorStats.NONE;
+        List<ErrorStats> layers = new ArrayList<>();
+        int depth = 0;
+        for (int i = 0; i < inputs.size(); i++) {
+            InferenceResult e = exact.get(i);
+            InferenceResult p = approx.get(i);
+            hidden = hidden.combine(ErrorStats.between(p.lastHiddenState(), e.lastHiddenState()));
+            if (e.logits() != null) {
+                logits = logits.combine(ErrorStats.between(p.logits(), e.logits()));
+            }
+            for (int l = 0; l < e.layerOutputs().size(); l++) {
+                ErrorStats s = ErrorStats.between(p.layerOutputs().get(l), e.layerOutputs().get(l));
+                if (layers.size() <= l) {
+                    layers.add(s);
+                } else {
+                    layers.set(l, layers.get(l).combine(s));
+                }
+            }
+            depth = Math.max(depth, p.maxDepth());
+        }
+        return new Comparison(exact, approx, new PolynomialErrorReport(hidden, logits, List.copyOf(layers), depth,
+                poly.outOfDomain(), poly.describeSites()));
+    }
+}

@@ -1,0 +1,82 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.KeyFiles;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code polyhe keys generate}: the client's key folder. */
+@Command(name = "keys", mixinStandardHelpOptions = true, description = "Key management (client side).",
+        subcommands = {KeysCommand.Generate.class})
+final class KeysCommand implements Runnable {
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "generate", mixinStandardHelpOptions = true,
+            description = {"Generate a secret key and the evaluation keys (relinearization, the rotations the "
+                    + "packing needs, bootstrapping if asked) into a key folder. Give the server the folder "
+                    + "without secret.key."})
+    static final class Generate implements Callable<Integer> {
+        @Mixin
+        CommonOptions common;
+
+        @Mixin
+        ChainOptions chain;
+
+        @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
+        String backend;
+
+        @Option(names = "--max-tokens", defaultValue = "16",
+                description = "Longest input the keys serve (default: ${DEFAULT-VALUE}).")
+        int maxTokens;
+
+        @Option(names = "--bootstrapping", description = "Also generate bootstrapping keys.")
+        boolean bootstrapping;
+
+        @Option(names = "--out", required = true, paramLabel = "DIR", description = "Key folder to write.")
+        Path out;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            if (maxTokens < 1) {
+                throw new ErrorReport.InputException("--max-tokens must be >= 1, got " + maxTokens);
+            }
+            try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
+                HeBackend he = polyhe.plugins().backend(backend);
+                int minLogN = Math.max(10, 32 - Integer.numberOfLeadingZeros(Math.max(1, maxTokens - 1)) + 1);
+                var params = chain.resolve(he, minLogN);
+                long t0 = System.nanoTime();
+                try (var keys = new EncryptedInference(polyhe.inference()).generateKeys(he, params, maxTokens,
+                        bootstrapping)) {
+                    KeyFiles.write(keys, out);
+                    var o = spec.commandLine().getOut();
+                    o.printf(Locale.ROOT, "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots, "
+                            + "relinearization key %.1f MB, rotation keys %.1f MB%n", out, (System.nanoTime() - t0) / 1e9,
+                            params.logN(), params.maxLevel(), keys.packingSlots(),
+                            keys.evaluationKeys().relinearizationKeyBytes() / 1e6,
+                            keys.evaluationKeys().rotationKeyBytes() / 1e6);
+                    o.println("give the server " + KeyFiles.PARAMETERS + ", " + KeyFiles.EVALUATION_KEYS + " and "
+                            + KeyFiles.KEYSET + "; keep " + KeyFiles.SECRET_KEY + " on the client");
+                    o.flush();
+                }
+            }
+            return PolyHeCommand.OK;
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code polyhe infer} and {@code polyhe calibrate} end to end, with the shipped tiny Pythia and the reference
+ * checkpoints of the models plugin's tests: the command line reproduces the reference outputs.
+ */
+class InferCommandTest {
+    static final Path PYTHIA = Path.of("../models/tiny-pythia");
+    static final Path GOLDEN = Path.of("../plugins/models/src/test/resources/golden");
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** A safetensors file's F32 / I64 tensors as flat double lists (enough for the reference files). */
+    static JsonNode header(Path file) throws IOException {
+        byte[] b = Files.readAllBytes(file);
+        long n = ByteBuffer.wrap(b, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        return JSON.readTree(new String(b, 8, (int) n, StandardCharsets.UTF_8));
+    }
+
+    static double[] tensor(Path file, String name) throws IOException {
+        byte[] b = Files.readAllBytes(file);
+        long n = ByteBuffer.wrap(b, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        JsonNode t = JSON.readTree(new String(b, 8, (int) n, StandardCharsets.UTF_8)).get(name);
+        int begin = (int) (8 + n + t.get("data_offsets").get(0).asLong());
+        int end = (int) (8 + n + t.get("data_offsets").get(1).asLong());
+        ByteBuffer buf = ByteBuffer.wrap(b, begin, end - begin).order(ByteOrder.LITTLE_ENDIAN);
+        boolean i64 = t.get("dtype").asText().equals("I64");
+        double[] out = new double[(end - begin) / (i64 ? 8 : 4)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = i64 ? buf.getLong() : buf.getFloat();
+        }
+        return out;
+    }
+
+    /** The three reference inputs of a model as an infer input file. */
+    private Path inputFile(String model) throws IOException {
+        Path f = GOLDEN.resolve(model).resolve("inputs.safetensors");
+        JsonNode h = header(f);
+        ObjectNode root = JSON.createObjectNode();
+        boolean text = h.has("case0.input_ids");
+        ArrayNode batch = root.putArray(text ? "input_ids" : "pixel_values");
+        for (int k = 0; k < 3; k++) {
+            String name = "case" + k + (text ? ".input_ids" : ".pixel_values");
+            double[] v = tensor(f, name);
+            if (text) {
+                ArrayNode seq = batch.addArray();
+                for (double d : v) {
+                    seq.add((long) d);
+                }
+            } else {
+                JsonNode shape = h.get(name).get("shape");
+                int c = shape.get(1).asInt();
+                int s = shape.get(2).asInt();
+                ArrayNode img = batch.addArray();
+                int i = 0;
+                for (int ch = 0; ch < c; ch++) {
+                    ArrayNode plane = img.addArray();
+                    for (int y = 0; y < s; y++) {
+                        ArrayNode row = plane.addArray();
+                        for (int x = 0; x < s; x++) {
+                            row.add(v[i++]);
+                        }
+                    }
+                }
+            }
+        }
+        Path in = dir.resolve(model + "-inputs.json");
+        JSON.writeValue(in.toFile(), root);
+        return in;
+    }
+
+    private static List<Double> flat(JsonNode n) {
+        List<Double> out = new ArrayList<>();
+        if (n.isArray()) {
+            n.forEach(c -> out.addAll(flat(c)));
+        } else {
+            out.add(n.asDouble());
+        }
+        return out;
+    }
+
+    private static double maxError(JsonNode actual, double[] expected) {
+        List<Double> a = flat(actual);
+        assertEquals(expected.length, a.size());
+        double max = 0;
+        for (int i = 0; i < expected.length; i++) {
+            max = Math.max(max, Math.abs(a.get(i) - expected[i]));
+        }
+        return max;
+    }
+
+    @Test
+    void theShippedPythiaReproducesTheReferencePowerSoftmaxOutputs() throws IOException {
+        Path out = dir.resolve("out.json");
+        var r = polyhe("infer", "--model", PYTHIA.toString(), "--input", inputFile("gpt_neox").toString(),
+                "--attention", "power-softmax", "--attention-opt", "p=4", "--attention-opt", "epsilon=0.001",
+                "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode o = JSON.readTree(out.toFile());
+        assertEquals("gpt_neox", o.get("model_type").asText());
+        assertEquals("[[7,64],[11,64],[16,64]]", o.get("last_hidden_state_shape").toString(),
+                "samples of different lengths keep their own shapes");
+        Path expected = GOLDEN.resolve("gpt_neox/expected_powersoftmax.safetensors");
+        for (int k = 0; k < 3; k++) {
+            assertTrue(maxError(o.get("last_hidden_state").get(k), tensor(expected, "case" + k + ".last_hidden_state")) <= 1e-4);
+            assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4);
+        }
+    }
+
+    @Test
+    void robertaAndVitReproduceTheReferenceSoftmaxLogits() throws IOException {
+        for (String model : List.of("roberta", "vit")) {
+            Path out = dir.resolve(model + ".json");
+            var r = polyhe("infer", "--model", GOLDEN.resolve(model).toString(), "--input", inputFile(model).toString(),
+                    "--attention", "softmax", "--output", out.toString());
+            assertEquals(0, r.code(), r.err());
+            JsonNode o = JSON.readTree(out.toFile());
+            int labels = model.equals("vit") ? 10 : 3;
+            assertEquals("[3," + labels + "]", o.get("logits_shape").toString());
+            if (model.equals("vit")) {
+                assertEquals("[3,17,64]", o.get("last_hidden_state_shape").toString(), "images stack into one batch");
+            }
+            Path expected = GOLDEN.resolve(model).resolve("expected_softmax.safetensors");
+            for (int k = 0; k < 3; k++) {
+                assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4, model);
+                assertTrue(maxError(o.get("last_hidden_state").get(k),
+                        tensor(expected, "case" + k + ".last_hidden_state")) <= 1e-4, model);
+            }
+        }
+    }
+
+    @Test
+    void calibrateThenInferPolyReportsTheErrorAgainstTheExactModel() throws IOException {
+        Path in = inputFile("gpt_neox");
+        Path cal = dir.resolve("cal.json");
+        var c = polyhe("calibrate", "--model", PYTHIA.toString(), "--input", in.toString(), "--output", cal.toString());
+        assertEquals(0, c.code(), c.err());
+        assertTrue(c.out().contains("9 sites"), "4 per block and the final LayerNorm: " + c.out());
+        JsonNode calJson = JSON.readTree(cal.toFile());
+        assertEquals("gpt_neox", calJson.get("model_type").asText());
+        assertTrue(calJson.get("sites").get("layers.0.attention").has("row_power_sum_max"));
+
+        Path out = dir.resolve("poly.json");
+        var r = polyhe("infer", "--model", PYTHIA.toString(), "--input", in.toString(), "--engine", "poly",
+                "--calibration", cal.toString(), "--output", out.toString(), "--verbose");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("poly vs exact: last_hidden_state max"), r.out());
+        assertTrue(r.out().contains("layer 1 "), "per-layer errors with --verbose: " + r.out());
+        JsonNode errors = JSON.readTree(out.toFile()).get("errors_vs_exact");
+        double hidden = errors.get("last_hidden_state").get("max").asDouble();
+        double logits = errors.get("logits").get("max").asDouble();
+        assertTrue(hidden > 0 && hidden <= 0.05, "last_hidden_state error " + hidden);
+        assertTrue(logits > 0 && logits <= 0.05, "logits error " + logits);
+        assertEquals(2, errors.get("layers").size());
+        assertTrue(errors.get("out_of_domain").isEmpty());
+    }
+
+    @Test
+    void badCheckpointsAndInputsAreOneLineUsageErrors() throws IOException {
+        Path in = inputFile("gpt_neox");
+        Path broken = Files.createDirectories(dir.resolve("broken"));
+        Files.copy(PYTHIA.resolve("config.json"), broken.resolve("config.json"));
+        byte[] weights = Files.readAllBytes(PYTHIA.resolve("model.safetensors"));
+        Files.write(broken.resolve("model.safetensors"), java.util.Arrays.copyOf(weights, weights.length / 2));
+        var r = polyhe("infer", "--model", broken.toString(), "--input", in.toString());
+        assertEquals(2, r.code());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains("outside the data buffer") && r.err().contains("truncated"), r.err());
+
+        Files.writeString(broken.resolve("config.json"), "{\"model_type\": \"bert\"}");
+        r = polyhe("infer", "--model", broken.toString(), "--input", in.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("model_type 'bert' is not supported") && r.err().contains("gpt_neox, roberta, vit"),
+                r.err());
+
+        Path bad = dir.resolve("bad.json");
+        Files.writeString(bad, "{\"input_ids\": [[1, 2, -3]]}");
+        r = polyhe("infer", "--model", PYTHIA.toString(), "--input", bad.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("'input_ids[0][2]' = -3 is not a token id"), r.err());
+
+        r = polyhe("infer", "--model", GOLDEN.resolve("vit").toString(), "--input", in.toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("vit takes pixel_values, not input_ids"), r.err());
+
+        r = polyhe("infer", "--model", PYTHIA.toString(), "--input", in.toString(), "--engine", "gpu");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--engine 'gpu' is not known; allowed: plain, poly"), r.err());
+    }
+}
