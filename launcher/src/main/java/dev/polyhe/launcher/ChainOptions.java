@@ -19,9 +19,9 @@ final class ChainOptions {
     @Option(names = "--logN", paramLabel = "N", description = "log2 of the ring degree for a built chain.")
     Integer logN;
 
-    @Option(names = "--levels", paramLabel = "L", defaultValue = "40",
-            description = "Rescales available in a built chain (default: ${DEFAULT-VALUE}).")
-    int levels;
+    @Option(names = "--levels", paramLabel = "L",
+            description = "Rescales available in a built chain (default: what the command needs, else 40).")
+    Integer levels;
 
     @Option(names = "--scale-bits", paramLabel = "S", defaultValue = "40",
             description = "Bits of the scale and of each rescaled prime (default: ${DEFAULT-VALUE}).")
@@ -31,6 +31,11 @@ final class ChainOptions {
     boolean insecure;
 
     CkksParameters resolve(HeBackend backend, int minLogN) {
+        return resolve(backend, minLogN, 40);
+    }
+
+    /** @param neededLevels the chain length used when {@code --levels} is not given */
+    CkksParameters resolve(HeBackend backend, int minLogN, int neededLevels) {
         if (preset != null) {
             return backend.preset(preset);
         }
@@ -39,7 +44,7 @@ final class ChainOptions {
             throw new ErrorReport.InputException("--logN " + n + " is too small: at least " + minLogN + " is needed");
         }
         List<Integer> q = new ArrayList<>(List.of(scaleBits + 10));
-        q.addAll(Collections.nCopies(levels, scaleBits));
+        q.addAll(Collections.nCopies(levels != null ? levels : neededLevels, scaleBits));
         // Two special primes cover digits of up to two Q primes.
         int dnum = (q.size() + 1) / 2;
         return new CkksParameters(n, q, List.of(60, 60), dnum, scaleBits, 0,

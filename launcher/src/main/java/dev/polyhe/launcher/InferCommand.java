@@ -1,10 +1,8 @@
 package dev.polyhe.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.polyhe.api.Matrix;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.InferenceConfig;
@@ -16,9 +14,7 @@ import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.InvalidInputException;
 import dev.polyhe.core.inference.LoadedModel;
 import dev.polyhe.core.inference.PolynomialErrorReport;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -44,9 +40,23 @@ final class InferCommand implements Callable<Integer> {
     @Mixin
     ModelOptions model;
 
-    @Option(names = "--engine", paramLabel = "plain|poly",
-            description = "plain: the exact model; poly: the polynomial model (default: the config's, else plain).")
+    @Option(names = "--engine", paramLabel = "plain|poly|ckks",
+            description = "plain: the exact model; poly: the polynomial model; ckks: the polynomial model on "
+                    + "encrypted data, client and server in one process (default: the config's, else plain).")
     String engine;
+
+    @Option(names = "--backend", defaultValue = "ckks-cpu",
+            description = "HE backend of the ckks engine (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Mixin
+    ChainOptions chain;
+
+    @Option(names = "--report", paramLabel = "FILE.txt", description = "ckks: write the latency breakdown as text.")
+    Path report;
+
+    @Option(names = "--chart", paramLabel = "FILE.svg", description = "ckks: write the latency breakdown as an SVG chart.")
+    Path chart;
 
     @Option(names = "--output", paramLabel = "OUT.json",
             description = "Write last_hidden_state and logits (nested lists) with their shapes (and the poly errors).")
@@ -67,7 +77,9 @@ final class InferCommand implements Callable<Integer> {
         return switch (engine.toLowerCase(Locale.ROOT)) {
             case "plain" -> Engine.PLAIN;
             case "poly" -> Engine.POLY;
-            default -> throw new ErrorReport.InputException("--engine '" + engine + "' is not known; allowed: plain, poly");
+            case "ckks" -> Engine.CKKS;
+            default -> throw new ErrorReport.InputException("--engine '" + engine
+                    + "' is not known; allowed: plain, poly, ckks");
         };
     }
 
@@ -87,6 +99,12 @@ final class InferCommand implements Callable<Integer> {
             try {
                 if (kind == Engine.PLAIN) {
                     results = service.runExact(loaded, inputs);
+                } else if (kind == Engine.CKKS) {
+                    Calibration cal = calibration(service, loaded, inputs, out);
+                    InferenceService.Comparison c = service.compare(loaded, inputs, cal);
+                    report(c.errors(), out);
+                    results = new EncryptedRun(polyhe, service, chain, backend, out).run(loaded, inputs, cal, c, json,
+                            report, chart);
                 } else {
                     Calibration cal = calibration(service, loaded, inputs, out);
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
@@ -99,13 +117,14 @@ final class InferCommand implements Callable<Integer> {
             } catch (InvalidInputException e) {
                 throw new ErrorReport.InputException(e.getMessage());
             }
-            putOutputs(json, loaded, results);
+            OutputJson.putOutputs(json, loaded.modelType(), results.stream().map(InferenceResult::lastHiddenState).toList(),
+                    results.get(0).logits() == null ? null : results.stream().map(InferenceResult::logits).toList());
             out.printf("%s (%s engine, %s): %d sample(s), last_hidden_state %s, logits %s, depth %d%n",
                     loaded.modelType(), kind.label(), json.get("attention").asText(), results.size(),
                     json.get("last_hidden_state_shape"), json.get("logits_shape"),
                     results.stream().mapToInt(InferenceResult::maxDepth).max().orElse(0));
             if (output != null) {
-                write(json, output);
+                OutputJson.write(json, output);
                 out.println("wrote " + output);
             }
             out.flush();
@@ -113,7 +132,7 @@ final class InferCommand implements Callable<Integer> {
         return PolyHeCommand.OK;
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper JSON = OutputJson.MAPPER;
 
     private Calibration calibration(InferenceService service, LoadedModel loaded, List<ModelInput> inputs,
             PrintWriter out) {
@@ -159,65 +178,4 @@ final class InferCommand implements Callable<Integer> {
         return n;
     }
 
-    /**
-     * Stacks the samples as Hugging Face does: last_hidden_state [batch, T, H]; logits [batch, T, vocab] for a
-     * causal LM (one row per position) and [batch, labels] for a classifier (one row). Samples of different
-     * lengths cannot be stacked: then the shape lists each sample's.
-     */
-    private static void putOutputs(ObjectNode json, LoadedModel loaded, List<InferenceResult> results) {
-        boolean perPosition = loaded.modelType().equals("gpt_neox");
-        ArrayNode hidden = json.putArray("last_hidden_state");
-        results.forEach(r -> hidden.add(rows(r.lastHiddenState())));
-        json.set("last_hidden_state_shape", shape(results.stream().map(InferenceResult::lastHiddenState).toList(), true));
-        if (results.get(0).logits() == null) {
-            json.putNull("logits");
-            json.putNull("logits_shape");
-            return;
-        }
-        ArrayNode logits = json.putArray("logits");
-        for (InferenceResult r : results) {
-            ArrayNode rows = rows(r.logits());
-            logits.add(perPosition || r.logits().rows() > 1 ? rows : rows.get(0));
-        }
-        json.set("logits_shape", shape(results.stream().map(InferenceResult::logits).toList(),
-                perPosition || results.get(0).logits().rows() > 1));
-    }
-
-    private static ArrayNode rows(Matrix m) {
-        ArrayNode a = JSON.createArrayNode();
-        for (int r = 0; r < m.rows(); r++) {
-            ArrayNode row = a.addArray();
-            for (int c = 0; c < m.cols(); c++) {
-                row.add(m.get(r, c));
-            }
-        }
-        return a;
-    }
-
-    private static ArrayNode shape(List<Matrix> ms, boolean withRows) {
-        ArrayNode s = JSON.createArrayNode();
-        boolean uniform = ms.stream().allMatch(m -> m.rows() == ms.get(0).rows() && m.cols() == ms.get(0).cols());
-        if (!uniform) {
-            ms.forEach(m -> s.addArray().add(m.rows()).add(m.cols()));
-            return s;
-        }
-        s.add(ms.size());
-        if (withRows) {
-            s.add(ms.get(0).rows());
-        }
-        s.add(ms.get(0).cols());
-        return s;
-    }
-
-    private static void write(ObjectNode json, Path file) {
-        try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                java.nio.file.Files.createDirectories(parent);
-            }
-            JSON.writeValue(file.toFile(), json);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
-        }
-    }
 }

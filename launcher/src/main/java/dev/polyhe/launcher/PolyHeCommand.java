@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "polyhe", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Transformer inference over CKKS-encrypted data with PowerSoftmax attention.",
         subcommands = {DemoCommand.class, PluginsCommand.class, RunCommand.class, BenchCommand.class, InferCommand.class,
-                CalibrateCommand.class, KeysCommand.class,
+                CalibrateCommand.class, KeysCommand.class, EncryptCommand.class, EvalCommand.class,
+                DecryptCommand.class,
                 CommandLine.HelpCommand.class})
 public final class PolyHeCommand implements Runnable {
     public static final int OK = 0;

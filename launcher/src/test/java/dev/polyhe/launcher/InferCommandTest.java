@@ -206,6 +206,6 @@ class InferCommandTest {
 
         r = polyhe("infer", "--model", PYTHIA.toString(), "--input", in.toString(), "--engine", "gpu");
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("--engine 'gpu' is not known; allowed: plain, poly"), r.err());
+        assertTrue(r.err().contains("--engine 'gpu' is not known; allowed: plain, poly, ckks"), r.err());
     }
 }

@@ -11,7 +11,8 @@ import java.util.Map;
  *
  * <pre>
  * inference:
- *   engine: poly                       # plain (exact) or poly (every approximation applied, no encryption)
+ *   engine: poly                       # plain (exact), poly (every approximation applied, no encryption) or
+ *                                      # ckks (the polynomial model on encrypted data; infer only)
  *   attention: {name: power-softmax, options: {p: 4, epsilon: 0.001}}
  *   calibration: cal.json              # optional; without it the poly engine calibrates on its own inputs
  *   margin: 0.1                        # domains = calibrated range widened by 10 %
@@ -30,7 +31,8 @@ public record InferenceConfig(Engine engine, PluginChoice attention, String cali
     /** Which engine a run uses. */
     public enum Engine {
         @JsonProperty("plain") PLAIN,
-        @JsonProperty("poly") POLY;
+        @JsonProperty("poly") POLY,
+        @JsonProperty("ckks") CKKS;
 
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -16,6 +16,15 @@ import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
+import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -78,6 +87,30 @@ public final class EncryptedInference {
         long t0 = System.nanoTime();
         ModelOutput<CkksTensor> out = model.model().forward(engine, embeddings, nonlinearities, observer);
         return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Writes tensors (with metadata such as the model type) for the other side. */
+    public static void write(KeySet keys, Map<String, String> metadata, Map<String, CkksTensor> tensors, Path file)
+            throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file))) {
+            EncryptedTensorFormat.write(keys.context(), keys.backend(), keys.packingSlots(), metadata, tensors, out);
+        }
+    }
+
+    /** Reads tensors written for this key set; a file from another key set or parameter set is refused. */
+    public static EncryptedTensorFormat.Contents read(KeySet keys, Path file) throws IOException {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
+            var contents = EncryptedTensorFormat.read(keys.context(), keys.backend(), in);
+            if (contents.packingSlots() != keys.packingSlots()) {
+                throw new IllegalArgumentException(file + " was packed for " + contents.packingSlots()
+                        + " slots but the keys serve " + keys.packingSlots());
+            }
+            return contents;
+        }
     }
 
     /** Client: a decrypted output tensor. */

@@ -137,7 +137,25 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return b;
     }
 
+    /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
+    private static final double MAX_SCALE_DRIFT_BITS = 0.5;
+
+    /**
+     * Rescales by the last prime. The primes are only close to Δ, and a squaring doubles the relative distance of
+     * a scale from Δ (s' = s²/q), so chains of squarings (Goldschmidt, powers) let the scale run away until it
+     * overflows the modulus. A result that has drifted more than {@value #MAX_SCALE_DRIFT_BITS} bit from Δ is put
+     * back onto Δ exactly, at the cost of one level, rarely (every dozen squarings or so).
+     */
     private Ciphertext rescale(Ciphertext c, OperatorKind op) {
+        Ciphertext r = rescaleExact(c, op);
+        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1) {
+            return adjust(r, r.level() - 1, scale, op);
+        }
+        return r;
+    }
+
+    /** Rescales by the last prime, nothing more. */
+    private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
         Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
         accounting.levels(c.level(), r.level());
         primes[c.level()] = c.scale() / r.scale();
@@ -199,15 +217,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Plaintext one = timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(ones, slots, x.level(), target * q / x.scale()));
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
-        return rescale(raw, op);
+        return rescaleExact(raw, op);
     }
 
     /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
     private double prime(Ciphertext c) {
         double q = primes[c.level()];
         if (q == 0) {
-            Ciphertext r = evaluator.rescale(c);
-            q = c.scale() / r.scale();
+            // A product by the constant 1 has a scale the rescale can divide: the ratio of the scales is the prime.
+            Ciphertext p = evaluator.multiplyConstant(c, 1.0);
+            q = p.scale() / evaluator.rescale(p).scale();
             primes[c.level()] = q;
         }
         return q;

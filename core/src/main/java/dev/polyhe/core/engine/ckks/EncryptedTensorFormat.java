@@ -19,7 +19,8 @@ import java.util.Map;
 import java.util.zip.CRC32;
 
 /**
- * The file the client and server exchange: named encrypted tensors (shape, layout, packing width) and their
+ * The file the client and server exchange: named encrypted tensors (shape, layout, packing width), a few
+ * metadata entries, and their
  * ciphertexts, each written by the backend's own versioned, checksummed serializer. A ciphertext shared by
  * several positions is written once. The header has a magic, a format version, the backend, the parameter
  * hash and a CRC32, so a truncated, corrupted or foreign file is refused with a message saying which.
@@ -30,13 +31,18 @@ public final class EncryptedTensorFormat {
 
     private EncryptedTensorFormat() {}
 
-    public static void write(HeContext context, String backend, int packingSlots, Map<String, CkksTensor> tensors,
-            OutputStream out) throws IOException {
+    public static void write(HeContext context, String backend, int packingSlots, Map<String, String> metadata,
+            Map<String, CkksTensor> tensors, OutputStream out) throws IOException {
         ByteArrayOutputStream headerBytes = new ByteArrayOutputStream();
         DataOutputStream h = new DataOutputStream(headerBytes);
         h.writeUTF(backend);
         h.writeUTF(context.parameterHash());
         h.writeInt(packingSlots);
+        h.writeInt(metadata.size());
+        for (var m : metadata.entrySet()) {
+            h.writeUTF(m.getKey());
+            h.writeUTF(m.getValue());
+        }
         h.writeInt(tensors.size());
         List<Ciphertext> unique = new ArrayList<>();
         Map<Ciphertext, Integer> index = new IdentityHashMap<>();
@@ -76,8 +82,8 @@ public final class EncryptedTensorFormat {
         out.flush();
     }
 
-    /** The tensors and the packing width they were written with. */
-    public record Contents(int packingSlots, Map<String, CkksTensor> tensors) {
+    /** The tensors, the packing width they were written with, and free-form metadata (model type, ...). */
+    public record Contents(int packingSlots, Map<String, String> metadata, Map<String, CkksTensor> tensors) {
     }
 
     public static Contents read(HeContext context, String backend, InputStream in) throws IOException {
@@ -123,6 +129,11 @@ public final class EncryptedTensorFormat {
                     + context.parameterHash());
         }
         int packingSlots = h.readInt();
+        Map<String, String> metadata = new LinkedHashMap<>();
+        int entries = h.readInt();
+        for (int k = 0; k < entries; k++) {
+            metadata.put(h.readUTF(), h.readUTF());
+        }
         int count = h.readInt();
         Map<String, int[]> indices = new LinkedHashMap<>();
         Map<String, int[]> shapes = new LinkedHashMap<>();
@@ -166,6 +177,6 @@ public final class EncryptedTensorFormat {
             }
             tensors.put(e.getKey(), new CkksTensor(Layout.values()[s[0]], s[1], s[2], t, s[3] == 1));
         }
-        return new Contents(packingSlots, tensors);
+        return new Contents(packingSlots, metadata, tensors);
     }
 }

@@ -1,0 +1,108 @@
+package dev.polyhe.launcher;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.model.ModelInput;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.OutputAgreement;
+import dev.polyhe.core.inference.Calibration;
+import dev.polyhe.core.inference.InferenceResult;
+import dev.polyhe.core.inference.InferenceService;
+import dev.polyhe.core.inference.LoadedModel;
+import dev.polyhe.core.report.LatencyBreakdown;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code infer --engine ckks}: the four client/server steps in one process (keys, encrypt, evaluate with the
+ * evaluation keys only, decrypt), each output compared with the plaintext polynomial and exact models.
+ */
+final class EncryptedRun {
+    private final PolyHe polyhe;
+    private final InferenceService service;
+    private final ChainOptions chain;
+    private final String backend;
+    private final PrintWriter out;
+
+    EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out) {
+        this.polyhe = polyhe;
+        this.service = service;
+        this.chain = chain;
+        this.backend = backend;
+        this.out = out;
+    }
+
+    List<InferenceResult> run(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
+            InferenceService.Comparison plain, ObjectNode json, Path report, Path chart) {
+        var he = polyhe.plugins().backend(backend);
+        int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
+        int depth = plain.errors().maxDepth();
+        int minLogN = Math.max(10, 32 - Integer.numberOfLeadingZeros(Math.max(1, maxTokens - 1)) + 1);
+        var params = chain.resolve(he, minLogN, depth + 2);
+        out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d), security %s; "
+                + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth, params.security().configName());
+        out.flush();
+        EncryptedInference encrypted = new EncryptedInference(service);
+        List<InferenceResult> results = new ArrayList<>();
+        OutputAgreement vsPoly = null;
+        OutputAgreement vsExact = null;
+        try (var keys = encrypted.generateKeys(he, params, maxTokens, false)) {
+            for (int i = 0; i < inputs.size(); i++) {
+                var ct = encrypted.encrypt(keys, loaded.model(), inputs.get(i));
+                int sample = i;
+                var result = encrypted.evaluate(keys, loaded, ct, calibration, step -> {
+                    out.printf("ckks sample %d: %s%n", sample, step);
+                    out.flush();
+                });
+                Matrix hidden = encrypted.decrypt(keys, result.output().lastHiddenState());
+                Matrix logits = result.output().logits() == null ? null : encrypted.decrypt(keys, result.output().logits());
+                InferenceResult p = plain.polynomial().get(i);
+                InferenceResult e = plain.exact().get(i);
+                OutputAgreement ap = logits != null ? OutputAgreement.between(logits, p.logits())
+                        : OutputAgreement.between(hidden, p.lastHiddenState());
+                OutputAgreement ae = logits != null ? OutputAgreement.between(logits, e.logits())
+                        : OutputAgreement.between(hidden, e.lastHiddenState());
+                vsPoly = vsPoly == null ? ap : vsPoly.combine(ap);
+                vsExact = vsExact == null ? ae : vsExact.combine(ae);
+                LatencyBreakdown breakdown = new LatencyBreakdown(result.accounting(), result.seconds());
+                out.printf(Locale.ROOT, "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
+                        + "vs exact: mse %.3e, max %.3e, same prediction %s%n", i, result.seconds(), ap.mse(),
+                        ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());
+                out.print(breakdown.toText());
+                out.flush();
+                write(report, breakdown.toText());
+                write(chart, breakdown.toSvg());
+                results.add(new InferenceResult(p.embeddings(), hidden, logits, List.of(), depth, 0, 0));
+            }
+        }
+        json.set("error_vs_poly", agreement(json, vsPoly));
+        json.set("error_vs_exact", agreement(json, vsExact));
+        return results;
+    }
+
+    private static ObjectNode agreement(ObjectNode json, OutputAgreement a) {
+        ObjectNode n = json.objectNode();
+        n.put("mse", a.mse());
+        n.put("max_abs", a.maxAbs());
+        n.put("same_prediction", a.samePrediction());
+        return n;
+    }
+
+    private static void write(Path file, String text) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.writeString(file, text);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

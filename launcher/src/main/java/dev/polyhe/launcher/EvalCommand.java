@@ -1,0 +1,90 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.inference.Calibration;
+import dev.polyhe.core.inference.LoadedModel;
+import dev.polyhe.core.report.LatencyBreakdown;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code polyhe eval}: server side, the polynomial model on ciphertexts, with evaluation keys only. */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+        description = {"Server: run the polynomial model on an encrypted input with the evaluation keys only (the "
+                + "key folder's secret.key is never read), print progress and the latency breakdown."})
+final class EvalCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common;
+
+    @Mixin
+    PipelineOptions pipeline;
+
+    @Mixin
+    KeyFolderOptions keyFolder;
+
+    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Checkpoint folder.")
+    Path model;
+
+    @Option(names = "--calibration", required = true, paramLabel = "CAL.json",
+            description = "Approximation domains from 'polyhe calibrate' on sample data.")
+    Path calibration;
+
+    @Option(names = "--input", required = true, paramLabel = "FILE.ct", description = "Encrypted input (from encrypt).")
+    Path input;
+
+    @Option(names = "--output", required = true, paramLabel = "FILE.ct", description = "Encrypted outputs to write.")
+    Path output;
+
+    @Option(names = "--report", paramLabel = "FILE.txt", description = "Write the latency breakdown as text.")
+    Path report;
+
+    @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")
+    Path chart;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        var out = spec.commandLine().getOut();
+        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe)) {
+            var service = pipeline.service(polyhe);
+            LoadedModel loaded = service.load(model);
+            var contents = EncryptedInference.read(keys, input);
+            CkksTensor embeddings = contents.tensors().get("embeddings");
+            if (embeddings == null) {
+                throw new ErrorReport.InputException(input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
+            }
+            var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, Calibration.read(calibration),
+                    step -> {
+                        out.println("eval: " + step);
+                        out.flush();
+                    });
+            Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+            tensors.put("last_hidden_state", result.output().lastHiddenState());
+            if (result.output().logits() != null) {
+                tensors.put("logits", result.output().logits());
+            }
+            EncryptedInference.write(keys, Map.of("model_type", loaded.modelType()), tensors, output);
+            LatencyBreakdown breakdown = new LatencyBreakdown(result.accounting(), result.seconds());
+            out.print(breakdown.toText());
+            if (report != null) {
+                Files.writeString(report, breakdown.toText());
+            }
+            if (chart != null) {
+                Files.writeString(chart, breakdown.toSvg());
+            }
+            out.println("wrote " + output);
+            out.flush();
+        }
+        return PolyHeCommand.OK;
+    }
+}

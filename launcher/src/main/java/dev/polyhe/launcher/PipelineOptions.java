@@ -1,0 +1,47 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.inference.InferenceService;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** The config file and the attention flags that override it: how every model command builds its pipeline. */
+final class PipelineOptions {
+    @Option(names = "--config", paramLabel = "CFG", description = "Config file (YAML or JSON); the flags below override it.")
+    Path config;
+
+    @Option(names = "--attention", paramLabel = "NAME",
+            description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's.")
+    String attention;
+
+    @Option(names = "--attention-opt", paramLabel = "KEY=VALUE",
+            description = "Option of the attention mechanism (repeatable), e.g. --attention-opt p=4 --attention-opt epsilon=0.001.")
+    Map<String, String> attentionOptions = new LinkedHashMap<>();
+
+    PolyHe open(CommonOptions common) {
+        PolyHe.Builder b = PolyHe.builder().pluginsDir(common.pluginsDir);
+        if (config != null) {
+            b.configFile(config);
+        }
+        return b.build();
+    }
+
+    /** The config's inference service with the command-line attention applied. */
+    InferenceService service(PolyHe polyhe) {
+        InferenceService service = polyhe.inference();
+        if (attention == null && attentionOptions.isEmpty()) {
+            return service;
+        }
+        PluginChoice base = service.attention();
+        Map<String, Object> options = new LinkedHashMap<>();
+        if (attention == null || attention.equals(base.name())) {
+            options.putAll(base.options());
+        }
+        options.putAll(attentionOptions);
+        return service.withAttention(new PluginChoice(attention != null ? attention : base.name(), options));
+    }
+
+}
