@@ -52,7 +52,7 @@ final class BenchAttentionCommand implements Callable<Integer> {
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
             HeBackend he = polyhe.plugins().backend(backend);
             int maxTokens = Arrays.stream(tokens).max().orElseThrow();
-            int minLogN = Math.max(10, 32 - Integer.numberOfLeadingZeros(Math.max(1, maxTokens - 1)) + 1);
+            int minLogN = ChainOptions.minLogN(maxTokens);
             var params = chain.resolve(he, minLogN);
             var err = spec.commandLine().getErr();
             var report = new EncryptedAttentionBenchmark(polyhe.plugins()).run(he, params, tokens, heads, iterations,

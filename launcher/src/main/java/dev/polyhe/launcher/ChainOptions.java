@@ -3,6 +3,7 @@ package dev.polyhe.launcher;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.SecurityLevel;
+import dev.polyhe.core.engine.ckks.CkksEngine;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -29,6 +30,12 @@ final class ChainOptions {
 
     @Option(names = "--insecure-test", description = "Accept a built chain below 128-bit security (timing only).")
     boolean insecure;
+
+    /** The smallest ring (at least 2^10) whose N/2 slots hold a packing of {@code tokens} tokens. */
+    static int minLogN(int tokens) {
+        int slots = CkksEngine.packingSlotsFor(tokens);
+        return Math.max(10, Integer.numberOfTrailingZeros(slots) + 1);
+    }
 
     CkksParameters resolve(HeBackend backend, int minLogN) {
         return resolve(backend, minLogN, 40);

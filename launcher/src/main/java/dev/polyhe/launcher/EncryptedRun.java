@@ -44,7 +44,7 @@ final class EncryptedRun {
         var he = polyhe.plugins().backend(backend);
         int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
         int depth = plain.errors().maxDepth();
-        int minLogN = Math.max(10, 32 - Integer.numberOfLeadingZeros(Math.max(1, maxTokens - 1)) + 1);
+        int minLogN = ChainOptions.minLogN(maxTokens);
         var params = chain.resolve(he, minLogN, depth + 2);
         out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d), security %s; "
                 + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth, params.security().configName());

@@ -59,7 +59,7 @@ final class KeysCommand implements Runnable {
             }
             try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
                 HeBackend he = polyhe.plugins().backend(backend);
-                int minLogN = Math.max(10, 32 - Integer.numberOfLeadingZeros(Math.max(1, maxTokens - 1)) + 1);
+                int minLogN = ChainOptions.minLogN(maxTokens);
                 var params = chain.resolve(he, minLogN);
                 long t0 = System.nanoTime();
                 try (var keys = new EncryptedInference(polyhe.inference()).generateKeys(he, params, maxTokens,

@@ -148,13 +148,7 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     public PlainTensor linear(PlainTensor x, Matrix weight, double[] bias) {
         int in = x.cols;
         int out = weight.rows();
-        if (weight.cols() != in) {
-            throw new IllegalArgumentException("linear: weight is [" + weight.rows() + ", " + weight.cols()
-                    + "] but the input has " + in + " columns (expected weight [out, " + in + "])");
-        }
-        if (bias != null && bias.length != out) {
-            throw new IllegalArgumentException("linear: bias has " + bias.length + " values, expected " + out);
-        }
+        ShapeCheck.linear(in, weight, bias);
         multiplications++;
         double[] w = weight.data();
         double[] y = new double[x.rows * out];
@@ -227,10 +221,7 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     }
 
     private static void requireShape(PlainTensor m, Matrix p, String op) {
-        if (p.rows() != m.rows || p.cols() != m.cols) {
-            throw new IllegalArgumentException(op + ": plaintext is [" + p.rows() + ", " + p.cols()
-                    + "], expected [" + m.rows + ", " + m.cols + "]");
-        }
+        ShapeCheck.sameShape(op, m.rows, m.cols, p);
     }
 
     @Override
@@ -257,9 +248,7 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     }
 
     private static void requireRow(PlainTensor m, double[] v, String op) {
-        if (v.length != m.cols) {
-            throw new IllegalArgumentException(op + ": vector has " + v.length + " values, expected " + m.cols);
-        }
+        ShapeCheck.rowVector(op, m.cols, v);
     }
 
     @Override
@@ -285,9 +274,7 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
 
     @Override
     public PlainTensor columns(PlainTensor m, int from, int to) {
-        if (from < 0 || to > m.cols || from >= to) {
-            throw new IllegalArgumentException("columns [" + from + ", " + to + ") outside [0, " + m.cols + ")");
-        }
+        ShapeCheck.range("columns", from, to, m.cols);
         int w = to - from;
         double[] out = new double[m.rows * w];
         for (int r = 0; r < m.rows; r++) {
@@ -298,9 +285,7 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
 
     @Override
     public PlainTensor rowRange(PlainTensor m, int from, int to) {
-        if (from < 0 || to > m.rows || from >= to) {
-            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside [0, " + m.rows + ")");
-        }
+        ShapeCheck.range("rows", from, to, m.rows);
         return make(to - from, m.cols, java.util.Arrays.copyOfRange(m.data, from * m.cols, to * m.cols), m.depth);
     }
 

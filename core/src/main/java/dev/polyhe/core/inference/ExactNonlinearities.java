@@ -1,5 +1,6 @@
 package dev.polyhe.core.inference;
 
+import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
@@ -22,12 +23,12 @@ public final class ExactNonlinearities implements Nonlinearities {
 
     @Override
     public <M> M invSqrt(TensorOps<M> ops, M x, String site) {
-        return ops.exact(x, "1/sqrt(x)", ExactFunctions::invSqrt);
+        return ops.exact(x, "1/sqrt(x)", TargetFunctions.named("inv-sqrt"));
     }
 
     @Override
     public <M> M gelu(TensorOps<M> ops, M x, String site) {
-        return ops.exact(x, "gelu", ExactFunctions::gelu);
+        return ops.exact(x, "gelu", TargetFunctions::gelu);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.polyhe.core.inference;
 
+import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
@@ -96,12 +97,12 @@ public final class PolynomialNonlinearities implements Nonlinearities {
 
     @Override
     public <M> M invSqrt(TensorOps<M> ops, M x, String site) {
-        return evaluate(ops, x, site, approximation(site, "inv-sqrt", invSqrt, ExactFunctions::invSqrt, true));
+        return evaluate(ops, x, site, approximation(site, "inv-sqrt", invSqrt, TargetFunctions.named("inv-sqrt"), true));
     }
 
     @Override
     public <M> M gelu(TensorOps<M> ops, M x, String site) {
-        return evaluate(ops, x, site, approximation(site, "gelu", gelu, ExactFunctions::gelu, false));
+        return evaluate(ops, x, site, approximation(site, "gelu", gelu, TargetFunctions::gelu, false));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.polyhe.approx;
 
+import dev.polyhe.api.approx.TargetFunctions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

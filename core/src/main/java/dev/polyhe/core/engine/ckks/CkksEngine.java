@@ -12,6 +12,7 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -466,13 +467,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         requireColumns(x, "linear");
         int in = x.cols;
         int out = weight.rows();
-        if (weight.cols() != in) {
-            throw new IllegalArgumentException("linear: weight is [" + weight.rows() + ", " + weight.cols()
-                    + "] but the input has " + in + " columns (expected weight [out, " + in + "])");
-        }
-        if (bias != null && bias.length != out) {
-            throw new IllegalArgumentException("linear: bias has " + bias.length + " values, expected " + out);
-        }
+        ShapeCheck.linear(in, weight, bias);
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         Ciphertext[] xs = new Ciphertext[in];
         for (int j = 0; j < in; j++) {
@@ -595,10 +590,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
     private double[][] inLayout(CkksTensor m, Matrix p, String op) {
-        if (p.rows() != m.rows || p.cols() != m.cols) {
-            throw new IllegalArgumentException(op + ": plaintext is [" + p.rows() + ", " + p.cols() + "], expected ["
-                    + m.rows + ", " + m.cols + "]");
-        }
+        ShapeCheck.sameShape(op, m.rows, m.cols, p);
         double[][] vecs = new double[m.cts.length][];
         if (m.layout == Layout.COLUMNS) {
             for (int c = 0; c < m.cols; c++) {
@@ -648,9 +640,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor mulRow(CkksTensor m, double[] v) {
         requireColumns(m, "mulRow");
-        if (v.length != m.cols) {
-            throw new IllegalArgumentException("mulRow: vector has " + v.length + " values, expected " + m.cols);
-        }
+        ShapeCheck.rowVector("mulRow", m.cols, v);
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
@@ -661,9 +651,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor addRow(CkksTensor m, double[] v) {
         requireColumns(m, "addRow");
-        if (v.length != m.cols) {
-            throw new IllegalArgumentException("addRow: vector has " + v.length + " values, expected " + m.cols);
-        }
+        ShapeCheck.rowVector("addRow", m.cols, v);
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
@@ -676,18 +664,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor columns(CkksTensor m, int from, int to) {
         requireColumns(m, "columns");
-        if (from < 0 || to > m.cols || from >= to) {
-            throw new IllegalArgumentException("columns [" + from + ", " + to + ") outside [0, " + m.cols + ")");
-        }
+        ShapeCheck.range("columns", from, to, m.cols);
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean);
     }
 
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
         requireColumns(m, "rowRange");
-        if (from < 0 || to > m.rows || from >= to) {
-            throw new IllegalArgumentException("rows [" + from + ", " + to + ") outside [0, " + m.rows + ")");
-        }
+        ShapeCheck.range("rows", from, to, m.rows);
         if (from == 0) {
             return new CkksTensor(Layout.COLUMNS, to, m.cols, m.cts, false);
         }

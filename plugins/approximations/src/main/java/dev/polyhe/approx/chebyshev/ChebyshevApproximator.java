@@ -4,7 +4,7 @@ import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
 import dev.polyhe.api.approx.PolynomialApproximator;
-import dev.polyhe.approx.TargetFunctions;
+import dev.polyhe.api.approx.TargetFunctions;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
 

@@ -1,10 +1,9 @@
 package dev.polyhe.attention.power;
 
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.attention.AttentionKernel;
-import dev.polyhe.api.attention.AttentionMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.Set;
 
@@ -13,27 +12,11 @@ import java.util.Set;
  * Goldschmidt division (21 iterations) on the row mean's domain [lo, hi] = [1e-3, 100]. Same options as
  * {@code power-softmax} except {@code length-agnostic}, which is always on.
  */
-public final class LengthAgnosticPowerSoftmaxMechanism implements AttentionMechanism {
+public final class LengthAgnosticPowerSoftmaxMechanism extends DeclaredMechanism {
     public static final String NAME = "power-softmax-length-agnostic";
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "PowerSoftmax for inference (Eq. 7): (x/L')^p/(ε/L + Mean x^p) with Goldschmidt division";
-    }
-
-    @Override
-    public Set<String> optionNames() {
-        return PowerSoftmaxSettings.COMMON_OPTIONS;
+    public LengthAgnosticPowerSoftmaxMechanism() {
+        super(NAME, "PowerSoftmax for inference (Eq. 7): (x/L')^p/(ε/L + Mean x^p) with Goldschmidt division", PowerSoftmaxSettings.COMMON_OPTIONS);
     }
 
     @Override

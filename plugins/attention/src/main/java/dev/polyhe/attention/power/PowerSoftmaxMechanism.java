@@ -1,10 +1,9 @@
 package dev.polyhe.attention.power;
 
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.attention.AttentionKernel;
-import dev.polyhe.api.attention.AttentionMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.HashSet;
 import java.util.Set;
@@ -15,7 +14,7 @@ import java.util.Set;
  * goldschmidt, default exact) with iterations (default 21), lo and hi (Goldschmidt domain of the denominator,
  * of its row mean when length-agnostic; defaults 1e-3 and 100).
  */
-public final class PowerSoftmaxMechanism implements AttentionMechanism {
+public final class PowerSoftmaxMechanism extends DeclaredMechanism {
     public static final String NAME = "power-softmax";
     private static final Set<String> OPTIONS;
 
@@ -25,24 +24,8 @@ public final class PowerSoftmaxMechanism implements AttentionMechanism {
         OPTIONS = Set.copyOf(o);
     }
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "PowerSoftmax x^p/(ε + Σx^p): stable, ε-Lipschitz, length-agnostic and masked variants";
-    }
-
-    @Override
-    public Set<String> optionNames() {
-        return OPTIONS;
+    public PowerSoftmaxMechanism() {
+        super(NAME, "PowerSoftmax x^p/(ε + Σx^p): stable, ε-Lipschitz, length-agnostic and masked variants", OPTIONS);
     }
 
     @Override

@@ -1,10 +1,9 @@
 package dev.polyhe.attention.relu;
 
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.attention.AttentionKernel;
-import dev.polyhe.api.attention.AttentionMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.Map;
 import java.util.Set;
@@ -13,28 +12,12 @@ import java.util.Set;
  * Service {@code scaled-relu} (Zimerman et al. 2024): options degree (of the Chebyshev ReLU, default 32) and
  * range (R > 0: the polynomial holds on [−R, R], default 8).
  */
-public final class ScaledReluMechanism implements AttentionMechanism {
+public final class ScaledReluMechanism extends DeclaredMechanism {
     public static final String NAME = "scaled-relu";
     static final Set<String> OPTIONS = Set.of("degree", "range");
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "Zimerman et al. 2024 scaled-ReLU attention ReLU(x)/L with a polynomial ReLU";
-    }
-
-    @Override
-    public Set<String> optionNames() {
-        return OPTIONS;
+    public ScaledReluMechanism() {
+        super(NAME, "Zimerman et al. 2024 scaled-ReLU attention ReLU(x)/L with a polynomial ReLU", OPTIONS);
     }
 
     @Override

@@ -1,13 +1,12 @@
 package dev.polyhe.attention.softmax;
 
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.attention.AttentionKernel;
-import dev.polyhe.api.attention.AttentionMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.Map;
 import java.util.Set;
@@ -19,28 +18,12 @@ import java.util.Set;
  * last, accurate one, 1..30, default 14). The defaults give depth 48 without a mask, the figure the paper
  * quotes for this method.
  */
-public final class NormalizeAndSquareMechanism implements AttentionMechanism {
+public final class NormalizeAndSquareMechanism extends DeclaredMechanism {
     public static final String NAME = "softmax-square";
     static final Set<String> OPTIONS = Set.of("squarings", "range", "degree", "iterations", "final-iterations");
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "Cho et al. 2024 normalize-and-square softmax baseline (Taylor exp of x/2^k, k squarings with Goldschmidt normalizations)";
-    }
-
-    @Override
-    public Set<String> optionNames() {
-        return OPTIONS;
+    public NormalizeAndSquareMechanism() {
+        super(NAME, "Cho et al. 2024 normalize-and-square softmax baseline (Taylor exp of x/2^k, k squarings with Goldschmidt normalizations)", OPTIONS);
     }
 
     @Override

@@ -1,13 +1,12 @@
 package dev.polyhe.attention.softmax;
 
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.attention.AttentionKernel;
-import dev.polyhe.api.attention.AttentionMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import dev.polyhe.attention.kernel.RowInverse;
 import java.util.Map;
@@ -18,28 +17,12 @@ import java.util.Set;
  * default 21), subtract-max (default false; true makes it plaintext-only), lo and hi (Goldschmidt domain of
  * the row mean of the exponentials, defaults 1e-3 and 100).
  */
-public final class TaylorGoldschmidtSoftmaxMechanism implements AttentionMechanism {
+public final class TaylorGoldschmidtSoftmaxMechanism extends DeclaredMechanism {
     public static final String NAME = "softmax-taylor-goldschmidt";
     static final Set<String> OPTIONS = Set.of("degree", "iterations", "subtract-max", "lo", "hi");
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "NEXUS-style softmax baseline: Taylor exp (degree 8) and Goldschmidt division (21 iterations)";
-    }
-
-    @Override
-    public Set<String> optionNames() {
-        return OPTIONS;
+    public TaylorGoldschmidtSoftmaxMechanism() {
+        super(NAME, "NEXUS-style softmax baseline: Taylor exp (degree 8) and Goldschmidt division (21 iterations)", OPTIONS);
     }
 
     @Override

@@ -1,7 +1,5 @@
-package dev.polyhe.approx;
+package dev.polyhe.api.approx;
 
-import dev.polyhe.api.approx.ApproximationSpec;
-import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.Options;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,7 +9,8 @@ import java.util.function.DoubleUnaryOperator;
 
 /**
  * The functions a config file can name as an approximation target ({@code function: sigmoid}), so that a spec
- * read from text gets a real {@link DoubleUnaryOperator} to interpolate and to measure errors against.
+ * read from text gets a real {@link DoubleUnaryOperator} to interpolate and to measure errors against. The
+ * exact reference model uses the same definitions (GELU with erf, as Hugging Face's {@code gelu}).
  */
 public final class TargetFunctions {
     private static final double SQRT_HALF = Math.sqrt(0.5);
