@@ -246,18 +246,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return rescale(productRaw(a, b, op), op);
     }
 
-    /** ct·c, not rescaled; integers cost nothing and need no rescale (signalled by a null return). */
-    private Ciphertext constantProductRaw(Ciphertext a, double c, OperatorKind op) {
-        Ciphertext x = withLevels(a, 1, op);
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c));
-    }
-
+    /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
     private Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
         if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
             return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c));
         }
-        return rescale(constantProductRaw(a, c, op), op);
+        Ciphertext x = withLevels(a, 1, op);
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        return rescale(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), op);
     }
 
     private Plaintext encode(double[] values, int level, OperatorKind op) {
