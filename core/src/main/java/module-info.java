@@ -6,6 +6,7 @@ module dev.polyhe.core {
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;
     requires org.slf4j;
+    requires java.management;
 
     exports dev.polyhe.core;
     exports dev.polyhe.core.engine;

@@ -5,8 +5,8 @@ import picocli.CommandLine.Command;
 
 /** {@code polyhe bench ...}: benchmarks that measure side by side in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks: encrypted attention normalization (the paper's Table 5).",
-        subcommands = {BenchAttentionCommand.class})
+        description = "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5).",
+        subcommands = {BenchCkksCommand.class, BenchAttentionCommand.class})
 final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -28,8 +28,27 @@ final class ChainOptions {
             description = "Bits of the scale and of each rescaled prime (default: ${DEFAULT-VALUE}).")
     int scaleBits;
 
+    @Option(names = "--dnum", paramLabel = "D",
+            description = "Key-switching digits of a built chain (default: digits of two primes).")
+    Integer dnum;
+
     @Option(names = "--insecure-test", description = "Accept a built chain below 128-bit security (timing only).")
     boolean insecure;
+
+    /**
+     * The chain shape of OpenFHE's parameter sets in ANCHORS.md: q_0 of S+10 bits (at most 60), L primes of S
+     * bits, and as many 60-bit special primes as one digit of ceil((L+1)/D) primes needs (D defaults to
+     * digits of two primes).
+     */
+    static CkksParameters chain(int logN, int levels, int scaleBits, Integer dnum, SecurityLevel security) {
+        List<Integer> q = new ArrayList<>(List.of(Math.min(60, scaleBits + 10)));
+        q.addAll(Collections.nCopies(levels, scaleBits));
+        int d = dnum != null ? Math.min(dnum, q.size()) : (q.size() + 1) / 2;
+        int alpha = (q.size() + d - 1) / d;
+        int digitBits = q.subList(0, alpha).stream().mapToInt(Integer::intValue).sum();
+        List<Integer> p = Collections.nCopies((digitBits + 59) / 60, 60);
+        return new CkksParameters(logN, q, p, d, scaleBits, 0, security);
+    }
 
     /** The smallest ring (at least 2^10) whose N/2 slots hold a packing of {@code tokens} tokens. */
     static int minLogN(int tokens) {
@@ -50,11 +69,7 @@ final class ChainOptions {
         if (n < minLogN) {
             throw new ErrorReport.InputException("--logN " + n + " is too small: at least " + minLogN + " is needed");
         }
-        List<Integer> q = new ArrayList<>(List.of(scaleBits + 10));
-        q.addAll(Collections.nCopies(levels != null ? levels : neededLevels, scaleBits));
-        // Two special primes cover digits of up to two Q primes.
-        int dnum = (q.size() + 1) / 2;
-        return new CkksParameters(n, q, List.of(60, 60), dnum, scaleBits, 0,
+        return chain(n, levels != null ? levels : neededLevels, scaleBits, dnum,
                 insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
     }
 }

@@ -1,6 +1,8 @@
 package dev.polyhe.launcher;
 
 import dev.polyhe.api.Options;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.InsecureParametersException;
 import dev.polyhe.api.model.CheckpointException;
 import dev.polyhe.core.Plugins;
 import dev.polyhe.core.config.ConfigException;
@@ -12,11 +14,15 @@ import picocli.CommandLine;
 /** Turns exceptions into one clear line on stderr and an exit code; the stack trace only with --verbose. */
 final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
 
-    /** 2 for what the user can fix in their command, config, plugins or input files; 1 otherwise. */
+    /**
+     * 2 for what the user can fix in their command, config, plugins, parameters or input files (a refused HE
+     * parameter set, a foreign or corrupted ciphertext file, a chain too short for the circuit); 1 otherwise.
+     */
     static int exitCode(Throwable e) {
         if (e instanceof ConfigException || e instanceof PluginLoadException || e instanceof CheckpointException
                 || e instanceof Plugins.UnknownPluginException || e instanceof Options.InvalidOptionException
                 || e instanceof InputException || e instanceof NoSuchFileException
+                || e instanceof InsecureParametersException || e instanceof HeException
                 || e instanceof CommandLine.ParameterException) {
             return PolyHeCommand.USAGE;
         }

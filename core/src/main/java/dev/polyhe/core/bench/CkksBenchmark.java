@@ -1,0 +1,235 @@
+package dev.polyhe.core.bench;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.api.he.PublicKey;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SingleLimbNtt;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Backend-agnostic CKKS benchmark over the HE API only: median milliseconds per operation on fresh top-level
+ * ciphertexts with full slots (after warm-up runs), precision in bits against double arithmetic, key sizes
+ * and peak memory. The NTT is timed only when the context offers {@link SingleLimbNtt}.
+ */
+public final class CkksBenchmark {
+    private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+    private static final int[] HOISTED_STEPS = {1, 2, 3, 4, 5, 6, 7, 8};
+
+    private final HeBackend backend;
+    private final CkksParameters parameters;
+    private final int runs;
+    private final int warmup;
+    private final int threads;
+    private final boolean bootstrap;
+
+    public CkksBenchmark(HeBackend backend, CkksParameters parameters, int runs, int warmup, int threads) {
+        this(backend, parameters, runs, warmup, threads, false);
+    }
+
+    /** @param bootstrap also generate bootstrapping keys and time {@code bootstrap} of a level-0 ciphertext */
+    public CkksBenchmark(HeBackend backend, CkksParameters parameters, int runs, int warmup, int threads,
+            boolean bootstrap) {
+        if (runs < 1) {
+            throw new IllegalArgumentException("runs = " + runs + "; at least 1 is needed");
+        }
+        this.backend = backend;
+        this.parameters = parameters;
+        this.runs = runs;
+        this.warmup = Math.max(0, warmup);
+        this.threads = threads;
+        this.bootstrap = bootstrap;
+    }
+
+    /**
+     * One operation's timings: wall-clock median, and the median CPU time of the calling thread (equal to the
+     * wall time on an idle machine with one thread; on a shared, loaded machine it leaves out the time the
+     * thread waited for a core, but also misses work done by pool threads when threads &gt; 1).
+     */
+    public record Timing(double medianMs, int runs, double medianCpuMs) {}
+
+    /** Everything measured, in the order of the JSON form. */
+    public record Result(String backend, int logN, int levels, int threads, Map<String, Timing> ops,
+            Map<String, Double> precisionBits, double relinKeyMb, double rotationKeyMb, double keygenRelinMs,
+            double peakRssMb) {
+
+        /** The JSON object of issue 4: backend, logN, levels, threads, ops, precision_bits, key_mb, peak_rss_mb. */
+        public String toJson() {
+            StringBuilder sb = new StringBuilder();
+            sb.append("{\"backend\": \"").append(backend).append("\", \"logN\": ").append(logN)
+                    .append(", \"levels\": ").append(levels).append(", \"threads\": ").append(threads)
+                    .append(", \"ops\": {");
+            String sep = "";
+            for (Map.Entry<String, Timing> e : ops.entrySet()) {
+                sb.append(sep).append('"').append(e.getKey()).append("\": {\"median_ms\": ")
+                        .append(num(e.getValue().medianMs())).append(", \"runs\": ").append(e.getValue().runs())
+                        .append(", \"median_cpu_ms\": ").append(num(e.getValue().medianCpuMs())).append('}');
+                sep = ", ";
+            }
+            sb.append("}, \"precision_bits\": {");
+            sep = "";
+            for (Map.Entry<String, Double> e : precisionBits.entrySet()) {
+                sb.append(sep).append('"').append(e.getKey()).append("\": ").append(num(e.getValue()));
+                sep = ", ";
+            }
+            sb.append("}, \"key_mb\": {\"relin\": ").append(num(relinKeyMb)).append(", \"rotation\": ")
+                    .append(num(rotationKeyMb)).append("}, \"keygen_relin_ms\": ").append(num(keygenRelinMs))
+                    .append(", \"peak_rss_mb\": ").append(num(peakRssMb)).append('}');
+            return sb.toString();
+        }
+
+        /** A human-readable table. */
+        public String toTable() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format(Locale.ROOT, "%s  N=2^%d  levels=%d  threads=%d%n", backend, logN, levels, threads));
+            for (Map.Entry<String, Timing> e : ops.entrySet()) {
+                sb.append(String.format(Locale.ROOT, "  %-18s %10.3f ms  (median of %d; caller CPU %.3f ms)%n",
+                        e.getKey(), e.getValue().medianMs(), e.getValue().runs(), e.getValue().medianCpuMs()));
+            }
+            for (Map.Entry<String, Double> e : precisionBits.entrySet()) {
+                sb.append(String.format(Locale.ROOT, "  precision %-8s %6.2f bits%n", e.getKey(), e.getValue()));
+            }
+            sb.append(String.format(Locale.ROOT, "  keys: relin %.1f MB, rotation %.1f MB; relin keygen %.0f ms; "
+                    + "peak RSS %.0f MB%n", relinKeyMb, rotationKeyMb, keygenRelinMs, peakRssMb));
+            return sb.toString();
+        }
+
+        private static String num(double v) {
+            return String.format(Locale.ROOT, "%.4f", v);
+        }
+    }
+
+    public Result run() {
+        Map<String, Timing> ops = new LinkedHashMap<>();
+        Map<String, Double> precision = new LinkedHashMap<>();
+        try (HeContext ctx = backend.open(parameters)) {
+            int slots = parameters.slots();
+            int level = parameters.maxLevel();
+            double scale = parameters.scale();
+            Random random = new Random(42);
+            double[] x = new double[slots];
+            double[] y = new double[slots];
+            for (int i = 0; i < slots; i++) {
+                x[i] = 2 * random.nextDouble() - 1;
+                y[i] = 2 * random.nextDouble() - 1;
+            }
+            SecretKey sk = ctx.generateSecretKey();
+            PublicKey pk = ctx.generatePublicKey(sk);
+            long t0 = System.nanoTime();
+            ctx.generateEvaluationKeys(sk, Set.of(), false, false);
+            double keygenRelinMs = (System.nanoTime() - t0) / 1e6;
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(1, 2, 3, 4, 5, 6, 7, 8), bootstrap, bootstrap);
+            Encoder encoder = ctx.encoder();
+            Encryptor encryptor = ctx.encryptor(pk);
+            Decryptor decryptor = ctx.decryptor(sk);
+            Evaluator ev = ctx.evaluator(keys);
+
+            if (ctx instanceof SingleLimbNtt probe) {
+                ops.put("ntt", time(probe.nttOfOneLimb()::run));
+            }
+            Plaintext px = encoder.encode(x, slots, level, scale);
+            Plaintext py = encoder.encode(y, slots, level, scale);
+            ops.put("encode", time(() -> encoder.encode(x, slots, level, scale)));
+            ops.put("encrypt", time(() -> encryptor.encrypt(px)));
+            Ciphertext cx = encryptor.encrypt(px);
+            Ciphertext cy = encryptor.encrypt(py);
+            ops.put("decrypt", time(() -> encoder.decode(decryptor.decrypt(cx))));
+            ops.put("add", time(() -> ev.add(cx, cy)));
+            ops.put("mul_plain", time(() -> ev.multiplyPlain(cx, py)));
+            ops.put("mul_relin", time(() -> ev.multiply(cx, cy)));
+            Ciphertext prod = ev.multiply(cx, cy);
+            ops.put("rescale", time(() -> ev.rescale(prod)));
+            ops.put("rotate", time(() -> ev.rotate(cx, 1)));
+            ops.put("rotate_hoisted_8", time(() -> ev.rotateHoisted(cx, HOISTED_STEPS)));
+
+            double[] xy = new double[slots];
+            double[] rot = new double[slots];
+            for (int i = 0; i < slots; i++) {
+                xy[i] = x[i] * y[i];
+                rot[i] = x[(i + 1) % slots];
+            }
+            precision.put("encode", bits(x, encoder.decode(px)));
+            precision.put("encrypt", bits(x, encoder.decode(decryptor.decrypt(cx))));
+            precision.put("mul_relin", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(prod)))));
+            precision.put("mul_plain", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(ev.multiplyPlain(cx, py))))));
+            precision.put("rotate", bits(rot, encoder.decode(decryptor.decrypt(ev.rotate(cx, 1)))));
+            if (bootstrap) {
+                Ciphertext bottom = ev.dropToLevel(cx, 0);
+                ops.put("bootstrap", time(() -> ev.bootstrap(bottom)));
+                precision.put("bootstrap", bits(x, encoder.decode(decryptor.decrypt(ev.bootstrap(bottom)))));
+            }
+            double mb = 1024.0 * 1024.0;
+            return new Result(backend.name(), parameters.logN(), level, threads, ops, precision,
+                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMb());
+        }
+    }
+
+    private Timing time(Supplier<?> op) {
+        return time((Runnable) op::get);
+    }
+
+    private Timing time(Runnable op) {
+        for (int i = 0; i < warmup; i++) {
+            op.run();
+        }
+        double[] ms = new double[runs];
+        double[] cpu = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            long c = CPU.getCurrentThreadCpuTime();
+            long t = System.nanoTime();
+            op.run();
+            ms[i] = (System.nanoTime() - t) / 1e6;
+            cpu[i] = (CPU.getCurrentThreadCpuTime() - c) / 1e6;
+        }
+        return new Timing(median(ms), runs, median(cpu));
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    private static double bits(double[] expected, double[] actual) {
+        double max = 0;
+        for (int i = 0; i < expected.length; i++) {
+            max = Math.max(max, Math.abs(expected[i] - actual[i]));
+        }
+        return max == 0 ? 64 : -Math.log(max) / Math.log(2);
+    }
+
+    /** Peak resident set size from /proc (Linux), else the JVM's committed heap. */
+    static double peakRssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    String kb = line.substring(6).trim().split("\\s+")[0];
+                    return Long.parseLong(kb) / 1024.0;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: fall through
+        }
+        return Runtime.getRuntime().totalMemory() / (1024.0 * 1024.0);
+    }
+}

@@ -1,0 +1,645 @@
+package dev.polyhe.he.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.HeSerializer;
+import dev.polyhe.api.he.InsecureParametersException;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.api.he.PublicKey;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SecurityLevel;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What every {@link HeBackend} must do, checked against plaintext double arithmetic. A backend's test extends
+ * this class and supplies the backend and parameters; it inherits every check. Precision is asserted in bits,
+ * −log2(max |error|) over all slots, with inputs in [−1, 1]; the thresholds follow from the parameters
+ * (override {@link #minimumBits} where a backend documents a different figure).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class HeBackendConformanceTest {
+    /** The backend under test. */
+    protected abstract HeBackend backend();
+
+    /** The parameter set most checks run on (small insecure rings keep the kit fast). */
+    protected abstract CkksParameters parameters();
+
+    /** A different parameter set of the same backend: its blobs and ciphertexts must be refused here. */
+    protected abstract CkksParameters otherParameters();
+
+    /** Rotation steps checked one by one: by default every power of two below the slot count. */
+    protected List<Integer> powerOfTwoSteps() {
+        List<Integer> steps = new ArrayList<>();
+        for (int s = 1; s < parameters().slots(); s <<= 1) {
+            steps.add(s);
+        }
+        return steps;
+    }
+
+    /** Random (non power-of-two) steps, fixed per run by the seed, plus a negative one. */
+    protected List<Integer> randomSteps() {
+        Random r = new Random(7);
+        int slots = parameters().slots();
+        return List.of(3 + r.nextInt(slots - 4), 5 + r.nextInt(slots / 2), -1);
+    }
+
+    /**
+     * The least precision in bits an operation must reach. Defaults: encoding loses about logN/2 bits to
+     * rounding; encryption and every homomorphic operation about logN + 7 bits to noise and rescaling (a chain
+     * of products, and a product by the integer 3, one and a half bits more).
+     */
+    protected double minimumBits(String operation) {
+        CkksParameters p = parameters();
+        double scaleBits = Math.min(p.logScale(), 45);
+        if (operation.equals("encode")) {
+            return scaleBits - p.logN() / 2.0 - 6;
+        }
+        double bits = scaleBits - p.logN() - 7;
+        return operation.equals("multiply-chain") || operation.equals("multiplyInteger") ? bits - 1.5 : bits;
+    }
+
+    protected HeContext context;
+    protected SecretKey secretKey;
+    protected PublicKey publicKey;
+    protected EvaluationKeys evaluationKeys;
+    protected Encoder encoder;
+    protected Encryptor encryptor;
+    protected Encryptor symmetricEncryptor;
+    protected Decryptor decryptor;
+    protected Evaluator evaluator;
+    protected int slots;
+    protected int maxLevel;
+    protected double scale;
+    private final Random random = new Random(20240611);
+
+    @BeforeAll
+    public void openContextAndKeys() {
+        CkksParameters p = parameters();
+        context = backend().open(p);
+        slots = p.slots();
+        maxLevel = p.maxLevel();
+        scale = p.scale();
+        secretKey = context.generateSecretKey();
+        publicKey = context.generatePublicKey(secretKey);
+        Set<Integer> steps = new LinkedHashSet<>(powerOfTwoSteps());
+        steps.addAll(randomSteps());
+        evaluationKeys = context.generateEvaluationKeys(secretKey, steps, true, false);
+        encoder = context.encoder();
+        encryptor = context.encryptor(publicKey);
+        symmetricEncryptor = context.encryptor(secretKey);
+        decryptor = context.decryptor(secretKey);
+        evaluator = context.evaluator(evaluationKeys);
+    }
+
+    @AfterAll
+    public void closeContext() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------------------
+
+    protected double[] randomVector(int n) {
+        double[] v = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = 2 * random.nextDouble() - 1;
+        }
+        return v;
+    }
+
+    protected Ciphertext encrypt(double[] v) {
+        return encryptor.encrypt(encoder.encode(v, slots, maxLevel, scale));
+    }
+
+    protected double[] decrypt(Ciphertext c) {
+        return encoder.decode(decryptor.decrypt(c));
+    }
+
+    /** −log2 of the largest absolute difference. */
+    protected static double precisionBits(double[] expected, double[] actual) {
+        assertEquals(expected.length, actual.length, "slot count");
+        double max = 0;
+        for (int i = 0; i < expected.length; i++) {
+            max = Math.max(max, Math.abs(expected[i] - actual[i]));
+        }
+        return max == 0 ? 64 : -Math.log(max) / Math.log(2);
+    }
+
+    protected void assertPrecision(String operation, double[] expected, double[] actual) {
+        double bits = precisionBits(expected, actual);
+        double min = minimumBits(operation);
+        assertTrue(bits >= min, String.format("%s: precision %.2f bits, at least %.2f required", operation, bits, min));
+    }
+
+    private static double[] rotateLeft(double[] v, int step) {
+        int n = v.length;
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = v[Math.floorMod(i + step, n)];
+        }
+        return out;
+    }
+
+    private static byte[] bytes(IoWriter w) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        w.write(out);
+        return out.toByteArray();
+    }
+
+    @FunctionalInterface
+    private interface IoWriter {
+        void write(ByteArrayOutputStream out) throws IOException;
+    }
+
+    // ---- encoding and encryption ---------------------------------------------------------------------------
+
+    @Test
+    public void encodeDecodeFullAndSparseSlots() {
+        double[] v = randomVector(slots);
+        Plaintext pt = encoder.encode(v, slots, maxLevel, scale);
+        assertEquals(maxLevel, pt.level());
+        assertEquals(scale, pt.scale());
+        assertPrecision("encode", v, encoder.decode(pt));
+        for (int sparse : new int[] {1, 8, slots / 4}) {
+            double[] w = randomVector(sparse);
+            Plaintext sp = encoder.encode(w, sparse, maxLevel, scale);
+            assertEquals(sparse, sp.slots());
+            assertPrecision("encode", w, encoder.decode(sp));
+        }
+        double[] shorter = randomVector(slots / 2 + 1);
+        double[] padded = Arrays.copyOf(shorter, slots);
+        assertPrecision("encode", padded, encoder.decode(encoder.encode(shorter, slots, 0, scale)));
+    }
+
+    @Test
+    public void encodeDecodeComplex() {
+        double[] re = randomVector(slots);
+        double[] im = randomVector(slots);
+        double[][] out = encoder.decodeComplex(encoder.encodeComplex(re, im, slots, maxLevel, scale));
+        assertPrecision("encode", re, out[0]);
+        assertPrecision("encode", im, out[1]);
+    }
+
+    @Test
+    public void encryptDecryptPublicAndSecretKey() {
+        double[] v = randomVector(slots);
+        Plaintext pt = encoder.encode(v, slots, maxLevel, scale);
+        Ciphertext pk = encryptor.encrypt(pt);
+        Ciphertext sk = symmetricEncryptor.encrypt(pt);
+        assertEquals(maxLevel, pk.level());
+        assertEquals(scale, pk.scale());
+        assertEquals(slots, pk.slots());
+        assertEquals(secretKey.keySetId(), pk.keySetId());
+        assertEquals(context.parameterHash(), pk.parameterHash());
+        assertPrecision("encrypt-pk", v, decrypt(pk));
+        assertPrecision("encrypt-sk", v, decrypt(sk));
+        double[] w = randomVector(4);
+        Ciphertext low = encryptor.encrypt(encoder.encode(w, 4, 1, scale));
+        assertEquals(1, low.level());
+        assertPrecision("encrypt-pk", w, decrypt(low));
+    }
+
+    @Test
+    public void encryptionIsRandomized() {
+        double[] v = randomVector(slots);
+        Plaintext pt = encoder.encode(v, slots, maxLevel, scale);
+        double[] a = decrypt(encryptor.encrypt(pt));
+        double[] b = decrypt(encryptor.encrypt(pt));
+        assertFalse(Arrays.equals(a, b), "two encryptions of one plaintext decrypt to identical noise");
+    }
+
+    // ---- linear operations ---------------------------------------------------------------------------------
+
+    @Test
+    public void addSubNegate() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        Ciphertext cy = encrypt(y);
+        double[] sum = new double[slots];
+        double[] diff = new double[slots];
+        double[] neg = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            sum[i] = x[i] + y[i];
+            diff[i] = x[i] - y[i];
+            neg[i] = -x[i];
+        }
+        assertPrecision("add", sum, decrypt(evaluator.add(cx, cy)));
+        assertPrecision("sub", diff, decrypt(evaluator.sub(cx, cy)));
+        assertPrecision("negate", neg, decrypt(evaluator.negate(cx)));
+    }
+
+    @Test
+    public void addPlainAndConstant() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        double[] sum = new double[slots];
+        double[] plusC = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            sum[i] = x[i] + y[i];
+            plusC[i] = x[i] + 0.3125;
+        }
+        assertPrecision("addPlain", sum, decrypt(evaluator.addPlain(cx, encoder.encode(y, slots, maxLevel, scale))));
+        assertPrecision("addConstant", plusC, decrypt(evaluator.addConstant(cx, 0.3125)));
+    }
+
+    // ---- multiplications -----------------------------------------------------------------------------------
+
+    @Test
+    public void multiplyRelinearizeRescale() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext prod = evaluator.multiply(encrypt(x), encrypt(y));
+        assertEquals(maxLevel, prod.level());
+        assertEquals(scale * scale, prod.scale(), scale * scale * 1e-12, "the product's scale is the product of scales");
+        Ciphertext r = evaluator.rescale(prod);
+        assertEquals(maxLevel - 1, r.level());
+        double[] expected = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            expected[i] = x[i] * y[i];
+        }
+        assertPrecision("multiply", expected, decrypt(r));
+        assertPrecision("multiply", expected, decrypt(prod));
+    }
+
+    @Test
+    public void multiplyPlain() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext r = evaluator.rescale(evaluator.multiplyPlain(encrypt(x), encoder.encode(y, slots, maxLevel, scale)));
+        double[] expected = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            expected[i] = x[i] * y[i];
+        }
+        assertEquals(maxLevel - 1, r.level());
+        assertPrecision("multiplyPlain", expected, decrypt(r));
+    }
+
+    @Test
+    public void multiplyConstantRealAndInteger() {
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        double c = -0.7431;
+        Ciphertext byC = evaluator.rescale(evaluator.multiplyConstant(cx, c));
+        assertEquals(maxLevel - 1, byC.level());
+        assertEquals(scale, byC.scale(), scale * 1e-9, "multiplyConstant then rescale restores the scale exactly");
+        double[] expC = new double[slots];
+        double[] expK = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            expC[i] = c * x[i];
+            expK[i] = -3 * x[i];
+        }
+        assertPrecision("multiplyConstant", expC, decrypt(byC));
+        Ciphertext byK = evaluator.multiplyInteger(cx, -3);
+        assertEquals(cx.level(), byK.level());
+        assertEquals(cx.scale(), byK.scale());
+        assertPrecision("multiplyInteger", expK, decrypt(byK));
+    }
+
+    @Test
+    public void differentLevelsAreAlignedToTheLowerOne() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        Ciphertext cy = evaluator.dropToLevel(encrypt(y), maxLevel - 1);
+        assertEquals(maxLevel - 1, cy.level());
+        Ciphertext sum = evaluator.add(cx, cy);
+        assertEquals(maxLevel - 1, sum.level());
+        double[] s = new double[slots];
+        double[] p = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            s[i] = x[i] + y[i];
+            p[i] = x[i] * y[i];
+        }
+        assertPrecision("add", s, decrypt(sum));
+        Ciphertext prod = evaluator.rescale(evaluator.multiply(cy, cx));
+        assertEquals(maxLevel - 2, prod.level());
+        assertPrecision("multiply", p, decrypt(prod));
+    }
+
+    @Test
+    public void depthExhaustingChainThenOutOfLevels() {
+        double[] acc = new double[slots];
+        Arrays.fill(acc, 1);
+        Ciphertext c = encrypt(randomVector(slots));
+        double[] first = decrypt(c);
+        System.arraycopy(first, 0, acc, 0, slots);
+        for (int level = maxLevel; level > 0; level--) {
+            double[] y = new double[slots];
+            for (int i = 0; i < slots; i++) {
+                y[i] = 0.75 + 0.5 * random.nextDouble();
+                acc[i] *= y[i];
+            }
+            Ciphertext cy = encryptor.encrypt(encoder.encode(y, slots, c.level(), c.scale()));
+            c = evaluator.rescale(evaluator.multiply(c, cy));
+            assertEquals(level - 1, c.level());
+            assertPrecision("multiply-chain", acc, decrypt(c));
+        }
+        Ciphertext last = c;
+        HeException e = assertThrows(HeException.class, () -> evaluator.rescale(last));
+        assertTrue(e.getMessage().toLowerCase().contains("level"), "the error says levels ran out: " + e.getMessage());
+        HeException m = assertThrows(HeException.class, () -> evaluator.rescale(evaluator.multiply(last, last)));
+        assertTrue(m.getMessage().toLowerCase().contains("level"), m.getMessage());
+    }
+
+    // ---- rotations and conjugation -------------------------------------------------------------------------
+
+    @Test
+    public void rotationsByEveryPowerOfTwoAndRandomSteps() {
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        List<Integer> steps = new ArrayList<>(powerOfTwoSteps());
+        steps.addAll(randomSteps());
+        for (int step : steps) {
+            assertPrecision("rotate", rotateLeft(x, step), decrypt(evaluator.rotate(cx, step)));
+        }
+    }
+
+    /**
+     * Key switching (rotation, conjugation) must add little noise beyond a fresh encryption's: at most two bits
+     * of precision. A biased basis conversion or special primes smaller than a digit show up here first.
+     */
+    @Test
+    public void keySwitchingAddsLittleNoise() {
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        double fresh = precisionBits(x, decrypt(cx));
+        double rotated = precisionBits(rotateLeft(x, 1), decrypt(evaluator.rotate(cx, 1)));
+        double[] conj = decrypt(evaluator.conjugate(cx));
+        double conjugated = precisionBits(x, conj);
+        assertTrue(rotated >= fresh - 2, String.format("rotation: %.2f bits, fresh encryption %.2f", rotated, fresh));
+        assertTrue(conjugated >= fresh - 2, String.format("conjugation: %.2f bits, fresh %.2f", conjugated, fresh));
+    }
+
+    @Test
+    public void rotationOfSparseSlots() {
+        int sparse = 8;
+        double[] x = randomVector(sparse);
+        Ciphertext cx = encryptor.encrypt(encoder.encode(x, sparse, maxLevel, scale));
+        assertPrecision("rotate", rotateLeft(x, 1), decrypt(evaluator.rotate(cx, 1)));
+        assertPrecision("rotate", rotateLeft(x, -1), decrypt(evaluator.rotate(cx, -1)));
+    }
+
+    @Test
+    public void hoistedRotationsEqualPlainRotations() {
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        List<Integer> list = new ArrayList<>(powerOfTwoSteps());
+        list.addAll(randomSteps());
+        list.add(0);
+        int[] steps = list.stream().mapToInt(Integer::intValue).toArray();
+        Ciphertext[] hoisted = evaluator.rotateHoisted(cx, steps);
+        assertEquals(steps.length, hoisted.length);
+        for (int k = 0; k < steps.length; k++) {
+            double[] viaHoisting = decrypt(hoisted[k]);
+            double[] plain = decrypt(evaluator.rotate(cx, steps[k]));
+            assertEquals(cx.level(), hoisted[k].level());
+            assertPrecision("rotateHoisted", rotateLeft(x, steps[k]), viaHoisting);
+            assertPrecision("rotateHoisted", plain, viaHoisting);
+        }
+    }
+
+    @Test
+    public void conjugationOfComplexSlots() {
+        double[] re = randomVector(slots);
+        double[] im = randomVector(slots);
+        Ciphertext c = encryptor.encrypt(encoder.encodeComplex(re, im, slots, maxLevel, scale));
+        double[][] out = encoder.decodeComplex(decryptor.decrypt(evaluator.conjugate(c)));
+        double[] negIm = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            negIm[i] = -im[i];
+        }
+        assertPrecision("conjugate", re, out[0]);
+        assertPrecision("conjugate", negIm, out[1]);
+    }
+
+    @Test
+    public void missingRotationKeyFailsUnlessOnDemand() {
+        EvaluationKeys few = context.generateEvaluationKeys(secretKey, Set.of(1), false, false);
+        Evaluator strict = context.evaluator(few);
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        int step = 3;
+        assertThrows(HeException.class, () -> strict.rotate(cx, step));
+        assertThrows(HeException.class, () -> strict.conjugate(cx));
+        Evaluator onDemand = context.evaluator(few, secretKey);
+        assertPrecision("rotate", rotateLeft(x, step), decrypt(onDemand.rotate(cx, step)));
+    }
+
+    // ---- misuse --------------------------------------------------------------------------------------------
+
+    @Test
+    public void scaleMismatchIsRefusedNamingBothScales() {
+        Ciphertext a = encrypt(randomVector(slots));
+        Ciphertext squared = evaluator.multiply(a, a); // scale Δ², same level
+        HeException e = assertThrows(HeException.class, () -> evaluator.add(a, squared));
+        assertTrue(e.getMessage().contains("scale"), e.getMessage());
+        assertThrows(HeException.class, () -> evaluator.sub(squared, a));
+        Plaintext p = encoder.encode(randomVector(slots), slots, maxLevel, scale * 4);
+        assertThrows(HeException.class, () -> evaluator.addPlain(a, p));
+    }
+
+    @Test
+    public void anotherKeySetIsRefusedBeforeArithmetic() throws IOException {
+        SecretKey other = context.generateSecretKey();
+        assertFalse(other.keySetId().equals(secretKey.keySetId()), "key-set ids are distinct");
+        Ciphertext foreign = context.encryptor(context.generatePublicKey(other))
+                .encrypt(encoder.encode(randomVector(slots), slots, maxLevel, scale));
+        Ciphertext mine = encrypt(randomVector(slots));
+        assertThrows(HeException.class, () -> evaluator.add(mine, foreign));
+        assertThrows(HeException.class, () -> evaluator.multiply(foreign, mine));
+        assertThrows(HeException.class, () -> evaluator.rotate(foreign, 1));
+        assertThrows(HeException.class, () -> decryptor.decrypt(foreign));
+        HeSerializer ser = context.serializer();
+        byte[] blob = bytes(out -> ser.writeCiphertext(foreign, out));
+        Ciphertext readBack = ser.readCiphertext(new ByteArrayInputStream(blob));
+        assertEquals(other.keySetId(), readBack.keySetId());
+        assertThrows(HeException.class, () -> evaluator.add(mine, readBack));
+        assertThrows(HeException.class, () -> decryptor.decrypt(readBack));
+    }
+
+    @Test
+    public void anotherParameterSetIsRefused() throws IOException {
+        try (HeContext other = backend().open(otherParameters())) {
+            assertFalse(other.parameterHash().equals(context.parameterHash()), "parameter hashes differ");
+            SecretKey sk = other.generateSecretKey();
+            Ciphertext foreign = other.encryptor(sk).encrypt(
+                    other.encoder().encode(new double[] {0.5}, 1, other.parameters().maxLevel(), other.parameters().scale()));
+            Ciphertext mine = encrypt(randomVector(slots));
+            assertThrows(HeException.class, () -> evaluator.add(mine, foreign));
+            assertThrows(HeException.class, () -> decryptor.decrypt(foreign));
+            byte[] ctBlob = bytes(out -> other.serializer().writeCiphertext(foreign, out));
+            HeException e = assertThrows(HeException.class,
+                    () -> context.serializer().readCiphertext(new ByteArrayInputStream(ctBlob)));
+            assertTrue(e.getMessage().contains(other.parameterHash()), "names the blob's parameters: " + e.getMessage());
+            byte[] skBlob = bytes(out -> other.serializer().writeSecretKey(sk, out));
+            assertThrows(HeException.class, () -> context.serializer().readSecretKey(new ByteArrayInputStream(skBlob)));
+            Plaintext otherPt = other.encoder().encode(new double[] {1}, 1, 0, other.parameters().scale());
+            assertThrows(HeException.class, () -> evaluator.multiplyPlain(mine, otherPt));
+        }
+    }
+
+    @Test
+    public void insecureParametersNeedTheExplicitOptIn() {
+        CkksParameters p = parameters();
+        List<Integer> big = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            big.add(55);
+        }
+        CkksParameters weak = new CkksParameters(p.logN(), big, List.of(55), 2, p.logScale(), 0, SecurityLevel.HES_128);
+        InsecureParametersException e = assertThrows(InsecureParametersException.class, () -> backend().open(weak));
+        assertTrue(e.getMessage().contains("insecure-test"), "the message names the opt-in: " + e.getMessage());
+        CkksParameters small = new CkksParameters(10, List.of(40, 30), List.of(45), 2, 30, 0, SecurityLevel.HES_128);
+        assertThrows(InsecureParametersException.class, () -> backend().open(small));
+        CkksParameters optedIn = new CkksParameters(10, List.of(40, 30), List.of(45), 2, 30, 0,
+                SecurityLevel.INSECURE_TEST);
+        try (HeContext c = backend().open(optedIn)) {
+            assertEquals(optedIn, c.parameters());
+        }
+    }
+
+    /** log2(QP) bounds of the HE Security Standard at 128 bits (ternary secret), for N = 2^10 .. 2^16. */
+    private static final int[] MAX_LOG_QP_128 = {27, 54, 109, 218, 438, 881, 1761};
+
+    @Test
+    public void presetsAreListedAndSecureOnesFitTheStandard() {
+        List<String> presets = backend().presets();
+        assertFalse(presets.isEmpty());
+        for (String name : presets) {
+            CkksParameters p = backend().preset(name);
+            if (p.security() == SecurityLevel.HES_128) {
+                assertTrue(p.logN() >= 10 && p.logN() <= 16, name + ": logN = " + p.logN());
+                int bound = MAX_LOG_QP_128[p.logN() - 10];
+                assertTrue(p.logQP() <= bound, name + ": log QP = " + p.logQP() + " exceeds " + bound);
+            }
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend().preset("no-such"));
+        assertTrue(e.getMessage().contains(presets.get(0)), "lists the known presets: " + e.getMessage());
+    }
+
+    @Test
+    public void secretKeyIsNotPrinted() throws IOException {
+        byte[] blob = bytes(out -> context.serializer().writeSecretKey(secretKey, out));
+        String s = secretKey.toString();
+        assertTrue(s.length() < 200, "toString of a secret key is short: " + s.length() + " characters");
+        assertTrue(blob.length > context.parameters().ringDegree() / 8, "the explicit call writes the key");
+    }
+
+    // ---- serialization -------------------------------------------------------------------------------------
+
+    @Test
+    public void serializationRoundTrips() throws IOException {
+        HeSerializer ser = context.serializer();
+        CkksParameters p = ser.readParameters(new ByteArrayInputStream(bytes(out -> ser.writeParameters(parameters(), out))));
+        assertEquals(parameters(), p);
+
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        Ciphertext cx2 = ser.readCiphertext(new ByteArrayInputStream(bytes(out -> ser.writeCiphertext(cx, out))));
+        assertEquals(cx.level(), cx2.level());
+        assertEquals(cx.scale(), cx2.scale());
+        assertEquals(cx.slots(), cx2.slots());
+        assertEquals(cx.keySetId(), cx2.keySetId());
+        assertArrayEqualsExactly(decrypt(cx), decrypt(cx2));
+
+        Plaintext py = encoder.encode(y, slots, maxLevel - 1, scale);
+        Plaintext py2 = ser.readPlaintext(new ByteArrayInputStream(bytes(out -> ser.writePlaintext(py, out))));
+        assertEquals(py.level(), py2.level());
+        assertArrayEqualsExactly(encoder.decode(py), encoder.decode(py2));
+
+        PublicKey pk2 = ser.readPublicKey(new ByteArrayInputStream(bytes(out -> ser.writePublicKey(publicKey, out))));
+        assertEquals(publicKey.keySetId(), pk2.keySetId());
+        assertPrecision("encrypt-pk", x, decrypt(context.encryptor(pk2).encrypt(encoder.encode(x, slots, maxLevel, scale))));
+
+        SecretKey sk2 = ser.readSecretKey(new ByteArrayInputStream(bytes(out -> ser.writeSecretKey(secretKey, out))));
+        assertEquals(secretKey.keySetId(), sk2.keySetId());
+        assertArrayEqualsExactly(decrypt(cx), encoder.decode(context.decryptor(sk2).decrypt(cx)));
+
+        EvaluationKeys small = context.generateEvaluationKeys(secretKey, Set.of(5), true, false);
+        EvaluationKeys ek2 = ser.readEvaluationKeys(new ByteArrayInputStream(bytes(out -> ser.writeEvaluationKeys(small, out))));
+        assertEquals(small.rotationSteps(), ek2.rotationSteps());
+        assertEquals(small.hasConjugation(), ek2.hasConjugation());
+        assertEquals(small.keySetId(), ek2.keySetId());
+        assertEquals(small.relinearizationKeyBytes(), ek2.relinearizationKeyBytes());
+        Evaluator ev2 = context.evaluator(ek2);
+        double[] prod = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            prod[i] = x[i] * y[i];
+        }
+        assertPrecision("multiply", prod, decrypt(ev2.rescale(ev2.multiply(cx2, encrypt(y)))));
+        assertPrecision("rotate", rotateLeft(x, 5), decrypt(ev2.rotate(cx2, 5)));
+    }
+
+    private static void assertArrayEqualsExactly(double[] a, double[] b) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(a, b, "a round trip changes nothing");
+    }
+
+    @Test
+    public void corruptedTruncatedAndMislabelledBlobsAreRefused() throws IOException {
+        HeSerializer ser = context.serializer();
+        Ciphertext cx = encrypt(randomVector(slots));
+        byte[] blob = bytes(out -> ser.writeCiphertext(cx, out));
+        Random r = new Random(3);
+        for (int trial = 0; trial < 8; trial++) {
+            byte[] bad = blob.clone();
+            int at = trial == 0 ? 0 : trial == 1 ? blob.length - 1 : r.nextInt(blob.length);
+            bad[at] ^= (byte) (1 << r.nextInt(8));
+            HeException e = assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(bad)),
+                    "a flipped bit at byte " + at + " is detected");
+            assertFalse(e.getMessage().isBlank());
+        }
+        byte[] truncated = Arrays.copyOf(blob, blob.length / 2);
+        assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(truncated)));
+        assertThrows(HeException.class, () -> ser.readPlaintext(new ByteArrayInputStream(blob)),
+                "a ciphertext blob is not a plaintext");
+        assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(new byte[64])));
+        byte[] pkBlob = bytes(out -> ser.writePublicKey(publicKey, out));
+        assertThrows(HeException.class, () -> ser.readEvaluationKeys(new ByteArrayInputStream(pkBlob)));
+    }
+
+    @Test
+    public void blobsAreSelfDelimitedInOneStream() throws IOException {
+        HeSerializer ser = context.serializer();
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext a = encrypt(x);
+        Ciphertext b = encrypt(y);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ser.writeCiphertext(a, out);
+        ser.writeCiphertext(b, out);
+        ByteArrayInputStream in = new ByteArrayInputStream(out.toByteArray());
+        Ciphertext a2 = ser.readCiphertext(in);
+        Ciphertext b2 = ser.readCiphertext(in);
+        assertEquals(0, in.available());
+        assertPrecision("encrypt-pk", x, decrypt(a2));
+        assertPrecision("encrypt-pk", y, decrypt(b2));
+    }
+}

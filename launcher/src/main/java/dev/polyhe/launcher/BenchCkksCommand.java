@@ -1,0 +1,73 @@
+package dev.polyhe.launcher;
+
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.bench.CkksBenchmark;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code polyhe bench ckks}: median time per HE operation, precision, key sizes, peak memory. */
+@Command(name = "ckks", mixinStandardHelpOptions = true,
+        description = {"Median milliseconds per CKKS operation (ntt, encode, encrypt, decrypt, add, mul_plain, "
+                + "mul_relin, rescale, rotate, rotate_hoisted_8, bootstrap with --op bootstrap), precision bits, "
+                + "key sizes and peak memory, on a preset (N<logN>-128 by default) or a chain built like OpenFHE's "
+                + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
+final class BenchCkksCommand implements Callable<Integer> {
+    enum Format { json, table }
+
+    @Mixin
+    CommonOptions common;
+
+    @Mixin
+    ChainOptions chain;
+
+    @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Option(names = "--threads", paramLabel = "T", description = "Worker threads of the backend (default: all cores).")
+    Integer threads;
+
+    @Option(names = "--op", paramLabel = "bootstrap", description = "Also time this operation (bootstrap).")
+    String op;
+
+    @Option(names = "--runs", defaultValue = "7", description = "Timed runs per operation (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--warmup", defaultValue = "3", description = "Untimed runs first (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--format", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (op != null && !op.equals("bootstrap")) {
+            throw new ErrorReport.InputException("--op '" + op + "' is not known; allowed: bootstrap");
+        }
+        if (threads != null) {
+            if (threads < 1) {
+                throw new ErrorReport.InputException("--threads must be >= 1, got " + threads);
+            }
+            // Read by the CPU backend when it is instantiated, which happens as the plugins are discovered below.
+            System.setProperty("polyhe.cpu.threads", Integer.toString(threads));
+        }
+        try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
+            HeBackend he = polyhe.plugins().backend(backend);
+            int logN = chain.logN != null ? chain.logN : 14;
+            var params = chain.preset == null && chain.levels == null ? he.preset("N" + logN + "-128")
+                    : chain.resolve(he, logN);
+            int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+            var result = new CkksBenchmark(he, params, runs, warmup, t, "bootstrap".equals(op)).run();
+            var out = spec.commandLine().getOut();
+            out.println(format == Format.json ? result.toJson() : result.toTable());
+            out.flush();
+        }
+        return PolyHeCommand.OK;
+    }
+}

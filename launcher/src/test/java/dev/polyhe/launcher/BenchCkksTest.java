@@ -1,0 +1,56 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.SecurityLevel;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code polyhe bench ckks}: the issue's JSON object, measured; and the OpenFHE-shaped chains. */
+class BenchCkksTest {
+    @Test
+    void measuresEveryOperationAndWritesTheIssueJson() throws Exception {
+        var r = polyhe("bench", "ckks", "--preset", "insecure-test-N10", "--runs", "3", "--warmup", "1",
+                "--threads", "1", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertEquals("ckks-cpu", json.get("backend").asText());
+        assertEquals(10, json.get("logN").asInt());
+        assertEquals(1, json.get("threads").asInt());
+        for (String op : List.of("ntt", "encode", "encrypt", "decrypt", "add", "mul_plain", "mul_relin", "rescale",
+                "rotate", "rotate_hoisted_8")) {
+            JsonNode o = json.get("ops").get(op);
+            assertTrue(o != null && o.get("median_ms").asDouble() > 0, op + " in " + json);
+            assertEquals(3, o.get("runs").asInt());
+        }
+        assertTrue(json.get("precision_bits").get("mul_relin").asDouble() > 15, json.toString());
+        assertTrue(json.get("key_mb").get("rotation").asDouble() > json.get("key_mb").get("relin").asDouble(),
+                "eight rotation keys outweigh one relinearization key");
+        assertTrue(json.get("peak_rss_mb").asDouble() > 0);
+    }
+
+    @Test
+    void chainOptionsBuildTheOpenFheShapedChain() {
+        CkksParameters p = ChainOptions.chain(16, 24, 59, 7, SecurityLevel.HES_128);
+        assertEquals(25, p.logQ().size());
+        assertEquals(60, p.logQ().get(0));
+        assertEquals(59, p.logQ().get(24));
+        assertEquals(List.of(60, 60, 60, 60), p.logP());
+        assertEquals(7, p.dnum());
+        CkksParameters n14 = ChainOptions.chain(14, 8, 40, 9, SecurityLevel.HES_128);
+        assertEquals(List.of(60), n14.logP());
+        assertEquals(50, n14.logQ().get(0));
+    }
+
+    @Test
+    void weakBuiltChainsAreRefusedWithoutTheOptIn() {
+        var r = polyhe("bench", "ckks", "--logN", "12", "--levels", "30", "--runs", "1", "--warmup", "0");
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().contains("insecure-test"), r.err());
+    }
+}

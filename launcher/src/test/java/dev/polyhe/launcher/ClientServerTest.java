@@ -1,0 +1,154 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The client/server split through the command line, exchanging files only: keys generate, encrypt, eval (with a
+ * key folder that has no secret key at all), decrypt; the decrypted logits match the plaintext polynomial model.
+ * A one-layer model and light approximations keep the circuit shallow enough for a small insecure ring.
+ */
+class ClientServerTest {
+    @TempDir
+    static Path dir;
+
+    static Path model;
+    static Path config;
+    static Path input;
+    static Path calibration;
+    static Path keys;
+    static Path serverKeys;
+    static JsonNode poly;
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        model = TinyCheckpoint.write(dir.resolve("model"), 3);
+        input = dir.resolve("input.json");
+        Files.writeString(input, "{\"input_ids\": [[1, 5, 9, 3, 12, 7]]}");
+        config = dir.resolve("light.yaml");
+        Files.writeString(config, """
+                inference:
+                  attention: {name: power-softmax-length-agnostic}
+                  inv-sqrt: {name: goldschmidt-inv-sqrt, options: {iterations: 5}}
+                  gelu: {name: gelu-sigmoid, options: {degree: 7}}
+                  attention-division: {division: goldschmidt, iterations: 9}
+                """);
+        calibration = dir.resolve("cal.json");
+        var cal = polyhe("calibrate", "--model", model.toString(), "--input", input.toString(), "--config",
+                config.toString(), "--output", calibration.toString());
+        assertEquals(0, cal.code(), cal.err());
+        Path polyOut = dir.resolve("poly.json");
+        var inf = polyhe("infer", "--engine", "poly", "--model", model.toString(), "--input", input.toString(),
+                "--config", config.toString(), "--calibration", calibration.toString(), "--output", polyOut.toString());
+        assertEquals(0, inf.code(), inf.err());
+        Matcher m = Pattern.compile("depth (\\d+)").matcher(inf.out());
+        assertTrue(m.find(), inf.out());
+        int depth = Integer.parseInt(m.group(1));
+        poly = new ObjectMapper().readTree(polyOut.toFile());
+        keys = dir.resolve("keys");
+        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + 1), "--insecure-test",
+                "--max-tokens", "8", "--out", keys.toString());
+        assertEquals(0, gen.code(), gen.err());
+        // The server's copy: everything but the secret key.
+        serverKeys = Files.createDirectories(dir.resolve("server-keys"));
+        for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
+            Files.copy(keys.resolve(f), serverKeys.resolve(f));
+        }
+    }
+
+    @Test
+    void fourCommandsExchangeFilesAndMatchThePolynomialModel() throws Exception {
+        Path ct = dir.resolve("input.ct");
+        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
+                input.toString(), "--config", config.toString(), "--output", ct.toString());
+        assertEquals(0, enc.code(), enc.err());
+        Path out = dir.resolve("output.ct");
+        Path chart = dir.resolve("breakdown.svg");
+        var eval = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
+                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
+                out.toString(), "--chart", chart.toString());
+        assertEquals(0, eval.code(), eval.err());
+        assertTrue(eval.out().contains("eval: block 1/1 done"), eval.out());
+        assertTrue(eval.out().contains("ciphertext matmul") && eval.out().contains("LayerNorm"), eval.out());
+        assertTrue(Files.readString(chart).startsWith("<svg"), "the chart is an SVG");
+        Path decrypted = dir.resolve("decrypted.json");
+        var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
+                decrypted.toString());
+        assertEquals(0, dec.code(), dec.err());
+        JsonNode result = new ObjectMapper().readTree(decrypted.toFile());
+        assertEquals(poly.get("logits_shape"), result.get("logits_shape"));
+        JsonNode a = result.get("logits").get(0);
+        JsonNode b = poly.get("logits").get(0);
+        double se = 0;
+        int n = 0;
+        for (int t = 0; t < a.size(); t++) {
+            int argA = 0;
+            int argB = 0;
+            for (int v = 0; v < a.get(t).size(); v++) {
+                double d = a.get(t).get(v).asDouble() - b.get(t).get(v).asDouble();
+                se += d * d;
+                n++;
+                argA = a.get(t).get(v).asDouble() > a.get(t).get(argA).asDouble() ? v : argA;
+                argB = b.get(t).get(v).asDouble() > b.get(t).get(argB).asDouble() ? v : argB;
+            }
+            assertEquals(argB, argA, "same predicted token at position " + t);
+        }
+        assertTrue(se / n < 1e-4, "MSE encrypted vs plaintext polynomial model: " + se / n);
+    }
+
+    @Test
+    void inferWithTheCkksEngineReportsItsErrorAgainstBothPlaintextModels() throws Exception {
+        Path out = dir.resolve("ckks.json");
+        var r = polyhe("infer", "--engine", "ckks", "--model", model.toString(), "--input", input.toString(),
+                "--config", config.toString(), "--calibration", calibration.toString(), "--logN", "10",
+                "--insecure-test", "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("ckks sample 0: block 1/1 done"), "progress as blocks complete: " + r.out());
+        JsonNode json = new ObjectMapper().readTree(out.toFile());
+        assertEquals(poly.get("logits_shape"), json.get("logits_shape"));
+        assertTrue(json.get("error_vs_poly").get("mse").asDouble() < 1e-4, json.get("error_vs_poly").toString());
+        assertTrue(json.get("error_vs_poly").get("same_prediction").asBoolean(), json.get("error_vs_poly").toString());
+        assertTrue(json.get("error_vs_exact").has("max_abs"), json.toString());
+    }
+
+    @Test
+    void theServerCannotDecryptAndForeignOrCorruptedFilesAreRefused() throws Exception {
+        Path ct = dir.resolve("refuse.ct");
+        assertEquals(0, polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
+                input.toString(), "--config", config.toString(), "--output", ct.toString()).code());
+        var noSecret = polyhe("decrypt", "--keys", serverKeys.toString(), "--input", ct.toString(), "--output",
+                dir.resolve("x.json").toString());
+        assertEquals(2, noSecret.code());
+        assertTrue(noSecret.err().contains("secret.key"), noSecret.err());
+
+        byte[] bytes = Files.readAllBytes(ct);
+        bytes[bytes.length / 2] ^= 0x5a;
+        Path corrupted = dir.resolve("corrupted.ct");
+        Files.write(corrupted, bytes);
+        var bad = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
+                calibration.toString(), "--config", config.toString(), "--input", corrupted.toString(), "--output",
+                dir.resolve("y.ct").toString());
+        assertFalse(bad.code() == 0);
+        assertEquals(1, bad.err().strip().lines().filter(l -> !l.startsWith("(run with")).count(), bad.err());
+
+        Path otherKeys = dir.resolve("other-keys");
+        assertEquals(0, polyhe("keys", "generate", "--logN", "10", "--levels", "3", "--insecure-test",
+                "--max-tokens", "8", "--out", otherKeys.toString()).code());
+        var foreign = polyhe("decrypt", "--keys", otherKeys.toString(), "--input", ct.toString(), "--output",
+                dir.resolve("z.json").toString());
+        assertFalse(foreign.code() == 0);
+        assertTrue(foreign.err().contains("parameter set") || foreign.err().contains("key set"), foreign.err());
+    }
+}

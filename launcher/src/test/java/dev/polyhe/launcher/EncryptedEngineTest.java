@@ -1,0 +1,165 @@
+package dev.polyhe.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.Arith;
+import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SecurityLevel;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.engine.PlainEngine;
+import dev.polyhe.core.engine.PlainTensor;
+import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.Layout;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CKKS engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
+ * engine, and a polynomial attention mechanism runs unchanged on ciphertexts.
+ */
+class EncryptedEngineTest {
+    static final int TOKENS = 6;
+    static final int SLOTS = 8;
+    static PolyHe polyhe;
+    static HeContext context;
+    static CkksEngine ckks;
+    static final Random RND = new Random(5);
+
+    @BeforeAll
+    static void open() {
+        polyhe = PolyHe.builder().build();
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        List<Integer> q = new ArrayList<>(List.of(50));
+        q.addAll(Collections.nCopies(24, 40));
+        context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, false);
+        ckks = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
+                SLOTS);
+    }
+
+    @AfterAll
+    static void close() {
+        context.close();
+        polyhe.close();
+    }
+
+    static Matrix random(int rows, int cols, double spread) {
+        double[] d = new double[rows * cols];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = spread * (2 * RND.nextDouble() - 1);
+        }
+        return new Matrix(rows, cols, d);
+    }
+
+    static double maxAbsDiff(Matrix a, Matrix b) {
+        assertEquals(a.rows(), b.rows());
+        assertEquals(a.cols(), b.cols());
+        double m = 0;
+        for (int i = 0; i < a.data().length; i++) {
+            m = Math.max(m, Math.abs(a.data()[i] - b.data()[i]));
+        }
+        return m;
+    }
+
+    @Test
+    void linearAgreesWithThePlainEngine() {
+        Matrix x = random(TOKENS, 5, 1);
+        Matrix w = random(3, 5, 1);
+        double[] b = {0.5, -1, 0.25};
+        PlainEngine plain = new PlainEngine();
+        Matrix expected = plain.linear(plain.fromPlain(x), w, b).toMatrix();
+        CkksTensor y = ckks.linear(ckks.fromPlain(x), w, b);
+        assertTrue(maxAbsDiff(expected, ckks.toPlain(y)) < 1e-6);
+        assertEquals(1, ckks.depth(y), "a plaintext-weight matmul costs one level");
+    }
+
+    @Test
+    void attentionMatmulsAgreeWithThePlainEngine() {
+        Matrix q = random(TOKENS, 4, 1);
+        Matrix k = random(TOKENS, 4, 1);
+        Matrix v = random(TOKENS, 4, 1);
+        Matrix causal = new Matrix(TOKENS, TOKENS, new double[TOKENS * TOKENS]);
+        for (int t = 0; t < TOKENS; t++) {
+            for (int u = 0; u <= t; u++) {
+                causal.data()[t * TOKENS + u] = 1;
+            }
+        }
+        PlainEngine plain = new PlainEngine();
+        PlainTensor ps = plain.mulPlain(plain.matmulTransposed(plain.fromPlain(q), plain.fromPlain(k)), causal);
+        PlainTensor po = plain.matmul(plain.addConstant(ps, 0.5), plain.fromPlain(v));
+        CkksTensor cs = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(q), ckks.fromPlain(k)), causal);
+        assertEquals(Layout.DIAGONALS, cs.layout());
+        assertTrue(maxAbsDiff(ps.toMatrix(), ckks.toPlain(cs)) < 1e-6);
+        CkksTensor co = ckks.matmul(ckks.addConstant(cs, 0.5), ckks.fromPlain(v));
+        assertTrue(maxAbsDiff(po.toMatrix(), ckks.toPlain(co)) < 1e-6, "padding keys must not leak into A·V");
+        assertTrue(maxAbsDiff(plain.rowSums(ps).toMatrix(), ckks.toPlain(ckks.rowSums(cs))) < 1e-6);
+    }
+
+    @Test
+    void rowwiseOperationsAgreeWithThePlainEngine() {
+        Matrix x = random(TOKENS, 4, 2);
+        PlainEngine plain = new PlainEngine();
+        PlainTensor px = plain.fromPlain(x);
+        CkksTensor cx = ckks.fromPlain(x);
+        double[] g = {1, 0.5, -2, 3};
+        Matrix expected = plain.addRow(plain.mulRow(plain.sub(px, plain.rowMeans(px)), g), g).toMatrix();
+        Matrix actual = ckks.toPlain(ckks.addRow(ckks.mulRow(ckks.sub(cx, ckks.rowMeans(cx)), g), g));
+        assertTrue(maxAbsDiff(expected, actual) < 1e-6);
+        Matrix heads = ckks.toPlain(ckks.concatColumns(List.of(ckks.columns(cx, 2, 4), ckks.columns(cx, 0, 2))));
+        Matrix plainHeads = plain.concatColumns(List.of(plain.columns(px, 2, 4), plain.columns(px, 0, 2))).toMatrix();
+        assertTrue(maxAbsDiff(plainHeads, heads) < 1e-6);
+        assertTrue(maxAbsDiff(plain.rowRange(px, 2, 4).toMatrix(), ckks.toPlain(ckks.rowRange(cx, 2, 4))) < 1e-6);
+    }
+
+    @Test
+    void polynomialPowerSoftmaxRunsUnchangedOnCiphertexts() {
+        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax-length-agnostic")
+                .withOption("iterations", 8).withOption("lo", 0.01).withOption("hi", 4));
+        Matrix scores = random(TOKENS, TOKENS, 1.5);
+        PlainEngine plain = new PlainEngine();
+        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), null).toMatrix();
+        // Scores enter as Q·Kᵀ would produce them: diagonal layout, via a rank-one product with ones.
+        CkksTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
+                ckks.fromPlain(onesColumn())), scores);
+        Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, null));
+        assertTrue(maxAbsDiff(expected, actual) < 1e-4, "encrypted vs plaintext polynomial attention: "
+                + maxAbsDiff(expected, actual));
+    }
+
+    static Matrix onesColumn() {
+        double[] d = new double[TOKENS];
+        java.util.Arrays.fill(d, 1);
+        return new Matrix(TOKENS, 1, d);
+    }
+
+    @Test
+    void nonPolynomialStepsAndExhaustedLevelsFailClearly() {
+        CkksTensor x = ckks.fromPlain(random(TOKENS, 2, 1));
+        var np = assertThrows(Arith.NotPolynomialException.class, () -> ckks.exact(x, "exp", Math::exp));
+        assertTrue(np.getMessage().contains("'exp' is not a polynomial"), np.getMessage());
+        CkksTensor y = x;
+        for (int i = 0; i < 24; i++) {
+            y = ckks.mul(y, x);
+        }
+        CkksTensor last = y;
+        var e = assertThrows(HeException.class, () -> ckks.mul(last, last));
+        assertTrue(e.getMessage().contains("out of levels"), e.getMessage());
+    }
+}

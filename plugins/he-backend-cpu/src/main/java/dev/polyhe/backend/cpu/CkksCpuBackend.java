@@ -1,0 +1,84 @@
+package dev.polyhe.backend.cpu;
+
+import dev.polyhe.api.PolyHeApi;
+import dev.polyhe.api.he.Availability;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.backend.cpu.ckks.CkksPresets;
+import dev.polyhe.backend.cpu.ckks.CpuContext;
+import java.util.List;
+
+/**
+ * The pure-Java RNS-CKKS backend {@code ckks-cpu}. Threads per context: the constructor argument, else the
+ * system property {@value #THREADS_PROPERTY}, else the number of available processors.
+ */
+public final class CkksCpuBackend implements HeBackend {
+    public static final String NAME = "ckks-cpu";
+    public static final String THREADS_PROPERTY = "polyhe.cpu.threads";
+
+    private final int threads;
+
+    /** The ServiceLoader constructor: threads from {@value #THREADS_PROPERTY} or the processor count. */
+    public CkksCpuBackend() {
+        this(defaultThreads());
+    }
+
+    public CkksCpuBackend(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
+        }
+        this.threads = threads;
+    }
+
+    private static int defaultThreads() {
+        String v = System.getProperty(THREADS_PROPERTY);
+        if (v == null || v.isBlank()) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+        try {
+            return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(THREADS_PROPERTY + " = '" + v + "' is not a whole number of threads");
+        }
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String apiVersion() {
+        return PolyHeApi.VERSION;
+    }
+
+    @Override
+    public String description() {
+        return "RNS-CKKS in pure Java: NTT, hybrid key switching, rotations (" + threads + " threads)";
+    }
+
+    @Override
+    public Availability availability() {
+        return Availability.yes();
+    }
+
+    @Override
+    public List<String> presets() {
+        return CkksPresets.names();
+    }
+
+    @Override
+    public CkksParameters preset(String name) {
+        return CkksPresets.get(name);
+    }
+
+    @Override
+    public HeContext open(CkksParameters parameters) {
+        return new CpuContext(parameters, threads);
+    }
+}

@@ -1,0 +1,226 @@
+package dev.polyhe.backend.cpu.bootstrap;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.backend.cpu.ckks.CpuParameters;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * CKKS bootstrapping (Cheon–Han–Kim–Kim–Song, with the sparse-secret and double-angle refinements): a level-0
+ * ciphertext of n slots at scale Δ comes back at {@link #outputLevel()} and scale Δ.
+ *
+ * <ol>
+ *   <li>ModRaise: read mod q_0 at the top level; the plaintext is t = Δ·m + e + q_0·I, |I| ≤ K.</li>
+ *   <li>Sparse slots only (n &lt; N/2): the trace to Z[X^(N/2n)] (log2(N/2n) rotations by n·2^j in the
+ *       full view) clears the coefficients off the grid the message lives on and multiplies the rest by N/2n.</li>
+ *   <li>CoeffsToSlots ({@code c} levels): slots hold bitrev(t_lo + i·t_hi) / (2·B·q_0), B = K + 1/2; one
+ *       conjugation splits real and imaginary parts into two ciphertexts of real slots u = t/(B·q_0).</li>
+ *   <li>EvalMod on each ({@link ChebyshevSine#depth()} levels): sin(2π·t/q_0) ≈ 2π·Δ·m/q_0.</li>
+ *   <li>SlotsToCoeffs ({@code s} levels): the two halves recombined (·i is the exact monomial X^(N/2), no
+ *       level) and mapped back to slots, times q_0/(2π·Δ), at scale Δ.</li>
+ * </ol>
+ * Levels consumed: c + depth(EvalMod) + s, counted down from the top. The raised ciphertext is read at the
+ * scale of the top prime, every transform keeps that scale exactly (diagonals encoded at the prime they are
+ * rescaled by), and only the last SlotsToCoeffs group sets the output scale, to the input's Δ.
+ */
+public final class Bootstrapper {
+    /**
+     * The least q_0/Δ accepted: below it the sine's cubic loss (see {@link #sineRelativeError}) exceeds 2^-17
+     * relative on inputs in [−1, 1].
+     */
+    static final double MIN_HEADROOM = 0x1p10;
+
+    /**
+     * The documented loss outside [−1, 1]: EvalMod computes q_0/(2πΔ)·sin(2π·c·Δ/q_0) on every coefficient c of
+     * the plaintext polynomial, so c loses c·(2π·c·Δ/q_0)²/6, the value this returns for c = m, times m. The
+     * coefficients' cubes sum to at most M³ in any slot (Parseval: Σc² ≤ M², |c| ≤ M for slots bounded by M),
+     * so no slot loses more than M·sineRelativeError(M, Δ, q_0); a constant vector loses exactly that. At
+     * the presets' q_0/Δ = 2^15 this is 2^-27 at M = 1, 2^-9 at M = 100; inputs with M ≥ q_0/(4Δ) are
+     * garbage (the sine turns over), which no check on ciphertexts can catch.
+     */
+    public static double sineRelativeError(double m, double delta, double q0) {
+        double a = 2 * Math.PI * m * delta / q0;
+        return a * a / 6;
+    }
+
+    private final CpuParameters params;
+    private final Encoder encoder;
+    private final CiphertextLimbs limbs;
+    private final BootstrapParameters shape;
+    private final ChebyshevSine sine;
+    private final ModRaise modRaise;
+    private final Map<Integer, Circuit> circuits = new ConcurrentHashMap<>();
+
+    public Bootstrapper(CpuParameters params, Encoder encoder, CiphertextLimbs limbs) {
+        this(params, encoder, limbs, BootstrapParameters.of(params));
+    }
+
+    public Bootstrapper(CpuParameters params, Encoder encoder, CiphertextLimbs limbs, BootstrapParameters shape) {
+        this.params = params;
+        this.encoder = encoder;
+        this.limbs = limbs;
+        this.shape = shape;
+        this.sine = ChebyshevSine.cheapest(shape.sineBound());
+        this.modRaise = new ModRaise(params.ring());
+        requireLevels(params, shape, sine);
+    }
+
+    private static void requireLevels(CpuParameters params, BootstrapParameters shape, ChebyshevSine sine) {
+        int consumed = levelsConsumed(shape, sine);
+        if (consumed > params.maxLevel()) {
+            throw new HeException("bootstrapping consumes " + consumed + " levels (CoeffsToSlots "
+                    + shape.coeffsToSlotsLevels() + ", EvalMod " + sine.depth() + ", SlotsToCoeffs "
+                    + shape.slotsToCoeffsLevels() + ") but these parameters have " + params.maxLevel()
+                    + "; use a bootstrapping preset such as insecure-test-boot-N12");
+        }
+    }
+
+    private static int levelsConsumed(BootstrapParameters shape, ChebyshevSine sine) {
+        return shape.coeffsToSlotsLevels() + sine.depth() + shape.slotsToCoeffsLevels();
+    }
+
+    /** Levels the circuit uses, from the top level down. */
+    public int levelsConsumed() {
+        return levelsConsumed(shape, sine);
+    }
+
+    /** The level a bootstrapped ciphertext comes back at. */
+    public int outputLevel() {
+        return params.maxLevel() - levelsConsumed();
+    }
+
+    /** A description of the circuit for reports: K, degree, double angles, levels per stage. */
+    public String describe() {
+        return String.format("K=%d, sine degree %d with %d double angles, levels: CoeffsToSlots %d, EvalMod %d, "
+                + "SlotsToCoeffs %d, left %d", shape.modulusRange(), sine.degree(), sine.doubleAngles(),
+                shape.coeffsToSlotsLevels(), sine.depth(), shape.slotsToCoeffsLevels(), outputLevel());
+    }
+
+    /** The rotation steps (modulo N/2) of the full-slot circuit and of every sparse slot count. */
+    public static Set<Integer> rotationSteps(CpuParameters params) {
+        BootstrapParameters shape = BootstrapParameters.of(params);
+        requireLevels(params, shape, ChebyshevSine.cheapest(shape.sineBound()));
+        Set<Integer> steps = new TreeSet<>();
+        for (int n = params.slots(); n >= 2; n >>= 1) {
+            steps.addAll(rotationSteps(params, shape, n));
+        }
+        return steps;
+    }
+
+    static Set<Integer> rotationSteps(CpuParameters params, BootstrapParameters shape, int slots) {
+        Set<Integer> steps = new TreeSet<>();
+        for (int s = slots; s < params.slots(); s <<= 1) {
+            steps.add(s);
+        }
+        boolean packed = packed(params, slots);
+        steps.addAll(CoeffsToSlots.rotations(slots, shape.coeffsToSlotsLevels(), packed));
+        steps.addAll(SlotsToCoeffs.rotations(slots, shape.slotsToCoeffsLevels(), packed));
+        return steps;
+    }
+
+    /**
+     * Bootstraps {@code in} with {@code ev}, whose keys are {@code keys}; unless {@code keysOnDemand}, they must
+     * hold the conjugation key and this slot count's rotations (a key set generated for bootstrapping does,
+     * and so does one reloaded from a blob, which no longer says so).
+     */
+    /** n ≤ N/4: the real and imaginary parts fit side by side in 2n slots, so EvalMod runs once, not twice. */
+    private static boolean packed(CpuParameters params, int slots) {
+        return 2 * slots <= params.slots();
+    }
+
+    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand) {
+        int n = in.slots();
+        if (n < 2) {
+            throw new HeException("bootstrap: a ciphertext of " + n + " slot cannot be bootstrapped; use 2 or more");
+        }
+        Circuit c = circuits.computeIfAbsent(n, Circuit::new);
+        if (!keysOnDemand && !keys.hasBootstrapping()
+                && !(keys.hasConjugation() && keys.rotationSteps().containsAll(c.rotations))) {
+            throw new HeException("bootstrap needs bootstrapping keys (generateEvaluationKeys(..., bootstrapping = "
+                    + "true)): the conjugation key and rotations " + c.rotations);
+        }
+        Ciphertext x = ev.dropToLevel(in, 0);
+        double delta = x.scale();
+        if (params.q(0) / delta < MIN_HEADROOM) {
+            throw new HeException(String.format("bootstrap: the scale 2^%.1f is too close to q_0 = 2^%.1f; "
+                    + "bootstrapping needs q_0/scale >= 2^10 (sin's cubic term costs (2π·m·scale/q_0)^2/6 of "
+                    + "each value)", Math.log(delta) / Math.log(2), Math.log(params.q(0)) / Math.log(2)));
+        }
+        long[][][] l = limbs.limbs(x);
+        int top = params.maxLevel();
+        Ciphertext ct = limbs.of(x, modRaise.raise(l[0][0], top), modRaise.raise(l[1][0], top), top, c.raisedScale,
+                params.slots());
+        for (int s = n; s < params.slots(); s <<= 1) {
+            ct = ev.add(ct, ev.rotate(ct, s));
+        }
+        ct = view(ct, c.packed ? 2 * n : n);
+        ct = c.coeffsToSlots.apply(ev, ct);
+        Ciphertext conj = ev.conjugate(ct);
+        if (c.packed) {
+            // [w, −i·w] + conjugate = [2·Re w, 2·Im w]: one EvalMod for both halves
+            ct = c.evalMod.apply(ev, ev.add(ct, conj));
+        } else {
+            Ciphertext re = ev.add(ct, conj);
+            Ciphertext im = ev.multiplyPlain(ev.sub(ct, conj), c.unit(-1, ct.level()));
+            re = c.evalMod.apply(ev, re);
+            im = c.evalMod.apply(ev, im);
+            ct = ev.add(re, ev.multiplyPlain(im, c.unit(1, im.level())));
+        }
+        ct = c.slotsToCoeffs.apply(ev, ct, params.q(0) / (2 * Math.PI * delta), delta);
+        ct = view(ct, n);
+        // few slots have fewer butterfly stages than levels set aside: the promise is the same level for all
+        return ct.level() > outputLevel() ? ev.dropToLevel(ct, outputLevel()) : ct;
+    }
+
+    /** The same ciphertext read with another slot count (its vector repeats with the smaller one). */
+    private Ciphertext view(Ciphertext ct, int slots) {
+        if (ct.slots() == slots) {
+            return ct;
+        }
+        long[][][] l = limbs.limbs(ct);
+        return limbs.of(ct, l[0], l[1], ct.level(), ct.scale(), slots);
+    }
+
+    /** The circuit's encoded constants for one slot count, built on first use. */
+    private final class Circuit {
+        final int slots;
+        final boolean packed;
+        /**
+         * The scale the raised ciphertext is read at, and EvalMod's: the top prime, not q_0, so that the sine's
+         * noise is relative to the larger bootstrapping primes (2^60 against q_0 = 2^55: 5 bits more precision).
+         */
+        final double raisedScale = params.q(params.maxLevel());
+        final CoeffsToSlots coeffsToSlots;
+        final Set<Integer> rotations;
+        final EvalMod evalMod;
+        final SlotsToCoeffs slotsToCoeffs;
+
+        Circuit(int slots) {
+            this.slots = slots;
+            this.packed = packed(params, slots);
+            int top = params.maxLevel();
+            double gap = params.slots() / (double) slots;
+            coeffsToSlots = new CoeffsToSlots(params, encoder, slots, shape.coeffsToSlotsLevels(), packed, top,
+                    raisedScale / ((double) params.q(0) * 2 * slots * gap * shape.sineBound()));
+            rotations = rotationSteps(params, shape, slots);
+            evalMod = new EvalMod(sine, params, encoder);
+            slotsToCoeffs = new SlotsToCoeffs(params, encoder, slots, shape.slotsToCoeffsLevels(), packed,
+                    top - coeffsToSlots.levels() - evalMod.depth());
+        }
+
+        /** ±i in every slot at scale 1: the monomial ±X^(N/2), an exact multiplication that uses no level. */
+        Plaintext unit(int sign, int level) {
+            double[] im = new double[slots];
+            Arrays.fill(im, sign);
+            return encoder.encodeComplex(new double[0], im, slots, level, 1.0);
+        }
+    }
+}

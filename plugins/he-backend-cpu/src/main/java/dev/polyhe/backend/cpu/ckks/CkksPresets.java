@@ -1,0 +1,64 @@
+package dev.polyhe.backend.cpu.ckks;
+
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.SecurityLevel;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Named parameter sets. The secure ones follow the chains of ANCHORS.md (OpenFHE, HEStd_128_classic) so the
+ * benchmarks compare like with like; each fits the 128-bit bound of {@link SecurityStandard}.
+ */
+public final class CkksPresets {
+    private static final Map<String, CkksParameters> PRESETS = new LinkedHashMap<>();
+
+    static {
+        // N = 2^13: 48 + 3x38 + 50 = 212 <= 218
+        PRESETS.put("N13-128", new CkksParameters(13, chain(48, 38, 3), List.of(50), 4, 38, 0, SecurityLevel.HES_128));
+        // N = 2^14: 50 + 8x40 + 60 = 430 <= 438 (OpenFHE: 9 limbs, 1 special prime, dnum 9)
+        PRESETS.put("N14-128", new CkksParameters(14, chain(50, 40, 8), List.of(60), 9, 40, 0, SecurityLevel.HES_128));
+        // N = 2^15: 55 + 15x45 + 2x60 = 850 <= 881 (dnum 8)
+        PRESETS.put("N15-128", new CkksParameters(15, chain(55, 45, 15), List.of(60, 60), 8, 45, 0, SecurityLevel.HES_128));
+        // N = 2^16: 60 + 24x59 + 4x60 = 1716 <= 1761 (dnum 7)
+        PRESETS.put("N16-128", new CkksParameters(16, chain(60, 59, 24), List.of(60, 60, 60, 60), 7, 59, 0,
+                SecurityLevel.HES_128));
+        PRESETS.put("insecure-test-N10", new CkksParameters(10, chain(45, 35, 3), List.of(50, 50), 2, 35, 0,
+                SecurityLevel.INSECURE_TEST));
+        PRESETS.put("insecure-test-N12", new CkksParameters(12, chain(50, 40, 5), List.of(55, 55), 3, 40, 0,
+                SecurityLevel.INSECURE_TEST));
+        // Bootstrapping test rings: q_0 = 55 bits (q_0/Δ = 2^15 keeps sin's cubic term under 2^-27), 3 levels of
+        // 40 bits left to the user, 14 of 60 bits for the circuit (CoeffsToSlots 3, EvalMod 8, SlotsToCoeffs 3);
+        // sparse secret h = 64, so |I| <= K = 17 (see bootstrap.BootstrapParameters). dnum 5: digits of 4 primes.
+        List<Integer> boot = new ArrayList<>(chain(55, 40, 3));
+        boot.addAll(Collections.nCopies(14, 60));
+        PRESETS.put("insecure-test-boot-N10", new CkksParameters(10, boot, List.of(60, 60, 60, 60), 5, 40, 64,
+                SecurityLevel.INSECURE_TEST));
+        PRESETS.put("insecure-test-boot-N12", new CkksParameters(12, boot, List.of(60, 60, 60, 60), 5, 40, 64,
+                SecurityLevel.INSECURE_TEST));
+    }
+
+    private CkksPresets() {}
+
+    /** q_0 of {@code first} bits followed by {@code count} primes of {@code bits} bits. */
+    public static List<Integer> chain(int first, int bits, int count) {
+        List<Integer> l = new ArrayList<>();
+        l.add(first);
+        l.addAll(Collections.nCopies(count, bits));
+        return l;
+    }
+
+    public static List<String> names() {
+        return List.copyOf(PRESETS.keySet());
+    }
+
+    public static CkksParameters get(String name) {
+        CkksParameters p = PRESETS.get(name);
+        if (p == null) {
+            throw new IllegalArgumentException("unknown preset '" + name + "'; known: " + String.join(", ", PRESETS.keySet()));
+        }
+        return p;
+    }
+}

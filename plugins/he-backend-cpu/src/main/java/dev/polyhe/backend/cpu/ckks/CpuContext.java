@@ -1,0 +1,191 @@
+package dev.polyhe.backend.cpu.ckks;
+
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.HeSerializer;
+import dev.polyhe.api.he.PublicKey;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SingleLimbNtt;
+import dev.polyhe.backend.cpu.bootstrap.Bootstrapper;
+import dev.polyhe.backend.cpu.ring.LimbPool;
+import dev.polyhe.backend.cpu.ring.NttTables;
+import dev.polyhe.backend.cpu.ring.RnsRescaler;
+import dev.polyhe.backend.cpu.rlwe.KeySwitcher;
+import dev.polyhe.backend.cpu.rlwe.SwitchingKey;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** An opened ckks-cpu parameter set. Owns the limb thread pool, released by {@link #close()}. */
+public final class CpuContext implements HeContext, SingleLimbNtt {
+    private final CpuParameters params;
+    private final LimbPool pool;
+    private final CanonicalEncoder encoder;
+    private final CkksKeyGenerator keygen;
+    private final KeySwitcher switcher;
+    private final RnsRescaler rescaler;
+    private final CpuSerializer serializer;
+    private volatile boolean closed;
+
+    public CpuContext(CkksParameters parameters, int threads) {
+        this.pool = new LimbPool(threads);
+        try {
+            this.params = new CpuParameters(parameters, pool);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+        this.encoder = new CanonicalEncoder(params);
+        this.keygen = new CkksKeyGenerator(params);
+        this.switcher = new KeySwitcher(params.ring(), params.gadget());
+        this.rescaler = new RnsRescaler(params.ring());
+        this.serializer = new CpuSerializer(params);
+    }
+
+    /** The validated parameters (primes, ring); for benchmarks and tests in this module. */
+    public CpuParameters cpuParameters() {
+        return params;
+    }
+
+    public int threads() {
+        return pool.threads();
+    }
+
+    @Override
+    public CkksParameters parameters() {
+        return params.literal();
+    }
+
+    @Override
+    public String parameterHash() {
+        return params.hash();
+    }
+
+    private void open() {
+        if (closed) {
+            throw new IllegalStateException("this ckks-cpu context is closed");
+        }
+    }
+
+    @Override
+    public SecretKey generateSecretKey() {
+        open();
+        return keygen.secretKey();
+    }
+
+    private CpuSecretKey secret(SecretKey key) {
+        if (!(key instanceof CpuSecretKey sk)) {
+            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName()) + " was not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
+        return sk;
+    }
+
+    @Override
+    public PublicKey generatePublicKey(SecretKey secretKey) {
+        open();
+        return keygen.publicKey(secret(secretKey));
+    }
+
+    @Override
+    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
+            boolean bootstrapping) {
+        open();
+        CpuSecretKey sk = secret(secretKey);
+        if (bootstrapping) {
+            Set<Integer> all = new TreeSet<>(rotationSteps);
+            all.addAll(Bootstrapper.rotationSteps(params));
+            rotationSteps = all;
+            conjugation = true;
+        }
+        SwitchingKey relin = keygen.relinearizationKey(sk);
+        Map<Integer, SwitchingKey> rotations = new HashMap<>();
+        for (int step : rotationSteps) {
+            int s = Math.floorMod(step, params.slots());
+            if (s != 0 && !rotations.containsKey(s)) {
+                rotations.put(s, keygen.galoisKey(sk, keygen.rotationElement(s)));
+            }
+        }
+        SwitchingKey conj = conjugation ? keygen.galoisKey(sk, keygen.conjugationElement()) : null;
+        return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapping);
+    }
+
+    @Override
+    public Encoder encoder() {
+        open();
+        return encoder;
+    }
+
+    @Override
+    public Encryptor encryptor(PublicKey publicKey) {
+        open();
+        if (!(publicKey instanceof CpuPublicKey pk)) {
+            throw new HeException("public key " + (publicKey == null ? "null" : publicKey.getClass().getName())
+                    + " was not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(pk.parameterHash(), params.hash(), "public key");
+        return new CpuEncryptor(params, pk, null);
+    }
+
+    @Override
+    public Encryptor encryptor(SecretKey secretKey) {
+        open();
+        return new CpuEncryptor(params, null, secret(secretKey));
+    }
+
+    @Override
+    public Decryptor decryptor(SecretKey secretKey) {
+        open();
+        return new CpuDecryptor(params, secret(secretKey));
+    }
+
+    @Override
+    public Evaluator evaluator(EvaluationKeys keys, SecretKey onDemandKeys) {
+        open();
+        if (!(keys instanceof CpuEvaluationKeys ek)) {
+            throw new HeException("evaluation keys " + (keys == null ? "null" : keys.getClass().getName())
+                    + " were not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(ek.parameterHash(), params.hash(), "evaluation keys");
+        CpuSecretKey sk = null;
+        if (onDemandKeys != null) {
+            sk = secret(onDemandKeys);
+            OperandCheck.sameKeySet(sk, ek.keySetId(), "on-demand secret key");
+        }
+        return new CpuEvaluator(params, rescaler, switcher, keygen, ek, sk);
+    }
+
+    @Override
+    public HeSerializer serializer() {
+        return serializer;
+    }
+
+    @Override
+    public Runnable nttOfOneLimb() {
+        NttTables ntt = params.ring().ntt(0);
+        long[] limb = new long[params.ring().n()];
+        for (int i = 0; i < limb.length; i++) {
+            limb[i] = (i * 0x9E3779B97F4A7C15L >>> 8) % ntt.modulus().value();
+        }
+        return () -> ntt.forward(limb);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        pool.close();
+    }
+
+    @Override
+    public String toString() {
+        return "CpuContext[N=2^" + params.literal().logN() + ", levels=" + params.maxLevel() + ", hash=" + params.hash()
+                + ", threads=" + pool.threads() + "]";
+    }
+}
