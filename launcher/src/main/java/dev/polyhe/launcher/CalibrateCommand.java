@@ -37,7 +37,7 @@ final class CalibrateCommand implements Callable<Integer> {
             LoadedModel loaded = service.load(model.model);
             Calibration cal;
             try {
-                cal = service.calibrate(loaded, model.inputs());
+                cal = service.calibrate(loaded, model.inputs(loaded.model()));
             } catch (InvalidInputException e) {
                 throw new ErrorReport.InputException(e.getMessage());
             }

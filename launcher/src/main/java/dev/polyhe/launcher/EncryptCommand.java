@@ -36,12 +36,12 @@ final class EncryptCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (PolyHe polyhe = model.open(common); var keys = keyFolder.client(polyhe)) {
-            var inputs = model.inputs();
+            var service = model.service(polyhe);
+            LoadedModel loaded = service.load(model.model);
+            var inputs = model.inputs(loaded.model());
             if (sample < 0 || sample >= inputs.size()) {
                 throw new ErrorReport.InputException("--sample " + sample + " is outside the batch of " + inputs.size());
             }
-            var service = model.service(polyhe);
-            LoadedModel loaded = service.load(model.model);
             var ct = new EncryptedInference(service).encrypt(keys, loaded.model(), inputs.get(sample));
             EncryptedInference.write(keys, Map.of("model_type", loaded.modelType()), Map.of("embeddings", ct), output);
             spec.commandLine().getOut().printf("encrypted %d tokens x %d features (%d ciphertexts) -> %s%n", ct.rows(),

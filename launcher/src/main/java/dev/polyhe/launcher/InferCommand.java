@@ -90,7 +90,7 @@ final class InferCommand implements Callable<Integer> {
             InferenceService service = model.service(polyhe);
             Engine kind = engine(service.config());
             LoadedModel loaded = service.load(model.model);
-            List<ModelInput> inputs = model.inputs();
+            List<ModelInput> inputs = model.inputs(loaded.model());
             ObjectNode json = JSON.createObjectNode();
             json.put("model_type", loaded.modelType());
             json.put("engine", kind.label());

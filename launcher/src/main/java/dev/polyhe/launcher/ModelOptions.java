@@ -1,5 +1,6 @@
 package dev.polyhe.launcher;
 
+import dev.polyhe.api.model.Model;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.inference.InferenceService;
@@ -17,7 +18,8 @@ final class ModelOptions {
     Path model;
 
     @Option(names = "--input", required = true, paramLabel = "FILE.json",
-            description = "{\"input_ids\": [[...], ...]} or {\"pixel_values\": [[[[...]]]]} ([batch, channels, height, width]).")
+            description = "{\"input_ids\": [[...], ...]}, {\"text\": [\"...\", ...]} (with the checkpoint's "
+                    + "tokenizer.json) or {\"pixel_values\": [[[[...]]]]} ([batch, channels, height, width]).")
     Path input;
 
     @Mixin
@@ -31,9 +33,10 @@ final class ModelOptions {
         return pipeline.service(polyhe);
     }
 
-    List<ModelInput> inputs() {
+    /** The input file's batch; {@code text} entries are tokenized by the model's own tokenizer. */
+    List<ModelInput> inputs(Model loaded) {
         try {
-            return ModelInputs.read(input);
+            return ModelInputs.read(input, loaded);
         } catch (InvalidInputException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -35,6 +35,21 @@ class BenchCkksTest {
     }
 
     @Test
+    void bootstrapReportsLevelsPrecisionKeysAndSlots() throws Exception {
+        var r = polyhe("bench", "ckks", "--preset", "insecure-test-boot-N10", "--op", "bootstrap", "--runs", "1",
+                "--warmup", "0", "--threads", "1", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertTrue(json.get("ops").get("bootstrap").get("median_ms").asDouble() > 0, json.toString());
+        JsonNode boot = json.get("bootstrap");
+        assertEquals(3, boot.get("levels_left").asInt(), boot.toString());
+        assertTrue(boot.get("precision_bits_min").asDouble() > 18, boot.toString());
+        assertTrue(boot.get("precision_bits_mean").asDouble() >= boot.get("precision_bits_min").asDouble());
+        assertEquals(512, boot.get("slots").asInt());
+        assertTrue(boot.get("key_mb").asDouble() > json.get("key_mb").get("relin").asDouble());
+    }
+
+    @Test
     void chainOptionsBuildTheOpenFheShapedChain() {
         CkksParameters p = ChainOptions.chain(16, 24, 59, 7, SecurityLevel.HES_128);
         assertEquals(25, p.logQ().size());

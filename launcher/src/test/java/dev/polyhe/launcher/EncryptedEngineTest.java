@@ -150,6 +150,31 @@ class EncryptedEngineTest {
     }
 
     @Test
+    void theEngineBootstrapsByItselfWhenLevelsRunOut() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
+                    SLOTS);
+            Matrix x = random(TOKENS, 2, 1);
+            double[] one = new double[TOKENS * 2];
+            java.util.Arrays.fill(one, 1);
+            // Eight products by an encryption of ones: eight levels, where the chain leaves the model three.
+            CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, one));
+            CkksTensor t = engine.fromPlain(x);
+            for (int i = 0; i < 8; i++) {
+                t = engine.mul(t, ones);
+            }
+            double err = maxAbsDiff(x, engine.toPlain(t));
+            assertTrue(err < 1e-4, "error after the engine's bootstraps: " + err);
+            long bootstraps = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            assertTrue(bootstraps >= 2, "bootstraps placed by the engine: " + bootstraps);
+        }
+    }
+
+    @Test
     void nonPolynomialStepsAndExhaustedLevelsFailClearly() {
         CkksTensor x = ckks.fromPlain(random(TOKENS, 2, 1));
         var np = assertThrows(Arith.NotPolynomialException.class, () -> ckks.exact(x, "exp", Math::exp));

@@ -10,6 +10,16 @@ import dev.polyhe.api.arith.TensorOps;
 public interface Model {
     ModelInfo info();
 
+    /**
+     * Token ids of a text, with the checkpoint's own tokenizer ({@code tokenizer.json}), special tokens
+     * included as the checkpoint's post-processor adds them.
+     *
+     * @throws CheckpointException when the checkpoint has no tokenizer (inputs are then token ids)
+     */
+    default long[] tokenize(String text) {
+        throw new CheckpointException("the checkpoint has no tokenizer.json: give the input as input_ids");
+    }
+
     /** The input of the first transformer block, [tokens, hidden], in plaintext. */
     Matrix embed(ModelInput input);
 

@@ -67,10 +67,16 @@ public final class CkksBenchmark {
      */
     public record Timing(double medianMs, int runs, double medianCpuMs) {}
 
+    /**
+     * What a bootstrap leaves: levels, precision in bits (mean over slots of −log2|error|, and the worst slot),
+     * the size of all evaluation keys it needs, and the slots it refreshed.
+     */
+    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMb, int slots) {}
+
     /** Everything measured, in the order of the JSON form. */
     public record Result(String backend, int logN, int levels, int threads, Map<String, Timing> ops,
             Map<String, Double> precisionBits, double relinKeyMb, double rotationKeyMb, double keygenRelinMs,
-            double peakRssMb) {
+            double peakRssMb, Bootstrap bootstrap) {
 
         /** The JSON object of issue 4: backend, logN, levels, threads, ops, precision_bits, key_mb, peak_rss_mb. */
         public String toJson() {
@@ -93,8 +99,15 @@ public final class CkksBenchmark {
             }
             sb.append("}, \"key_mb\": {\"relin\": ").append(num(relinKeyMb)).append(", \"rotation\": ")
                     .append(num(rotationKeyMb)).append("}, \"keygen_relin_ms\": ").append(num(keygenRelinMs))
-                    .append(", \"peak_rss_mb\": ").append(num(peakRssMb)).append('}');
-            return sb.toString();
+                    .append(", \"peak_rss_mb\": ").append(num(peakRssMb));
+            if (bootstrap != null) {
+                sb.append(", \"bootstrap\": {\"levels_left\": ").append(bootstrap.levelsLeft())
+                        .append(", \"precision_bits_mean\": ").append(num(bootstrap.precisionBitsMean()))
+                        .append(", \"precision_bits_min\": ").append(num(bootstrap.precisionBitsMin()))
+                        .append(", \"key_mb\": ").append(num(bootstrap.keyMb()))
+                        .append(", \"slots\": ").append(bootstrap.slots()).append('}');
+            }
+            return sb.append('}').toString();
         }
 
         /** A human-readable table. */
@@ -172,14 +185,19 @@ public final class CkksBenchmark {
             precision.put("mul_relin", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(prod)))));
             precision.put("mul_plain", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(ev.multiplyPlain(cx, py))))));
             precision.put("rotate", bits(rot, encoder.decode(decryptor.decrypt(ev.rotate(cx, 1)))));
+            double mb = 1024.0 * 1024.0;
+            Bootstrap boot = null;
             if (bootstrap) {
                 Ciphertext bottom = ev.dropToLevel(cx, 0);
                 ops.put("bootstrap", time(() -> ev.bootstrap(bottom)));
-                precision.put("bootstrap", bits(x, encoder.decode(decryptor.decrypt(ev.bootstrap(bottom)))));
+                Ciphertext refreshed = ev.bootstrap(bottom);
+                double[] back = encoder.decode(decryptor.decrypt(refreshed));
+                precision.put("bootstrap", bits(x, back));
+                boot = new Bootstrap(refreshed.level(), meanBits(x, back), bits(x, back),
+                        (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots);
             }
-            double mb = 1024.0 * 1024.0;
             return new Result(backend.name(), parameters.logN(), level, threads, ops, precision,
-                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMb());
+                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMb(), boot);
         }
     }
 
@@ -208,6 +226,16 @@ public final class CkksBenchmark {
         Arrays.sort(s);
         int n = s.length;
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /** Mean over slots of −log2 |error| (an exact slot counts as 52 bits, double precision). */
+    private static double meanBits(double[] expected, double[] actual) {
+        double sum = 0;
+        for (int i = 0; i < expected.length; i++) {
+            double e = Math.abs(expected[i] - actual[i]);
+            sum += e == 0 ? 52 : Math.min(52, -Math.log(e) / Math.log(2));
+        }
+        return sum / expected.length;
     }
 
     private static double bits(double[] expected, double[] actual) {

@@ -3,6 +3,7 @@ package dev.polyhe.core.inference;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.model.Model;
 import dev.polyhe.api.model.ModelInput;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,6 +23,14 @@ public final class ModelInputs {
     private ModelInputs() {}
 
     public static List<ModelInput> read(Path file) {
+        return read(file, null);
+    }
+
+    /**
+     * Reads {@code input_ids}, {@code pixel_values}, or {@code text} (a list of strings, tokenized by
+     * {@code model}'s own tokenizer; null: text is refused).
+     */
+    public static List<ModelInput> read(Path file, Model model) {
         String text;
         try {
             text = Files.readString(file);
@@ -36,29 +45,57 @@ public final class ModelInputs {
         } catch (JsonProcessingException e) {
             throw new InvalidInputException("input file " + file + " is not valid JSON: " + e.getOriginalMessage());
         }
-        return parse(root, file.toString());
+        return parse(root, file.toString(), model);
     }
 
     static List<ModelInput> parse(JsonNode root, String source) {
+        return parse(root, source, null);
+    }
+
+    static List<ModelInput> parse(JsonNode root, String source, Model model) {
         if (root == null || !root.isObject()) {
             throw new InvalidInputException(source + ": expected a JSON object with 'input_ids' or 'pixel_values'");
         }
         for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
             String k = it.next();
-            if (!List.of("input_ids", "pixel_values", "attention_mask").contains(k)) {
+            if (!List.of("input_ids", "pixel_values", "text", "attention_mask").contains(k)) {
                 throw new InvalidInputException(source + ": unknown key '" + k
-                        + "'; allowed: input_ids, pixel_values, attention_mask");
+                        + "'; allowed: input_ids, pixel_values, text, attention_mask");
             }
         }
         boolean ids = root.has("input_ids");
         boolean pixels = root.has("pixel_values");
-        if (ids == pixels) {
-            throw new InvalidInputException(source + ": give exactly one of 'input_ids' (lists of token ids) or "
-                    + "'pixel_values' ([batch, channels, height, width])");
+        boolean text = root.has("text");
+        if ((ids ? 1 : 0) + (pixels ? 1 : 0) + (text ? 1 : 0) != 1) {
+            throw new InvalidInputException(source + ": give exactly one of 'input_ids' (lists of token ids), "
+                    + "'text' (a list of strings, for checkpoints with a tokenizer.json) or 'pixel_values' "
+                    + "([batch, channels, height, width])");
         }
-        List<ModelInput> out = ids ? tokens(root.get("input_ids"), source) : images(root.get("pixel_values"), source);
+        List<ModelInput> out = ids ? tokens(root.get("input_ids"), source)
+                : text ? texts(root.get("text"), source, model) : images(root.get("pixel_values"), source);
         if (root.has("attention_mask")) {
             checkMask(root.get("attention_mask"), out, source);
+        }
+        return out;
+    }
+
+    private static List<ModelInput> texts(JsonNode batch, String source, Model model) {
+        if (!batch.isArray() || batch.isEmpty()) {
+            throw new InvalidInputException(source + ": 'text' must be a non-empty list of strings");
+        }
+        if (model == null) {
+            throw new InvalidInputException(source + ": 'text' needs a model to tokenize it; give input_ids");
+        }
+        List<ModelInput> out = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            if (!batch.get(i).isTextual()) {
+                throw new InvalidInputException(source + ": text[" + i + "] is not a string");
+            }
+            long[] ids = model.tokenize(batch.get(i).asText());
+            if (ids.length == 0) {
+                throw new InvalidInputException(source + ": text[" + i + "] has no tokens");
+            }
+            out.add(ModelInput.tokens(ids));
         }
         return out;
     }

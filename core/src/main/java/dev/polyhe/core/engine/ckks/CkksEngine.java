@@ -71,9 +71,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.decryptor = decryptor;
         this.canBootstrap = keys != null && keys.hasBootstrapping();
         this.slots = packingSlots;
-        this.maxLevel = context.parameters().maxLevel();
+        this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
-        this.primes = new double[maxLevel + 1];
+        this.primes = new double[context.parameters().maxLevel() + 1];
+    }
+
+    /**
+     * The level fresh ciphertexts start at: the highest one whose prime is about the scale. A bootstrapping chain
+     * puts larger primes on top for the bootstrapping circuit alone; rescaling the model's products by them would
+     * throw the scale off, so the model starts below them (where bootstrapping also returns ciphertexts).
+     */
+    static int topLevel(dev.polyhe.api.he.CkksParameters p) {
+        int top = p.maxLevel();
+        while (top > 0 && Math.abs(p.logQ().get(top) - p.logScale()) > 1) {
+            top--;
+        }
+        return top == 0 ? p.maxLevel() : top;
     }
 
     /** The rotation steps the engine uses at packing width P (generate rotation keys for these). */

@@ -7,6 +7,7 @@ import dev.polyhe.models.checkpoint.HfConfig;
 import dev.polyhe.models.checkpoint.Weights;
 import dev.polyhe.models.safetensors.Checkpoints;
 import dev.polyhe.models.safetensors.TensorSource;
+import dev.polyhe.models.tokenizer.TokenizedModel;
 import java.nio.file.Path;
 
 /** Service provider for {@code model_type: roberta}. */
@@ -32,7 +33,7 @@ public final class RobertaArchitecture implements ModelArchitecture {
     public Model load(Path checkpointDir) {
         RobertaConfig config = RobertaConfig.from(HfConfig.read(checkpointDir, NAME));
         try (TensorSource source = Checkpoints.openWeights(checkpointDir)) {
-            return RobertaModel.load(config, new Weights(source));
+            return TokenizedModel.withTokenizerOf(checkpointDir, RobertaModel.load(config, new Weights(source)));
         }
     }
 }

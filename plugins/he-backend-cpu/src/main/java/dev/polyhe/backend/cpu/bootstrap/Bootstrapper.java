@@ -7,7 +7,6 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.backend.cpu.ckks.CpuParameters;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,10 +21,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>Sparse slots only (n &lt; N/2): the trace to Z[X^(N/2n)] (log2(N/2n) rotations by n·2^j in the
  *       full view) clears the coefficients off the grid the message lives on and multiplies the rest by N/2n.</li>
  *   <li>CoeffsToSlots ({@code c} levels): slots hold bitrev(t_lo + i·t_hi) / (2·B·q_0), B = K + 1/2; one
- *       conjugation splits real and imaginary parts into two ciphertexts of real slots u = t/(B·q_0).</li>
+ *       conjugation splits real and imaginary parts into two ciphertexts of real slots u = t/(B·q_0) (full
+ *       slots), or, for n ≤ N/4, into the two halves of one ciphertext read with 2n slots.</li>
  *   <li>EvalMod on each ({@link ChebyshevSine#depth()} levels): sin(2π·t/q_0) ≈ 2π·Δ·m/q_0.</li>
- *   <li>SlotsToCoeffs ({@code s} levels): the two halves recombined (·i is the exact monomial X^(N/2), no
- *       level) and mapped back to slots, times q_0/(2π·Δ), at scale Δ.</li>
+ *   <li>SlotsToCoeffs ({@code s} levels): the two parts recombined (·i is the exact monomial X^(N/2), no
+ *       level; packed: the first group joins the halves) and mapped back to slots, times q_0/(2π·Δ), at
+ *       scale Δ.</li>
  * </ol>
  * Levels consumed: c + depth(EvalMod) + s, counted down from the top. The raised ciphertext is read at the
  * scale of the top prime, every transform keeps that scale exactly (diagonals encoded at the prime they are
@@ -104,7 +105,11 @@ public final class Bootstrapper {
                 shape.coeffsToSlotsLevels(), sine.depth(), shape.slotsToCoeffsLevels(), outputLevel());
     }
 
-    /** The rotation steps (modulo N/2) of the full-slot circuit and of every sparse slot count. */
+    /**
+     * The rotation steps (modulo N/2) of the full-slot circuit and of every sparse slot count: 41 keys at
+     * N = 2^10, 66 at 2^12. At N = 2^16 that would be 133 keys of about 200 MB against 43 for full slots only,
+     * so there the slot counts to serve must become a choice.
+     */
     public static Set<Integer> rotationSteps(CpuParameters params) {
         BootstrapParameters shape = BootstrapParameters.of(params);
         requireLevels(params, shape, ChebyshevSine.cheapest(shape.sineBound()));
@@ -126,16 +131,16 @@ public final class Bootstrapper {
         return steps;
     }
 
-    /**
-     * Bootstraps {@code in} with {@code ev}, whose keys are {@code keys}; unless {@code keysOnDemand}, they must
-     * hold the conjugation key and this slot count's rotations (a key set generated for bootstrapping does,
-     * and so does one reloaded from a blob, which no longer says so).
-     */
     /** n ≤ N/4: the real and imaginary parts fit side by side in 2n slots, so EvalMod runs once, not twice. */
     private static boolean packed(CpuParameters params, int slots) {
         return 2 * slots <= params.slots();
     }
 
+    /**
+     * Bootstraps {@code in} with {@code ev}, whose keys are {@code keys}; unless {@code keysOnDemand}, they must
+     * hold the conjugation key and this slot count's rotations (a key set generated for bootstrapping does,
+     * and so does one reloaded from a blob, which no longer says so).
+     */
     public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand) {
         int n = in.slots();
         if (n < 2) {
@@ -218,9 +223,7 @@ public final class Bootstrapper {
 
         /** ±i in every slot at scale 1: the monomial ±X^(N/2), an exact multiplication that uses no level. */
         Plaintext unit(int sign, int level) {
-            double[] im = new double[slots];
-            Arrays.fill(im, sign);
-            return encoder.encodeComplex(new double[0], im, slots, level, 1.0);
+            return encoder.encodeComplex(new double[] {0}, new double[] {sign}, 1, level, 1.0);
         }
     }
 }

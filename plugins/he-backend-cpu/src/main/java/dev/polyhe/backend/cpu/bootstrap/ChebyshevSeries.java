@@ -166,10 +166,12 @@ final class ChebyshevSeries {
             return ev.addConstant(ev.rescale(sum), p[0]);
         }
 
+        /**
+         * value in every slot: encoded with one slot (which the encoder replicates), that is the constant
+         * polynomial round(value·scale) exactly, without the FFT's rounding crumbs in the other coefficients.
+         */
         Plaintext constant(double value, int level, double scale) {
-            double[] v = new double[t[1].slots()];
-            Arrays.fill(v, value);
-            return encoder.encode(v, v.length, level, scale);
+            return encoder.encode(new double[] {value}, 1, level, scale);
         }
     }
 }

@@ -10,7 +10,8 @@
  *
  * <p>On insecure-test-boot-N10/N12 (h = 64, K = 17, q_0 = 2^55, Δ = 2^40, 14 bootstrapping primes of 60
  * bits): CoeffsToSlots 3 levels, EvalMod 8 (degree-58 series, 2 double angles), SlotsToCoeffs 3; 3 levels
- * left. Measured on two shared cores: N = 2^10 full slots 23.8 bits worst slot / 26.7 mean, about 0.5–0.8 s;
- * N = 2^12 full slots 21.6 / 24.4 bits, about 1–1.5 s; 32 sparse slots about 28 / 31 bits.
+ * left. Measured on two shared cores: N = 2^10 full slots 23.9 bits worst slot / 26.6 mean, 0.5–1 s;
+ * N = 2^12 full slots 21.5 / 24.4 bits, 1–2 s; 32 sparse slots 26–27 / 28–29 bits, about 0.5 s (sparse
+ * slots, n ≤ N/4, put real and imaginary parts side by side and run EvalMod once).
  */
 package dev.polyhe.backend.cpu.bootstrap;

@@ -14,8 +14,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * insecure-test-boot-N12: 2048 full slots and 128 sparse slots, each once (keys: about 60 rotations, 0.5 GB;
- * about 20 s on two cores in all). Measured: full slots 21.7 bits worst / 24.4 mean.
+ * insecure-test-boot-N12: 2048 full slots and 128 sparse slots, each once (keys: 66 rotations and the
+ * conjugation, 0.48 GB; about 10–20 s on two shared cores in all). Measured: full slots 21.5 bits worst slot /
+ * 24.4 mean; sparse slots (one EvalMod for both halves) about 26 / 28.
  */
 class BootstrapN12Test {
     private static double[] bootstrapAndMeasure(HeContext ctx, Evaluator ev, SecretKey sk, int slots, Random r) {

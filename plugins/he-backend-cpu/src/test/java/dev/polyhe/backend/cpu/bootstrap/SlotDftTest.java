@@ -63,6 +63,38 @@ class SlotDftTest {
     }
 
     @Test
+    void packedFormsSplitAndJoinRealAndImaginaryParts() {
+        int n = 16;
+        DiagonalMatrix m = SlotDft.coeffsToSlots(n, 2).get(1);
+        double[] zr = new double[2 * n];
+        double[] zi = new double[2 * n];
+        for (int i = 0; i < n; i++) {
+            zr[i] = zr[i + n] = RANDOM.nextGaussian();
+            zi[i] = zi[i + n] = RANDOM.nextGaussian();
+        }
+        double[][] w = m.apply(java.util.Arrays.copyOf(zr, n), java.util.Arrays.copyOf(zi, n));
+        double[][] split = SlotDft.repeated(m, true).apply(zr, zi);
+        for (int i = 0; i < n; i++) {
+            // [w, −i·w]: adding the conjugate leaves 2·Re w, then 2·Im w
+            assertEquals(w[0][i], split[0][i], 1e-12);
+            assertEquals(w[1][i], split[1][i], 1e-12);
+            assertEquals(w[1][i], split[0][i + n], 1e-12);
+            assertEquals(-w[0][i], split[1][i + n], 1e-12);
+        }
+        double[] ar = new double[2 * n];
+        double[] ai = new double[2 * n];
+        for (int i = 0; i < 2 * n; i++) {
+            ar[i] = RANDOM.nextGaussian();
+        }
+        double[][] joined = SlotDft.joined(m).apply(ar, ai);
+        double[][] direct = m.apply(java.util.Arrays.copyOf(ar, n), java.util.Arrays.copyOfRange(ar, n, 2 * n));
+        for (int i = 0; i < 2 * n; i++) {
+            assertEquals(direct[0][i % n], joined[0][i], 1e-12);
+            assertEquals(direct[1][i % n], joined[1][i], 1e-12);
+        }
+    }
+
+    @Test
     void groupsOfStagesHaveFewDiagonals() {
         List<DiagonalMatrix> groups = SlotDft.coeffsToSlots(512, 3);
         assertEquals(3, groups.size());
