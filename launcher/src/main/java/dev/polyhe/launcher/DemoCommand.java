@@ -60,8 +60,10 @@ final class DemoCommand implements Callable<Integer> {
             out.flush();
             polynomialModel(polyhe, out);
             encryptedAttention(polyhe, out);
-            out.println("Next: polyhe infer --model " + model + " --input FILE.json --engine poly; "
-                    + "polyhe bench attention --tokens 64 --levels 60 --insecure-test; polyhe --help");
+            out.println("Next: ./polyhe infer --model " + model + " --input " + model.resolve("input.json")
+                    + " --engine poly --verbose");
+            out.println("      ./polyhe bench attention --tokens 32 --levels 72 --insecure-test   (the paper's Table 5)");
+            out.println("      ./polyhe --help");
             out.flush();
         }
         return PolyHeCommand.OK;
