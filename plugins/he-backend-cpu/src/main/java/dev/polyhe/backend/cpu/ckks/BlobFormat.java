@@ -24,7 +24,7 @@ import java.util.zip.CheckedOutputStream;
  */
 final class BlobFormat {
     static final int MAGIC = 0x50484542; // "PHEB"
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final String BACKEND = "ckks-cpu";
 
     enum Kind {

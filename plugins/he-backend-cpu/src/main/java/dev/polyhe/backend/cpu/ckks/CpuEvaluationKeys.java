@@ -15,7 +15,7 @@ final class CpuEvaluationKeys implements EvaluationKeys {
     private final String parameterHash;
     private final String keySetId;
 
-    /** Set when generated for bootstrapping (not carried by serialization: a reloaded set reports false). */
+    /** Set when generated for bootstrapping; serialized with the keys, so a server's reloaded set can bootstrap. */
     private final boolean bootstrapping;
 
     CpuEvaluationKeys(SwitchingKey relinearization, Map<Integer, SwitchingKey> rotations, SwitchingKey conjugation,

@@ -175,6 +175,7 @@ final class CpuSerializer implements HeSerializer {
         if (ek.conjugation != null) {
             writeSwitchingKey(w, ek.conjugation);
         }
+        w.data.writeBoolean(ek.hasBootstrapping());
         w.finish();
     }
 
@@ -189,7 +190,8 @@ final class CpuSerializer implements HeSerializer {
                 rotations.put(step, readSwitchingKey(r));
             }
             SwitchingKey conj = r.data.readBoolean() ? readSwitchingKey(r) : null;
-            return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId);
+            boolean bootstrapping = r.data.readBoolean();
+            return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId, bootstrapping);
         });
     }
 

@@ -119,6 +119,7 @@ class BootstrapperTest {
         java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
         ctx.serializer().writeEvaluationKeys(keys, blob);
         EvaluationKeys reloaded = ctx.serializer().readEvaluationKeys(new java.io.ByteArrayInputStream(blob.toByteArray()));
+        assertTrue(reloaded.hasBootstrapping(), "the capability travels with the keys (servers reload them)");
         double[] v = {0.75, -0.125};
         Ciphertext out = ctx.evaluator(reloaded).bootstrap(encrypt(v, ctx.parameters().scale()));
         double[] d = ctx.encoder().decode(ctx.decryptor(sk).decrypt(out));
