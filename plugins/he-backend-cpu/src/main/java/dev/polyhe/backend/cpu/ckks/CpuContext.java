@@ -35,7 +35,8 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
     private volatile boolean closed;
 
     public CpuContext(CkksParameters parameters, int threads) {
-        this.pool = new LimbPool(threads);
+        // Tasks of at least 2^13 coefficients: one limb at N >= 2^13, several on the small test rings.
+        this.pool = new LimbPool(threads, Math.max(1, (1 << 13) >> parameters.logN()));
         try {
             this.params = new CpuParameters(parameters, pool);
         } catch (RuntimeException e) {

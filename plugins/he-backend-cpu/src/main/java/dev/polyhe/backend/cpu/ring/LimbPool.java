@@ -11,9 +11,22 @@ import java.util.function.IntConsumer;
  */
 public final class LimbPool implements AutoCloseable {
     private final int threads;
+    private final int grain;
     private final ForkJoinPool pool;
 
     public LimbPool(int threads) {
+        this(threads, 1);
+    }
+
+    /**
+     * @param grain the fewest limbs one task handles: on small rings a limb is a few microseconds of work, less
+     *        than handing it to another thread costs, so limbs are batched (or run on the caller)
+     */
+    public LimbPool(int threads, int grain) {
+        if (grain < 1) {
+            throw new IllegalArgumentException("grain = " + grain + "; at least 1 is needed");
+        }
+        this.grain = grain;
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
         }
@@ -32,13 +45,13 @@ public final class LimbPool implements AutoCloseable {
 
     /** Runs body(i) for i in [0, count), in parallel when more than one thread is configured. */
     public void forEach(int count, IntConsumer body) {
-        if (pool == null || count <= 1) {
+        if (pool == null || count <= grain) {
             for (int i = 0; i < count; i++) {
                 body.accept(i);
             }
             return;
         }
-        Range task = new Range(body, 0, count);
+        Range task = new Range(body, 0, count, grain);
         if (ForkJoinTask.getPool() == pool) { // nested call from one of our workers: fork within the pool
             task.invoke();
         } else {
@@ -58,21 +71,25 @@ public final class LimbPool implements AutoCloseable {
         private final transient IntConsumer body;
         private final int lo;
         private final int hi;
+        private final int grain;
 
-        Range(IntConsumer body, int lo, int hi) {
+        Range(IntConsumer body, int lo, int hi, int grain) {
             this.body = body;
             this.lo = lo;
             this.hi = hi;
+            this.grain = grain;
         }
 
         @Override
         protected void compute() {
-            if (hi - lo == 1) {
-                body.accept(lo);
+            if (hi - lo <= grain) {
+                for (int i = lo; i < hi; i++) {
+                    body.accept(i);
+                }
                 return;
             }
             int mid = (lo + hi) >>> 1;
-            invokeAll(new Range(body, lo, mid), new Range(body, mid, hi));
+            invokeAll(new Range(body, lo, mid, grain), new Range(body, mid, hi, grain));
         }
     }
 }
