@@ -1,7 +1,7 @@
 package dev.polyhe.launcher;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** {@code polyhe bench ...}: benchmarks that measure side by side in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,

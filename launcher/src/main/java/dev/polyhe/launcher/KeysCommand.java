@@ -7,11 +7,11 @@ import dev.polyhe.core.encrypted.KeyFiles;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code polyhe keys generate}: the client's key folder. */
 @Command(name = "keys", mixinStandardHelpOptions = true, description = "Key management (client side).",

@@ -1,8 +1,8 @@
 package dev.polyhe.launcher;
 
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code polyhe}: the top-level command. Exit codes: 0 success, 2 usage or config error, 1 failure. Errors

@@ -1,7 +1,7 @@
 package dev.polyhe.core.inference;
 
-import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.Matrix;
+import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.model.Nonlinearities;

@@ -1,11 +1,11 @@
 package dev.polyhe.core.inference;
 
-import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
+import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.model.Nonlinearities;

@@ -5,7 +5,6 @@ import dev.polyhe.api.PolyHePlugin;
 import java.io.IOException;
 import java.lang.module.Configuration;
 import java.lang.module.FindException;
-import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
 import java.lang.module.ResolutionException;

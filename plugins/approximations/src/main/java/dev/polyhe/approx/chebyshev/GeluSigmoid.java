@@ -2,8 +2,8 @@ package dev.polyhe.approx.chebyshev;
 
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.Domain;
-import dev.polyhe.api.arith.Arith;
 import dev.polyhe.api.approx.TargetFunctions;
+import dev.polyhe.api.arith.Arith;
 
 /**
  * GELU(x) ≈ x·σ(1.702x) (the paper's App. C), with σ a Chebyshev interpolant on [1.702a, 1.702b]. The factor

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.approx.Domain;
+import dev.polyhe.api.approx.TargetFunctions;
 import dev.polyhe.api.arith.ScalarArith;
 import dev.polyhe.api.arith.Traced;
-import dev.polyhe.api.approx.TargetFunctions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,11 +1,10 @@
 package dev.polyhe.attention.power;
 
-import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
-import java.util.Set;
 
 /**
  * Service {@code power-softmax-length-agnostic}: the paper's inference form (Eq. 7), polynomial by default —

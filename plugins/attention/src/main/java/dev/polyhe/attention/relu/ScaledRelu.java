@@ -9,7 +9,6 @@ import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.attention.kernel.MultiplicativeMask;
-import java.util.Map;
 
 /**
  * Scaled-ReLU attention (Zimerman et al. 2024): w = ReLU(x)/L ⊙ M, point-wise with no normalization, ReLU

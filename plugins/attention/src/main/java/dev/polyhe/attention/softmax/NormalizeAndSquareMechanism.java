@@ -1,12 +1,12 @@
 package dev.polyhe.attention.softmax;
 
-import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.Map;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package dev.polyhe.attention.softmax;
 
-import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.api.Options;
 import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.attention.AttentionKernel;
+import dev.polyhe.attention.kernel.DeclaredMechanism;
 import dev.polyhe.attention.kernel.OptionRules;
 import java.util.Set;
 

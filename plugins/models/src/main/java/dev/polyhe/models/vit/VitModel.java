@@ -14,8 +14,8 @@ import dev.polyhe.models.layers.FeedForward;
 import dev.polyhe.models.layers.LayerNorm;
 import dev.polyhe.models.layers.Linear;
 import dev.polyhe.models.layers.SelfAttention;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
