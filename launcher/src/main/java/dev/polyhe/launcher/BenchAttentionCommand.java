@@ -53,9 +53,10 @@ final class BenchAttentionCommand implements Callable<Integer> {
             HeBackend he = polyhe.plugins().backend(backend);
             int maxTokens = Arrays.stream(tokens).max().orElseThrow();
             int minLogN = ChainOptions.minLogN(maxTokens);
-            var params = chain.resolve(he, minLogN);
+            var bench = new EncryptedAttentionBenchmark(polyhe.plugins());
+            var params = chain.resolve(he, minLogN, bench.levelsNeeded(iterations));
             var err = spec.commandLine().getErr();
-            var report = new EncryptedAttentionBenchmark(polyhe.plugins()).run(he, params, tokens, heads, iterations,
+            var report = bench.run(he, params, tokens, heads, iterations,
                     seed, step -> {
                         err.println("polyhe bench attention: " + step);
                         err.flush();

@@ -62,7 +62,7 @@ final class DemoCommand implements Callable<Integer> {
             encryptedAttention(polyhe, out);
             out.println("Next: ./polyhe infer --model " + model + " --input " + model.resolve("input.json")
                     + " --engine poly --verbose");
-            out.println("      ./polyhe bench attention --tokens 32 --levels 72 --insecure-test   (the paper's Table 5)");
+            out.println("      ./polyhe bench attention --tokens 32 --insecure-test   (the paper's Table 5)");
             out.println("      ./polyhe --help");
             out.flush();
         }

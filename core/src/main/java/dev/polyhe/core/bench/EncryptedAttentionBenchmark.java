@@ -81,6 +81,21 @@ public final class EncryptedAttentionBenchmark {
         }
     }
 
+    /**
+     * Levels a chain needs for every mechanism without bootstrapping: the deepest program as the plain engine
+     * measures it, plus a quarter for the engine's scale alignments (measured: 27 → 30, 55 → 64).
+     */
+    public int levelsNeeded(int iterations) {
+        int depth = 0;
+        Matrix scores = scores(4, new Random(1));
+        for (String name : MECHANISMS) {
+            PlainEngine plain = new PlainEngine();
+            depth = Math.max(depth, plain.depth(plugins.attention(choice(name, iterations))
+                    .normalize(plain, plain.fromPlain(scores), null)));
+        }
+        return depth + (depth + 3) / 4;
+    }
+
     public Report run(HeBackend backend, CkksParameters params, int[] tokens, int heads, int iterations, long seed,
             Consumer<String> progress) {
         List<Row> rows = new ArrayList<>();
