@@ -45,7 +45,8 @@ final class EncryptedRun {
         int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);
-        var params = chain.resolve(he, minLogN, depth + 2);
+        // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most).
+        var params = chain.resolve(he, minLogN, depth + (depth + 3) / 4);
         out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d), security %s; "
                 + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth, params.security().configName());
         out.flush();
