@@ -82,6 +82,12 @@ class ClientServerTest {
         assertEquals(0, eval.code(), eval.err());
         assertTrue(eval.out().contains("eval: block 1/1 done"), eval.out());
         assertTrue(eval.out().contains("ciphertext matmul") && eval.out().contains("LayerNorm"), eval.out());
+        for (String kind : new String[] {"plaintext matmul", "ciphertext matmul", "LayerNorm", "GELU",
+                "attention normalisation"}) {
+            String line = eval.out().lines().filter(l -> l.strip().startsWith(kind + " ")).findFirst().orElseThrow();
+            assertTrue(Double.parseDouble(line.strip().substring(kind.length()).trim().split("\\s+")[0]) > 0,
+                    "time is attributed to " + kind + ": " + line);
+        }
         assertTrue(Files.readString(chart).startsWith("<svg"), "the chart is an SVG");
         Path decrypted = dir.resolve("decrypted.json");
         var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",

@@ -95,25 +95,36 @@ public final class PolynomialNonlinearities implements Nonlinearities {
         return a.evaluate(ops, x);
     }
 
+    // Each step runs in an operator scope whose name marks its kind for the latency breakdown.
+
     @Override
     public <M> M invSqrt(TensorOps<M> ops, M x, String site) {
-        return evaluate(ops, x, site, approximation(site, "inv-sqrt", invSqrt, TargetFunctions.named("inv-sqrt"), true));
+        try (var scope = ops.operator("layernorm.inv-sqrt")) {
+            return evaluate(ops, x, site, approximation(site, "inv-sqrt", invSqrt, TargetFunctions.named("inv-sqrt"),
+                    true));
+        }
     }
 
     @Override
     public <M> M gelu(TensorOps<M> ops, M x, String site) {
-        return evaluate(ops, x, site, approximation(site, "gelu", gelu, TargetFunctions::gelu, false));
+        try (var scope = ops.operator("gelu")) {
+            return evaluate(ops, x, site, approximation(site, "gelu", gelu, TargetFunctions::gelu, false));
+        }
     }
 
     @Override
     public <M> M tanh(TensorOps<M> ops, M x, String site) {
-        return evaluate(ops, x, site, approximation(site, "tanh", tanh, Math::tanh, false));
+        try (var scope = ops.operator("tanh")) {
+            return evaluate(ops, x, site, approximation(site, "tanh", tanh, Math::tanh, false));
+        }
     }
 
     @Override
     public <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site) {
         AttentionKernel k = kernelsBySite.computeIfAbsent(site,
                 s -> attentionKernels.apply(calibration.site(s, "attention")));
-        return k.normalize(ops, scores, mask);
+        try (var scope = ops.operator("attention-normalization")) {
+            return k.normalize(ops, scores, mask);
+        }
     }
 }
