@@ -1,10 +1,9 @@
 package dev.polyhe.approx.chebyshev;
 
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
-import dev.polyhe.api.approx.PolynomialApproximator;
 import dev.polyhe.api.approx.TargetFunctions;
+import dev.polyhe.approx.polynomial.DeclaredApproximator;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
 
@@ -12,24 +11,13 @@ import java.util.function.DoubleUnaryOperator;
  * Service {@code chebyshev}: interpolates the spec's target (or, without one, the named function of
  * {@link TargetFunctions}) on the spec's domain. Option {@code degree} (1..255, default 15).
  */
-public final class ChebyshevApproximator implements PolynomialApproximator {
+public final class ChebyshevApproximator extends DeclaredApproximator {
     public static final String NAME = "chebyshev";
     public static final int DEFAULT_DEGREE = 15;
     public static final int MAX_DEGREE = 255;
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "Chebyshev interpolation of any function on [a, b], Paterson–Stockmeyer evaluation, depth ⌈log2(d+1)⌉ (+1 for a non-integer map)";
+    public ChebyshevApproximator() {
+        super(NAME, "Chebyshev interpolation of any function on [a, b], Paterson–Stockmeyer evaluation, depth ⌈log2(d+1)⌉ (+1 for a non-integer map)");
     }
 
     @Override

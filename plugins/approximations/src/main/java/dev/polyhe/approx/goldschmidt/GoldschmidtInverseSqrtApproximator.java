@@ -1,29 +1,17 @@
 package dev.polyhe.approx.goldschmidt;
 
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.approx.Approximation;
 import dev.polyhe.api.approx.ApproximationSpec;
-import dev.polyhe.api.approx.PolynomialApproximator;
+import dev.polyhe.approx.polynomial.DeclaredApproximator;
 import java.util.Set;
 
 /** Service {@value GoldschmidtInverseSqrt#NAME}: option {@code iterations} (1..20, default 10). */
-public final class GoldschmidtInverseSqrtApproximator implements PolynomialApproximator {
+public final class GoldschmidtInverseSqrtApproximator extends DeclaredApproximator {
     public static final int DEFAULT_ITERATIONS = 10;
     public static final int MAX_ITERATIONS = 20;
 
-    @Override
-    public String name() {
-        return GoldschmidtInverseSqrt.NAME;
-    }
-
-    @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
-    public String description() {
-        return "Goldschmidt inverse square root 1/√x on [a, b] ⊂ (0, ∞) for LayerNorm; depth 2n";
+    public GoldschmidtInverseSqrtApproximator() {
+        super(GoldschmidtInverseSqrt.NAME, "Goldschmidt inverse square root 1/√x on [a, b] ⊂ (0, ∞) for LayerNorm; depth 2n");
     }
 
     @Override
