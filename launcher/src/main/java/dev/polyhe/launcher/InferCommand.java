@@ -31,8 +31,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "infer", mixinStandardHelpOptions = true,
         description = {"Run a Hugging Face checkpoint (gpt_neox, roberta, vit) on a batch of inputs, exactly "
-                + "(--engine plain) or with every non-polynomial step approximated (--engine poly, reports the "
-                + "max/mean error against the exact model; per layer with --verbose)."})
+                + "(--engine plain), with every non-polynomial step approximated (--engine poly, reports the "
+                + "max/mean error against the exact model; per layer with --verbose), or that polynomial model on "
+                + "encrypted data (--engine ckks: keys, encryption, evaluation and decryption in one process; "
+                + "reports error_vs_poly and error_vs_exact and the latency breakdown)."})
 final class InferCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
