@@ -16,6 +16,9 @@ import picocli.CommandLine.Spec;
                 + "key sizes and peak memory, on a preset (N<logN>-128 by default) or a chain built like OpenFHE's "
                 + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
 final class BenchCkksCommand implements Callable<Integer> {
+    /** The CPU backend's thread-count property (the launcher cannot import the plugin's constant). */
+    private static final String THREADS_PROPERTY = "polyhe.cpu.threads";
+
     enum Format { json, table }
 
     @Mixin
@@ -50,14 +53,26 @@ final class BenchCkksCommand implements Callable<Integer> {
         if (op != null && !op.equals("bootstrap")) {
             throw new ErrorReport.InputException("--op '" + op + "' is not known; allowed: bootstrap");
         }
-        if (threads != null) {
-            if (threads < 1) {
-                throw new ErrorReport.InputException("--threads must be >= 1, got " + threads);
-            }
-            // Read by the CPU backend when it is instantiated, which happens as the plugins are discovered below.
-            System.setProperty("polyhe.cpu.threads", Integer.toString(threads));
+        if (threads != null && threads < 1) {
+            throw new ErrorReport.InputException("--threads must be >= 1, got " + threads);
         }
-        try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
+        // The CPU backend reads its thread count when it is instantiated, as the plugins are discovered; the
+        // property is set for that moment only, so the rest of the JVM (a host, other commands) keeps its own.
+        String previous = System.getProperty(THREADS_PROPERTY);
+        if (threads != null) {
+            System.setProperty(THREADS_PROPERTY, Integer.toString(threads));
+        }
+        PolyHe polyhe;
+        try {
+            polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
+        } finally {
+            if (previous == null) {
+                System.clearProperty(THREADS_PROPERTY);
+            } else {
+                System.setProperty(THREADS_PROPERTY, previous);
+            }
+        }
+        try (polyhe) {
             HeBackend he = polyhe.plugins().backend(backend);
             int logN = chain.logN != null ? chain.logN : 14;
             var params = chain.preset == null && chain.levels == null ? he.preset("N" + logN + "-128")

@@ -2,6 +2,7 @@ package dev.polyhe.launcher;
 
 import static dev.polyhe.launcher.LauncherTest.polyhe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,6 +19,7 @@ class BenchCkksTest {
         var r = polyhe("bench", "ckks", "--preset", "insecure-test-N10", "--runs", "3", "--warmup", "1",
                 "--threads", "1", "--format", "json");
         assertEquals(0, r.code(), r.err());
+        assertNull(System.getProperty("polyhe.cpu.threads"), "--threads leaves the JVM's settings as they were");
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertEquals("ckks-cpu", json.get("backend").asText());
         assertEquals(10, json.get("logN").asInt());
