@@ -33,10 +33,6 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
         return maxDepth;
     }
 
-    public PlainTensor tensor(Matrix m) {
-        return fromPlain(m);
-    }
-
     private PlainTensor make(int rows, int cols, double[] data, int depth) {
         maxDepth = Math.max(maxDepth, depth);
         return new PlainTensor(rows, cols, data, depth);

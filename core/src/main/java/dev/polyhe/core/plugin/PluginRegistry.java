@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -245,10 +244,5 @@ public final class PluginRegistry {
             c = c.getCause();
         }
         return msg;
-    }
-
-    /** Known names of one kind, sorted, for error messages. */
-    public Set<String> names(PluginKind kind) {
-        return plugins(kind).stream().map(PluginDescriptor::name).collect(Collectors.toCollection(TreeSet::new));
     }
 }

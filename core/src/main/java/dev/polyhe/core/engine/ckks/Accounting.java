@@ -135,8 +135,4 @@ public final class Accounting {
     public Map<PrimitiveKind, Long> countsByPrimitive() {
         return java.util.Collections.unmodifiableMap(primitiveCounts);
     }
-
-    public long totalPrimitiveNanos() {
-        return primitiveNanos.values().stream().mapToLong(Long::longValue).sum();
-    }
 }
