@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "ckks", mixinStandardHelpOptions = true,
         description = {"Median milliseconds per CKKS operation (ntt, encode, encrypt, decrypt, add, mul_plain, "
                 + "mul_relin, rescale, rotate, rotate_hoisted_8, bootstrap with --op bootstrap), precision bits, "
-                + "key sizes and peak memory, on a preset (N<logN>-128 by default) or a chain built like OpenFHE's "
+                + "key sizes and peak memory, on a preset (N<logN>-128 by default; with --op bootstrap N16-boot-128, or "
+                + "N<logN>-boot-128 when the backend has it) or a chain built like OpenFHE's "
                 + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
 final class BenchCkksCommand implements Callable<Integer> {
     /** The CPU backend's thread-count property (the launcher cannot import the plugin's constant). */
@@ -74,11 +75,14 @@ final class BenchCkksCommand implements Callable<Integer> {
         }
         try (polyhe) {
             HeBackend he = polyhe.plugins().backend(backend);
-            int logN = chain.logN != null ? chain.logN : 14;
-            var params = chain.preset == null && chain.levels == null ? he.preset("N" + logN + "-128")
-                    : chain.resolve(he, logN);
+            boolean boot = "bootstrap".equals(op);
+            int logN = chain.logN != null ? chain.logN : boot ? 16 : 14;
+            // bootstrapping needs a chain built for it: the backend's N<logN>-boot-128 preset when it has one
+            String preset = boot && he.presets().contains("N" + logN + "-boot-128") ? "N" + logN + "-boot-128"
+                    : "N" + logN + "-128";
+            var params = chain.preset == null && chain.levels == null ? he.preset(preset) : chain.resolve(he, logN);
             int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-            var result = new CkksBenchmark(he, params, runs, warmup, t, "bootstrap".equals(op)).run();
+            var result = new CkksBenchmark(he, params, runs, warmup, t, boot).run();
             var out = spec.commandLine().getOut();
             out.println(format == Format.json ? result.toJson() : result.toTable());
             out.flush();

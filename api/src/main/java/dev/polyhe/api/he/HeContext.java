@@ -23,6 +23,17 @@ public interface HeContext extends AutoCloseable {
     EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
             boolean bootstrapping);
 
+    /**
+     * Evaluation keys that bootstrap ciphertexts of exactly the slot counts in {@code bootstrapSlots} (empty: no
+     * bootstrapping). On large rings every slot count's rotations together weigh tens of gigabytes, so a
+     * server asks only for the counts its packing uses. Backends that cannot tell slot counts apart give
+     * keys for all of them.
+     */
+    default EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps,
+            boolean conjugation, Set<Integer> bootstrapSlots) {
+        return generateEvaluationKeys(secretKey, rotationSteps, conjugation, !bootstrapSlots.isEmpty());
+    }
+
     Encoder encoder();
 
     /** Public-key encryption. */

@@ -25,6 +25,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -49,7 +50,9 @@ public final class EncryptedInference {
                     + " has " + params.slots());
         }
         SecretKey sk = ctx.generateSecretKey();
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(slots), false, bootstrapping);
+        // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(slots), false,
+                bootstrapping ? Set.of(slots) : Set.of());
         return new KeySet(backend.name(), ctx, sk, keys, slots);
     }
 

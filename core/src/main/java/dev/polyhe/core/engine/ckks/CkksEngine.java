@@ -69,7 +69,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.encoder = context.encoder();
         this.encryptor = encryptor;
         this.decryptor = decryptor;
-        this.canBootstrap = keys != null && keys.hasBootstrapping();
+        this.canBootstrap = keys != null && keys.bootstraps(packingSlots);
         this.slots = packingSlots;
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();

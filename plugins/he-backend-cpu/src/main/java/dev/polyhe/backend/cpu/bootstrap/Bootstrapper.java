@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * ciphertext of n slots at scale Δ comes back at {@link #outputLevel()} and scale Δ.
  *
  * <ol>
- *   <li>ModRaise: read mod q_0 at the top level; the plaintext is t = Δ·m + e + q_0·I, |I| ≤ K.</li>
+ *   <li>ModRaise: read mod q_0 at the top level; the plaintext is t = Δ·m + e + q_0·I, |I| ≤ K. A dense
+ *       key-set secret is swapped for an ephemeral sparse one around this step ({@link SecretEncapsulation}).</li>
  *   <li>Sparse slots only (n &lt; N/2): the trace to Z[X^(N/2n)] (log2(N/2n) rotations by n·2^j in the
  *       full view) clears the coefficients off the grid the message lives on and multiplies the rest by N/2n.</li>
  *   <li>CoeffsToSlots ({@code c} levels): slots hold bitrev(t_lo + i·t_hi) / (2·B·q_0), B = K + 1/2; one
@@ -107,17 +108,35 @@ public final class Bootstrapper {
 
     /**
      * The rotation steps (modulo N/2) of the full-slot circuit and of every sparse slot count: 41 keys at
-     * N = 2^10, 66 at 2^12. At N = 2^16 that would be 133 keys of about 200 MB against 43 for full slots only,
-     * so there the slot counts to serve must become a choice.
+     * N = 2^10, 66 at 2^12. At N = 2^16 that would be 133 keys of about 200 MB, so large rings choose their
+     * counts with {@link #rotationSteps(CpuParameters, Set)}.
      */
     public static Set<Integer> rotationSteps(CpuParameters params) {
+        Set<Integer> counts = new TreeSet<>();
+        for (int n = params.slots(); n >= 2; n >>= 1) {
+            counts.add(n);
+        }
+        return rotationSteps(params, counts);
+    }
+
+    /** The rotation steps (modulo N/2) that bootstrap ciphertexts of these slot counts. */
+    public static Set<Integer> rotationSteps(CpuParameters params, Set<Integer> slotCounts) {
         BootstrapParameters shape = BootstrapParameters.of(params);
         requireLevels(params, shape, ChebyshevSine.cheapest(shape.sineBound()));
         Set<Integer> steps = new TreeSet<>();
-        for (int n = params.slots(); n >= 2; n >>= 1) {
+        for (int n : slotCounts) {
+            requireSlotCount(params, n);
             steps.addAll(rotationSteps(params, shape, n));
         }
         return steps;
+    }
+
+    /** @throws HeException unless n is a power of two in 2 .. N/2 */
+    public static void requireSlotCount(CpuParameters params, int n) {
+        if (n < 2 || n > params.slots() || Integer.bitCount(n) != 1) {
+            throw new HeException("bootstrapping slot count " + n + " is not a power of two in 2 .. "
+                    + params.slots());
+        }
     }
 
     static Set<Integer> rotationSteps(CpuParameters params, BootstrapParameters shape, int slots) {
@@ -138,19 +157,25 @@ public final class Bootstrapper {
 
     /**
      * Bootstraps {@code in} with {@code ev}, whose keys are {@code keys}; unless {@code keysOnDemand}, they must
-     * hold the conjugation key and this slot count's rotations (a key set generated for bootstrapping does,
-     * and so does one reloaded from a blob, which no longer says so).
+     * bootstrap this slot count, or hold the conjugation key and its rotations. {@code encapsulation} is null
+     * for a sparse key-set secret and required for a dense one ({@link BootstrapParameters#encapsulates}).
      */
-    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand) {
+    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand,
+            SecretEncapsulation encapsulation) {
         int n = in.slots();
         if (n < 2) {
             throw new HeException("bootstrap: a ciphertext of " + n + " slot cannot be bootstrapped; use 2 or more");
         }
         Circuit c = circuits.computeIfAbsent(n, Circuit::new);
-        if (!keysOnDemand && !keys.hasBootstrapping()
+        if (!keysOnDemand && !keys.bootstraps(n)
                 && !(keys.hasConjugation() && keys.rotationSteps().containsAll(c.rotations))) {
-            throw new HeException("bootstrap needs bootstrapping keys (generateEvaluationKeys(..., bootstrapping = "
-                    + "true)): the conjugation key and rotations " + c.rotations);
+            throw new HeException("bootstrap: these keys do not bootstrap " + n + " slots (they bootstrap "
+                    + (keys.hasBootstrapping() ? keys.bootstrapSlots() + " slots" : "none") + "); generate them with "
+                    + "bootstrapSlots containing " + n + ", or hold the conjugation key and rotations " + c.rotations);
+        }
+        if (BootstrapParameters.encapsulates(params) && encapsulation == null) {
+            throw new HeException("bootstrap: a dense secret bootstraps through its ephemeral sparse secret, and "
+                    + "these keys lack the encapsulation keys; generate them with bootstrapping");
         }
         Ciphertext x = ev.dropToLevel(in, 0);
         double delta = x.scale();
@@ -159,10 +184,16 @@ public final class Bootstrapper {
                     + "bootstrapping needs q_0/scale >= 2^10 (sin's cubic term costs (2π·m·scale/q_0)^2/6 of "
                     + "each value)", Math.log(delta) / Math.log(2), Math.log(params.q(0)) / Math.log(2)));
         }
+        if (encapsulation != null) {
+            x = encapsulation.toEphemeral(x);
+        }
         long[][][] l = limbs.limbs(x);
         int top = params.maxLevel();
         Ciphertext ct = limbs.of(x, modRaise.raise(l[0][0], top), modRaise.raise(l[1][0], top), top, c.raisedScale,
                 params.slots());
+        if (encapsulation != null) {
+            ct = encapsulation.toMain(ct);
+        }
         for (int s = n; s < params.slots(); s <<= 1) {
             ct = ev.add(ct, ev.rotate(ct, s));
         }

@@ -1,5 +1,6 @@
 package dev.polyhe.backend.cpu.ckks;
 
+import dev.polyhe.backend.cpu.bootstrap.BootstrapParameters;
 import dev.polyhe.backend.cpu.ring.Automorphism;
 import dev.polyhe.backend.cpu.ring.PolySampler;
 import dev.polyhe.backend.cpu.ring.RnsArithmetic;
@@ -82,6 +83,16 @@ final class CkksKeyGenerator {
             }
         }
         return key;
+    }
+
+    /**
+     * A fresh ephemeral sparse secret s' and the keys s → s' (level 0 only, so s' is exposed modulo q_0·P
+     * alone) and s' → s. s' itself is dropped: nothing else is ever encrypted under it.
+     */
+    EncapsulationKeys encapsulationKeys(CpuSecretKey sk) {
+        RlweSecret ephemeral = RlweSecret.sample(params.ring(), BootstrapParameters.EPHEMERAL_HAMMING_WEIGHT);
+        return new EncapsulationKeys(switching.generateForLevelZero(ephemeral, sk.secret.ntt()),
+                switching.generate(sk.secret, ephemeral.ntt()));
     }
 
     /** g^-1 modulo 2N (g odd). */

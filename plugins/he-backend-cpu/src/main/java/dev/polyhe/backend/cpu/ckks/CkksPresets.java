@@ -25,6 +25,18 @@ public final class CkksPresets {
         // N = 2^16: 60 + 24x59 + 4x60 = 1716 <= 1761 (dnum 7)
         PRESETS.put("N16-128", new CkksParameters(16, chain(60, 59, 24), List.of(60, 60, 60, 60), 7, 59, 0,
                 SecurityLevel.HES_128));
+        // Bootstrapping at 128 bits: a dense secret (the standard's table applies as it stands) that bootstraps
+        // through an ephemeral sparse secret of weight 32 exposed only modulo q_0·P (see
+        // bootstrap.SecretEncapsulation). q_0 = 52 bits, 10 user levels of 40 bits, 14 bootstrapping primes of 60
+        // bits, 6 special primes of 60 bits: 52 + 10x40 + 14x60 + 6x60 = 1652 <= 1761. q_0/Δ = 2^12, not the small
+        // rings' 2^15: at N = 2^16 the key-switching noise of CoeffsToSlots and EvalMod, relative to the message's
+        // share Δ/q_0 of the sine's input, dominates, and 3 bits of ratio are worth 3 bits of precision there, while
+        // the sine's cubic loss (2π·Δ/q_0)²/6 stays at 2^-21.3 for |m| = 1. dnum 5 (digits of at most 5 primes)
+        // keeps every digit below P.
+        List<Integer> boot16 = new ArrayList<>(chain(52, 40, 10));
+        boot16.addAll(Collections.nCopies(14, 60));
+        PRESETS.put("N16-boot-128", new CkksParameters(16, boot16, Collections.nCopies(6, 60), 5, 40, 0,
+                SecurityLevel.HES_128));
         PRESETS.put("insecure-test-N10", new CkksParameters(10, chain(45, 35, 3), List.of(50, 50), 2, 35, 0,
                 SecurityLevel.INSECURE_TEST));
         PRESETS.put("insecure-test-N12", new CkksParameters(12, chain(50, 40, 5), List.of(55, 55), 3, 40, 0,
@@ -37,6 +49,9 @@ public final class CkksPresets {
         PRESETS.put("insecure-test-boot-N10", new CkksParameters(10, boot, List.of(60, 60, 60, 60), 5, 40, 64,
                 SecurityLevel.INSECURE_TEST));
         PRESETS.put("insecure-test-boot-N12", new CkksParameters(12, boot, List.of(60, 60, 60, 60), 5, 40, 64,
+                SecurityLevel.INSECURE_TEST));
+        // The N16-boot-128 design (dense secret, encapsulation) on a small ring, for tests.
+        PRESETS.put("insecure-test-boot-dense-N10", new CkksParameters(10, boot, List.of(60, 60, 60, 60), 5, 40, 0,
                 SecurityLevel.INSECURE_TEST));
     }
 

@@ -12,6 +12,7 @@ import dev.polyhe.api.he.HeSerializer;
 import dev.polyhe.api.he.PublicKey;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SingleLimbNtt;
+import dev.polyhe.backend.cpu.bootstrap.BootstrapParameters;
 import dev.polyhe.backend.cpu.bootstrap.Bootstrapper;
 import dev.polyhe.backend.cpu.ring.LimbPool;
 import dev.polyhe.backend.cpu.ring.NttTables;
@@ -95,14 +96,26 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
         return keygen.publicKey(secret(secretKey));
     }
 
+    /** With {@code bootstrapping}, keys for every slot count (see {@link Bootstrapper#rotationSteps(CpuParameters)}). */
     @Override
     public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
             boolean bootstrapping) {
+        Set<Integer> counts = new TreeSet<>();
+        for (int n = params.slots(); bootstrapping && n >= 2; n >>= 1) {
+            counts.add(n);
+        }
+        return generateEvaluationKeys(secretKey, rotationSteps, conjugation, counts);
+    }
+
+    @Override
+    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
+            Set<Integer> bootstrapSlots) {
         open();
         CpuSecretKey sk = secret(secretKey);
+        boolean bootstrapping = !bootstrapSlots.isEmpty();
         if (bootstrapping) {
             Set<Integer> all = new TreeSet<>(rotationSteps);
-            all.addAll(Bootstrapper.rotationSteps(params));
+            all.addAll(Bootstrapper.rotationSteps(params, bootstrapSlots));
             rotationSteps = all;
             conjugation = true;
         }
@@ -115,7 +128,10 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
             }
         }
         SwitchingKey conj = conjugation ? keygen.galoisKey(sk, keygen.conjugationElement()) : null;
-        return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapping);
+        EncapsulationKeys encapsulation = bootstrapping && BootstrapParameters.encapsulates(params)
+                ? keygen.encapsulationKeys(sk) : null;
+        return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapSlots,
+                encapsulation);
     }
 
     @Override

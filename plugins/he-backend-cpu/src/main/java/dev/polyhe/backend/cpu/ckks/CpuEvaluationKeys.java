@@ -6,8 +6,12 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
-/** Relinearization key, rotation keys by (normalised) step, and the optional conjugation key. */
+/**
+ * Relinearization key, rotation keys by (normalised) step, the optional conjugation key, and what
+ * bootstrapping needs besides: the slot counts it serves and, for a dense secret, the encapsulation keys.
+ */
 final class CpuEvaluationKeys implements EvaluationKeys {
     final SwitchingKey relinearization;
     final Map<Integer, SwitchingKey> rotations;
@@ -15,17 +19,15 @@ final class CpuEvaluationKeys implements EvaluationKeys {
     private final String parameterHash;
     private final String keySetId;
 
-    /** Set when generated for bootstrapping; serialized with the keys, so a server's reloaded set can bootstrap. */
-    private final boolean bootstrapping;
+    /** The slot counts generated for bootstrapping; serialized, so a server's reloaded set can bootstrap. */
+    private final Set<Integer> bootstrapSlots;
+    /** Null unless the secret is dense and the keys bootstrap. */
+    final EncapsulationKeys encapsulation;
 
     CpuEvaluationKeys(SwitchingKey relinearization, Map<Integer, SwitchingKey> rotations, SwitchingKey conjugation,
-            String parameterHash, String keySetId) {
-        this(relinearization, rotations, conjugation, parameterHash, keySetId, false);
-    }
-
-    CpuEvaluationKeys(SwitchingKey relinearization, Map<Integer, SwitchingKey> rotations, SwitchingKey conjugation,
-            String parameterHash, String keySetId, boolean bootstrapping) {
-        this.bootstrapping = bootstrapping;
+            String parameterHash, String keySetId, Set<Integer> bootstrapSlots, EncapsulationKeys encapsulation) {
+        this.bootstrapSlots = Collections.unmodifiableSet(new TreeSet<>(bootstrapSlots));
+        this.encapsulation = encapsulation;
         this.relinearization = relinearization;
         this.rotations = Collections.unmodifiableMap(new TreeMap<>(rotations));
         this.conjugation = conjugation;
@@ -45,7 +47,22 @@ final class CpuEvaluationKeys implements EvaluationKeys {
 
     @Override
     public boolean hasBootstrapping() {
-        return bootstrapping;
+        return !bootstrapSlots.isEmpty();
+    }
+
+    @Override
+    public Set<Integer> bootstrapSlots() {
+        return bootstrapSlots;
+    }
+
+    @Override
+    public boolean bootstraps(int slots) {
+        return bootstrapSlots.contains(slots);
+    }
+
+    /** Size in bytes of the encapsulation keys (0 without). */
+    long encapsulationKeyBytes() {
+        return encapsulation == null ? 0 : encapsulation.sizeBytes();
     }
 
     @Override
@@ -55,7 +72,7 @@ final class CpuEvaluationKeys implements EvaluationKeys {
 
     @Override
     public long rotationKeyBytes() {
-        long total = conjugation == null ? 0 : conjugation.sizeBytes();
+        long total = (conjugation == null ? 0 : conjugation.sizeBytes()) + encapsulationKeyBytes();
         for (SwitchingKey k : rotations.values()) {
             total += k.sizeBytes();
         }
@@ -75,6 +92,6 @@ final class CpuEvaluationKeys implements EvaluationKeys {
     @Override
     public String toString() {
         return "EvaluationKeys[keySet=" + keySetId + ", rotations=" + rotations.keySet() + ", conjugation="
-                + hasConjugation() + "]";
+                + hasConjugation() + ", bootstrapSlots=" + bootstrapSlots + "]";
     }
 }

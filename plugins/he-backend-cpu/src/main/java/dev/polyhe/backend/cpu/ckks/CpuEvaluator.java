@@ -4,7 +4,9 @@ import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.backend.cpu.bootstrap.BootstrapParameters;
 import dev.polyhe.backend.cpu.bootstrap.Bootstrapper;
+import dev.polyhe.backend.cpu.bootstrap.SecretEncapsulation;
 import dev.polyhe.backend.cpu.ring.Automorphism;
 import dev.polyhe.backend.cpu.ring.Modulus;
 import dev.polyhe.backend.cpu.ring.RnsArithmetic;
@@ -34,6 +36,7 @@ final class CpuEvaluator implements Evaluator {
     private final Map<Integer, SwitchingKey> generated = new ConcurrentHashMap<>();
     private volatile SwitchingKey generatedConjugation;
     private volatile Bootstrapper bootstrapper;
+    private volatile EncapsulationKeys generatedEncapsulation;
 
     CpuEvaluator(CpuParameters params, RnsRescaler rescaler, KeySwitcher switcher, CkksKeyGenerator keygen,
             CpuEvaluationKeys keys, CpuSecretKey onDemand) {
@@ -251,7 +254,41 @@ final class CpuEvaluator implements Evaluator {
             b = new Bootstrapper(params, new CanonicalEncoder(params), new CpuCiphertextLimbs());
             bootstrapper = b;
         }
-        return b.bootstrap(this, x, keys, onDemand != null);
+        return b.bootstrap(this, x, keys, onDemand != null, encapsulation());
+    }
+
+    /** Null for a sparse secret or keys without encapsulation; generated once when keys come on demand. */
+    private SecretEncapsulation encapsulation() {
+        if (!BootstrapParameters.encapsulates(params)) {
+            return null;
+        }
+        EncapsulationKeys k = keys.encapsulation != null ? keys.encapsulation : generatedEncapsulation;
+        if (k == null && onDemand != null) {
+            k = keygen.encapsulationKeys(onDemand);
+            generatedEncapsulation = k;
+        }
+        if (k == null) {
+            return null;
+        }
+        EncapsulationKeys held = k;
+        return new SecretEncapsulation() {
+            @Override
+            public Ciphertext toEphemeral(Ciphertext levelZero) {
+                return switchSecret(ct(levelZero), held.toEphemeral());
+            }
+
+            @Override
+            public Ciphertext toMain(Ciphertext underEphemeral) {
+                return switchSecret(ct(underEphemeral), held.toMain());
+            }
+        };
+    }
+
+    /** (c0, c1) → (c0 + ks0, ks1), where ks0 + ks1·s_to ≈ c1·s_from. */
+    private CpuCiphertext switchSecret(CpuCiphertext x, SwitchingKey key) {
+        int level = x.level();
+        long[][][] ks = switcher.switchKey(x.c1, key, level);
+        return x.with(arith.addInto(ks[0], x.c0, level), ks[1], level, x.scale());
     }
 
     private CpuCiphertext applyGalois(CpuCiphertext x, long[][][] digits, Automorphism g, SwitchingKey key) {

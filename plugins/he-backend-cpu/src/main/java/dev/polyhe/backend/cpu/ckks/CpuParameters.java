@@ -16,9 +16,10 @@ import java.util.Set;
 public final class CpuParameters {
     /**
      * Bumped when prime selection or a stored layout changes, so old blobs are refused (2: rotation keys are
-     * stored with the inverse automorphism applied).
+     * stored with the inverse automorphism applied; 3: evaluation keys carry bootstrapping slot counts and
+     * encapsulation keys).
      */
-    private static final String LAYOUT_VERSION = "ckks-cpu/2";
+    private static final String LAYOUT_VERSION = "ckks-cpu/3";
 
     private final CkksParameters literal;
     private final long[] qPrimes;

@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** Reads and writes the {@link BlobFormat} of this context's parameter set. */
 final class CpuSerializer implements HeSerializer {
@@ -175,7 +177,15 @@ final class CpuSerializer implements HeSerializer {
         if (ek.conjugation != null) {
             writeSwitchingKey(w, ek.conjugation);
         }
-        w.data.writeBoolean(ek.hasBootstrapping());
+        w.data.writeInt(ek.bootstrapSlots().size());
+        for (int n : ek.bootstrapSlots()) {
+            w.data.writeInt(n);
+        }
+        w.data.writeBoolean(ek.encapsulation != null);
+        if (ek.encapsulation != null) {
+            writeLevelZeroKey(w, ek.encapsulation.toEphemeral());
+            writeSwitchingKey(w, ek.encapsulation.toMain());
+        }
         w.finish();
     }
 
@@ -190,8 +200,21 @@ final class CpuSerializer implements HeSerializer {
                 rotations.put(step, readSwitchingKey(r));
             }
             SwitchingKey conj = r.data.readBoolean() ? readSwitchingKey(r) : null;
-            boolean bootstrapping = r.data.readBoolean();
-            return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId, bootstrapping);
+            int counts = r.intInRange("bootstrapping slot-count count", 0, ring.logN());
+            Set<Integer> bootstrapSlots = new TreeSet<>();
+            for (int i = 0; i < counts; i++) {
+                int n = r.intInRange("bootstrapping slot count", 2, params.slots());
+                if (Integer.bitCount(n) != 1) {
+                    throw new HeException("blob is corrupted: bootstrapping slot count " + n + " is not a power of two");
+                }
+                bootstrapSlots.add(n);
+            }
+            EncapsulationKeys encapsulation = null;
+            if (r.data.readBoolean()) {
+                encapsulation = new EncapsulationKeys(readLevelZeroKey(r), readSwitchingKey(r));
+            }
+            return new CpuEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId, bootstrapSlots,
+                    encapsulation);
         });
     }
 
@@ -235,6 +258,31 @@ final class CpuSerializer implements HeSerializer {
             w.limbs(digit[0], total);
             w.limbs(digit[1], total);
         }
+    }
+
+    /** Digit 0 on q_0 and the special primes only: the other limbs do not exist (and must not). */
+    private void writeLevelZeroKey(BlobFormat.Writer w, SwitchingKey key) throws IOException {
+        long[][][] digit = key.digits()[0];
+        for (int part = 0; part < 2; part++) {
+            w.limb(digit[part][0]);
+            for (int t = 0; t < ring.pCount(); t++) {
+                w.limb(digit[part][ring.pIndex(t)]);
+            }
+        }
+    }
+
+    private SwitchingKey readLevelZeroKey(BlobFormat.Reader r) throws IOException {
+        long[][][] digit = new long[2][ring.qCount() + ring.pCount()][];
+        for (int part = 0; part < 2; part++) {
+            digit[part][0] = new long[ring.n()];
+            r.limb(digit[part][0], ring.modulus(0).value());
+            for (int t = 0; t < ring.pCount(); t++) {
+                int i = ring.pIndex(t);
+                digit[part][i] = new long[ring.n()];
+                r.limb(digit[part][i], ring.modulus(i).value());
+            }
+        }
+        return new SwitchingKey(new long[][][][] {digit});
     }
 
     private SwitchingKey readSwitchingKey(BlobFormat.Reader r) throws IOException {

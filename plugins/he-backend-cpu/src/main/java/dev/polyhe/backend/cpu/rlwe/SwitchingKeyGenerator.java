@@ -28,42 +28,64 @@ public final class SwitchingKeyGenerator {
     /** @param sPrime the source secret in NTT form modulo every prime of Q ∪ P */
     public SwitchingKey generate(RlweSecret s, long[][] sPrime) {
         int total = ring.qCount() + ring.pCount();
-        int digits = gadget.digitCount();
         int[] all = RnsRing.prefix(total - 1);
-        long[][][][] key = new long[digits][2][][];
-        long[][] sNtt = s.ntt();
-        for (int j = 0; j < digits; j++) {
-            PolySampler sampler = new PolySampler();
-            long[][] a = ring.zeros(total);
-            long[][] b = ring.zeros(total);
-            long[] e = new long[ring.n()];
-            sampler.gaussian(e);
-            for (int i = 0; i < total; i++) {
-                sampler.uniform(ring.modulus(i), a[i]);
-            }
-            ring.fromSigned(e, b, all);
-            final int first = gadget.firstPrime(j);
-            final int end = gadget.endPrime(j, ring.qCount() - 1);
-            ring.pool().forEach(total, i -> {
-                Modulus m = ring.modulus(i);
-                long[] bi = b[i];
-                long[] ai = a[i];
-                long[] si = sNtt[i];
-                boolean inDigit = i >= first && i < end;
-                long pq = inDigit ? m.toMont(pModQ[i]) : 0;
-                long[] spi = sPrime[i];
-                for (int c = 0; c < bi.length; c++) {
-                    long v = m.sub(bi[c], m.mul(ai[c], si[c]));
-                    if (inDigit) {
-                        v = m.add(v, m.mulMont(spi[c], pq));
-                    }
-                    bi[c] = m.toMont(v);
-                    ai[c] = m.toMont(ai[c]);
-                }
-            });
-            key[j][0] = b;
-            key[j][1] = a;
+        long[][][][] key = new long[gadget.digitCount()][][][];
+        for (int j = 0; j < key.length; j++) {
+            key[j] = digit(s, sPrime, j, all);
         }
         return new SwitchingKey(key);
+    }
+
+    /**
+     * A key for level 0 only: digit 0 over q_0 ∪ P; the limbs of q_1 .. q_L are not made at all (null). Not
+     * publishing them is the point: the key is then an RLWE sample modulo q_0·P alone, small enough for a
+     * sparse secret s to be safe (see the bootstrapping's sparse-secret encapsulation).
+     */
+    public SwitchingKey generateForLevelZero(RlweSecret s, long[][] sPrime) {
+        int[] limbs = new int[1 + ring.pCount()];
+        for (int t = 0; t < ring.pCount(); t++) {
+            limbs[1 + t] = ring.pIndex(t);
+        }
+        return new SwitchingKey(new long[][][][] {digit(s, sPrime, 0, limbs)});
+    }
+
+    /** (b, a) of digit j on the given primes: b = -a·s + e + P·[s']_{digit j}, NTT and Montgomery form. */
+    private long[][][] digit(RlweSecret s, long[][] sPrime, int j, int[] limbs) {
+        int total = ring.qCount() + ring.pCount();
+        long[][] sNtt = s.ntt();
+        PolySampler sampler = new PolySampler();
+        long[][] a = new long[total][];
+        long[][] b = new long[total][];
+        long[] e = new long[ring.n()];
+        sampler.gaussian(e);
+        long[][] eLimbs = new long[limbs.length][ring.n()];
+        ring.fromSigned(e, eLimbs, limbs); // compact: eLimbs[k] is the limb of prime limbs[k]
+        for (int k = 0; k < limbs.length; k++) {
+            int i = limbs[k];
+            a[i] = new long[ring.n()];
+            sampler.uniform(ring.modulus(i), a[i]);
+            b[i] = eLimbs[k];
+        }
+        final int first = gadget.firstPrime(j);
+        final int end = gadget.endPrime(j, ring.qCount() - 1);
+        ring.pool().forEach(limbs.length, k -> {
+            int i = limbs[k];
+            Modulus m = ring.modulus(i);
+            long[] bi = b[i];
+            long[] ai = a[i];
+            long[] si = sNtt[i];
+            boolean inDigit = i >= first && i < end;
+            long pq = inDigit ? m.toMont(pModQ[i]) : 0;
+            long[] spi = sPrime[i];
+            for (int c = 0; c < bi.length; c++) {
+                long v = m.sub(bi[c], m.mul(ai[c], si[c]));
+                if (inDigit) {
+                    v = m.add(v, m.mulMont(spi[c], pq));
+                }
+                bi[c] = m.toMont(v);
+                ai[c] = m.toMont(ai[c]);
+            }
+        });
+        return new long[][][] {b, a};
     }
 }
