@@ -5,8 +5,9 @@ import picocli.CommandLine;
 
 /** {@code polyhe bench ...}: benchmarks that measure side by side in one run. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5).",
-        subcommands = {BenchCkksCommand.class, BenchAttentionCommand.class})
+        description = "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5), "
+                + "encrypted transformer blocks of a model shape.",
+        subcommands = {BenchCkksCommand.class, BenchAttentionCommand.class, BenchLayerCommand.class})
 final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

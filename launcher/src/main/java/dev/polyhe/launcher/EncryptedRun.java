@@ -30,6 +30,8 @@ final class EncryptedRun {
     private final ChainOptions chain;
     private final String backend;
     private final PrintWriter out;
+    /** Per sample, the seconds each transformer block took. */
+    private final List<double[]> blockSeconds = new ArrayList<>();
 
     EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out) {
         this.polyhe = polyhe;
@@ -46,22 +48,32 @@ final class EncryptedRun {
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);
         // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most).
-        var params = chain.resolve(he, minLogN, depth + (depth + 3) / 4);
-        out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d), security %s; "
-                + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth, params.security().configName());
+        int needed = depth + (depth + 3) / 4;
+        var params = chain.resolve(he, minLogN, needed);
+        // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
+        boolean bootstrapping = params.maxLevel() < needed;
+        out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; "
+                + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth,
+                bootstrapping ? "; bootstrapping" : "", params.security().configName());
         out.flush();
         EncryptedInference encrypted = new EncryptedInference(service);
         List<InferenceResult> results = new ArrayList<>();
         OutputAgreement vsPoly = null;
         OutputAgreement vsExact = null;
-        try (var keys = encrypted.generateKeys(he, params, maxTokens, false)) {
+        try (var keys = encrypted.generateKeys(he, params, maxTokens, bootstrapping)) {
             for (int i = 0; i < inputs.size(); i++) {
                 var ct = encrypted.encrypt(keys, loaded.model(), inputs.get(i));
                 int sample = i;
+                List<Double> blocks = new ArrayList<>();
+                long[] last = {System.nanoTime()};
                 var result = encrypted.evaluate(keys, loaded, ct, calibration, step -> {
-                    out.printf("ckks sample %d: %s%n", sample, step);
+                    long now = System.nanoTime();
+                    blocks.add((now - last[0]) / 1e9);
+                    last[0] = now;
+                    out.printf(Locale.ROOT, "ckks sample %d: %s (%.1f s)%n", sample, step, blocks.get(blocks.size() - 1));
                     out.flush();
                 });
+                blockSeconds.add(blocks.stream().mapToDouble(Double::doubleValue).toArray());
                 Matrix hidden = encrypted.decrypt(keys, result.output().lastHiddenState());
                 Matrix logits = result.output().logits() == null ? null : encrypted.decrypt(keys, result.output().logits());
                 InferenceResult p = plain.polynomial().get(i);
@@ -86,6 +98,11 @@ final class EncryptedRun {
         json.set("error_vs_poly", agreement(json, vsPoly));
         json.set("error_vs_exact", agreement(json, vsExact));
         return results;
+    }
+
+    /** Per sample, the seconds each transformer block took (the first block's include nothing before it). */
+    List<double[]> blockSeconds() {
+        return blockSeconds;
     }
 
     private static ObjectNode agreement(ObjectNode json, OutputAgreement a) {

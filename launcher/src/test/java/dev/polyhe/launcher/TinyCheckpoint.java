@@ -1,9 +1,7 @@
 package dev.polyhe.launcher;
 
+import dev.polyhe.core.bench.RandomCheckpoint;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -46,7 +44,7 @@ final class TinyCheckpoint {
         put(t, shapes, l + "mlp.dense_h_to_4h.bias", rnd, 0.1, FFN);
         put(t, shapes, l + "mlp.dense_h_to_4h.weight", rnd, 0.4, FFN, HIDDEN);
         norm(t, shapes, l + "post_attention_layernorm", rnd);
-        writeSafetensors(dir.resolve("model.safetensors"), t, shapes);
+        RandomCheckpoint.writeSafetensors(dir.resolve("model.safetensors"), t, shapes);
         return dir;
     }
 
@@ -72,34 +70,5 @@ final class TinyCheckpoint {
         }
         t.put(name, v);
         s.put(name, shape);
-    }
-
-    private static void writeSafetensors(Path file, Map<String, float[]> tensors, Map<String, int[]> shapes)
-            throws IOException {
-        StringBuilder header = new StringBuilder("{");
-        long offset = 0;
-        for (var e : tensors.entrySet()) {
-            long bytes = 4L * e.getValue().length;
-            if (header.length() > 1) {
-                header.append(',');
-            }
-            header.append('"').append(e.getKey()).append("\":{\"dtype\":\"F32\",\"shape\":")
-                    .append(java.util.Arrays.toString(shapes.get(e.getKey())).replace(" ", ""))
-                    .append(",\"data_offsets\":[").append(offset).append(',').append(offset + bytes).append("]}");
-            offset += bytes;
-        }
-        header.append('}');
-        while ((header.length() + 8) % 8 != 0) {
-            header.append(' ');
-        }
-        byte[] h = header.toString().getBytes(StandardCharsets.UTF_8);
-        ByteBuffer buf = ByteBuffer.allocate(8 + h.length + (int) offset).order(ByteOrder.LITTLE_ENDIAN);
-        buf.putLong(h.length).put(h);
-        for (float[] v : tensors.values()) {
-            for (float f : v) {
-                buf.putFloat(f);
-            }
-        }
-        Files.write(file, buf.array());
     }
 }

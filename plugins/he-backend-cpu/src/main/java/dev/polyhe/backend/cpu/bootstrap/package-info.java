@@ -13,5 +13,10 @@
  * left. Measured on two shared cores: N = 2^10 full slots 23.9 bits worst slot / 26.6 mean, 0.5–1 s;
  * N = 2^12 full slots 21.5 / 24.4 bits, 1–2 s; 32 sparse slots 26–27 / 28–29 bits, about 0.5 s (sparse
  * slots, n ≤ N/4, put real and imaginary parts side by side and run EvalMod once).
+ *
+ * <p>At 128 bits, N16-boot-128: a dense secret bootstrapped through the sparse-secret encapsulation ({@link
+ * dev.polyhe.backend.cpu.bootstrap.SecretEncapsulation}: ephemeral h = 32, K = 12), q_0 = 2^52, Δ = 2^40,
+ * 14 bootstrapping primes of 60 bits, 10 levels left; full slots (32768) on two threads: 25 s, 20.9 bits mean,
+ * 17.9 worst slot, 6.4 GB of keys (docs/benchmarks.md).
  */
 package dev.polyhe.backend.cpu.bootstrap;

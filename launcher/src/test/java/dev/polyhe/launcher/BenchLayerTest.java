@@ -1,0 +1,35 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** {@code polyhe bench layer}: a random model of a named shape, encrypted, timed per block, checked for agreement. */
+class BenchLayerTest {
+    @Test
+    void timesEveryBlockOfTheTinyShapeAndAgreesWithThePolynomialModel() {
+        var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "1", "--logN", "10",
+                "--dnum", "8", "--insecure-test");
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(r.out().contains("shape tiny (hidden 8, 2 heads, FFN 16), 1 block(s), 4 tokens"), r.out());
+        assertTrue(r.out().matches("(?s).*block 0: \\d+\\.\\d s.*"), r.out());
+        assertTrue(r.out().contains("per block:") && r.out().contains("93 s for 6 on an A100"), r.out());
+        assertTrue(r.out().contains("plaintext matmul"), "the latency breakdown is printed: " + r.out());
+        Matcher m = Pattern.compile("vs poly: mse ([0-9.e+-]+), same prediction (true|false)").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        assertTrue(Double.parseDouble(m.group(1)) < 1e-4, r.out());
+        assertEquals("true", m.group(2), r.out());
+    }
+
+    @Test
+    void anUnknownShapeIsAnInputErrorNamingTheKnownOnes() {
+        var r = polyhe("bench", "layer", "--shape", "gpt-5", "--insecure-test");
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().contains("unknown shape 'gpt-5'") && r.err().contains("pythia-70m")
+                && r.err().contains("tiny"), r.err());
+    }
+}
