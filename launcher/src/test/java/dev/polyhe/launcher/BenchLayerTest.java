@@ -13,7 +13,7 @@ class BenchLayerTest {
     @Test
     void timesEveryBlockOfTheTinyShapeAndAgreesWithThePolynomialModel() {
         var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "1", "--logN", "10",
-                "--dnum", "8", "--insecure-test");
+                "--insecure-test");
         assertEquals(0, r.code(), r.err() + r.out());
         assertTrue(r.out().contains("shape tiny (hidden 8, 2 heads, FFN 16), 1 block(s), 4 tokens"), r.out());
         assertTrue(r.out().matches("(?s).*block 0: \\d+\\.\\d s.*"), r.out());
