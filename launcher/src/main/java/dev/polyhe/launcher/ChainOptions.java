@@ -30,7 +30,7 @@ final class ChainOptions {
 
     @Option(names = "--dnum", paramLabel = "D",
             description = "Key-switching digits of a built chain (default: digits of two primes; with "
-                    + "--insecure-test, of up to eight).")
+                    + "--insecure-test, four digits).")
     Integer dnum;
 
     @Option(names = "--insecure-test", description = "Accept a built chain below 128-bit security (timing only).")
@@ -39,15 +39,15 @@ final class ChainOptions {
     /**
      * The chain shape of OpenFHE's parameter sets in ANCHORS.md: q_0 of S+10 bits (at most 60), L primes of S
      * bits, and as many 60-bit special primes as one digit of ceil((L+1)/D) primes needs. D defaults to
-     * digits of two primes, which keeps P small where the security bound counts every bit; an insecure test
-     * chain has no bound to keep, and on its long chains (100+ levels) two-prime digits would make every key
-     * switch take fifty digits, so there the digits hold up to eight primes.
+     * digits of two primes, which keeps P small where the security bound counts every bit. An insecure test
+     * chain has no bound to keep, and on its long chains (100+ levels) a key switch's cost is mostly the NTTs
+     * of raising each digit to the whole basis, D·(L+1+K) of them: there D is 4.
      */
     static CkksParameters chain(int logN, int levels, int scaleBits, Integer dnum, SecurityLevel security) {
         List<Integer> q = new ArrayList<>(List.of(Math.min(60, scaleBits + 10)));
         q.addAll(Collections.nCopies(levels, scaleBits));
-        int perDigit = security == SecurityLevel.INSECURE_TEST ? 8 : 2;
-        int d = dnum != null ? Math.min(dnum, q.size()) : (q.size() + perDigit - 1) / perDigit;
+        int d = dnum != null ? Math.min(dnum, q.size())
+                : security == SecurityLevel.INSECURE_TEST ? Math.min(4, q.size()) : (q.size() + 1) / 2;
         int alpha = (q.size() + d - 1) / d;
         int digitBits = q.subList(0, alpha).stream().mapToInt(Integer::intValue).sum();
         List<Integer> p = Collections.nCopies((digitBits + 59) / 60, 60);
