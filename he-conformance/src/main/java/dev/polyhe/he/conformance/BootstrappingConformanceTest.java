@@ -179,6 +179,27 @@ public abstract class BootstrappingConformanceTest {
     }
 
     @Test
+    void keysForOneSlotCountBootstrapThatCount() {
+        int n = sparseSlots();
+        EvaluationKeys few = ctx.generateEvaluationKeys(sk, Set.of(), false, Set.of(n));
+        assertTrue(few.hasBootstrapping() && few.bootstraps(n), "keys made for " + n + " slots bootstrap them");
+        assertTrue(few.bootstrapSlots().isEmpty() || few.bootstrapSlots().equals(Set.of(n)),
+                "bootstrapSlots names the count asked for, or none for a backend whose keys serve all: "
+                        + few.bootstrapSlots());
+        double[] v = uniform(n);
+        Ciphertext out = ctx.evaluator(few).bootstrap(encryptAtLevelZero(v, n));
+        assertEquals(promisedLevel(), out.level());
+        assertTrue(bits(v, decrypt(out)) >= promisedBits(), "precision with keys for " + n + " slots only");
+        if (!few.bootstrapSlots().isEmpty()) {
+            int other = n == parameters().slots() ? n / 2 : 2 * n;
+            assertFalse(few.bootstraps(other));
+            Ciphertext c = encryptAtLevelZero(uniform(other), other);
+            assertThrows(HeException.class, () -> ctx.evaluator(few).bootstrap(c),
+                    "keys for " + n + " slots refuse " + other);
+        }
+    }
+
+    @Test
     void bootstrappingWithoutBootstrappingKeysIsRefused() {
         EvaluationKeys plain = ctx.generateEvaluationKeys(sk, Set.of(1), false, false);
         assertFalse(plain.hasBootstrapping());
