@@ -69,9 +69,10 @@ public final class CkksBenchmark {
 
     /**
      * What a bootstrap leaves: levels, precision in bits (mean over slots of −log2|error|, and the worst slot),
-     * the size of all evaluation keys it needs, and the slots it refreshed.
+     * the size of all evaluation keys it needs and the seconds their generation took, and the slots it refreshed.
      */
-    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMb, int slots) {}
+    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMb, int slots,
+            double keygenSeconds) {}
 
     /** Everything measured, in the order of the JSON form. */
     public record Result(String backend, int logN, int levels, int threads, Map<String, Timing> ops,
@@ -105,7 +106,8 @@ public final class CkksBenchmark {
                         .append(", \"precision_bits_mean\": ").append(num(bootstrap.precisionBitsMean()))
                         .append(", \"precision_bits_min\": ").append(num(bootstrap.precisionBitsMin()))
                         .append(", \"key_mb\": ").append(num(bootstrap.keyMb()))
-                        .append(", \"slots\": ").append(bootstrap.slots()).append('}');
+                        .append(", \"slots\": ").append(bootstrap.slots())
+                        .append(", \"keygen_s\": ").append(num(bootstrap.keygenSeconds())).append('}');
             }
             return sb.append('}').toString();
         }
@@ -123,6 +125,12 @@ public final class CkksBenchmark {
             }
             sb.append(String.format(Locale.ROOT, "  keys: relin %.1f MB, rotation %.1f MB; relin keygen %.0f ms; "
                     + "peak RSS %.0f MB%n", relinKeyMb, rotationKeyMb, keygenRelinMs, peakRssMb));
+            if (bootstrap != null) {
+                sb.append(String.format(Locale.ROOT, "  bootstrap: %d slots, %d levels left, precision %.2f bits mean, "
+                        + "%.2f worst slot; keys %.0f MB generated in %.1f s%n", bootstrap.slots(), bootstrap.levelsLeft(),
+                        bootstrap.precisionBitsMean(), bootstrap.precisionBitsMin(), bootstrap.keyMb(),
+                        bootstrap.keygenSeconds()));
+            }
             return sb.toString();
         }
 
@@ -152,8 +160,10 @@ public final class CkksBenchmark {
             double keygenRelinMs = (System.nanoTime() - t0) / 1e6;
             // bootstrapping keys for the full-slot ciphertexts measured here only: every slot count's would weigh
             // three times as much on large rings
+            long k0 = System.nanoTime();
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(1, 2, 3, 4, 5, 6, 7, 8), bootstrap,
                     bootstrap ? Set.of(slots) : Set.of());
+            double keygenSeconds = (System.nanoTime() - k0) / 1e9;
             Encoder encoder = ctx.encoder();
             Encryptor encryptor = ctx.encryptor(pk);
             Decryptor decryptor = ctx.decryptor(sk);
@@ -202,7 +212,7 @@ public final class CkksBenchmark {
                 double[] back = encoder.decode(decryptor.decrypt(refreshed));
                 precision.put("bootstrap", bits(x, back));
                 boot = new Bootstrap(refreshed.level(), meanBits(x, back), bits(x, back),
-                        (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots);
+                        (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots, keygenSeconds);
             }
             return new Result(backend.name(), parameters.logN(), top, threads, ops, precision,
                     keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMb(), boot);
