@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.bench.RandomCheckpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
@@ -34,7 +35,7 @@ class ClientServerTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        model = TinyCheckpoint.write(dir.resolve("model"), 3);
+        model = RandomCheckpoint.write(dir.resolve("model"), RandomCheckpoint.shape("tiny"), 3);
         input = dir.resolve("input.json");
         Files.writeString(input, "{\"input_ids\": [[1, 5, 9, 3, 12, 7]]}");
         config = dir.resolve("light.yaml");
