@@ -73,6 +73,9 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
+        if (layers < 1) {
+            throw new ErrorReport.InputException("--layers " + layers + " must be at least 1");
+        }
         RandomCheckpoint.Shape s;
         try {
             s = RandomCheckpoint.shape(shape).withLayers(layers);
