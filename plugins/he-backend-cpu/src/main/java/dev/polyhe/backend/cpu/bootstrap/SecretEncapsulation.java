@@ -10,7 +10,7 @@ import dev.polyhe.api.he.Ciphertext;
  *
  * <p>Two keys make it: s → s' for level 0 only, an RLWE sample under s' modulo q_0·P and nothing larger
  * (its other limbs are never made), and s' → s over the full Q·P, an RLWE sample under the dense s. A sparse
- * secret is only ever exposed modulo q_0·P (2^412 on N16-boot-128), about a quarter of the modulus at which
+ * secret is only ever exposed modulo q_0·P (2^472 on N16-boot-128), under a third of the modulus at which
  * the published 128-bit sparse sets (N = 2^16, h = 192, log QP ≈ 1550; the paper's HEaaN FGb and Lattigo's
  * defaults) already stand, and a smaller modulus only makes the lattice problem harder.
  */

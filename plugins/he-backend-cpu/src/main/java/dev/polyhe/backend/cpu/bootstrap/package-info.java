@@ -16,7 +16,7 @@
  *
  * <p>At 128 bits, N16-boot-128: a dense secret bootstrapped through the sparse-secret encapsulation ({@link
  * dev.polyhe.backend.cpu.bootstrap.SecretEncapsulation}: ephemeral h = 32, K = 12), q_0 = 2^52, Δ = 2^40,
- * 14 bootstrapping primes of 60 bits, 10 levels left; full slots (32768) on two threads: 25 s, 20.9 bits mean,
- * 17.9 worst slot, 6.4 GB of keys (docs/benchmarks.md).
+ * 14 bootstrapping primes of 60 bits, 10 levels left; full slots (32768): 37.6 s on one thread, 21.5–26.1 s on two,
+ * 20.6 bits mean, 17.5 worst slot, 5.3 GB of keys (docs/benchmarks.md).
  */
 package dev.polyhe.backend.cpu.bootstrap;
