@@ -89,13 +89,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return top == 0 ? p.maxLevel() : top;
     }
 
-    /** The rotation steps the engine uses at packing width P (generate rotation keys for these). */
+    /**
+     * The rotation steps the engine uses at packing width P (generate rotation keys for these): baby steps
+     * 1 .. b−1 and giant steps b, 2b, .. below P, b = 2^ceil(log2(P)/2). Every rotation 1 .. P−1 is a giant step
+     * then a baby step, so about 2√P keys serve them all (22 instead of 127 at P = 128, where a key at
+     * N = 2^16 weighs over 100 MB).
+     */
     public static Set<Integer> rotationSteps(int packingSlots) {
         Set<Integer> steps = new LinkedHashSet<>();
-        for (int s = 1; s < packingSlots; s++) {
+        int b = babyStep(packingSlots);
+        for (int s = 1; s < Math.min(b, packingSlots); s++) {
             steps.add(s);
         }
+        for (int g = b; g < packingSlots; g += b) {
+            steps.add(g);
+        }
         return steps;
+    }
+
+    /** b = 2^ceil(log2(P)/2) for a packing width P (a power of two). */
+    static int babyStep(int packingSlots) {
+        return 1 << ((Integer.numberOfTrailingZeros(packingSlots) + 1) / 2);
     }
 
     /** The smallest packing width for {@code tokens} tokens. */
@@ -520,11 +534,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
-        int[] steps = steps();
         Ciphertext[] diag = new Ciphertext[slots];
         for (int j = 0; j < q.cols; j++) {
             Ciphertext kj = withLevels(k.cts[j], 1, op);
-            Ciphertext[] rot = rotations(kj, steps, op);
+            Ciphertext[] rot = everyRotation(kj, op);
             for (int s = 0; s < slots; s++) {
                 Ciphertext shifted = s == 0 ? kj : rot[s - 1];
                 Ciphertext term = productRaw(q.cts[j], shifted, op);
@@ -549,11 +562,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
         CkksTensor w = a.clean ? a : maskPadding(a);
-        int[] steps = steps();
         Ciphertext[] out = new Ciphertext[v.cols];
         for (int j = 0; j < v.cols; j++) {
             Ciphertext vj = withLevels(v.cts[j], 1, op);
-            Ciphertext[] rot = rotations(vj, steps, op);
+            Ciphertext[] rot = everyRotation(vj, op);
             Ciphertext acc = null;
             for (int s = 0; s < slots; s++) {
                 Ciphertext term = productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op);
@@ -564,12 +576,48 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new CkksTensor(Layout.COLUMNS, a.rows, v.cols, out, false);
     }
 
-    private int[] steps() {
-        int[] steps = new int[slots - 1];
-        for (int s = 1; s < slots; s++) {
-            steps[s - 1] = s;
+    /**
+     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link #rotationSteps}: the
+     * giant steps hoisted on c, then the baby steps hoisted on each giant rotation. P−1 key switches, as many as
+     * rotating by every step directly, with one decomposition per giant step instead of one in all.
+     */
+    private Ciphertext[] everyRotation(Ciphertext c, OperatorKind op) {
+        int b = babyStep(slots);
+        int[] babies = new int[Math.min(b, slots) - 1];
+        for (int a = 1; a <= babies.length; a++) {
+            babies[a - 1] = a;
         }
-        return steps;
+        int[] giants = new int[(slots - 1) / b];
+        for (int g = 1; g <= giants.length; g++) {
+            giants[g - 1] = g * b;
+        }
+        Ciphertext[] out = new Ciphertext[slots - 1];
+        Ciphertext[] giant = giants.length == 0 ? new Ciphertext[0] : rotations(c, giants, op);
+        for (int g = 0; g <= giants.length; g++) {
+            Ciphertext base = g == 0 ? c : giant[g - 1];
+            int offset = g * b;
+            if (g > 0) {
+                out[offset - 1] = base;
+            }
+            Ciphertext[] baby = babies.length == 0 ? new Ciphertext[0] : rotations(base, babies, op);
+            for (int a = 1; a <= babies.length && offset + a < slots; a++) {
+                out[offset + a - 1] = baby[a - 1];
+            }
+        }
+        return out;
+    }
+
+    /** c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link #rotationSteps}. */
+    private Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
+        int b = babyStep(slots);
+        Ciphertext r = c;
+        if (s / b > 0) {
+            r = rotations(r, new int[] {s / b * b}, op)[0];
+        }
+        if (s % b > 0) {
+            r = rotations(r, new int[] {s % b}, op)[0];
+        }
+        return r;
     }
 
     /** Zeroes the entries of a diagonal-layout matrix that lie in padding columns (u ≥ T). */
@@ -686,7 +734,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
-            out[c] = rotations(m.cts[c], new int[] {from}, OperatorKind.OTHER)[0];
+            out[c] = rotateBy(m.cts[c], from, OperatorKind.OTHER);
         }
         return new CkksTensor(Layout.COLUMNS, to - from, m.cols, out, false);
     }
