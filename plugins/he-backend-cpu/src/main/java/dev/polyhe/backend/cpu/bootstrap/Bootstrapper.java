@@ -112,11 +112,16 @@ public final class Bootstrapper {
      * counts with {@link #rotationSteps(CpuParameters, Set)}.
      */
     public static Set<Integer> rotationSteps(CpuParameters params) {
+        return rotationSteps(params, everySlotCount(params));
+    }
+
+    /** Every slot count a ciphertext can have: N/2, N/4, .., 2. */
+    public static Set<Integer> everySlotCount(CpuParameters params) {
         Set<Integer> counts = new TreeSet<>();
         for (int n = params.slots(); n >= 2; n >>= 1) {
             counts.add(n);
         }
-        return rotationSteps(params, counts);
+        return counts;
     }
 
     /** The rotation steps (modulo N/2) that bootstrap ciphertexts of these slot counts. */

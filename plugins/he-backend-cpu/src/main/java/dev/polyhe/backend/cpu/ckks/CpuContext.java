@@ -96,15 +96,12 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
         return keygen.publicKey(secret(secretKey));
     }
 
-    /** With {@code bootstrapping}, keys for every slot count (see {@link Bootstrapper#rotationSteps(CpuParameters)}). */
+    /** With {@code bootstrapping}, keys for every slot count (see {@link Bootstrapper#everySlotCount}). */
     @Override
     public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
             boolean bootstrapping) {
-        Set<Integer> counts = new TreeSet<>();
-        for (int n = params.slots(); bootstrapping && n >= 2; n >>= 1) {
-            counts.add(n);
-        }
-        return generateEvaluationKeys(secretKey, rotationSteps, conjugation, counts);
+        return generateEvaluationKeys(secretKey, rotationSteps, conjugation,
+                bootstrapping ? Bootstrapper.everySlotCount(params) : Set.of());
     }
 
     @Override
