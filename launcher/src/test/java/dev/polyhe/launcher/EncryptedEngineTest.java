@@ -113,6 +113,31 @@ class EncryptedEngineTest {
     }
 
     @Test
+    void scoresWithSeveralDiagonalsPerCiphertextAgreeWithThePlainEngine() {
+        int d = 4;
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS, d), false, false);
+        CkksEngine packed = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
+                context.decryptor(sk), SLOTS, d);
+        Matrix s = random(TOKENS, TOKENS, 1);
+        Matrix mask = random(TOKENS, TOKENS, 1);
+        CkksTensor cs = packed.fromPlainScores(s);
+        assertEquals(SLOTS / d, cs.ciphertexts().length, "P/D ciphertexts");
+        assertEquals(d, cs.diagonalsPerCiphertext());
+        assertTrue(maxAbsDiff(s, packed.toPlain(cs)) < 1e-6);
+        PlainEngine plain = new PlainEngine();
+        PlainTensor ps = plain.fromPlain(s);
+        // padding entries of the unclean sum must not reach the row sums
+        PlainTensor expected = plain.mul(plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5)), ps);
+        CkksTensor actual = packed.mul(packed.rowSums(packed.addConstant(packed.mulPlain(cs, mask), 0.5)), cs);
+        assertTrue(maxAbsDiff(expected.toMatrix(), packed.toPlain(actual)) < 1e-5);
+        assertThrows(UnsupportedOperationException.class, () -> packed.matmul(cs, packed.fromPlain(s)));
+        assertThrows(IllegalArgumentException.class, () -> packed.add(cs, ckks.fromPlainScores(s)));
+        assertThrows(IllegalArgumentException.class, () -> new CkksEngine(context, context.evaluator(keys), keys,
+                null, null, SLOTS, 2 * SLOTS));
+    }
+
+    @Test
     void rowwiseOperationsAgreeWithThePlainEngine() {
         Matrix x = random(TOKENS, 4, 2);
         PlainEngine plain = new PlainEngine();

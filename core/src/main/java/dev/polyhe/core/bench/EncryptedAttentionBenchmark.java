@@ -18,12 +18,17 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
  * The paper's Table 5 on our own backend: attention normalization of encrypted [T, T] score blocks by
  * length-agnostic PowerSoftmax, by Taylor exp + Goldschmidt (NEXUS style) and by normalize-and-square
  * (Cho et al.), all with the same Goldschmidt iteration count, timed in one run, side by side.
+ *
+ * <p>Each block is encrypted with as many diagonals per ciphertext as the ring holds (min(P, (N/2)/P)), so
+ * 1024 tokens at N = 2^16 are 32 ciphertexts. A chain shorter than the deepest program gets bootstrapping keys
+ * for those ciphertexts, and the engine bootstraps wherever a program runs out of levels.
  */
 public final class EncryptedAttentionBenchmark {
     /** The mechanisms compared, in the paper's column order. */
@@ -38,7 +43,7 @@ public final class EncryptedAttentionBenchmark {
 
     /**
      * @param seconds wall time of the normalization over all heads
-     * @param depth levels consumed (per bootstrap-free stretch: the final one)
+     * @param depth the program's multiplicative depth (as the plain engine counts it)
      * @param maxError max |encrypted − plaintext| of the same polynomial program
      */
     public record Row(int tokens, String mechanism, double seconds, int depth, long bootstraps, long multiplications,
@@ -99,38 +104,52 @@ public final class EncryptedAttentionBenchmark {
     public Report run(HeBackend backend, CkksParameters params, int[] tokens, int heads, int iterations, long seed,
             Consumer<String> progress) {
         List<Row> rows = new ArrayList<>();
+        Set<Integer> steps = new TreeSet<>();
+        Set<Integer> widths = new TreeSet<>();
+        for (int t : tokens) {
+            int slots = CkksEngine.packingSlotsFor(t);
+            if (slots > params.slots()) {
+                throw new IllegalArgumentException(t + " tokens need " + slots + " slots but N=2^" + params.logN()
+                        + " has " + params.slots() + "; use a larger ring");
+            }
+            int d = CkksEngine.maxDiagonalsPerCiphertext(slots, params.slots());
+            steps.addAll(CkksEngine.rowSumSteps(slots, d));
+            widths.add(slots * d);
+        }
+        boolean bootstrapping = params.maxLevel() < levelsNeeded(iterations);
         try (HeContext ctx = backend.open(params)) {
             SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, false);
+            progress.accept("generating evaluation keys" + (bootstrapping ? " with bootstrapping for " + widths
+                    + " slots" : ""));
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, steps, false, bootstrapping ? widths : Set.of());
             for (int t : tokens) {
                 int slots = CkksEngine.packingSlotsFor(t);
-                if (slots > params.slots()) {
-                    throw new IllegalArgumentException(t + " tokens need " + slots + " slots but N=2^" + params.logN()
-                            + " has " + params.slots() + "; use a larger ring");
-                }
+                int d = CkksEngine.maxDiagonalsPerCiphertext(slots, params.slots());
                 Matrix scores = scores(t, new Random(seed + t));
                 for (String name : MECHANISMS) {
                     progress.accept("tokens " + t + ": " + name);
                     AttentionKernel kernel = plugins.attention(choice(name, iterations));
                     PlainEngine plain = new PlainEngine();
-                    Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), null).toMatrix();
+                    var plainOut = kernel.normalize(plain, plain.fromPlain(scores), null);
+                    Matrix expected = plainOut.toMatrix();
+                    int depth = plain.depth(plainOut);
                     double seconds = 0;
-                    int depth = 0;
                     long bootstraps = 0;
                     long mults = 0;
                     double err = 0;
                     for (int h = 0; h < heads; h++) {
                         CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                                ctx.decryptor(sk), slots);
+                                ctx.decryptor(sk), slots, d);
                         CkksTensor enc = engine.fromPlainScores(scores);
                         long t0 = System.nanoTime();
                         CkksTensor w = kernel.normalize(engine, enc, null);
                         seconds += (System.nanoTime() - t0) / 1e9;
-                        depth = engine.depth(w);
                         bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
                         mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);
                         err = Math.max(err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
                     }
+                    progress.accept(String.format(Locale.ROOT, "tokens %d: %s took %.1f s, %d bootstraps", t, name,
+                            seconds, bootstraps));
                     rows.add(new Row(t, name, seconds, depth, bootstraps, mults, err));
                 }
             }

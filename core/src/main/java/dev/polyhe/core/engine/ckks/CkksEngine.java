@@ -44,8 +44,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final Encoder encoder;
     private final Encryptor encryptor;
     private final Decryptor decryptor;
-    private final boolean canBootstrap;
+    private final EvaluationKeys keys;
     private final int slots;
+    private final int diagonalsPerCiphertext;
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
@@ -59,18 +60,34 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     public CkksEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
             Decryptor decryptor, int packingSlots) {
+        this(context, evaluator, keys, encryptor, decryptor, packingSlots, 1);
+    }
+
+    /**
+     * @param diagonalsPerCiphertext D: score blocks encrypted by {@link #fromPlainScores} hold D diagonals per
+     *     ciphertext (a power of two, D ≤ P, D·P ≤ N/2); their row sums then take log2 D rotations (keys from
+     *     {@link #rotationSteps(int, int)}), and bootstrapping them needs keys for D·P slots
+     */
+    public CkksEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
+            Decryptor decryptor, int packingSlots, int diagonalsPerCiphertext) {
         int maxSlots = context.parameters().slots();
         if (Integer.bitCount(packingSlots) != 1 || packingSlots > maxSlots) {
             throw new IllegalArgumentException("packing slots " + packingSlots + " must be a power of two <= N/2 = "
                     + maxSlots);
+        }
+        if (Integer.bitCount(diagonalsPerCiphertext) != 1 || diagonalsPerCiphertext > packingSlots
+                || (long) diagonalsPerCiphertext * packingSlots > maxSlots) {
+            throw new IllegalArgumentException("diagonals per ciphertext " + diagonalsPerCiphertext + " must be a "
+                    + "power of two <= the packing width " + packingSlots + " with D·P <= N/2 = " + maxSlots);
         }
         this.context = context;
         this.evaluator = evaluator;
         this.encoder = context.encoder();
         this.encryptor = encryptor;
         this.decryptor = decryptor;
-        this.canBootstrap = keys != null && keys.bootstraps(packingSlots);
+        this.keys = keys;
         this.slots = packingSlots;
+        this.diagonalsPerCiphertext = diagonalsPerCiphertext;
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
@@ -105,6 +122,30 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             steps.add(g);
         }
         return steps;
+    }
+
+    /**
+     * {@link #rotationSteps(int)} and, for score blocks of D diagonals per ciphertext, the steps P, 2P, ..,
+     * (D/2)·P their row sums rotate by.
+     */
+    public static Set<Integer> rotationSteps(int packingSlots, int diagonalsPerCiphertext) {
+        Set<Integer> steps = rotationSteps(packingSlots);
+        steps.addAll(rowSumSteps(packingSlots, diagonalsPerCiphertext));
+        return steps;
+    }
+
+    /** The rotations a row sum of score blocks with D diagonals per ciphertext takes: P, 2P, .., (D/2)·P. */
+    public static Set<Integer> rowSumSteps(int packingSlots, int diagonalsPerCiphertext) {
+        Set<Integer> steps = new LinkedHashSet<>();
+        for (int k = 1; k < diagonalsPerCiphertext; k *= 2) {
+            steps.add(k * packingSlots);
+        }
+        return steps;
+    }
+
+    /** The most diagonals of a P-token score block one ciphertext of this ring holds: min(P, (N/2)/P). */
+    public static int maxDiagonalsPerCiphertext(int packingSlots, int ringSlots) {
+        return Math.max(1, Math.min(packingSlots, ringSlots / packingSlots));
     }
 
     /** b = 2^ceil(log2(P)/2) for a packing width P (a power of two). */
@@ -153,10 +194,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.level() >= levels) {
             return c;
         }
-        if (!canBootstrap) {
+        if (keys == null || !keys.bootstraps(c.slots())) {
             throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
-                    + "level " + c.level() + " and the evaluation keys have no bootstrapping keys; use a deeper "
-                    + "modulus chain or generate bootstrapping keys");
+                    + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
+                    + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
         Ciphertext b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(c));
         if (b.level() < levels) {
@@ -240,9 +281,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
         Ciphertext x = atLevel(c, level + 1);
         double q = prime(x);
-        double[] ones = new double[slots];
+        double[] ones = new double[x.slots()];
         Arrays.fill(ones, 1.0);
-        Plaintext one = timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(ones, slots, x.level(), target * q / x.scale()));
+        Plaintext one = timed(op, PrimitiveKind.ENCODE,
+                () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
         return rescaleExact(raw, op);
@@ -283,13 +325,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return rescale(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), op);
     }
 
-    private Plaintext encode(double[] values, int level, OperatorKind op) {
-        return timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, slots, level, scale));
+    private Plaintext encode(double[] values, int width, int level, OperatorKind op) {
+        return timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale));
     }
 
+    /** ct·pt with {@code values} one per slot of the ciphertext. */
     private Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         Ciphertext x = withLevels(a, 1, op);
-        Plaintext p = encode(values, x.level(), op);
+        Plaintext p = encode(values, values.length, x.level(), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
         return rescale(raw, op);
@@ -308,9 +351,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     // ---- shape checks -------------------------------------------------------------------------------------
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
-        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols) {
-            throw new IllegalArgumentException(op + ": operands differ, [" + a.rows + ", " + a.cols + "] " + a.layout
-                    + " vs [" + b.rows + ", " + b.cols + "] " + b.layout);
+        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
+                || a.diagonalsPerCiphertext != b.diagonalsPerCiphertext) {
+            throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
         }
     }
 
@@ -330,7 +373,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int i = 0; i < out.length; i++) {
             out[i] = done.computeIfAbsent(a.cts[i], f);
         }
-        return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
+        return a.with(out, clean);
     }
 
     private CkksTensor zip(CkksTensor a, CkksTensor b, String op, boolean clean,
@@ -343,7 +386,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             Ciphertext y = b.cts[i];
             out[i] = done.computeIfAbsent(x, k -> new IdentityHashMap<>()).computeIfAbsent(y, k -> f.apply(x, y));
         }
-        return new CkksTensor(a.layout, a.rows, a.cols, out, clean);
+        return a.with(out, clean);
     }
 
     // ---- Arith ---------------------------------------------------------------------------------------------
@@ -426,7 +469,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             for (int r = 0; r < m.rows(); r++) {
                 col[r] = m.get(r, c);
             }
-            Plaintext p = encode(col, maxLevel, OperatorKind.OTHER);
+            Plaintext p = encode(col, slots, maxLevel, OperatorKind.OTHER);
             cts[c] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
         }
         return new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), cts, true);
@@ -434,7 +477,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * Encrypts a square score matrix [T, T] directly in the diagonal layout (client side), as Q·Kᵀ would leave
-     * it: for benchmarks and tests of attention normalization on its own.
+     * it, with this engine's diagonals per ciphertext: for benchmarks and tests of attention normalization on
+     * its own.
      */
     public CkksTensor fromPlainScores(Matrix scores) {
         if (encryptor == null) {
@@ -444,14 +488,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new IllegalArgumentException("scores must be square with at most " + slots + " rows, got ["
                     + scores.rows() + ", " + scores.cols() + "]");
         }
-        CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots], true);
+        int d = diagonalsPerCiphertext;
+        CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
+                true, d);
         double[][] diagonals = inLayout(shape, scores, "fromPlainScores");
-        Ciphertext[] cts = new Ciphertext[slots];
-        for (int s = 0; s < slots; s++) {
-            Plaintext p = encode(diagonals[s], maxLevel, OperatorKind.OTHER);
-            cts[s] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
+        Ciphertext[] cts = new Ciphertext[diagonals.length];
+        for (int i = 0; i < cts.length; i++) {
+            Plaintext p = encode(diagonals[i], diagonals[i].length, maxLevel, OperatorKind.OTHER);
+            cts[i] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
         }
-        return new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), cts, true);
+        return shape.with(cts, true);
     }
 
     @Override
@@ -473,11 +519,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 }
             }
         } else {
-            for (int s = 0; s < m.cts.length; s++) {
-                for (int t = 0; t < m.rows; t++) {
-                    int u = (t + s) % slots;
-                    if (u < m.cols) {
-                        out[t * m.cols + u] = slotsOf[s][t];
+            int d = m.diagonalsPerCiphertext;
+            for (int i = 0; i < m.cts.length; i++) {
+                for (int j = 0; j < d; j++) {
+                    for (int t = 0; t < m.rows; t++) {
+                        int u = (t + i * d + j) % slots;
+                        if (u < m.cols) {
+                            out[t * m.cols + u] = slotsOf[i][j * slots + t];
+                        }
                     }
                 }
             }
@@ -560,6 +609,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new IllegalArgumentException("matmul: [" + a.rows + ", " + a.cols + "] x [" + v.rows + ", "
                     + v.cols + "] do not chain");
         }
+        if (a.diagonalsPerCiphertext != 1) {
+            throw new UnsupportedOperationException("matmul reads one diagonal per ciphertext; got " + a);
+        }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
         CkksTensor w = a.clean ? a : maskPadding(a);
         Ciphertext[] out = new Ciphertext[v.cols];
@@ -639,10 +691,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (Ciphertext c : src.cts) {
             sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
         }
+        // Diagonals side by side: rotate-and-add over the D blocks of P slots leaves the total in every block.
+        for (int k = 1; k < m.diagonalsPerCiphertext; k *= 2) {
+            sum = add(sum, rotations(sum, new int[] {k * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
+        }
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
-        return new CkksTensor(m.layout, m.rows, m.cols, out, m.layout == Layout.COLUMNS && src.clean);
+        return m.with(out, m.layout == Layout.COLUMNS && src.clean);
     }
 
     /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
@@ -657,12 +713,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 }
             }
         } else {
-            for (int s = 0; s < m.cts.length; s++) {
-                vecs[s] = new double[slots];
-                for (int t = 0; t < m.rows; t++) {
-                    int u = (t + s) % slots;
-                    if (u < m.cols) {
-                        vecs[s][t] = p.get(t, u);
+            int d = m.diagonalsPerCiphertext;
+            for (int i = 0; i < m.cts.length; i++) {
+                vecs[i] = new double[d * slots];
+                for (int j = 0; j < d; j++) {
+                    for (int t = 0; t < m.rows; t++) {
+                        int u = (t + i * d + j) % slots;
+                        if (u < m.cols) {
+                            vecs[i][j * slots + t] = p.get(t, u);
+                        }
                     }
                 }
             }
@@ -677,7 +736,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int i = 0; i < out.length; i++) {
             out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
         }
-        return new CkksTensor(m.layout, m.rows, m.cols, out, true);
+        return m.with(out, true);
     }
 
     @Override
@@ -688,10 +747,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             Ciphertext c = m.cts[i];
             double[] v = vecs[i];
             Plaintext p = timed(OperatorKind.OTHER, PrimitiveKind.ENCODE,
-                    () -> encoder.encode(v, slots, c.level(), c.scale()));
+                    () -> encoder.encode(v, v.length, c.level(), c.scale()));
             out[i] = timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p));
         }
-        return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
+        return m.with(out, m.clean);
     }
 
     @Override
