@@ -60,7 +60,9 @@ final class EncryptedRun {
         List<InferenceResult> results = new ArrayList<>();
         OutputAgreement vsPoly = null;
         OutputAgreement vsExact = null;
-        try (var keys = encrypted.generateKeys(he, params, maxTokens, bootstrapping)) {
+        var info = loaded.model().info();
+        try (var keys = encrypted.generateKeys(he, params, maxTokens,
+                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)) {
             for (int i = 0; i < inputs.size(); i++) {
                 var ct = encrypted.encrypt(keys, loaded.model(), inputs.get(i));
                 int sample = i;

@@ -43,6 +43,12 @@ final class KeysCommand implements Runnable {
                 description = "Longest input the keys serve (default: ${DEFAULT-VALUE}).")
         int maxTokens;
 
+        @Option(names = "--max-columns", defaultValue = "1", paramLabel = "H",
+                description = "The model's widest activation (hidden or feed-forward size): activations are packed "
+                        + "in blocks of up to that many columns per ciphertext, as many as the ring holds "
+                        + "(default: ${DEFAULT-VALUE}, one column per ciphertext).")
+        int maxColumns;
+
         @Option(names = "--bootstrapping", description = "Also generate bootstrapping keys.")
         boolean bootstrapping;
 
@@ -57,18 +63,22 @@ final class KeysCommand implements Runnable {
             if (maxTokens < 1) {
                 throw new ErrorReport.InputException("--max-tokens must be >= 1, got " + maxTokens);
             }
+            if (maxColumns < 1) {
+                throw new ErrorReport.InputException("--max-columns must be >= 1, got " + maxColumns);
+            }
             try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
                 HeBackend he = polyhe.plugins().backend(backend);
                 int minLogN = ChainOptions.minLogN(maxTokens);
                 var params = chain.resolve(he, minLogN);
                 long t0 = System.nanoTime();
                 try (var keys = new EncryptedInference(polyhe.inference()).generateKeys(he, params, maxTokens,
-                        bootstrapping)) {
+                        maxColumns, bootstrapping)) {
                     KeyFiles.write(keys, out);
                     var o = spec.commandLine().getOut();
-                    o.printf(Locale.ROOT, "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots, "
-                            + "relinearization key %.1f MB, rotation keys %.1f MB%n", out, (System.nanoTime() - t0) / 1e9,
-                            params.logN(), params.maxLevel(), keys.packingSlots(),
+                    o.printf(Locale.ROOT, "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots "
+                            + "x %d columns per ciphertext, relinearization key %.1f MB, rotation keys %.1f MB%n", out,
+                            (System.nanoTime() - t0) / 1e9, params.logN(), params.maxLevel(), keys.packingSlots(),
+                            keys.packing().columnsPerCiphertext(),
                             keys.evaluationKeys().relinearizationKeyBytes() / 1e6,
                             keys.evaluationKeys().rotationKeyBytes() / 1e6);
                     o.println("give the server " + KeyFiles.PARAMETERS + ", " + KeyFiles.EVALUATION_KEYS + " and "

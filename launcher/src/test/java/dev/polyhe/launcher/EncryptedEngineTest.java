@@ -21,6 +21,7 @@ import dev.polyhe.core.engine.PlainTensor;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.Layout;
+import dev.polyhe.core.engine.ckks.Packing;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -116,14 +117,15 @@ class EncryptedEngineTest {
     void scoresWithSeveralDiagonalsPerCiphertextAgreeWithThePlainEngine() {
         int d = 4;
         SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS, d), false, false);
+        Packing packing = new Packing(SLOTS, 1, d);
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
         CkksEngine packed = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
-                context.decryptor(sk), SLOTS, d);
+                context.decryptor(sk), packing);
         Matrix s = random(TOKENS, TOKENS, 1);
         Matrix mask = random(TOKENS, TOKENS, 1);
         CkksTensor cs = packed.fromPlainScores(s);
         assertEquals(SLOTS / d, cs.ciphertexts().length, "P/D ciphertexts");
-        assertEquals(d, cs.diagonalsPerCiphertext());
+        assertEquals(d, cs.perCiphertext());
         assertTrue(maxAbsDiff(s, packed.toPlain(cs)) < 1e-6);
         PlainEngine plain = new PlainEngine();
         PlainTensor ps = plain.fromPlain(s);
@@ -133,8 +135,65 @@ class EncryptedEngineTest {
         assertTrue(maxAbsDiff(expected.toMatrix(), packed.toPlain(actual)) < 1e-5);
         assertThrows(UnsupportedOperationException.class, () -> packed.matmul(cs, packed.fromPlain(s)));
         assertThrows(IllegalArgumentException.class, () -> packed.add(cs, ckks.fromPlainScores(s)));
+        assertThrows(IllegalArgumentException.class, () -> new Packing(SLOTS, 1, 2 * SLOTS));
         assertThrows(IllegalArgumentException.class, () -> new CkksEngine(context, context.evaluator(keys), keys,
-                null, null, SLOTS, 2 * SLOTS));
+                null, null, new Packing(SLOTS, 1024, 1)));
+    }
+
+    @Test
+    void columnBlocksAgreeWithThePlainEngine() {
+        Packing packing = new Packing(SLOTS, 4, 1);
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
+        CkksEngine blocks = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
+                context.decryptor(sk), packing);
+        PlainEngine plain = new PlainEngine();
+        Matrix x = random(TOKENS, 6, 1);
+        CkksTensor cx = blocks.fromPlain(x);
+        PlainTensor px = plain.fromPlain(x);
+        assertEquals(Layout.BLOCKS, cx.layout());
+        assertEquals(2, cx.ciphertexts().length, "6 columns in blocks of 4");
+        assertTrue(maxAbsDiff(x, blocks.toPlain(cx)) < 1e-6);
+
+        // blocks -> blocks by the diagonal method, with a zero block row and a bias
+        Matrix w = random(10, 6, 1);
+        for (int j = 0; j < 6; j++) {
+            w.data()[4 * 6 + j] = 0;
+        }
+        double[] bias = random(1, 10, 1).data();
+        CkksTensor y = blocks.linear(cx, w, bias);
+        assertEquals(Layout.BLOCKS, y.layout());
+        assertTrue(maxAbsDiff(plain.linear(px, w, bias).toMatrix(), blocks.toPlain(y)) < 1e-5);
+        assertEquals(1, blocks.depth(y), "a plaintext-weight matmul costs one level");
+
+        // LayerNorm's row operations, the padding columns (10 of 12) included in nothing
+        double[] g = random(1, 10, 2).data();
+        PlainTensor py = plain.linear(px, w, bias);
+        Matrix expected = plain.addRow(plain.mulRow(plain.sub(plain.addConstant(py, 1), plain.rowMeans(
+                plain.addConstant(py, 1))), g), g).toMatrix();
+        CkksTensor shifted = blocks.addConstant(y, 1);
+        Matrix actual = blocks.toPlain(blocks.addRow(blocks.mulRow(blocks.sub(shifted, blocks.rowMeans(shifted)), g), g));
+        assertTrue(maxAbsDiff(expected, actual) < 1e-5);
+
+        // head slicing unpacks to columns; columns feed a linear back into blocks; rows move
+        CkksTensor head = blocks.columns(y, 3, 9);
+        assertEquals(Layout.COLUMNS, head.layout());
+        assertTrue(maxAbsDiff(plain.columns(py, 3, 9).toMatrix(), blocks.toPlain(head)) < 1e-5);
+        Matrix w2 = random(5, 6, 1);
+        CkksTensor z = blocks.linear(head, w2, null);
+        assertEquals(Layout.BLOCKS, z.layout());
+        assertTrue(maxAbsDiff(plain.linear(plain.columns(py, 3, 9), w2, null).toMatrix(), blocks.toPlain(z)) < 1e-5);
+        assertTrue(maxAbsDiff(plain.rowRange(py, 2, 5).toMatrix(), blocks.toPlain(blocks.rowRange(y, 2, 5))) < 1e-5);
+
+        // attention from blocks: Q·Kᵀ, then A·V, and blocks meeting columns element-wise
+        CkksTensor scores = blocks.matmulTransposed(blocks.columns(cx, 0, 4), blocks.columns(cx, 2, 6));
+        PlainTensor ps = plain.matmulTransposed(plain.columns(px, 0, 4), plain.columns(px, 2, 6));
+        assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
+        CkksTensor context = blocks.matmul(scores, y);
+        assertTrue(maxAbsDiff(plain.matmul(ps, py).toMatrix(), blocks.toPlain(context)) < 1e-4);
+        CkksTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
+        PlainTensor pmixed = plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
+        assertTrue(maxAbsDiff(pmixed.toMatrix(), blocks.toPlain(mixed)) < 1e-5);
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,7 +140,7 @@ public final class EncryptedAttentionBenchmark {
                     double err = 0;
                     for (int h = 0; h < heads; h++) {
                         CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                                ctx.decryptor(sk), slots, d);
+                                ctx.decryptor(sk), new Packing(slots, 1, d));
                         CkksTensor enc = engine.fromPlainScores(scores);
                         long t0 = System.nanoTime();
                         CkksTensor w = kernel.normalize(engine, enc, null);

@@ -12,6 +12,8 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.api.model.ModelOutput;
 import dev.polyhe.core.engine.ckks.Accounting;
 import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.Layout;
+import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
 import dev.polyhe.core.inference.Calibration;
@@ -40,8 +42,14 @@ public final class EncryptedInference {
         this.service = service;
     }
 
-    /** Client: a fresh key set whose rotation keys serve inputs of up to {@code maxTokens} tokens. */
-    public KeySet generateKeys(HeBackend backend, CkksParameters params, int maxTokens, boolean bootstrapping) {
+    /**
+     * Client: a fresh key set whose rotation keys serve inputs of up to {@code maxTokens} tokens.
+     *
+     * @param maxColumns the model's widest activation (hidden or feed-forward size): activations are packed in
+     *     column blocks of up to that many columns (as many as the ring holds); 1 packs one column per ciphertext
+     */
+    public KeySet generateKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
+            boolean bootstrapping) {
         int slots = CkksEngine.packingSlotsFor(maxTokens);
         HeContext ctx = backend.open(params);
         if (slots > params.slots()) {
@@ -50,10 +58,11 @@ public final class EncryptedInference {
                     + " has " + params.slots());
         }
         SecretKey sk = ctx.generateSecretKey();
+        Packing packing = Packing.blocks(slots, maxColumns, params.slots());
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(slots), false,
-                bootstrapping ? Set.of(slots) : Set.of());
-        return new KeySet(backend.name(), ctx, sk, keys, slots);
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false,
+                bootstrapping ? packing.ciphertextSlots() : Set.of());
+        return new KeySet(backend.name(), ctx, sk, keys, packing);
     }
 
     /** Client: the embedded input, encrypted column by column. */
@@ -111,6 +120,13 @@ public final class EncryptedInference {
             if (contents.packingSlots() != keys.packingSlots()) {
                 throw new IllegalArgumentException(file + " was packed for " + contents.packingSlots()
                         + " slots but the keys serve " + keys.packingSlots());
+            }
+            int b = keys.packing().columnsPerCiphertext();
+            for (var t : contents.tensors().entrySet()) {
+                if (t.getValue().layout() == Layout.BLOCKS && t.getValue().perCiphertext() != b) {
+                    throw new IllegalArgumentException(file + ": tensor '" + t.getKey() + "' holds "
+                            + t.getValue().perCiphertext() + " columns per ciphertext but the keys serve " + b);
+                }
             }
             return contents;
         }

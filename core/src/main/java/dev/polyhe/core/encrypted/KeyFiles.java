@@ -5,6 +5,7 @@ import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.core.engine.ckks.Packing;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -51,6 +52,7 @@ public final class KeyFiles {
         Properties p = new Properties();
         p.setProperty("backend", keys.backend());
         p.setProperty("packing-slots", Integer.toString(keys.packingSlots()));
+        p.setProperty("columns-per-ciphertext", Integer.toString(keys.packing().columnsPerCiphertext()));
         p.setProperty("parameter-hash", keys.context().parameterHash());
         try (OutputStream out = Files.newOutputStream(dir.resolve(KEYSET))) {
             p.store(out, "PolyHE key set");
@@ -88,11 +90,12 @@ public final class KeyFiles {
             throw new IllegalArgumentException("key folder " + dir + " was made for backend '" + p.getProperty("backend")
                     + "', not '" + backend.name() + "'");
         }
-        int slots;
+        Packing packing;
         try {
-            slots = Integer.parseInt(p.getProperty("packing-slots", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(dir.resolve(KEYSET) + ": packing-slots is missing or not a number");
+            packing = new Packing(positive(p, dir, "packing-slots", null), positive(p, dir, "columns-per-ciphertext", "1"),
+                    1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(dir.resolve(KEYSET) + ": " + e.getMessage());
         }
         CkksParameters params = ParameterFile.read(dir.resolve(PARAMETERS));
         HeContext ctx = backend.open(params);
@@ -111,6 +114,15 @@ public final class KeyFiles {
                 sk = ctx.serializer().readSecretKey(in);
             }
         }
-        return new KeySet(backend.name(), ctx, sk, evk, slots);
+        return new KeySet(backend.name(), ctx, sk, evk, packing);
+    }
+
+    private static int positive(Properties p, Path dir, String name, String fallback) {
+        String v = p.getProperty(name, fallback);
+        try {
+            return Integer.parseInt(v == null ? "" : v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " is missing or not a number" + (v == null ? "" : ": '" + v + "'"));
+        }
     }
 }

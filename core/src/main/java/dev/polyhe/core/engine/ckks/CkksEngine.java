@@ -46,6 +46,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final Decryptor decryptor;
     private final EvaluationKeys keys;
     private final int slots;
+    private final int blockColumns;
     private final int diagonalsPerCiphertext;
     private final int maxLevel;
     private final double scale;
@@ -60,25 +61,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     public CkksEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
             Decryptor decryptor, int packingSlots) {
-        this(context, evaluator, keys, encryptor, decryptor, packingSlots, 1);
+        this(context, evaluator, keys, encryptor, decryptor, Packing.columns(packingSlots));
     }
 
     /**
-     * @param diagonalsPerCiphertext D: score blocks encrypted by {@link #fromPlainScores} hold D diagonals per
-     *     ciphertext (a power of two, D ≤ P, D·P ≤ N/2); their row sums then take log2 D rotations (keys from
-     *     {@link #rotationSteps(int, int)}), and bootstrapping them needs keys for D·P slots
+     * @param packing the slots per column, and the columns and score diagonals per ciphertext; rotation keys for
+     *     {@link Packing#rotationSteps()} and, to bootstrap, keys for {@link Packing#ciphertextSlots()}
      */
     public CkksEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
-            Decryptor decryptor, int packingSlots, int diagonalsPerCiphertext) {
+            Decryptor decryptor, Packing packing) {
         int maxSlots = context.parameters().slots();
-        if (Integer.bitCount(packingSlots) != 1 || packingSlots > maxSlots) {
-            throw new IllegalArgumentException("packing slots " + packingSlots + " must be a power of two <= N/2 = "
-                    + maxSlots);
-        }
-        if (Integer.bitCount(diagonalsPerCiphertext) != 1 || diagonalsPerCiphertext > packingSlots
-                || (long) diagonalsPerCiphertext * packingSlots > maxSlots) {
-            throw new IllegalArgumentException("diagonals per ciphertext " + diagonalsPerCiphertext + " must be a "
-                    + "power of two <= the packing width " + packingSlots + " with D·P <= N/2 = " + maxSlots);
+        int packingSlots = packing.slots();
+        for (int width : packing.ciphertextSlots()) {
+            if (width > maxSlots) {
+                throw new IllegalArgumentException(packing + " spans " + width + " slots per ciphertext but N/2 = "
+                        + maxSlots);
+            }
         }
         this.context = context;
         this.evaluator = evaluator;
@@ -87,7 +85,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.decryptor = decryptor;
         this.keys = keys;
         this.slots = packingSlots;
-        this.diagonalsPerCiphertext = diagonalsPerCiphertext;
+        this.blockColumns = packing.columnsPerCiphertext();
+        this.diagonalsPerCiphertext = packing.diagonalsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
@@ -121,16 +120,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int g = b; g < packingSlots; g += b) {
             steps.add(g);
         }
-        return steps;
-    }
-
-    /**
-     * {@link #rotationSteps(int)} and, for score blocks of D diagonals per ciphertext, the steps P, 2P, ..,
-     * (D/2)·P their row sums rotate by.
-     */
-    public static Set<Integer> rotationSteps(int packingSlots, int diagonalsPerCiphertext) {
-        Set<Integer> steps = rotationSteps(packingSlots);
-        steps.addAll(rowSumSteps(packingSlots, diagonalsPerCiphertext));
         return steps;
     }
 
@@ -352,7 +341,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
         if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.diagonalsPerCiphertext != b.diagonalsPerCiphertext) {
+                || a.perCiphertext != b.perCiphertext) {
             throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
         }
     }
@@ -376,8 +365,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return a.with(out, clean);
     }
 
-    private CkksTensor zip(CkksTensor a, CkksTensor b, String op, boolean clean,
+    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean,
             java.util.function.BinaryOperator<Ciphertext> f) {
+        // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
+        boolean mixed = first.layout != second.layout;
+        CkksTensor a = mixed ? asColumns(first) : first;
+        CkksTensor b = mixed ? asColumns(second) : second;
         sameShape(a, b, op);
         Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
         Ciphertext[] out = new Ciphertext[a.cts.length];
@@ -463,16 +456,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new IllegalArgumentException("matrix has " + m.rows() + " rows but the packing holds " + slots
                     + " per ciphertext; use a wider packing");
         }
-        Ciphertext[] cts = new Ciphertext[m.cols()];
-        for (int c = 0; c < m.cols(); c++) {
-            double[] col = new double[m.rows()];
-            for (int r = 0; r < m.rows(); r++) {
-                col[r] = m.get(r, c);
-            }
-            Plaintext p = encode(col, slots, maxLevel, OperatorKind.OTHER);
-            cts[c] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
+        CkksTensor shape = blockColumns == 1
+                ? new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
+                : new CkksTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[blocks(m.cols())], true,
+                        blockColumns);
+        double[][] vecs = inLayout(shape, m, "fromPlain");
+        Ciphertext[] cts = new Ciphertext[vecs.length];
+        for (int i = 0; i < cts.length; i++) {
+            Plaintext p = encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
+            cts[i] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
         }
-        return new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), cts, true);
+        return shape.with(cts, true);
+    }
+
+    /** Ciphertexts of a column-block tensor with this many columns. */
+    private int blocks(int cols) {
+        return (cols + blockColumns - 1) / blockColumns;
     }
 
     /**
@@ -518,8 +517,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     out[r * m.cols + c] = slotsOf[c][r];
                 }
             }
+        } else if (m.layout == Layout.BLOCKS) {
+            int b = m.perCiphertext;
+            for (int c = 0; c < m.cols; c++) {
+                for (int r = 0; r < m.rows; r++) {
+                    out[r * m.cols + c] = slotsOf[c / b][(c % b) * slots + r];
+                }
+            }
         } else {
-            int d = m.diagonalsPerCiphertext;
+            int d = m.perCiphertext;
             for (int i = 0; i < m.cts.length; i++) {
                 for (int j = 0; j < d; j++) {
                     for (int t = 0; t < m.rows; t++) {
@@ -534,21 +540,37 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new Matrix(m.rows, m.cols, out);
     }
 
-    @Override
-    public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
-        requireColumns(x, "linear");
-        int in = x.cols;
-        int out = weight.rows();
-        ShapeCheck.linear(in, weight, bias);
-        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        Ciphertext[] xs = new Ciphertext[in];
-        for (int j = 0; j < in; j++) {
-            xs[j] = withLevels(x.cts[j], 1, op);
+    /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
+    private Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
+        Ciphertext[] xs = new Ciphertext[cts.length];
+        for (int j = 0; j < xs.length; j++) {
+            xs[j] = withLevels(cts[j], 1, op);
         }
         int level = Arrays.stream(xs).mapToInt(Ciphertext::level).min().orElseThrow();
-        for (int j = 0; j < in; j++) {
+        for (int j = 0; j < xs.length; j++) {
             xs[j] = atLevel(xs[j], level);
         }
+        return xs;
+    }
+
+    @Override
+    public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
+        ShapeCheck.linear(x.cols, weight, bias);
+        if (x.layout == Layout.DIAGONALS) {
+            throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
+        }
+        if (blockColumns == 1) {
+            return linearOnColumns(x, weight, bias);
+        }
+        return x.layout == Layout.BLOCKS ? linearOnBlocks(x, weight, bias) : linearIntoBlocks(x, weight, bias);
+    }
+
+    /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
+    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias) {
+        int in = x.cols;
+        int out = weight.rows();
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        Ciphertext[] xs = atCommonLevel(x.cts, op);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {
             Ciphertext acc = null;
@@ -574,8 +596,168 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
     }
 
+    /**
+     * Columns (each repeating every P slots) into column blocks: output block m is Σ_j x_j ⊙ w_mj, with w_mj
+     * holding W[mB + c, j] across the P slots of column c. One level, no rotation.
+     */
+    private CkksTensor linearIntoBlocks(CkksTensor x, Matrix weight, double[] bias) {
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        int out = weight.rows();
+        int b = blockColumns;
+        Ciphertext[] xs = atCommonLevel(x.cts, op);
+        int level = xs[0].level();
+        Ciphertext[] ys = new Ciphertext[blocks(out)];
+        for (int m = 0; m < ys.length; m++) {
+            Ciphertext acc = null;
+            for (int j = 0; j < x.cols; j++) {
+                double[] w = new double[b * slots];
+                boolean any = false;
+                for (int c = 0; c < b && m * b + c < out; c++) {
+                    double v = weight.get(m * b + c, j);
+                    if (v != 0) {
+                        Arrays.fill(w, c * slots, (c + 1) * slots, v);
+                        any = true;
+                    }
+                }
+                if (any) {
+                    Ciphertext term = plainProductRaw(xs[j], encode(w, w.length, level, op), op);
+                    acc = acc == null ? term : add(acc, term, op);
+                }
+            }
+            ys[m] = withBias(rescale(acc == null ? zeroProduct(xs[0], op) : acc, op), m, x.rows, bias, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * Column blocks to column blocks by the diagonal method (Halevi–Shoup) over B×B blocks, with baby-step
+     * giant-step rotations by multiples of P: with d = g·b + a,
+     * y_m = Σ_g rot(Σ_k Σ_a rot(diag_d(W_mk), −g·b·P) ⊙ rot(x_k, a·P), g·b·P),
+     * where diag_d(W_mk) holds W[mB + c, kB + (c + d) mod B] across the P slots of column c. The baby rotations
+     * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
+     * blocks of a narrow matrix are mostly zero). One level.
+     */
+    private CkksTensor linearOnBlocks(CkksTensor x, Matrix weight, double[] bias) {
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        int b = blockColumns;
+        int width = b * slots;
+        int babies = Math.min(babyStep(b), b);
+        int giants = b / babies;
+        int out = weight.rows();
+        int outBlocks = blocks(out);
+        Ciphertext[] xs = atCommonLevel(x.cts, op);
+        int level = xs[0].level();
+        boolean[][] needed = new boolean[xs.length][babies];
+        for (int m = 0; m < outBlocks; m++) {
+            for (int k = 0; k < xs.length; k++) {
+                for (int d = 0; d < b; d++) {
+                    if (diagonal(weight, x.cols, m, k, d) != null) {
+                        needed[k][d % babies] = true;
+                    }
+                }
+            }
+        }
+        Ciphertext[][] rotated = new Ciphertext[xs.length][babies];
+        for (int k = 0; k < xs.length; k++) {
+            rotated[k][0] = xs[k];
+            boolean[] use = needed[k];
+            int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
+                    .toArray();
+            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations(xs[k], steps, op);
+            for (int i = 0; i < steps.length; i++) {
+                rotated[k][steps[i] / slots] = r[i];
+            }
+        }
+        Ciphertext[] ys = new Ciphertext[outBlocks];
+        for (int m = 0; m < outBlocks; m++) {
+            Ciphertext y = null;
+            for (int g = 0; g < giants; g++) {
+                int shift = g * babies * slots;
+                Ciphertext inner = null;
+                for (int k = 0; k < xs.length; k++) {
+                    for (int a = 0; a < babies; a++) {
+                        double[] diag = diagonal(weight, x.cols, m, k, g * babies + a);
+                        if (diag == null) {
+                            continue;
+                        }
+                        double[] pre = new double[width];
+                        for (int i = 0; i < width; i++) {
+                            pre[(i + shift) % width] = diag[i];
+                        }
+                        Ciphertext term = plainProductRaw(rotated[k][a], encode(pre, width, level, op), op);
+                        inner = inner == null ? term : add(inner, term, op);
+                    }
+                }
+                if (inner == null) {
+                    continue;
+                }
+                Ciphertext part = rescale(inner, op);
+                Ciphertext moved = g == 0 ? part : rotations(part, new int[] {shift}, op)[0];
+                y = y == null ? moved : add(y, moved, op);
+            }
+            ys[m] = withBias(y == null ? rescale(zeroProduct(xs[0], op), op) : y, m, x.rows, bias, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * The d-th generalized diagonal of block (m, k) of W, spread over P slots per column (null when all zero):
+     * slot c·P + t holds W[mB + c, kB + (c + d) mod B].
+     */
+    private double[] diagonal(Matrix weight, int in, int m, int k, int d) {
+        int b = blockColumns;
+        double[] v = null;
+        for (int c = 0; c < b; c++) {
+            int o = m * b + c;
+            int j = k * b + (c + d) % b;
+            if (o < weight.rows() && j < in && weight.get(o, j) != 0) {
+                if (v == null) {
+                    v = new double[b * slots];
+                }
+                Arrays.fill(v, c * slots, (c + 1) * slots, weight.get(o, j));
+            }
+        }
+        return v;
+    }
+
+    /** ct·pt, not rescaled (sums of products rescale once). */
+    private Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
+    }
+
+    /** A zero at the scale and level a rescaled product of {@code like} has. */
+    private Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0));
+    }
+
+    /** Output block m plus its part of the bias, on the token rows (the padding rows stay as they are). */
+    private Ciphertext withBias(Ciphertext r, int m, int rows, double[] bias, OperatorKind op) {
+        if (bias == null) {
+            return r;
+        }
+        int b = blockColumns;
+        double[] v = new double[b * slots];
+        boolean any = false;
+        for (int c = 0; c < b && m * b + c < bias.length; c++) {
+            double bc = bias[m * b + c];
+            if (bc != 0) {
+                Arrays.fill(v, c * slots, c * slots + rows, bc);
+                any = true;
+            }
+        }
+        if (!any) {
+            return r;
+        }
+        Plaintext p = timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(v, v.length, r.level(), r.scale()));
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(r, p));
+    }
+
     @Override
     public CkksTensor matmulTransposed(CkksTensor q, CkksTensor k) {
+        q = asColumns(q);
+        k = asColumns(k);
         requireColumns(q, "matmulTransposed");
         requireColumns(k, "matmulTransposed");
         if (q.cols != k.cols || q.rows != k.rows) {
@@ -600,7 +782,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor matmul(CkksTensor a, CkksTensor v) {
+    public CkksTensor matmul(CkksTensor a, CkksTensor values) {
+        CkksTensor v = asColumns(values);
         if (a.layout != Layout.DIAGONALS || v.layout != Layout.COLUMNS) {
             throw new UnsupportedOperationException("matmul multiplies attention weights (diagonal layout) by "
                     + "column-packed values; got " + a.layout + " x " + v.layout);
@@ -609,7 +792,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new IllegalArgumentException("matmul: [" + a.rows + ", " + a.cols + "] x [" + v.rows + ", "
                     + v.cols + "] do not chain");
         }
-        if (a.diagonalsPerCiphertext != 1) {
+        if (a.perCiphertext != 1) {
             throw new UnsupportedOperationException("matmul reads one diagonal per ciphertext; got " + a);
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
@@ -686,13 +869,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor rowSums(CkksTensor m) {
-        CkksTensor src = m.layout == Layout.DIAGONALS && !m.clean ? maskPadding(m) : m;
+        // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
+        boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
+        CkksTensor src = leaks && !m.clean ? maskPadding(m) : m;
         Ciphertext sum = null;
         for (Ciphertext c : src.cts) {
             sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
         }
         // Diagonals side by side: rotate-and-add over the D blocks of P slots leaves the total in every block.
-        for (int k = 1; k < m.diagonalsPerCiphertext; k *= 2) {
+        for (int k = 1; k < m.perCiphertext; k *= 2) {
             sum = add(sum, rotations(sum, new int[] {k * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
         }
         Ciphertext[] out = new Ciphertext[src.cts.length];
@@ -712,8 +897,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     vecs[c][r] = p.get(r, c);
                 }
             }
+        } else if (m.layout == Layout.BLOCKS) {
+            int b = m.perCiphertext;
+            for (int k = 0; k < vecs.length; k++) {
+                vecs[k] = new double[b * slots];
+            }
+            for (int c = 0; c < m.cols; c++) {
+                for (int r = 0; r < m.rows; r++) {
+                    vecs[c / b][(c % b) * slots + r] = p.get(r, c);
+                }
+            }
         } else {
-            int d = m.diagonalsPerCiphertext;
+            int d = m.perCiphertext;
             for (int i = 0; i < m.cts.length; i++) {
                 vecs[i] = new double[d * slots];
                 for (int j = 0; j < d; j++) {
@@ -755,8 +950,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor mulRow(CkksTensor m, double[] v) {
-        requireColumns(m, "mulRow");
         ShapeCheck.rowVector("mulRow", m.cols, v);
+        if (m.layout == Layout.BLOCKS) {
+            return mulPlain(m, everyRow(v, m.rows));
+        }
+        requireColumns(m, "mulRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
@@ -766,8 +964,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor addRow(CkksTensor m, double[] v) {
-        requireColumns(m, "addRow");
         ShapeCheck.rowVector("addRow", m.cols, v);
+        if (m.layout == Layout.BLOCKS) {
+            return addPlain(m, everyRow(v, m.rows));
+        }
+        requireColumns(m, "addRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
@@ -779,23 +980,64 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor columns(CkksTensor m, int from, int to) {
-        requireColumns(m, "columns");
         ShapeCheck.range("columns", from, to, m.cols);
+        if (m.layout == Layout.BLOCKS) {
+            return unpack(m, from, to);
+        }
+        requireColumns(m, "columns");
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean);
+    }
+
+    /** A matrix with {@code v} in each of its rows. */
+    private static Matrix everyRow(double[] v, int rows) {
+        double[] d = new double[rows * v.length];
+        for (int r = 0; r < rows; r++) {
+            System.arraycopy(v, 0, d, r * v.length, v.length);
+        }
+        return new Matrix(rows, v.length, d);
+    }
+
+    /** Column-packed (attention works on columns): blocks are unpacked, others returned as they are. */
+    private CkksTensor asColumns(CkksTensor m) {
+        return m.layout == Layout.BLOCKS ? unpack(m, 0, m.cols) : m;
+    }
+
+    /**
+     * Columns [from, to) of a block tensor, one ciphertext each: column c of its block is masked out (one level,
+     * which also zeroes its padding rows) and rotated and added over the block (log2 B rotations by P, 2P, ..),
+     * which repeats it in every P slots, as a column-packed ciphertext is.
+     */
+    private CkksTensor unpack(CkksTensor m, int from, int to) {
+        int b = m.perCiphertext;
+        Ciphertext[] out = new Ciphertext[to - from];
+        for (int j = from; j < to; j++) {
+            double[] mask = new double[b * slots];
+            Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
+            Ciphertext r = plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
+            for (int s = 1; s < b; s *= 2) {
+                r = add(r, rotations(r, new int[] {s * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
+            }
+            out[j - from] = r;
+        }
+        return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
     }
 
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
-        requireColumns(m, "rowRange");
+        if (m.layout == Layout.DIAGONALS) {
+            requireColumns(m, "rowRange");
+        }
         ShapeCheck.range("rows", from, to, m.rows);
         if (from == 0) {
-            return new CkksTensor(Layout.COLUMNS, to, m.cols, m.cts, false);
+            return new CkksTensor(m.layout, to, m.cols, m.cts, false, m.perCiphertext);
         }
-        Ciphertext[] out = new Ciphertext[m.cols];
-        for (int c = 0; c < m.cols; c++) {
-            out[c] = rotateBy(m.cts[c], from, OperatorKind.OTHER);
+        // Rows move up by `from` inside each column's P slots; what comes in from the next column lands in
+        // padding rows only (t + from < to <= P for the rows kept).
+        Ciphertext[] out = new Ciphertext[m.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = rotateBy(m.cts[i], from, OperatorKind.OTHER);
         }
-        return new CkksTensor(Layout.COLUMNS, to - from, m.cols, out, false);
+        return new CkksTensor(m.layout, to - from, m.cols, out, false, m.perCiphertext);
     }
 
     @Override
@@ -806,7 +1048,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int rows = parts.get(0).rows;
         List<Ciphertext> cts = new ArrayList<>();
         boolean clean = true;
-        for (CkksTensor p : parts) {
+        for (CkksTensor part : parts) {
+            CkksTensor p = asColumns(part);
             requireColumns(p, "concatColumns");
             if (p.rows != rows) {
                 throw new IllegalArgumentException("concatColumns: row counts differ, " + rows + " vs " + p.rows);

@@ -9,8 +9,8 @@ import java.util.Arrays;
  * <p>{@code clean} records whether the padding (slots at rows ≥ T in {@link Layout#COLUMNS}, entries at columns
  * ≥ T in {@link Layout#DIAGONALS}) is known to be zero; reductions over padding mask it first when it is not.
  *
- * <p>{@code diagonalsPerCiphertext} (D, diagonal layout only, else 1): ciphertext i holds diagonals iD .. iD+D−1
- * side by side in D·P slots, so a [T, T] block takes P/D ciphertexts instead of P.
+ * <p>{@code perCiphertext}: the columns ({@link Layout#BLOCKS}, B) or diagonals ({@link Layout#DIAGONALS}, D) held
+ * side by side in one ciphertext; 1 for {@link Layout#COLUMNS}.
  */
 public final class CkksTensor {
     final Layout layout;
@@ -18,29 +18,29 @@ public final class CkksTensor {
     final int cols;
     final Ciphertext[] cts;
     final boolean clean;
-    final int diagonalsPerCiphertext;
+    final int perCiphertext;
 
     CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean) {
         this(layout, rows, cols, cts, clean, 1);
     }
 
-    CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int diagonalsPerCiphertext) {
+    CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int perCiphertext) {
         this.layout = layout;
         this.rows = rows;
         this.cols = cols;
         this.cts = cts;
         this.clean = clean;
-        this.diagonalsPerCiphertext = diagonalsPerCiphertext;
+        this.perCiphertext = perCiphertext;
     }
 
-    /** Diagonals side by side in one ciphertext (1 for column-packed matrices). */
-    public int diagonalsPerCiphertext() {
-        return diagonalsPerCiphertext;
+    /** Columns (blocks) or diagonals (score blocks) side by side in one ciphertext; 1 for one column each. */
+    public int perCiphertext() {
+        return perCiphertext;
     }
 
     /** The same layout and shape over other ciphertexts. */
     CkksTensor with(Ciphertext[] other, boolean otherClean) {
-        return new CkksTensor(layout, rows, cols, other, otherClean, diagonalsPerCiphertext);
+        return new CkksTensor(layout, rows, cols, other, otherClean, perCiphertext);
     }
 
     public Layout layout() {
@@ -67,7 +67,7 @@ public final class CkksTensor {
 
     @Override
     public String toString() {
-        String packing = diagonalsPerCiphertext > 1 ? " (" + diagonalsPerCiphertext + " per ciphertext)" : "";
+        String packing = perCiphertext > 1 ? " (" + perCiphertext + " per ciphertext)" : "";
         return "CkksTensor[" + rows + "x" + cols + ", " + layout + packing + ", " + cts.length + " ciphertexts, level "
                 + level() + "]";
     }

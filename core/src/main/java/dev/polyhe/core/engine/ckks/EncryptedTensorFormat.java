@@ -27,7 +27,7 @@ import java.util.zip.CRC32;
  */
 public final class EncryptedTensorFormat {
     private static final int MAGIC = 0x50484554; // "PHET"
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     private EncryptedTensorFormat() {}
 
@@ -53,6 +53,7 @@ public final class EncryptedTensorFormat {
             h.writeInt(t.rows);
             h.writeInt(t.cols);
             h.writeBoolean(t.clean);
+            h.writeInt(t.perCiphertext);
             h.writeInt(t.cts.length);
             for (Ciphertext c : t.cts) {
                 Integer i = index.get(c);
@@ -143,13 +144,14 @@ public final class EncryptedTensorFormat {
             int rows = h.readInt();
             int cols = h.readInt();
             boolean clean = h.readBoolean();
+            int perCiphertext = h.readInt();
             int n = h.readInt();
             int[] idx = new int[n];
             for (int i = 0; i < n; i++) {
                 idx[i] = h.readInt();
             }
             indices.put(name, idx);
-            shapes.put(name, new int[] {layout, rows, cols, clean ? 1 : 0});
+            shapes.put(name, new int[] {layout, rows, cols, clean ? 1 : 0, perCiphertext});
         }
         int unique = h.readInt();
         Ciphertext[] cts = new Ciphertext[unique];
@@ -175,7 +177,15 @@ public final class EncryptedTensorFormat {
             if (s[0] < 0 || s[0] >= Layout.values().length) {
                 throw new HeException("encrypted tensor file is corrupted: layout " + s[0]);
             }
-            tensors.put(e.getKey(), new CkksTensor(Layout.values()[s[0]], s[1], s[2], t, s[3] == 1));
+            Layout layout = Layout.values()[s[0]];
+            int expected = layout == Layout.COLUMNS ? s[2] : layout == Layout.BLOCKS && s[4] > 0
+                    ? (s[2] + s[4] - 1) / s[4] : t.length;
+            if (s[4] < 1 || Integer.bitCount(s[4]) != 1 || t.length != expected) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey() + "' [" + s[1] + ", "
+                        + s[2] + "] " + layout + " with " + s[4] + " per ciphertext cannot have " + t.length
+                        + " ciphertexts");
+            }
+            tensors.put(e.getKey(), new CkksTensor(layout, s[1], s[2], t, s[3] == 1, s[4]));
         }
         return new Contents(packingSlots, metadata, tensors);
     }

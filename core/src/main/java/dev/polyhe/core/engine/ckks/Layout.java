@@ -1,19 +1,26 @@
 package dev.polyhe.core.engine.ckks;
 
 /**
- * How a matrix sits in CKKS slots. Every ciphertext uses a sparse packing of P slots (P a power of two at
- * least the number of tokens), so rotations are cyclic over P.
+ * How a matrix sits in CKKS slots. P (the slots per column) is a power of two at least the number of tokens;
+ * see {@link Packing}.
  *
  * <ul>
- *   <li>{@link #COLUMNS}: one ciphertext per column; slot t holds row t. Element-wise work, row sums (a sum of
- *       ciphertexts), head slicing and concatenation need no rotation, and a plaintext-weight matmul is a sum
- *       of ciphertext × constant products.</li>
- *   <li>{@link #DIAGONALS}: a square [T, T] score matrix held as its P generalized diagonals: ciphertext s
- *       holds S[t, (t + s) mod P] in slot t. Q·Kᵀ lands in it and A·V reads from it with one hoisted batch of
- *       rotations per column, and a row sum is again a sum of ciphertexts.</li>
+ *   <li>{@link #COLUMNS}: one ciphertext per column, P slots (repeating over the ring); slot t holds row t.
+ *       Row sums are sums of ciphertexts, head slicing and concatenation need no rotation, and the attention
+ *       products work on it.</li>
+ *   <li>{@link #BLOCKS}: B columns side by side per ciphertext of B·P slots; slot c·P + t of ciphertext k holds
+ *       row t of column k·B + c. Element-wise work (GELU, LayerNorm, residuals) and bootstrapping cost B times
+ *       fewer ciphertexts. A plaintext-weight matmul is the diagonal method over B×B blocks with baby-step
+ *       giant-step rotations by multiples of P; a row sum adds the ciphertexts, then rotates and adds log2 B
+ *       times. Head slicing unpacks columns into {@link #COLUMNS} (a mask and log2 B rotations each).</li>
+ *   <li>{@link #DIAGONALS}: a square [T, T] score matrix held as its P generalized diagonals, D side by side per
+ *       ciphertext of D·P slots: diagonal s holds S[t, (t + s) mod P] in its slot t. Q·Kᵀ lands in it (D = 1) and
+ *       A·V reads from it with one hoisted batch of rotations per column; a row sum is a sum of ciphertexts
+ *       (then log2 D rotations).</li>
  * </ul>
  */
 public enum Layout {
     COLUMNS,
-    DIAGONALS
+    DIAGONALS,
+    BLOCKS
 }
