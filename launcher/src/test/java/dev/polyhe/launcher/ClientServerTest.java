@@ -32,6 +32,7 @@ class ClientServerTest {
     static Path keys;
     static Path serverKeys;
     static JsonNode poly;
+    static int depth;
 
     @BeforeAll
     static void prepare() throws Exception {
@@ -56,7 +57,7 @@ class ClientServerTest {
         assertEquals(0, inf.code(), inf.err());
         Matcher m = Pattern.compile("depth (\\d+)").matcher(inf.out());
         assertTrue(m.find(), inf.out());
-        int depth = Integer.parseInt(m.group(1));
+        depth = Integer.parseInt(m.group(1));
         poly = new ObjectMapper().readTree(polyOut.toFile());
         keys = dir.resolve("keys");
         var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + 1), "--insecure-test",
@@ -71,12 +72,31 @@ class ClientServerTest {
 
     @Test
     void fourCommandsExchangeFilesAndMatchThePolynomialModel() throws Exception {
-        Path ct = dir.resolve("input.ct");
+        fourCommands(keys, serverKeys, "columns");
+    }
+
+    @Test
+    void fourCommandsWithColumnBlocks() throws Exception {
+        Path blockKeys = dir.resolve("block-keys");
+        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + (depth + 3) / 4),
+                "--insecure-test", "--max-tokens", "8", "--max-columns", "32", "--out", blockKeys.toString());
+        assertEquals(0, gen.code(), gen.err());
+        assertTrue(gen.out().contains("x 32 columns per ciphertext"), gen.out());
+        Path server = Files.createDirectories(dir.resolve("block-server-keys"));
+        for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
+            Files.copy(blockKeys.resolve(f), server.resolve(f));
+        }
+        fourCommands(blockKeys, server, "blocks");
+    }
+
+    /** encrypt (client), eval (server: no secret key), decrypt (client), against the polynomial model. */
+    private void fourCommands(Path keys, Path serverKeys, String tag) throws Exception {
+        Path ct = dir.resolve(tag + "-input.ct");
         var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
                 input.toString(), "--config", config.toString(), "--output", ct.toString());
         assertEquals(0, enc.code(), enc.err());
-        Path out = dir.resolve("output.ct");
-        Path chart = dir.resolve("breakdown.svg");
+        Path out = dir.resolve(tag + "-output.ct");
+        Path chart = dir.resolve(tag + "-breakdown.svg");
         var eval = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
                 calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
                 out.toString(), "--chart", chart.toString());
@@ -90,7 +110,7 @@ class ClientServerTest {
                     "time is attributed to " + kind + ": " + line);
         }
         assertTrue(Files.readString(chart).startsWith("<svg"), "the chart is an SVG");
-        Path decrypted = dir.resolve("decrypted.json");
+        Path decrypted = dir.resolve(tag + "-decrypted.json");
         var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
                 decrypted.toString());
         assertEquals(0, dec.code(), dec.err());
