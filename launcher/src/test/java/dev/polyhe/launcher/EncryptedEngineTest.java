@@ -255,6 +255,19 @@ class EncryptedEngineTest {
             long bootstraps = engine.accounting().countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
             assertTrue(bootstraps >= 2, "bootstraps placed by the engine: " + bootstraps);
+
+            // A square refreshes its operand once, not once per factor: 8 squarings, 3 levels per bootstrap.
+            CkksTensor one1 = engine.fromPlain(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)));
+            long before = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            CkksTensor p = one1;
+            for (int i = 0; i < 8; i++) {
+                p = engine.square(p);
+            }
+            assertTrue(maxAbsDiff(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)), engine.toPlain(p)) < 1e-3);
+            long squares = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before;
+            assertTrue(squares <= 2, "bootstraps for 8 squarings: " + squares);
         }
     }
 

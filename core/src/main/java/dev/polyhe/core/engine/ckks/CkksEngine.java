@@ -294,7 +294,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
     private Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext x = withLevels(a, 1, op);
-        Ciphertext y = withLevels(b, 1, op);
+        Ciphertext y = b == a ? x : withLevels(b, 1, op); // a square bootstraps its operand once
         int level = Math.min(x.level(), y.level());
         accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
         return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level), atLevel(y, level)));
