@@ -268,6 +268,22 @@ class EncryptedEngineTest {
             long squares = engine.accounting().countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before;
             assertTrue(squares <= 2, "bootstraps for 8 squarings: " + squares);
+
+            // Two sequences that run out of levels together are refreshed by one bootstrap each time.
+            Matrix half = new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS));
+            CkksTensor u = engine.fromPlain(half);
+            CkksTensor v = engine.mulConstant(engine.fromPlain(half), -1);
+            long start = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            for (int i = 0; i < 8; i++) {
+                u = engine.square(u);
+                v = engine.mul(v, engine.fromPlain(half));
+            }
+            long pairs = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - start;
+            assertTrue(maxAbsDiff(half, engine.toPlain(u)) < 1e-3, "u = 1");
+            assertTrue(maxAbsDiff(engine.toPlain(engine.mulConstant(v, -1)), half) < 1e-3, "v = -1");
+            assertTrue(pairs <= 3, "bootstraps for two sequences of 8 products: " + pairs + " (4 or more one by one)");
         }
     }
 

@@ -45,4 +45,13 @@ public interface Evaluator {
 
     /** Refreshes levels (requires bootstrapping keys). */
     Ciphertext bootstrap(Ciphertext a);
+
+    /**
+     * Refreshes two ciphertexts of real slots at once. Backends may pack them as the real and imaginary parts of
+     * one bootstrap (which refreshes complex slots anyway) and split the result by a conjugation; the default
+     * bootstraps each.
+     */
+    default Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
+        return new Ciphertext[] {bootstrap(a), bootstrap(b)};
+    }
 }

@@ -112,6 +112,29 @@ public abstract class BootstrappingConformanceTest {
         assertTrue(b >= promisedBits(), what + ": " + String.format("%.1f", b) + " bits < promised " + promisedBits());
     }
 
+    /**
+     * Two ciphertexts refreshed together keep the promise within a bit (a backend that packs them as one complex
+     * bootstrap sees magnitudes up to √2), each at its own scale, full and sparse slots.
+     */
+    @Test
+    void aPairBootstrapRefreshesBothAtTheirOwnScales() {
+        for (int slots : new int[] {parameters().slots(), sparseSlots()}) {
+            double[] a = uniform(slots);
+            double[] b = uniform(slots);
+            Ciphertext x = encryptAtLevelZero(a, slots);
+            Ciphertext y = ctx.encryptor(sk).encrypt(ctx.encoder().encode(b, slots, 0,
+                    parameters().scale() * (1 + 0x1p-9)));
+            Ciphertext[] out = ev.bootstrapPair(x, y);
+            assertEquals(2, out.length);
+            for (int k = 0; k < 2; k++) {
+                assertEquals(promisedLevel(), out[k].level(), slots + " slots, pair member " + k + ": level");
+                double bits = bits(k == 0 ? a : b, decrypt(out[k]));
+                assertTrue(bits >= promisedBits() - 1, slots + " slots, pair member " + k + ": "
+                        + String.format("%.1f", bits) + " bits < promised " + promisedBits() + " - 1");
+            }
+        }
+    }
+
     @Test
     void randomInputsKeepThePromisedPrecisionWithFullSlots() {
         checkOne(uniform(parameters().slots()), parameters().slots(), "full slots, uniform in [-1, 1]");

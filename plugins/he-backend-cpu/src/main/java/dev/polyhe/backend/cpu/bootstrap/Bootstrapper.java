@@ -167,6 +167,15 @@ public final class Bootstrapper {
      */
     public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand,
             SecretEncapsulation encapsulation) {
+        return bootstrap(ev, in, keys, keysOnDemand, encapsulation, 1.0);
+    }
+
+    /**
+     * Bootstraps {@code in} and multiplies it by {@code factor} on the way, free: the factor joins the constant
+     * SlotsToCoeffs multiplies by anyway.
+     */
+    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand,
+            SecretEncapsulation encapsulation, double factor) {
         int n = in.slots();
         if (n < 2) {
             throw new HeException("bootstrap: a ciphertext of " + n + " slot cannot be bootstrapped; use 2 or more");
@@ -215,7 +224,7 @@ public final class Bootstrapper {
             im = c.evalMod.apply(ev, im);
             ct = ev.add(re, ev.multiplyPlain(im, c.unit(1, im.level())));
         }
-        ct = c.slotsToCoeffs.apply(ev, ct, params.q(0) / (2 * Math.PI * delta), delta);
+        ct = c.slotsToCoeffs.apply(ev, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
         ct = view(ct, n);
         // few slots have fewer butterfly stages than levels set aside: the promise is the same level for all
         return ct.level() > outputLevel() ? ev.dropToLevel(ct, outputLevel()) : ct;
@@ -259,7 +268,12 @@ public final class Bootstrapper {
 
         /** ±i in every slot at scale 1: the monomial ±X^(N/2), an exact multiplication that uses no level. */
         Plaintext unit(int sign, int level) {
-            return encoder.encodeComplex(new double[] {0}, new double[] {sign}, 1, level, 1.0);
+            return imaginaryUnit(sign, level);
         }
+    }
+
+    /** ±i at scale 1: the exact monomial ±X^(N/2), so a product by it costs no level. */
+    public Plaintext imaginaryUnit(int sign, int level) {
+        return encoder.encodeComplex(new double[] {0}, new double[] {sign}, 1, level, 1.0);
     }
 }

@@ -249,12 +249,42 @@ final class CpuEvaluator implements Evaluator {
     @Override
     public Ciphertext bootstrap(Ciphertext a) {
         CpuCiphertext x = ct(a);
+        return bootstrapper().bootstrap(this, x, keys, onDemand != null, encapsulation());
+    }
+
+    /**
+     * One bootstrap for two ciphertexts of real slots: a + i·b is refreshed (times 1/2, folded into
+     * SlotsToCoeffs), then a = w + w̄ and b = −i·(w − w̄). Multiplying by ±i is the monomial ±X^(N/2): no level.
+     * b joins at a's scale label (its values read times s_b/s_a) and leaves with its scale label times s_b/s_a,
+     * which reads them back exactly. Operands of other slot counts, or scales more than 2× apart, are bootstrapped
+     * one by one.
+     */
+    @Override
+    public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
+        CpuCiphertext x = ct(a);
+        CpuCiphertext y = ct(b);
+        double ratio = y.scale() / x.scale();
+        if (x.slots() != y.slots() || ratio > 2 || ratio < 0.5) {
+            return new Ciphertext[] {bootstrap(x), bootstrap(y)};
+        }
+        Bootstrapper boot = bootstrapper();
+        CpuCiphertext x0 = ct(dropToLevel(x, 0));
+        CpuCiphertext iy = ct(multiplyPlain(dropToLevel(y, 0), boot.imaginaryUnit(1, 0)));
+        Ciphertext joined = add(x0, iy.with(iy.c0, iy.c1, 0, x0.scale()));
+        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.5);
+        Ciphertext conj = conjugate(w);
+        Ciphertext re = add(w, conj);
+        CpuCiphertext im = ct(multiplyPlain(sub(w, conj), boot.imaginaryUnit(-1, w.level())));
+        return new Ciphertext[] {re, im.with(im.c0, im.c1, im.level(), im.scale() * ratio)};
+    }
+
+    private Bootstrapper bootstrapper() {
         Bootstrapper b = bootstrapper;
         if (b == null) {
             b = new Bootstrapper(params, new CanonicalEncoder(params), new CpuCiphertextLimbs());
             bootstrapper = b;
         }
-        return b.bootstrap(this, x, keys, onDemand != null, encapsulation());
+        return b;
     }
 
     /** Null for a sparse secret or keys without encapsulation; generated once when keys come on demand. */
