@@ -14,7 +14,6 @@ import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
@@ -53,12 +52,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final double scale;
     private final Accounting accounting = new Accounting();
     private final double[] primes;
-    /** Ciphertexts that recently came out of a rescale at level ≤ 1: partners for a bootstrap. */
-    private final ArrayDeque<Ciphertext> nearlySpent = new ArrayDeque<>();
-    /** Partners refreshed by a pair bootstrap before they needed it, until they do (a few at most). */
-    private final Map<Ciphertext, Ciphertext> refreshedAhead = new IdentityHashMap<>();
-    private final ArrayDeque<Ciphertext> refreshedOrder = new ArrayDeque<>();
-    private static final int PARTNER_WINDOW = 4;
+    private final BootstrapPartners partners = new BootstrapPartners();
 
     /**
      * @param keys the evaluation keys the evaluator holds (for the bootstrapping capability)
@@ -195,7 +189,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.level() >= levels) {
             return c;
         }
-        Ciphertext ahead = refreshedAhead.remove(c);
+        Ciphertext ahead = partners.takeRefreshed(c);
         if (ahead != null && ahead.level() >= levels) {
             return ahead;
         }
@@ -204,47 +198,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
-        nearlySpent.remove(c);
-        Ciphertext partner = partnerFor(c);
+        Ciphertext partner = partners.partnerFor(c);
         Ciphertext b;
         if (partner == null) {
             b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(c));
         } else {
-            nearlySpent.remove(partner);
             Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(c, partner));
             b = both[0];
-            refreshedAhead.put(partner, both[1]);
-            refreshedOrder.addLast(partner);
-            while (refreshedOrder.size() > PARTNER_WINDOW) {
-                refreshedAhead.remove(refreshedOrder.removeFirst());
-            }
+            partners.keepRefreshed(partner, both[1]);
         }
         if (b.level() < levels) {
             throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
         }
         return b;
-    }
-
-    /** Notes a rescaled product at level ≤ 1 as a partner for the next bootstrap. */
-    private Ciphertext nearlySpent(Ciphertext r) {
-        if (r.level() <= 1 && keys != null && keys.bootstraps(r.slots())) {
-            nearlySpent.addFirst(r);
-            if (nearlySpent.size() > PARTNER_WINDOW) {
-                nearlySpent.removeLast();
-            }
-        }
-        return r;
-    }
-
-    private Ciphertext partnerFor(Ciphertext c) {
-        for (Ciphertext p : nearlySpent) {
-            double ratio = p.scale() / c.scale();
-            if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2
-                    && !refreshedAhead.containsKey(p)) {
-                return p;
-            }
-        }
-        return null;
     }
 
     /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
@@ -269,7 +235,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
         accounting.levels(c.level(), r.level());
         primes[c.level()] = c.scale() / r.scale();
-        return nearlySpent(r);
+        return keys != null && keys.bootstraps(r.slots()) ? partners.nearlySpent(r) : r;
     }
 
     private Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
