@@ -92,7 +92,7 @@ public final class KeyFiles {
         }
         Packing packing;
         try {
-            packing = new Packing(positive(p, dir, "packing-slots", null), positive(p, dir, "columns-per-ciphertext", "1"),
+            packing = new Packing(intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"),
                     1);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(dir.resolve(KEYSET) + ": " + e.getMessage());
@@ -117,7 +117,7 @@ public final class KeyFiles {
         return new KeySet(backend.name(), ctx, sk, evk, packing);
     }
 
-    private static int positive(Properties p, Path dir, String name, String fallback) {
+    private static int intProperty(Properties p, String name, String fallback) {
         String v = p.getProperty(name, fallback);
         try {
             return Integer.parseInt(v == null ? "" : v.trim());
