@@ -177,5 +177,18 @@ class ClientServerTest {
                 dir.resolve("z.json").toString());
         assertFalse(foreign.code() == 0);
         assertTrue(foreign.err().contains("parameter set") || foreign.err().contains("key set"), foreign.err());
+
+        Path badFolder = Files.createDirectories(dir.resolve("bad-packing-keys"));
+        for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
+            Files.copy(serverKeys.resolve(f), badFolder.resolve(f));
+        }
+        Files.writeString(badFolder.resolve("keyset.properties"), "columns-per-ciphertext=3\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        var badPacking = polyhe("eval", "--model", model.toString(), "--keys", badFolder.toString(), "--calibration",
+                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
+                dir.resolve("w.ct").toString());
+        assertEquals(2, badPacking.code(), badPacking.err());
+        assertTrue(badPacking.err().contains("keyset.properties") && badPacking.err().contains("power of two"),
+                badPacking.err());
     }
 }

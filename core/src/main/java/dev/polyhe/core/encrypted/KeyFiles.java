@@ -5,6 +5,7 @@ import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.engine.ckks.Packing;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -95,7 +96,7 @@ public final class KeyFiles {
             packing = new Packing(intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"),
                     1);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(dir.resolve(KEYSET) + ": " + e.getMessage());
+            throw new ConfigException(dir.resolve(KEYSET) + ": " + e.getMessage(), e);
         }
         CkksParameters params = ParameterFile.read(dir.resolve(PARAMETERS));
         HeContext ctx = backend.open(params);
