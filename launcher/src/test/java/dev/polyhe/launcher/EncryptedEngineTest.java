@@ -284,6 +284,20 @@ class EncryptedEngineTest {
             assertTrue(maxAbsDiff(half, engine.toPlain(u)) < 1e-3, "u = 1");
             assertTrue(maxAbsDiff(engine.toPlain(engine.mulConstant(v, -1)), half) < 1e-3, "v = -1");
             assertTrue(pairs <= 3, "bootstraps for two sequences of 8 products: " + pairs + " (4 or more one by one)");
+
+            // A spent ciphertext used in several products is refreshed once.
+            CkksTensor spent = engine.fromPlain(half);
+            while (spent.level() > 0) {
+                spent = engine.mul(spent, engine.fromPlain(half));
+            }
+            long first = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            for (int i = 0; i < 3; i++) {
+                assertTrue(maxAbsDiff(half, engine.toPlain(engine.mul(spent, engine.fromPlain(half)))) < 1e-3);
+            }
+            long reused = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - first;
+            assertEquals(1, reused, "bootstraps of one spent ciphertext used in three products");
         }
     }
 

@@ -53,6 +53,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final Accounting accounting = new Accounting();
     private final double[] primes;
     private final BootstrapPartners partners = new BootstrapPartners();
+    /**
+     * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
+     * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
+     */
+    private final Map<Ciphertext, Ciphertext> refreshedCopies = new java.util.WeakHashMap<>();
 
     /**
      * @param keys the evaluation keys the evaluator holds (for the bootstrapping capability)
@@ -189,24 +194,26 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.level() >= levels) {
             return c;
         }
-        Ciphertext ahead = partners.takeRefreshed(c);
-        if (ahead != null && ahead.level() >= levels) {
-            return ahead;
+        Ciphertext copy = refreshedCopies.get(c);
+        if (copy != null && copy.level() >= levels) {
+            return copy;
         }
         if (keys == null || !keys.bootstraps(c.slots())) {
             throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
-        Ciphertext partner = partners.partnerFor(c);
+        Ciphertext found = partners.partnerFor(c);
+        Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
         Ciphertext b;
         if (partner == null) {
             b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(c));
         } else {
             Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(c, partner));
             b = both[0];
-            partners.keepRefreshed(partner, both[1]);
+            refreshedCopies.put(partner, both[1]);
         }
+        refreshedCopies.put(c, b);
         if (b.level() < levels) {
             throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
         }
