@@ -485,7 +485,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 ? new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
                 : new CkksTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[blocks(m.cols())], true,
                         blockColumns);
-        double[][] vecs = inLayout(shape, m, "fromPlain");
+        return encrypted(shape, m, "fromPlain");
+    }
+
+    /** {@code m} encrypted at the top level in the layout of {@code shape} (client side). */
+    private CkksTensor encrypted(CkksTensor shape, Matrix m, String op) {
+        double[][] vecs = inLayout(shape, m, op);
         Ciphertext[] cts = new Ciphertext[vecs.length];
         for (int i = 0; i < cts.length; i++) {
             Plaintext p = encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
@@ -515,13 +520,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int d = diagonalsPerCiphertext;
         CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
                 true, d);
-        double[][] diagonals = inLayout(shape, scores, "fromPlainScores");
-        Ciphertext[] cts = new Ciphertext[diagonals.length];
-        for (int i = 0; i < cts.length; i++) {
-            Plaintext p = encode(diagonals[i], diagonals[i].length, maxLevel, OperatorKind.OTHER);
-            cts[i] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
-        }
-        return shape.with(cts, true);
+        return encrypted(shape, scores, "fromPlainScores");
     }
 
     @Override
@@ -676,7 +675,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int m = 0; m < outBlocks; m++) {
             for (int k = 0; k < xs.length; k++) {
                 for (int d = 0; d < b; d++) {
-                    if (diagonal(weight, x.cols, m, k, d) != null) {
+                    if (hasDiagonal(weight, x.cols, m, k, d)) {
                         needed[k][d % babies] = true;
                     }
                 }
@@ -730,19 +729,31 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * slot c·P + t holds W[mB + c, kB + (c + d) mod B].
      */
     private double[] diagonal(Matrix weight, int in, int m, int k, int d) {
-        int b = blockColumns;
-        double[] v = null;
-        for (int c = 0; c < b; c++) {
-            int o = m * b + c;
-            int j = k * b + (c + d) % b;
-            if (o < weight.rows() && j < in && weight.get(o, j) != 0) {
-                if (v == null) {
-                    v = new double[b * slots];
-                }
-                Arrays.fill(v, c * slots, (c + 1) * slots, weight.get(o, j));
-            }
+        if (!hasDiagonal(weight, in, m, k, d)) {
+            return null;
+        }
+        double[] v = new double[blockColumns * slots];
+        for (int c = 0; c < blockColumns; c++) {
+            Arrays.fill(v, c * slots, (c + 1) * slots, diagonalEntry(weight, in, m, k, d, c));
         }
         return v;
+    }
+
+    /** Whether the d-th diagonal of block (m, k) has a nonzero entry (checked without building it). */
+    private boolean hasDiagonal(Matrix weight, int in, int m, int k, int d) {
+        for (int c = 0; c < blockColumns; c++) {
+            if (diagonalEntry(weight, in, m, k, d, c) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** W[mB + c, kB + (c + d) mod B], 0 outside W. */
+    private double diagonalEntry(Matrix weight, int in, int m, int k, int d, int c) {
+        int o = m * blockColumns + c;
+        int j = k * blockColumns + (c + d) % blockColumns;
+        return o < weight.rows() && j < in ? weight.get(o, j) : 0;
     }
 
     /** ct·pt, not rescaled (sums of products rescale once). */
@@ -901,10 +912,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (Ciphertext c : src.cts) {
             sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
         }
-        // Diagonals side by side: rotate-and-add over the D blocks of P slots leaves the total in every block.
-        for (int k = 1; k < m.perCiphertext; k *= 2) {
-            sum = add(sum, rotations(sum, new int[] {k * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
-        }
+        // Diagonals or columns side by side: the total over them lands in every one.
+        sum = sumOverNeighbours(sum, m.perCiphertext);
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
@@ -1013,6 +1022,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean);
     }
 
+    /**
+     * Rotate-and-add over n neighbouring groups of P slots (n a power of two; rotations by P, 2P, .., (n/2)·P):
+     * each group ends up holding the sum of all n.
+     */
+    private Ciphertext sumOverNeighbours(Ciphertext c, int n) {
+        Ciphertext r = c;
+        for (int k = 1; k < n; k *= 2) {
+            r = add(r, rotations(r, new int[] {k * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
+        }
+        return r;
+    }
+
     /** A matrix with {@code v} in each of its rows. */
     private static Matrix everyRow(double[] v, int rows) {
         double[] d = new double[rows * v.length];
@@ -1038,11 +1059,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int j = from; j < to; j++) {
             double[] mask = new double[b * slots];
             Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            Ciphertext r = plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
-            for (int s = 1; s < b; s *= 2) {
-                r = add(r, rotations(r, new int[] {s * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
-            }
-            out[j - from] = r;
+            out[j - from] = sumOverNeighbours(plainProduct(m.cts[j / b], mask, OperatorKind.OTHER), b);
         }
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
     }
