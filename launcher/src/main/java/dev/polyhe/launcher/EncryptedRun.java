@@ -47,8 +47,9 @@ final class EncryptedRun {
         int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);
-        // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most).
-        int needed = depth + (depth + 3) / 4;
+        // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most) and,
+        // on column blocks, three per block on the masks of multi-head attention.
+        int needed = depth + (depth + 3) / 4 + 3 * loaded.model().info().layers();
         var params = chain.resolve(he, minLogN, needed);
         // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
         boolean bootstrapping = params.maxLevel() < needed;

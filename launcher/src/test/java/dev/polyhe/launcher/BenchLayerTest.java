@@ -25,6 +25,23 @@ class BenchLayerTest {
         assertEquals("true", m.group(2), r.out());
     }
 
+    /**
+     * Bootstrapping through attention on column blocks with a padding row (3 tokens in 4 slots): the row sums fill
+     * padding rows and head-less groups with real rows' sums, so no division sees a zero and blows up a bootstrap.
+     */
+    @Test
+    void bootstrapsThroughBlockAttentionWithPaddingRows() {
+        var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "3", "--layers", "1", "--preset",
+                "insecure-test-boot-dense-N10");
+        assertEquals(0, r.code(), r.err() + r.out());
+        Matcher boots = Pattern.compile("bootstrap\\s+[0-9.]+ s\\s+[0-9.]+ %\\s+\\((\\d+) calls\\)").matcher(r.out());
+        assertTrue(boots.find() && Integer.parseInt(boots.group(1)) > 0, "the engine bootstraps: " + r.out());
+        Matcher m = Pattern.compile("vs poly: mse ([0-9.e+-]+), same prediction (true|false)").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        assertTrue(Double.parseDouble(m.group(1)) < 1e-4, r.out());
+        assertEquals("true", m.group(2), r.out());
+    }
+
     @Test
     void anUnknownShapeIsAnInputErrorNamingTheKnownOnes() {
         var r = polyhe("bench", "layer", "--shape", "gpt-5", "--insecure-test");

@@ -78,7 +78,7 @@ class ClientServerTest {
     @Test
     void fourCommandsWithColumnBlocks() throws Exception {
         Path blockKeys = dir.resolve("block-keys");
-        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + (depth + 3) / 4),
+        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + (depth + 3) / 4 + 3),
                 "--insecure-test", "--max-tokens", "8", "--max-columns", "32", "--out", blockKeys.toString());
         assertEquals(0, gen.code(), gen.err());
         assertTrue(gen.out().contains("x 32 columns per ciphertext"), gen.out());

@@ -79,6 +79,14 @@ class EncryptedEngineTest {
         return m;
     }
 
+    /** An engine with fresh keys for every rotation of {@code packing}. */
+    static CkksEngine engineFor(Packing packing) {
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
+        return new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
+                packing);
+    }
+
     @Test
     void linearAgreesWithThePlainEngine() {
         Matrix x = random(TOKENS, 5, 1);
@@ -143,10 +151,7 @@ class EncryptedEngineTest {
     @Test
     void columnBlocksAgreeWithThePlainEngine() {
         Packing packing = new Packing(SLOTS, 4, 1);
-        SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
-        CkksEngine blocks = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
-                context.decryptor(sk), packing);
+        CkksEngine blocks = engineFor(packing);
         PlainEngine plain = new PlainEngine();
         Matrix x = random(TOKENS, 6, 1);
         CkksTensor cx = blocks.fromPlain(x);
@@ -194,6 +199,58 @@ class EncryptedEngineTest {
         CkksTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
         PlainTensor pmixed = plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
         assertTrue(maxAbsDiff(pmixed.toMatrix(), blocks.toPlain(mixed)) < 1e-5);
+    }
+
+    /**
+     * All heads at once on column blocks: (B, heads, d) with two heads per block and a half-empty second block
+     * (d < P), one head filling a block (d = B = P), and heads wider than P (d = 2P).
+     */
+    @Test
+    void headsOnColumnBlocksAgreeWithThePlainEngine() {
+        for (int[] c : new int[][] {{8, 3, 4}, {8, 2, 8}, {16, 2, 16}, {32, 2, 8}}) {
+            int b = c[0];
+            int heads = c[1];
+            int width = heads * c[2];
+            Packing packing = new Packing(SLOTS, b, 1);
+            CkksEngine blocks = engineFor(packing);
+            PlainEngine plain = new PlainEngine();
+            Matrix q = random(TOKENS, width, 1);
+            Matrix k = random(TOKENS, width, 1);
+            Matrix v = random(TOKENS, width, 1);
+            Matrix mask = random(heads * TOKENS, TOKENS, 1);
+            String where = "B=" + b + ", " + heads + " heads of " + c[2];
+
+            CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
+            PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), heads);
+            assertEquals(Layout.HEAD_DIAGONALS, scores.layout(), where);
+            assertEquals((width + b - 1) / b * SLOTS / Math.min(c[2], SLOTS), scores.ciphertexts().length, where);
+            assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5, where);
+
+            // a masked, shifted (so padding is not zero) row sum, then the weights times V
+            PlainTensor pw = plain.mul(plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5)), ps);
+            CkksTensor cw = blocks.mul(blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5)), scores);
+            assertTrue(maxAbsDiff(pw.toMatrix(), blocks.toPlain(cw)) < 1e-4, where);
+            CkksTensor context = blocks.headContexts(blocks.addConstant(cw, 0.25), blocks.fromPlain(v), heads);
+            assertEquals(Layout.BLOCKS, context.layout(), where);
+            Matrix expected = plain.headContexts(plain.addConstant(pw, 0.25), plain.fromPlain(v), heads).toMatrix();
+            assertTrue(maxAbsDiff(expected, blocks.toPlain(context)) < 1e-4, where);
+        }
+    }
+
+    @Test
+    void columnPermutationsOnBlocksAgreeWithThePlainEngine() {
+        Packing packing = new Packing(SLOTS, 4, 1);
+        CkksEngine blocks = engineFor(packing);
+        PlainEngine plain = new PlainEngine();
+        Matrix x = random(TOKENS, 6, 1);
+        int[] source = {5, 0, -1, 2, 3, 1, 4};
+        Matrix w = random(TOKENS, source.length, 1);
+        CkksTensor y = blocks.permuteColumns(blocks.fromPlain(x), source, w);
+        assertEquals(Layout.BLOCKS, y.layout());
+        assertEquals(1, blocks.depth(y), "one plaintext product");
+        assertTrue(maxAbsDiff(plain.permuteColumns(plain.fromPlain(x), source, w).toMatrix(), blocks.toPlain(y)) < 1e-5);
+        assertThrows(IllegalArgumentException.class, () -> blocks.permuteColumns(blocks.fromPlain(x), new int[] {6},
+                random(TOKENS, 1, 1)));
     }
 
     @Test

@@ -12,7 +12,8 @@ public interface AttentionKernel {
     boolean polynomial();
 
     /**
-     * Normalizes each row of {@code scores} (queries × keys, already divided by √d).
+     * Normalizes each row of {@code scores} (queries × keys, already divided by √d; the heads of a layer stacked
+     * by rows, see {@link TensorOps#headScores}).
      *
      * @param mask multiplicative mask of the same shape with entries in [0, 1] (0 hides a key), or null
      */

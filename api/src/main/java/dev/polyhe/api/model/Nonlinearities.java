@@ -19,6 +19,9 @@ public interface Nonlinearities {
     /** tanh element-wise (classifier heads). */
     <M> M tanh(TensorOps<M> ops, M x, String site);
 
-    /** Attention normalization of scores already divided by √d; {@code mask} multiplicative or null. */
+    /**
+     * Attention normalization of scores already divided by √d, row by row; {@code mask} multiplicative or null.
+     * Multi-head scores come stacked ({@link TensorOps#headScores}: [heads·T, T]) with the mask tiled to match.
+     */
     <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site);
 }

@@ -312,6 +312,30 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     }
 
     @Override
+    public PlainTensor concatRows(List<PlainTensor> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("concatRows: nothing to concatenate");
+        }
+        int cols = parts.get(0).cols;
+        int rows = 0;
+        int depth = 0;
+        for (PlainTensor p : parts) {
+            if (p.cols != cols) {
+                throw new IllegalArgumentException("concatRows: column counts differ, " + cols + " vs " + p.cols);
+            }
+            rows += p.rows;
+            depth = Math.max(depth, p.depth);
+        }
+        double[] out = new double[rows * cols];
+        int offset = 0;
+        for (PlainTensor p : parts) {
+            System.arraycopy(p.data, 0, out, offset, p.data.length);
+            offset += p.data.length;
+        }
+        return make(rows, cols, out, depth);
+    }
+
+    @Override
     public PlainTensor rowMaxAbs(PlainTensor m) {
         nonPolynomialCalls++;
         double[] out = new double[m.data.length];

@@ -79,7 +79,13 @@ class GoldenOutputsTest {
         @Override
         public <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site) {
             M w = inner.attention(ops, scores, mask, site);
-            weights.add(ops.toPlain(w));
+            // The heads' weights come stacked, [heads·T, T]: one matrix per head.
+            Matrix all = ops.toPlain(w);
+            int tokens = all.cols();
+            for (int h = 0; h < all.rows() / tokens; h++) {
+                weights.add(new Matrix(tokens, tokens, java.util.Arrays.copyOfRange(all.data(), h * tokens * tokens,
+                        (h + 1) * tokens * tokens)));
+            }
             return w;
         }
     }

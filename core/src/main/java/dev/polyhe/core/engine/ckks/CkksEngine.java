@@ -53,6 +53,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final Accounting accounting = new Accounting();
     private final double[] primes;
     private final BootstrapPartners partners = new BootstrapPartners();
+    private final BlockAttention blockAttention;
     /**
      * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
      * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
@@ -96,6 +97,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
+        this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
     }
 
     /**
@@ -190,7 +192,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * bootstrap of both as real and imaginary parts costs about as much as one alone, and the partner is served
      * refreshed when its own turn comes (Goldschmidt's two sequences run out of levels together).
      */
-    private Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
+    Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
         if (c.level() >= levels) {
             return c;
         }
@@ -229,7 +231,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * overflows the modulus. A result that has drifted more than {@value #MAX_SCALE_DRIFT_BITS} bit from Δ is put
      * back onto Δ exactly, at the cost of one level, rarely (every dozen squarings or so).
      */
-    private Ciphertext rescale(Ciphertext c, OperatorKind op) {
+    Ciphertext rescale(Ciphertext c, OperatorKind op) {
         Ciphertext r = rescaleExact(c, op);
         if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1) {
             return adjust(r, r.level() - 1, scale, op);
@@ -245,7 +247,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return keys != null && keys.bootstraps(r.slots()) ? partners.nearlySpent(r) : r;
     }
 
-    private Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
+    Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext[] ab = aligned(a, b, op);
         return timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1]));
     }
@@ -317,7 +319,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
-    private Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
+    Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext x = withLevels(a, 1, op);
         Ciphertext y = b == a ? x : withLevels(b, 1, op); // a square bootstraps its operand once
         int level = Math.min(x.level(), y.level());
@@ -325,7 +327,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level), atLevel(y, level)));
     }
 
-    private Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
+    Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
         return rescale(productRaw(a, b, op), op);
     }
 
@@ -339,12 +341,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return rescale(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), op);
     }
 
-    private Plaintext encode(double[] values, int width, int level, OperatorKind op) {
+    Plaintext encode(double[] values, int width, int level, OperatorKind op) {
         return timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale));
     }
 
     /** ct·pt with {@code values} one per slot of the ciphertext. */
-    private Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
+    Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         Ciphertext x = withLevels(a, 1, op);
         Plaintext p = encode(values, values.length, x.level(), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
@@ -352,7 +354,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return rescale(raw, op);
     }
 
-    private Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
+    Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
         long t0 = System.nanoTime();
         Ciphertext[] r = evaluator.rotateHoisted(c, steps);
         long each = (System.nanoTime() - t0) / Math.max(1, steps.length);
@@ -366,7 +368,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
         if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.perCiphertext != b.perCiphertext) {
+                || a.perCiphertext != b.perCiphertext || !java.util.Objects.equals(a.heads, b.heads)) {
             throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
         }
     }
@@ -548,6 +550,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     out[r * m.cols + c] = slotsOf[c / b][(c % b) * slots + r];
                 }
             }
+        } else if (m.layout == Layout.HEAD_DIAGONALS) {
+            forEachHeadEntry(m, (row, u, ct, slot) -> out[row * m.cols + u] = slotsOf[ct][slot]);
         } else {
             int d = m.perCiphertext;
             for (int i = 0; i < m.cts.length; i++) {
@@ -580,7 +584,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
         ShapeCheck.linear(x.cols, weight, bias);
-        if (x.layout == Layout.DIAGONALS) {
+        if (x.layout == Layout.DIAGONALS || x.layout == Layout.HEAD_DIAGONALS) {
             throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
         }
         if (blockColumns == 1) {
@@ -757,7 +761,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** ct·pt, not rescaled (sums of products rescale once). */
-    private Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
+    Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
     }
@@ -879,7 +883,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link #rotationSteps}. */
-    private Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
+    Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
         int b = babyStep(slots);
         Ciphertext r = c;
         if (s / b > 0) {
@@ -905,6 +909,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor rowSums(CkksTensor m) {
+        if (m.layout == Layout.HEAD_DIAGONALS) {
+            return m.with(blockAttention.rowSums(m.clean ? m : maskPadding(m)), false);
+        }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
         CkksTensor src = leaks && !m.clean ? maskPadding(m) : m;
@@ -913,7 +920,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
         }
         // Diagonals or columns side by side: the total over them lands in every one.
-        sum = sumOverNeighbours(sum, m.perCiphertext);
+        sum = sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
+        if (m.layout != Layout.DIAGONALS || m.perCiphertext == 1) { // wide score blocks have no keys to shift rows
+            sum = withPaddingRowsFilled(sum, m.rows, OperatorKind.OTHER);
+        }
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
@@ -941,6 +951,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     vecs[c / b][(c % b) * slots + r] = p.get(r, c);
                 }
             }
+        } else if (m.layout == Layout.HEAD_DIAGONALS) {
+            int width = m.heads.segments() * slots;
+            for (int i = 0; i < vecs.length; i++) {
+                vecs[i] = new double[width];
+            }
+            forEachHeadEntry(m, (row, u, ct, slot) -> vecs[ct][slot] = p.get(row, u));
         } else {
             int d = m.perCiphertext;
             for (int i = 0; i < m.cts.length; i++) {
@@ -956,6 +972,25 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             }
         }
         return vecs;
+    }
+
+    /** Where an entry of stacked head scores sits. */
+    private interface HeadEntry {
+        void at(int row, int col, int ciphertext, int slot);
+    }
+
+    /** Every entry (row h·T + t, column u) of stacked head scores, with its ciphertext and slot. */
+    private void forEachHeadEntry(CkksTensor m, HeadEntry f) {
+        HeadPacking hp = m.heads;
+        int tokens = m.cols;
+        for (int h = 0; h < hp.heads(); h++) {
+            for (int t = 0; t < tokens; t++) {
+                for (int u = 0; u < tokens; u++) {
+                    int s = Math.floorMod(u - t, slots);
+                    f.at(h * tokens + t, u, hp.ciphertext(h, s, slots), hp.slot(h, t, s, slots));
+                }
+            }
+        }
     }
 
     @Override
@@ -1026,10 +1061,53 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * Rotate-and-add over n neighbouring groups of P slots (n a power of two; rotations by P, 2P, .., (n/2)·P):
      * each group ends up holding the sum of all n.
      */
-    private Ciphertext sumOverNeighbours(Ciphertext c, int n) {
+    Ciphertext sumOverNeighbours(Ciphertext c, int n, OperatorKind op) {
         Ciphertext r = c;
         for (int k = 1; k < n; k *= 2) {
-            r = add(r, rotations(r, new int[] {k * slots}, OperatorKind.OTHER)[0], OperatorKind.OTHER);
+            r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
+        }
+        return r;
+    }
+
+    /**
+     * Row sums with rows 0 .. P−T−1 copied into the padding rows T .. P−1 of every segment of P slots (where the
+     * sums of padding are zero): whatever follows a row sum (a division, an inverse square root) then sees a real
+     * row's value in every slot, inside its domain. A zero there grows to 2^n under n Goldschmidt iterations, and
+     * one huge slot spoils the bootstrapping of its whole ciphertext. One level when T < P and the ciphertext may
+     * be bootstrapped, else nothing (without bootstrapping the padding's values never reach the real rows).
+     */
+    Ciphertext withPaddingRowsFilled(Ciphertext c, int tokens, OperatorKind op) {
+        if (tokens >= slots || keys == null || !keys.bootstraps(c.slots())) { // without bootstrapping, no harm done
+            return c;
+        }
+        Ciphertext x = withLevels(c, 1, op);
+        double[] rows = new double[x.slots()];
+        double[] low = new double[x.slots()];
+        for (int seg = 0; seg < x.slots() / slots; seg++) {
+            Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
+            Arrays.fill(low, seg * slots, seg * slots + slots - tokens, 1.0);
+        }
+        Ciphertext kept = plainProductRaw(x, encode(rows, rows.length, x.level(), op), op);
+        Ciphertext copied = plainProductRaw(x, encode(low, low.length, x.level(), op), op);
+        // rows r < P − T move down by T inside their segment: a rotation by −T (one segment back, then P − T)
+        copied = rotateBy(rotateSegments(copied, -1, op), slots - tokens, op);
+        return rescale(add(kept, copied, op), op);
+    }
+
+    /**
+     * c rotated left by n segments of P slots (n taken modulo the segments c spans; negative n rotates right) with
+     * the keys of {@link Packing#babyGiantSteps}: a giant step, then a baby step, at most two rotations.
+     */
+    Ciphertext rotateSegments(Ciphertext c, int n, OperatorKind op) {
+        int segments = c.slots() / slots;
+        int m = Math.floorMod(n, segments);
+        int b = babyStep(segments);
+        Ciphertext r = c;
+        if (m / b > 0) {
+            r = rotations(r, new int[] {m / b * b * slots}, op)[0];
+        }
+        if (m % b > 0) {
+            r = rotations(r, new int[] {m % b * slots}, op)[0];
         }
         return r;
     }
@@ -1059,14 +1137,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int j = from; j < to; j++) {
             double[] mask = new double[b * slots];
             Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            out[j - from] = sumOverNeighbours(plainProduct(m.cts[j / b], mask, OperatorKind.OTHER), b);
+            out[j - from] = sumOverNeighbours(plainProduct(m.cts[j / b], mask, OperatorKind.OTHER), b, OperatorKind.OTHER);
         }
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
     }
 
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
-        if (m.layout == Layout.DIAGONALS) {
+        if (m.layout == Layout.DIAGONALS || m.layout == Layout.HEAD_DIAGONALS) {
             requireColumns(m, "rowRange");
         }
         ShapeCheck.range("rows", from, to, m.rows);
@@ -1100,6 +1178,116 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             clean &= p.clean;
         }
         return new CkksTensor(Layout.COLUMNS, rows, cts.size(), cts.toArray(Ciphertext[]::new), clean);
+    }
+
+    /**
+     * Stacks square score blocks of one diagonal per ciphertext (the heads' products on columns) into
+     * {@link Layout#HEAD_DIAGONALS}; the engine keeps nothing else stacked by rows.
+     */
+    @Override
+    public CkksTensor concatRows(List<CkksTensor> parts) {
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("concatRows: nothing to concatenate");
+        }
+        CkksTensor first = parts.get(0);
+        List<Ciphertext> cts = new ArrayList<>();
+        boolean clean = true;
+        for (CkksTensor p : parts) {
+            if (p.layout != Layout.DIAGONALS || p.perCiphertext != 1 || p.rows != first.rows || p.cols != first.cols) {
+                throw new UnsupportedOperationException("concatRows stacks square score blocks of one diagonal per "
+                        + "ciphertext (the heads' Q·Kᵀ) of one shape; got " + p);
+            }
+            cts.addAll(Arrays.asList(p.cts));
+            clean &= p.clean;
+        }
+        return new CkksTensor(parts.size() * first.rows, first.cols, cts.toArray(Ciphertext[]::new), clean,
+                HeadPacking.stacked(parts.size()));
+    }
+
+    /** On column blocks whose heads fit ({@link BlockAttention}) all heads at once; else head by head on columns. */
+    @Override
+    public CkksTensor headScores(CkksTensor q, CkksTensor k, int heads) {
+        if (q.rows != k.rows || q.cols != k.cols || heads < 1 || q.cols % heads != 0) {
+            throw new IllegalArgumentException("headScores: " + q + " and " + k + " are not " + heads
+                    + " heads of equal size over the same tokens");
+        }
+        if (blockAttention.applies(q, k, q.cols / heads)) {
+            return blockAttention.scores(q, k, heads);
+        }
+        return TensorOps.super.headScores(asColumns(q), asColumns(k), heads);
+    }
+
+    @Override
+    public CkksTensor headContexts(CkksTensor weights, CkksTensor values, int heads) {
+        if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.heads() != heads) {
+            throw new IllegalArgumentException("headContexts: weights " + weights + " are not " + heads + " heads");
+        }
+        if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.groups() * weights.heads.diagonals() > 1) {
+            return blockAttention.contexts(weights, values);
+        }
+        if (weights.layout == Layout.HEAD_DIAGONALS) {
+            // One diagonal per ciphertext: head h is the h-th run of P ciphertexts.
+            CkksTensor v = asColumns(values);
+            int tokens = weights.cols;
+            int d = v.cols / heads;
+            List<CkksTensor> parts = new ArrayList<>(heads);
+            for (int h = 0; h < heads; h++) {
+                CkksTensor w = new CkksTensor(Layout.DIAGONALS, tokens, tokens,
+                        Arrays.copyOfRange(weights.cts, h * slots, (h + 1) * slots), weights.clean);
+                parts.add(matmul(w, columns(v, h * d, (h + 1) * d)));
+            }
+            return heads == 1 ? parts.get(0) : concatColumns(parts);
+        }
+        return TensorOps.super.headContexts(weights, values, heads);
+    }
+
+    /**
+     * On column blocks: the output columns grouped by source block and by how far they move (rotate_half moves
+     * every column by ±half a rotary width); each group is one rotation of its source block by whole segments and a
+     * plaintext product with the weights where the group's columns land. One level.
+     */
+    @Override
+    public CkksTensor permuteColumns(CkksTensor m, int[] source, Matrix weights) {
+        if (m.layout != Layout.BLOCKS) {
+            return TensorOps.super.permuteColumns(m, source, weights);
+        }
+        if (weights.rows() != m.rows || weights.cols() != source.length) {
+            throw new IllegalArgumentException("permuteColumns: weights are [" + weights.rows() + ", " + weights.cols()
+                    + "], expected [" + m.rows + ", " + source.length + "]");
+        }
+        OperatorKind op = OperatorKind.OTHER;
+        int b = m.perCiphertext;
+        Ciphertext[] xs = atCommonLevel(m.cts, op);
+        Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
+        for (int ob = 0; ob < out.length; ob++) {
+            Map<Long, double[]> moves = new java.util.TreeMap<>();
+            for (int c = 0; c < b && ob * b + c < source.length; c++) {
+                int col = ob * b + c;
+                int src = source[col];
+                if (src >= m.cols) {
+                    throw new IllegalArgumentException("permuteColumns: column " + col + " reads column " + src
+                            + " of a matrix with " + m.cols);
+                }
+                if (src < 0) {
+                    continue;
+                }
+                long key = (long) (src / b) * b * 2 + (src % b - c + b);
+                double[] mask = moves.computeIfAbsent(key, k -> new double[b * slots]);
+                for (int t = 0; t < m.rows; t++) {
+                    mask[c * slots + t] = weights.get(t, col);
+                }
+            }
+            Ciphertext acc = null;
+            for (var e : moves.entrySet()) {
+                int sourceBlock = (int) (e.getKey() / (2L * b));
+                int shift = (int) (e.getKey() % (2L * b)) - b;
+                Ciphertext moved = rotateSegments(xs[sourceBlock], shift, op);
+                Ciphertext term = plainProductRaw(moved, encode(e.getValue(), b * slots, moved.level(), op), op);
+                acc = acc == null ? term : add(acc, term, op);
+            }
+            out[ob] = rescale(acc == null ? zeroProduct(xs[0], op) : acc, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
     }
 
     @Override

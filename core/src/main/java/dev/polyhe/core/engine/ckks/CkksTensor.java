@@ -19,12 +19,25 @@ public final class CkksTensor {
     final Ciphertext[] cts;
     final boolean clean;
     final int perCiphertext;
+    /** How the heads sit, for {@link Layout#HEAD_DIAGONALS}; null otherwise. */
+    final HeadPacking heads;
 
     CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean) {
         this(layout, rows, cols, cts, clean, 1);
     }
 
     CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int perCiphertext) {
+        this(layout, rows, cols, cts, clean, perCiphertext, null);
+    }
+
+    /** Stacked head scores [heads·T, T]. */
+    CkksTensor(int rows, int cols, Ciphertext[] cts, boolean clean, HeadPacking heads) {
+        this(Layout.HEAD_DIAGONALS, rows, cols, cts, clean, 1, heads);
+    }
+
+    private CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int perCiphertext,
+            HeadPacking heads) {
+        this.heads = heads;
         this.layout = layout;
         this.rows = rows;
         this.cols = cols;
@@ -40,7 +53,7 @@ public final class CkksTensor {
 
     /** The same layout and shape over other ciphertexts. */
     CkksTensor with(Ciphertext[] other, boolean otherClean) {
-        return new CkksTensor(layout, rows, cols, other, otherClean, perCiphertext);
+        return new CkksTensor(layout, rows, cols, other, otherClean, perCiphertext, heads);
     }
 
     public Layout layout() {
@@ -67,7 +80,8 @@ public final class CkksTensor {
 
     @Override
     public String toString() {
-        String packing = perCiphertext > 1 ? " (" + perCiphertext + " per ciphertext)" : "";
+        String packing = heads != null ? " (" + heads + ")"
+                : perCiphertext > 1 ? " (" + perCiphertext + " per ciphertext)" : "";
         return "CkksTensor[" + rows + "x" + cols + ", " + layout + packing + ", " + cts.length + " ciphertexts, level "
                 + level() + "]";
     }

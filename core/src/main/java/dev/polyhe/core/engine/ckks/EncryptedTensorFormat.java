@@ -33,6 +33,12 @@ public final class EncryptedTensorFormat {
 
     public static void write(HeContext context, String backend, int packingSlots, Map<String, String> metadata,
             Map<String, CkksTensor> tensors, OutputStream out) throws IOException {
+        for (var e : tensors.entrySet()) {
+            if (e.getValue().layout == Layout.HEAD_DIAGONALS) {
+                throw new IllegalArgumentException("tensor '" + e.getKey() + "' holds stacked attention scores, which "
+                        + "stay inside the server; the file carries activations and outputs");
+            }
+        }
         ByteArrayOutputStream headerBytes = new ByteArrayOutputStream();
         DataOutputStream h = new DataOutputStream(headerBytes);
         h.writeUTF(backend);
@@ -174,7 +180,7 @@ public final class EncryptedTensorFormat {
                 }
                 t[i] = cts[j];
             }
-            if (s[0] < 0 || s[0] >= Layout.values().length) {
+            if (s[0] < 0 || s[0] >= Layout.values().length || s[0] == Layout.HEAD_DIAGONALS.ordinal()) {
                 throw new HeException("encrypted tensor file is corrupted: layout " + s[0]);
             }
             Layout layout = Layout.values()[s[0]];

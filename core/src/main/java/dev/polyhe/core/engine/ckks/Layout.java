@@ -17,10 +17,16 @@ package dev.polyhe.core.engine.ckks;
  *       ciphertext of D·P slots: diagonal s holds S[t, (t + s) mod P] in its slot t. Q·Kᵀ lands in it (D = 1) and
  *       A·V reads from it with one hoisted batch of rotations per column; a row sum is a sum of ciphertexts
  *       (then log2 D rotations).</li>
+ *   <li>{@link #HEAD_DIAGONALS}: the score matrices of all heads stacked [heads·T, T], each head as its P
+ *       diagonals (see {@link HeadPacking}). Q·Kᵀ of column blocks leaves each head's diagonals in the group of
+ *       segments its columns held, E = min(d, P) per ciphertext: the scores of 8 heads of 64 columns at 128 tokens
+ *       are 4 ciphertexts. Row sums add a head's ciphertexts, then rotate and add log2 E times, then mask and
+ *       broadcast back (log2 E rotations). Scores of heads on columns are stacked one diagonal per ciphertext.</li>
  * </ul>
  */
 public enum Layout {
     COLUMNS,
     DIAGONALS,
-    BLOCKS
+    BLOCKS,
+    HEAD_DIAGONALS
 }

@@ -2,8 +2,6 @@ package dev.polyhe.models.layers;
 
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.TensorOps;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Rotary position embedding (RoPE) in the GPT-NeoX "rotate half" convention, on the first {@code rotaryDims}
@@ -11,8 +9,9 @@ import java.util.List;
  *
  * <p>x' = x ⊙ C + rotate_half(x) ⊙ S, with C = cos(angles) on the rotary dimensions and 1 elsewhere,
  * S = sin(angles) on the rotary dimensions and 0 elsewhere. rotate_half([x1, x2]) = [-x2, x1] is a fixed
- * signed permutation, built from column slices and a negation, so it costs no multiplicative level; the
- * cos/sin tables are public plaintexts (positions are not secret), so the rotation is one plaintext product.
+ * signed permutation of columns; its sign goes into the sine table, so rotate_half(x) ⊙ S is one
+ * {@link TensorOps#permuteColumns} (one plaintext product: the cos/sin tables are public, positions are not
+ * secret).
  */
 public final class RotaryEmbedding {
     private final int heads;
@@ -72,24 +71,36 @@ public final class RotaryEmbedding {
             return x;
         }
         Matrix[] cs = tables(ops.rows(x));
-        return ops.add(ops.mulPlain(x, cs[0]), ops.mulPlain(rotateHalf(ops, x), cs[1]));
+        return ops.add(ops.mulPlain(x, cs[0]), ops.permuteColumns(x, rotateHalfSources(), signedSine(cs[1])));
     }
 
     /**
-     * Per head: [-x2, x1, pass] for x = [x1, x2, pass]. The pass-through columns are multiplied by a zero
-     * sine afterwards; they are kept so that the shape matches without building zeros.
+     * rotate_half per head as column sources: [x2, x1, none] for x = [x1, x2, pass]. The sign of the first half
+     * (-x2) goes into the sine table ({@link #signedSine}); the pass-through columns have a zero sine anyway.
      */
-    <M> M rotateHalf(TensorOps<M> ops, M x) {
+    int[] rotateHalfSources() {
         int half = rotaryDims / 2;
-        List<M> parts = new ArrayList<>();
+        int[] source = new int[heads * headSize];
         for (int h = 0; h < heads; h++) {
             int o = h * headSize;
-            parts.add(ops.negate(ops.columns(x, o + half, o + rotaryDims)));
-            parts.add(ops.columns(x, o, o + half));
-            if (rotaryDims < headSize) {
-                parts.add(ops.columns(x, o + rotaryDims, o + headSize));
+            for (int j = 0; j < headSize; j++) {
+                source[o + j] = j < half ? o + j + half : j < rotaryDims ? o + j - half : -1;
             }
         }
-        return ops.concatColumns(parts);
+        return source;
+    }
+
+    /** The sine table with the first half of every head's rotary dimensions negated. */
+    Matrix signedSine(Matrix sine) {
+        double[] s = sine.data().clone();
+        int width = heads * headSize;
+        for (int t = 0; t < sine.rows(); t++) {
+            for (int h = 0; h < heads; h++) {
+                for (int j = 0; j < rotaryDims / 2; j++) {
+                    s[t * width + h * headSize + j] = -s[t * width + h * headSize + j];
+                }
+            }
+        }
+        return new Matrix(sine.rows(), sine.cols(), s);
     }
 }

@@ -4,8 +4,6 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.OperatorScope;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.model.Nonlinearities;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Multi-head self-attention: Q, K, V projections, an optional rotary embedding on Q and K, per-head scores
@@ -51,17 +49,23 @@ public record SelfAttention(Linear query, Linear key, Linear value, Linear outpu
                 q = rotary.apply(ops, q);
                 k = rotary.apply(ops, k);
             }
-            int d = ops.cols(q) / heads;
-            List<M> contexts = new ArrayList<>(heads);
-            for (int h = 0; h < heads; h++) {
-                M qh = ops.columns(q, h * d, (h + 1) * d);
-                M kh = ops.columns(k, h * d, (h + 1) * d);
-                M vh = ops.columns(v, h * d, (h + 1) * d);
-                M scores = ops.matmulTransposed(qh, kh);
-                M weights = nl.attention(ops, scores, mask, site);
-                contexts.add(ops.matmul(weights, vh));
-            }
-            return output.apply(ops, heads == 1 ? contexts.get(0) : ops.concatColumns(contexts));
+            // All heads at once: scores stacked [heads·T, T], the mask tiled to match.
+            M scores = ops.headScores(q, k, heads);
+            M weights = nl.attention(ops, scores, mask == null ? null : perHead(mask, heads), site);
+            M context = ops.headContexts(weights, v, heads);
+            return output.apply(ops, context);
         }
+    }
+
+    /** The [T, T] mask repeated for every head's block of rows. */
+    static Matrix perHead(Matrix mask, int heads) {
+        if (heads == 1) {
+            return mask;
+        }
+        double[] d = new double[heads * mask.data().length];
+        for (int h = 0; h < heads; h++) {
+            System.arraycopy(mask.data(), 0, d, h * mask.data().length, mask.data().length);
+        }
+        return new Matrix(heads * mask.rows(), mask.cols(), d);
     }
 }
