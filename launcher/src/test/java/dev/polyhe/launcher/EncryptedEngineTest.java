@@ -355,6 +355,24 @@ class EncryptedEngineTest {
             long reused = engine.accounting().countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - first;
             assertEquals(1, reused, "bootstraps of one spent ciphertext used in three products");
+
+            // Announced as the input of a 3-deep program, a nearly spent ciphertext is refreshed once, up front;
+            // one with the levels already is left alone.
+            CkksTensor low = engine.mul(engine.fromPlain(half), engine.fromPlain(half));
+            while (low.level() > 1) {
+                low = engine.mul(low, engine.fromPlain(half));
+            }
+            long before3 = engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            CkksTensor reserved = engine.reserve(low, 3);
+            assertTrue(reserved.level() >= 3, "levels after reserve: " + reserved.level());
+            assertTrue(maxAbsDiff(half, engine.toPlain(reserved)) < 1e-3);
+            CkksTensor cube = engine.mul(engine.square(reserved), reserved);
+            assertTrue(maxAbsDiff(half, engine.toPlain(cube)) < 1e-3);
+            assertEquals(1, engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before3,
+                    "one bootstrap for a 2-deep program on a refreshed input");
+            assertTrue(engine.reserve(reserved, 3) == reserved, "enough levels: nothing to do");
         }
     }
 

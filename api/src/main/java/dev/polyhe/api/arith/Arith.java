@@ -42,6 +42,15 @@ public interface Arith<T> {
     /** The multiplicative depth (levels) consumed to produce {@code a}. */
     int depth(T a);
 
+    /**
+     * {@code a} itself, announced as the input of a program {@code levels} deep. Engines that refresh ciphertexts
+     * (bootstrapping) may refresh it now, once, if it has fewer levels left: otherwise the program would run out
+     * midway and refresh many of the values it derives from {@code a} (every power of a polynomial's baby steps).
+     */
+    default T reserve(T a, int levels) {
+        return a;
+    }
+
     /** Thrown by engines that can only evaluate polynomials when asked for a non-polynomial function. */
     final class NotPolynomialException extends UnsupportedOperationException {
         private static final long serialVersionUID = 1L;

@@ -37,6 +37,8 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     private final Map<String, Approximation> approximationsBySite = new ConcurrentHashMap<>();
     private final Map<String, AttentionKernel> kernelsBySite = new ConcurrentHashMap<>();
     private final Map<String, Long> outOfDomain = new ConcurrentHashMap<>();
+    /** Each approximation's depth, announced to the engine before it runs ({@code TensorOps#reserve}). */
+    private final Map<Approximation, Integer> depths = new ConcurrentHashMap<>();
 
     public PolynomialNonlinearities(Calibration calibration, Approximations approximations, PluginChoice invSqrt,
             PluginChoice gelu, PluginChoice tanh, SiteDomains domains,
@@ -92,7 +94,7 @@ public final class PolynomialNonlinearities implements Nonlinearities {
                 outOfDomain.merge(site, outside, Long::sum);
             }
         }
-        return a.evaluate(ops, x);
+        return a.evaluate(ops, ops.reserve(x, depths.computeIfAbsent(a, Approximation::depth)));
     }
 
     // Each step runs in an operator scope whose name marks its kind for the latency breakdown.

@@ -90,13 +90,18 @@ final class BlockAttention {
             int first = block * chunks;
             int headsHere = packing.headsIn(block);
             Ciphertext vb = engine.withLevels(values.cts[block], 2, op);
+            // Two levels on every score ciphertext up front (mask, then product): a spread diagonal is a new
+            // ciphertext each time, so one refreshed on the way would cost a bootstrap per diagonal.
+            Ciphertext[] w = new Ciphertext[chunks];
+            for (int c = 0; c < chunks; c++) {
+                w[c] = engine.withLevels(weights.cts[first + c], 2, op);
+            }
             int valid = Math.min(columns, values.cols - block * columns);
             Ciphertext[] acc = new Ciphertext[1];
             forEachShift(vb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 int e = s % perGroup;
-                Ciphertext picked = engine.plainProduct(weights.cts[first + s / perGroup],
-                        groupSegments(headsHere, d, e, tokens), op);
+                Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
                 Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, e + 1 - d, op), d, op);
                 Ciphertext term = engine.productRaw(spread, shifted, op);
@@ -152,8 +157,8 @@ final class BlockAttention {
     }
 
     /**
-     * Calls {@code f} for s = 0 .. P−1 with c rotated by s and by s − P: the rotation by −P once, then on both the
-     * giant steps and, hoisted on each giant rotation, the baby steps. Only one giant step's rotations are alive at
+     * Calls {@code f} for s = 0 .. P−1 with c rotated by s and by s − P: the rotation by −P once, then on both
+     * the      * giant steps and, hoisted on each giant rotation, the baby steps. Only one giant step's rotations are alive at
      * a time (2b ciphertexts instead of 2P).
      */
     private void forEachShift(Ciphertext c, OperatorKind op, ShiftConsumer f) {
@@ -196,7 +201,8 @@ final class BlockAttention {
         }
         Ciphertext r = engine.plainProductRaw(lo, engine.encode(direct, direct.length, lo.level(), op), op);
         if (wraps) {
-            r = engine.add(r, engine.plainProductRaw(hi, engine.encode(wrapped, wrapped.length, hi.level(), op), op), op);
+            Plaintext w = engine.encode(wrapped, wrapped.length, hi.level(), op);
+            r = engine.add(r, engine.plainProductRaw(hi, w, op), op);
         }
         return engine.rescale(r, op);
     }

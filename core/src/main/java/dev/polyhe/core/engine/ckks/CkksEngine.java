@@ -54,6 +54,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final double[] primes;
     private final BootstrapPartners partners = new BootstrapPartners();
     private final BlockAttention blockAttention;
+    private final BlockLinear blockLinear;
     /**
      * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
      * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
@@ -98,6 +99,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
+        this.blockLinear = new BlockLinear(this, packingSlots, blockColumns);
     }
 
     /**
@@ -457,6 +459,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         throw new NotPolynomialException(function, "ckks");
     }
 
+    /**
+     * Bootstraps the ciphertexts with fewer than {@code levels} levels left (at most the levels a bootstrap gives)
+     * when the keys allow it: one refresh of the input instead of one of each power a polynomial derives from it.
+     */
+    @Override
+    public CkksTensor reserve(CkksTensor a, int levels) {
+        int wanted = Math.min(levels, maxLevel);
+        if (keys == null || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && keys.bootstraps(c.slots()))) {
+            return a;
+        }
+        return map(a, a.clean, c -> keys.bootstraps(c.slots()) ? withLevels(c, wanted, OperatorKind.OTHER) : c);
+    }
+
     @Override
     public int depth(CkksTensor a) {
         return maxLevel - a.level();
@@ -502,7 +517,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** Ciphertexts of a column-block tensor with this many columns. */
-    private int blocks(int cols) {
+    int blocks(int cols) {
         return (cols + blockColumns - 1) / blockColumns;
     }
 
@@ -569,7 +584,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
-    private Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
+    Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
         Ciphertext[] xs = new Ciphertext[cts.length];
         for (int j = 0; j < xs.length; j++) {
             xs[j] = withLevels(cts[j], 1, op);
@@ -590,7 +605,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (blockColumns == 1) {
             return linearOnColumns(x, weight, bias);
         }
-        return x.layout == Layout.BLOCKS ? linearOnBlocks(x, weight, bias) : linearIntoBlocks(x, weight, bias);
+        return x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias)
+                : blockLinear.intoBlocks(x, weight, bias);
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
@@ -624,142 +640,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
     }
 
-    /**
-     * Columns (each repeating every P slots) into column blocks: output block m is Σ_j x_j ⊙ w_mj, with w_mj
-     * holding W[mB + c, j] across the P slots of column c. One level, no rotation.
-     */
-    private CkksTensor linearIntoBlocks(CkksTensor x, Matrix weight, double[] bias) {
-        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        int out = weight.rows();
-        int b = blockColumns;
-        Ciphertext[] xs = atCommonLevel(x.cts, op);
-        int level = xs[0].level();
-        Ciphertext[] ys = new Ciphertext[blocks(out)];
-        for (int m = 0; m < ys.length; m++) {
-            Ciphertext acc = null;
-            for (int j = 0; j < x.cols; j++) {
-                double[] w = new double[b * slots];
-                boolean any = false;
-                for (int c = 0; c < b && m * b + c < out; c++) {
-                    double v = weight.get(m * b + c, j);
-                    if (v != 0) {
-                        Arrays.fill(w, c * slots, (c + 1) * slots, v);
-                        any = true;
-                    }
-                }
-                if (any) {
-                    Ciphertext term = plainProductRaw(xs[j], encode(w, w.length, level, op), op);
-                    acc = acc == null ? term : add(acc, term, op);
-                }
-            }
-            ys[m] = withBias(rescale(acc == null ? zeroProduct(xs[0], op) : acc, op), m, x.rows, bias, op);
-        }
-        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
-    }
-
-    /**
-     * Column blocks to column blocks by the diagonal method (Halevi–Shoup) over B×B blocks, with baby-step
-     * giant-step rotations by multiples of P: with d = g·b + a,
-     * y_m = Σ_g rot(Σ_k Σ_a rot(diag_d(W_mk), −g·b·P) ⊙ rot(x_k, a·P), g·b·P),
-     * where diag_d(W_mk) holds W[mB + c, kB + (c + d) mod B] across the P slots of column c. The baby rotations
-     * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
-     * blocks of a narrow matrix are mostly zero). One level.
-     */
-    private CkksTensor linearOnBlocks(CkksTensor x, Matrix weight, double[] bias) {
-        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        int b = blockColumns;
-        int width = b * slots;
-        int babies = Math.min(babyStep(b), b);
-        int giants = b / babies;
-        int out = weight.rows();
-        int outBlocks = blocks(out);
-        Ciphertext[] xs = atCommonLevel(x.cts, op);
-        int level = xs[0].level();
-        boolean[][] needed = new boolean[xs.length][babies];
-        for (int m = 0; m < outBlocks; m++) {
-            for (int k = 0; k < xs.length; k++) {
-                for (int d = 0; d < b; d++) {
-                    if (hasDiagonal(weight, x.cols, m, k, d)) {
-                        needed[k][d % babies] = true;
-                    }
-                }
-            }
-        }
-        Ciphertext[][] rotated = new Ciphertext[xs.length][babies];
-        for (int k = 0; k < xs.length; k++) {
-            rotated[k][0] = xs[k];
-            boolean[] use = needed[k];
-            int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
-                    .toArray();
-            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations(xs[k], steps, op);
-            for (int i = 0; i < steps.length; i++) {
-                rotated[k][steps[i] / slots] = r[i];
-            }
-        }
-        Ciphertext[] ys = new Ciphertext[outBlocks];
-        for (int m = 0; m < outBlocks; m++) {
-            Ciphertext y = null;
-            for (int g = 0; g < giants; g++) {
-                int shift = g * babies * slots;
-                Ciphertext inner = null;
-                for (int k = 0; k < xs.length; k++) {
-                    for (int a = 0; a < babies; a++) {
-                        double[] diag = diagonal(weight, x.cols, m, k, g * babies + a);
-                        if (diag == null) {
-                            continue;
-                        }
-                        double[] pre = new double[width];
-                        for (int i = 0; i < width; i++) {
-                            pre[(i + shift) % width] = diag[i];
-                        }
-                        Ciphertext term = plainProductRaw(rotated[k][a], encode(pre, width, level, op), op);
-                        inner = inner == null ? term : add(inner, term, op);
-                    }
-                }
-                if (inner == null) {
-                    continue;
-                }
-                Ciphertext part = rescale(inner, op);
-                Ciphertext moved = g == 0 ? part : rotations(part, new int[] {shift}, op)[0];
-                y = y == null ? moved : add(y, moved, op);
-            }
-            ys[m] = withBias(y == null ? rescale(zeroProduct(xs[0], op), op) : y, m, x.rows, bias, op);
-        }
-        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
-    }
-
-    /**
-     * The d-th generalized diagonal of block (m, k) of W, spread over P slots per column (null when all zero):
-     * slot c·P + t holds W[mB + c, kB + (c + d) mod B].
-     */
-    private double[] diagonal(Matrix weight, int in, int m, int k, int d) {
-        if (!hasDiagonal(weight, in, m, k, d)) {
-            return null;
-        }
-        double[] v = new double[blockColumns * slots];
-        for (int c = 0; c < blockColumns; c++) {
-            Arrays.fill(v, c * slots, (c + 1) * slots, diagonalEntry(weight, in, m, k, d, c));
-        }
-        return v;
-    }
-
-    /** Whether the d-th diagonal of block (m, k) has a nonzero entry (checked without building it). */
-    private boolean hasDiagonal(Matrix weight, int in, int m, int k, int d) {
-        for (int c = 0; c < blockColumns; c++) {
-            if (diagonalEntry(weight, in, m, k, d, c) != 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** W[mB + c, kB + (c + d) mod B], 0 outside W. */
-    private double diagonalEntry(Matrix weight, int in, int m, int k, int d, int c) {
-        int o = m * blockColumns + c;
-        int j = k * blockColumns + (c + d) % blockColumns;
-        return o < weight.rows() && j < in ? weight.get(o, j) : 0;
-    }
-
     /** ct·pt, not rescaled (sums of products rescale once). */
     Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
@@ -767,31 +647,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** A zero at the scale and level a rescaled product of {@code like} has. */
-    private Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
+    Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
         return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0));
-    }
-
-    /** Output block m plus its part of the bias, on the token rows (the padding rows stay as they are). */
-    private Ciphertext withBias(Ciphertext r, int m, int rows, double[] bias, OperatorKind op) {
-        if (bias == null) {
-            return r;
-        }
-        int b = blockColumns;
-        double[] v = new double[b * slots];
-        boolean any = false;
-        for (int c = 0; c < b && m * b + c < bias.length; c++) {
-            double bc = bias[m * b + c];
-            if (bc != 0) {
-                Arrays.fill(v, c * slots, c * slots + rows, bc);
-                any = true;
-            }
-        }
-        if (!any) {
-            return r;
-        }
-        Plaintext p = timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(v, v.length, r.level(), r.scale()));
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(r, p));
     }
 
     @Override
@@ -1008,13 +866,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         double[][] vecs = inLayout(m, plain, "addPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
-            Ciphertext c = m.cts[i];
-            double[] v = vecs[i];
-            Plaintext p = timed(OperatorKind.OTHER, PrimitiveKind.ENCODE,
-                    () -> encoder.encode(v, v.length, c.level(), c.scale()));
-            out[i] = timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p));
+            out[i] = plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
         }
         return m.with(out, m.clean);
+    }
+
+    /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
+    Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
+        Plaintext p = timed(op, PrimitiveKind.ENCODE,
+                () -> encoder.encode(values, values.length, c.level(), c.scale()));
+        return timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p));
     }
 
     @Override
@@ -1137,7 +998,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int j = from; j < to; j++) {
             double[] mask = new double[b * slots];
             Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            out[j - from] = sumOverNeighbours(plainProduct(m.cts[j / b], mask, OperatorKind.OTHER), b, OperatorKind.OTHER);
+            Ciphertext column = plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
+            out[j - from] = sumOverNeighbours(column, b, OperatorKind.OTHER);
         }
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
     }
@@ -1241,53 +1103,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return TensorOps.super.headContexts(weights, values, heads);
     }
 
-    /**
-     * On column blocks: the output columns grouped by source block and by how far they move (rotate_half moves
-     * every column by ±half a rotary width); each group is one rotation of its source block by whole segments and a
-     * plaintext product with the weights where the group's columns land. One level.
-     */
+    /** On column blocks: see {@link BlockLinear#permute}; otherwise column by column. */
     @Override
     public CkksTensor permuteColumns(CkksTensor m, int[] source, Matrix weights) {
-        if (m.layout != Layout.BLOCKS) {
-            return TensorOps.super.permuteColumns(m, source, weights);
-        }
-        if (weights.rows() != m.rows || weights.cols() != source.length) {
-            throw new IllegalArgumentException("permuteColumns: weights are [" + weights.rows() + ", " + weights.cols()
-                    + "], expected [" + m.rows + ", " + source.length + "]");
-        }
-        OperatorKind op = OperatorKind.OTHER;
-        int b = m.perCiphertext;
-        Ciphertext[] xs = atCommonLevel(m.cts, op);
-        Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
-        for (int ob = 0; ob < out.length; ob++) {
-            Map<Long, double[]> moves = new java.util.TreeMap<>();
-            for (int c = 0; c < b && ob * b + c < source.length; c++) {
-                int col = ob * b + c;
-                int src = source[col];
-                if (src >= m.cols) {
-                    throw new IllegalArgumentException("permuteColumns: column " + col + " reads column " + src
-                            + " of a matrix with " + m.cols);
-                }
-                if (src < 0) {
-                    continue;
-                }
-                long key = (long) (src / b) * b * 2 + (src % b - c + b);
-                double[] mask = moves.computeIfAbsent(key, k -> new double[b * slots]);
-                for (int t = 0; t < m.rows; t++) {
-                    mask[c * slots + t] = weights.get(t, col);
-                }
-            }
-            Ciphertext acc = null;
-            for (var e : moves.entrySet()) {
-                int sourceBlock = (int) (e.getKey() / (2L * b));
-                int shift = (int) (e.getKey() % (2L * b)) - b;
-                Ciphertext moved = rotateSegments(xs[sourceBlock], shift, op);
-                Ciphertext term = plainProductRaw(moved, encode(e.getValue(), b * slots, moved.level(), op), op);
-                acc = acc == null ? term : add(acc, term, op);
-            }
-            out[ob] = rescale(acc == null ? zeroProduct(xs[0], op) : acc, op);
-        }
-        return new CkksTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
+        return m.layout == Layout.BLOCKS ? blockLinear.permute(m, source, weights)
+                : TensorOps.super.permuteColumns(m, source, weights);
     }
 
     @Override

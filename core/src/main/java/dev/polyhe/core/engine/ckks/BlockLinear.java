@@ -1,0 +1,229 @@
+package dev.polyhe.core.engine.ckks;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Plaintext;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * Plaintext linear maps into and on column blocks ({@link Layout#BLOCKS}) for the {@link CkksEngine}: weight
+ * matrices by the diagonal method, and column permutations. Each costs one level.
+ */
+final class BlockLinear {
+    private final CkksEngine engine;
+    private final int slots;
+    private final int columns;
+
+    BlockLinear(CkksEngine engine, int slots, int columns) {
+        this.engine = engine;
+        this.slots = slots;
+        this.columns = columns;
+    }
+
+    /**
+     * Columns (each repeating every P slots) into column blocks: output block m is Σ_j x_j ⊙ w_mj, with w_mj
+     * holding W[mB + c, j] across the P slots of column c. One level, no rotation.
+     */
+    CkksTensor intoBlocks(CkksTensor x, Matrix weight, double[] bias) {
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        int out = weight.rows();
+        int b = columns;
+        Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
+        int level = xs[0].level();
+        Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
+        for (int m = 0; m < ys.length; m++) {
+            Ciphertext acc = null;
+            for (int j = 0; j < x.cols; j++) {
+                double[] w = new double[b * slots];
+                boolean any = false;
+                for (int c = 0; c < b && m * b + c < out; c++) {
+                    double v = weight.get(m * b + c, j);
+                    if (v != 0) {
+                        Arrays.fill(w, c * slots, (c + 1) * slots, v);
+                        any = true;
+                    }
+                }
+                if (any) {
+                    Ciphertext term = engine.plainProductRaw(xs[j], engine.encode(w, w.length, level, op), op);
+                    acc = acc == null ? term : engine.add(acc, term, op);
+                }
+            }
+            Ciphertext y = engine.rescale(acc == null ? engine.zeroProduct(xs[0], op) : acc, op);
+            ys[m] = withBias(y, m, x.rows, bias, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * Column blocks to column blocks by the diagonal method (Halevi–Shoup) over B×B blocks, with baby-step
+     * giant-step rotations by multiples of P: with d = g·b + a,
+     * y_m = Σ_g rot(Σ_k Σ_a rot(diag_d(W_mk), −g·b·P) ⊙ rot(x_k, a·P), g·b·P),
+     * where diag_d(W_mk) holds W[mB + c, kB + (c + d) mod B] across the P slots of column c. The baby rotations
+     * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
+     * blocks of a narrow matrix are mostly zero). One level.
+     */
+    CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias) {
+        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
+        int b = columns;
+        int width = b * slots;
+        int babies = Math.min(CkksEngine.babyStep(b), b);
+        int giants = b / babies;
+        int out = weight.rows();
+        int outBlocks = engine.blocks(out);
+        Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
+        int level = xs[0].level();
+        boolean[][] needed = new boolean[xs.length][babies];
+        for (int m = 0; m < outBlocks; m++) {
+            for (int k = 0; k < xs.length; k++) {
+                for (int d = 0; d < b; d++) {
+                    if (hasDiagonal(weight, x.cols, m, k, d)) {
+                        needed[k][d % babies] = true;
+                    }
+                }
+            }
+        }
+        Ciphertext[][] rotated = new Ciphertext[xs.length][babies];
+        for (int k = 0; k < xs.length; k++) {
+            rotated[k][0] = xs[k];
+            boolean[] use = needed[k];
+            int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
+                    .toArray();
+            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : engine.rotations(xs[k], steps, op);
+            for (int i = 0; i < steps.length; i++) {
+                rotated[k][steps[i] / slots] = r[i];
+            }
+        }
+        Ciphertext[] ys = new Ciphertext[outBlocks];
+        for (int m = 0; m < outBlocks; m++) {
+            Ciphertext y = null;
+            for (int g = 0; g < giants; g++) {
+                int shift = g * babies * slots;
+                Ciphertext inner = null;
+                for (int k = 0; k < xs.length; k++) {
+                    for (int a = 0; a < babies; a++) {
+                        double[] diag = diagonal(weight, x.cols, m, k, g * babies + a);
+                        if (diag == null) {
+                            continue;
+                        }
+                        double[] pre = new double[width];
+                        for (int i = 0; i < width; i++) {
+                            pre[(i + shift) % width] = diag[i];
+                        }
+                        Ciphertext term = engine.plainProductRaw(rotated[k][a], engine.encode(pre, width, level, op),
+                                op);
+                        inner = inner == null ? term : engine.add(inner, term, op);
+                    }
+                }
+                if (inner == null) {
+                    continue;
+                }
+                Ciphertext part = engine.rescale(inner, op);
+                Ciphertext moved = g == 0 ? part : engine.rotations(part, new int[] {shift}, op)[0];
+                y = y == null ? moved : engine.add(y, moved, op);
+            }
+            ys[m] = withBias(y == null ? engine.rescale(engine.zeroProduct(xs[0], op), op) : y, m, x.rows, bias, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * The d-th generalized diagonal of block (m, k) of W, spread over P slots per column (null when all zero):
+     * slot c·P + t holds W[mB + c, kB + (c + d) mod B].
+     */
+    private double[] diagonal(Matrix weight, int in, int m, int k, int d) {
+        if (!hasDiagonal(weight, in, m, k, d)) {
+            return null;
+        }
+        double[] v = new double[columns * slots];
+        for (int c = 0; c < columns; c++) {
+            Arrays.fill(v, c * slots, (c + 1) * slots, diagonalEntry(weight, in, m, k, d, c));
+        }
+        return v;
+    }
+
+    /** Whether the d-th diagonal of block (m, k) has a nonzero entry (checked without building it). */
+    private boolean hasDiagonal(Matrix weight, int in, int m, int k, int d) {
+        for (int c = 0; c < columns; c++) {
+            if (diagonalEntry(weight, in, m, k, d, c) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** W[mB + c, kB + (c + d) mod B], 0 outside W. */
+    private double diagonalEntry(Matrix weight, int in, int m, int k, int d, int c) {
+        int o = m * columns + c;
+        int j = k * columns + (c + d) % columns;
+        return o < weight.rows() && j < in ? weight.get(o, j) : 0;
+    }
+
+    /** Output block m plus its part of the bias, on the token rows (the padding rows stay as they are). */
+    private Ciphertext withBias(Ciphertext r, int m, int rows, double[] bias, OperatorKind op) {
+        if (bias == null) {
+            return r;
+        }
+        int b = columns;
+        double[] v = new double[b * slots];
+        boolean any = false;
+        for (int c = 0; c < b && m * b + c < bias.length; c++) {
+            double bc = bias[m * b + c];
+            if (bc != 0) {
+                Arrays.fill(v, c * slots, c * slots + rows, bc);
+                any = true;
+            }
+        }
+        if (!any) {
+            return r;
+        }
+        return engine.plainSum(r, v, op);
+    }
+
+    /**
+     * {@link dev.polyhe.api.arith.TensorOps#permuteColumns} on column blocks: the output columns grouped by source
+     * block and by how far they move (rotate_half moves every column by ±half a rotary width); each group is one
+     * rotation of its source block by whole segments and a plaintext product with the weights where the group's
+     * columns land. One level.
+     */
+    CkksTensor permute(CkksTensor m, int[] source, Matrix weights) {
+        if (weights.rows() != m.rows || weights.cols() != source.length) {
+            throw new IllegalArgumentException("permuteColumns: weights are [" + weights.rows() + ", " + weights.cols()
+                    + "], expected [" + m.rows + ", " + source.length + "]");
+        }
+        OperatorKind op = OperatorKind.OTHER;
+        int b = m.perCiphertext;
+        Ciphertext[] xs = engine.atCommonLevel(m.cts, op);
+        Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
+        for (int ob = 0; ob < out.length; ob++) {
+            Map<Long, double[]> moves = new java.util.TreeMap<>();
+            for (int c = 0; c < b && ob * b + c < source.length; c++) {
+                int col = ob * b + c;
+                int src = source[col];
+                if (src >= m.cols) {
+                    throw new IllegalArgumentException("permuteColumns: column " + col + " reads column " + src
+                            + " of a matrix with " + m.cols);
+                }
+                if (src < 0) {
+                    continue;
+                }
+                long key = (long) (src / b) * b * 2 + (src % b - c + b);
+                double[] mask = moves.computeIfAbsent(key, k -> new double[b * slots]);
+                for (int t = 0; t < m.rows; t++) {
+                    mask[c * slots + t] = weights.get(t, col);
+                }
+            }
+            Ciphertext acc = null;
+            for (var e : moves.entrySet()) {
+                int sourceBlock = (int) (e.getKey() / (2L * b));
+                int shift = (int) (e.getKey() % (2L * b)) - b;
+                Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
+                Plaintext mask = engine.encode(e.getValue(), b * slots, moved.level(), op);
+                Ciphertext term = engine.plainProductRaw(moved, mask, op);
+                acc = acc == null ? term : engine.add(acc, term, op);
+            }
+            out[ob] = engine.rescale(acc == null ? engine.zeroProduct(xs[0], op) : acc, op);
+        }
+        return new CkksTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
+    }
+}
