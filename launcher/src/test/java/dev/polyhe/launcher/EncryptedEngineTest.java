@@ -364,7 +364,7 @@ class EncryptedEngineTest {
             }
             long before3 = engine.accounting().countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
-            CkksTensor reserved = engine.reserve(low, 3);
+            CkksTensor reserved = engine.reserve(low, 3, 1);
             assertTrue(reserved.level() >= 3, "levels after reserve: " + reserved.level());
             assertTrue(maxAbsDiff(half, engine.toPlain(reserved)) < 1e-3);
             CkksTensor cube = engine.mul(engine.square(reserved), reserved);
@@ -372,7 +372,8 @@ class EncryptedEngineTest {
             assertEquals(1, engine.accounting().countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before3,
                     "one bootstrap for a 2-deep program on a refreshed input");
-            assertTrue(engine.reserve(reserved, 3) == reserved, "enough levels: nothing to do");
+            assertTrue(engine.reserve(reserved, 3, 1) == reserved, "enough levels: nothing to do");
+            assertTrue(engine.reserve(low, 3, 1e6) == low, "values too large to bootstrap safely: left to the program");
         }
     }
 

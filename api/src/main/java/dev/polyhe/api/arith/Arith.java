@@ -43,11 +43,12 @@ public interface Arith<T> {
     int depth(T a);
 
     /**
-     * {@code a} itself, announced as the input of a program {@code levels} deep. Engines that refresh ciphertexts
-     * (bootstrapping) may refresh it now, once, if it has fewer levels left: otherwise the program would run out
-     * midway and refresh many of the values it derives from {@code a} (every power of a polynomial's baby steps).
+     * {@code a} itself, announced as the input of a program {@code levels} deep whose values lie within
+     * ±{@code maxAbs}. Engines that refresh ciphertexts (bootstrapping) may refresh it now, once, if it has fewer
+     * levels left and its values are small enough to refresh safely: otherwise the program would run out midway and
+     * refresh many of the values it derives from {@code a} (every power of a polynomial's baby steps).
      */
-    default T reserve(T a, int levels) {
+    default T reserve(T a, int levels, double maxAbs) {
         return a;
     }
 

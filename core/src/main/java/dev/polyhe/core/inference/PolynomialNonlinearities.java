@@ -94,7 +94,8 @@ public final class PolynomialNonlinearities implements Nonlinearities {
                 outOfDomain.merge(site, outside, Long::sum);
             }
         }
-        return a.evaluate(ops, ops.reserve(x, depths.computeIfAbsent(a, Approximation::depth)));
+        double maxAbs = Math.max(Math.abs(a.domain().lo()), Math.abs(a.domain().hi()));
+        return a.evaluate(ops, ops.reserve(x, depths.computeIfAbsent(a, Approximation::depth), maxAbs));
     }
 
     // Each step runs in an operator scope whose name marks its kind for the latency breakdown.

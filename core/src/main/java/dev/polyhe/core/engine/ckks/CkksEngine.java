@@ -461,15 +461,34 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * Bootstraps the ciphertexts with fewer than {@code levels} levels left (at most the levels a bootstrap gives)
-     * when the keys allow it: one refresh of the input instead of one of each power a polynomial derives from it.
+     * when the keys allow it and the values are small enough for bootstrapping's modular reduction (within
+     * {@link #safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial derives
+     * from it. Larger inputs are left to the program, whose first step scales them down.
      */
     @Override
-    public CkksTensor reserve(CkksTensor a, int levels) {
+    public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
         int wanted = Math.min(levels, maxLevel);
-        if (keys == null || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && keys.bootstraps(c.slots()))) {
+        if (keys == null || maxAbs > safeBootstrapMagnitude()
+                || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && keys.bootstraps(c.slots()))) {
             return a;
         }
         return map(a, a.clean, c -> keys.bootstraps(c.slots()) ? withLevels(c, wanted, OperatorKind.OTHER) : c);
+    }
+
+    /**
+     * The largest |value| bootstrapping refreshes without real loss: (q_0/Δ)/256. Bootstrapping reduces Δ·m
+     * modulo q_0 with a sine, whose relative error grows as (2π·m·Δ/q_0)²/6; at m = (q_0/Δ)/256 it is 1e-4. At
+     * N16-boot-128 (q_0/Δ = 2^12) that is 16: a LayerNorm variance of 1 000 would come back wrong.
+     */
+    double safeBootstrapMagnitude() {
+        var p = context.parameters();
+        return Math.pow(2, p.logQ().get(0) - p.logScale()) / 256;
+    }
+
+    /** The 1/cols goes first, on the entries: a row sum of big entries (1 000s) would be unsafe to bootstrap. */
+    @Override
+    public CkksTensor rowMeans(CkksTensor m) {
+        return rowSums(mulConstant(m, 1.0 / m.cols));
     }
 
     @Override
