@@ -63,8 +63,8 @@ final class BlockAttention {
                 if (starts[0] == null || starts[0].level() != sum.level()) {
                     starts[0] = engine.encode(startMask, startMask.length, sum.level(), op);
                 }
-                Ciphertext placed = engine.rotateSegments(engine.rescale(engine.plainProductRaw(sum, starts[0], op),
-                        op), -(s % perGroup), op);
+                Ciphertext first = engine.rescale(engine.plainProductRaw(sum, starts[0], op), op);
+                Ciphertext placed = engine.rotateSegments(first, -(s % perGroup), op);
                 int c = s / perGroup;
                 acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
             });

@@ -28,9 +28,10 @@ import java.util.function.Supplier;
  * {@link TensorOps} on CKKS ciphertexts over any {@link dev.polyhe.api.he.HeBackend}: the same model and
  * attention code that runs on the plain engine runs here on encrypted activations.
  *
- * <p>Packing ({@link Layout}): activations [T, H] are held column-wise, one ciphertext of P slots per column
- * (P = the packing width, a power of two ≥ T); attention scores [T, T] are held as their P generalized
- * diagonals. Levels and scales are managed automatically: every product is rescaled at once, operands are
+ * <p>Packing ({@link Layout}, {@link Packing}): activations [T, H] are held in column blocks, B columns of P slots
+ * per ciphertext (P a power of two ≥ T; B = 1: one ciphertext per column); attention scores are held as their P
+ * generalized diagonals, the heads of a layer stacked ({@link BlockAttention} on blocks). Plaintext linear maps on
+ * blocks are in {@link BlockLinear}. Levels and scales are managed automatically: every product is rescaled at once, operands are
  * brought to a common level, and a ciphertext with no level left for the next product is bootstrapped when the
  * evaluation keys allow it (otherwise the engine fails naming the operator). Every primitive is counted per
  * operator for the latency breakdown ({@link #accounting()}).
