@@ -51,8 +51,11 @@ final class BlockAttention {
         int chunks = packing.chunks(slots);
         Ciphertext[] out = new Ciphertext[packing.ciphertexts(slots)];
         for (int block = 0; block < packing.headBlocks(); block++) {
-            Ciphertext qb = engine.withLevels(q.cts[block], 2, op);
-            Ciphertext kb = engine.withLevels(k.cts[block], 3, op);
+            // Levels for the row mask, the product and the placing mask, plus (where bootstrapping is possible) one
+            // for a scale-drift correction on the way: a refresh inside the loop would cost a bootstrap per diagonal.
+            int spare = engine.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
+            Ciphertext qb = engine.withLevels(q.cts[block], 2 + spare, op);
+            Ciphertext kb = engine.withLevels(k.cts[block], 3 + spare, op);
             int valid = Math.min(columns, q.cols - block * columns);
             Plaintext[] starts = new Plaintext[1];
             double[] startMask = groupSegments(packing.headsIn(block), d, 0, tokens);
@@ -60,10 +63,11 @@ final class BlockAttention {
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 Ciphertext sum = engine.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
-                if (starts[0] == null || starts[0].level() != sum.level()) {
-                    starts[0] = engine.encode(startMask, startMask.length, sum.level(), op);
+                Ciphertext ready = engine.withLevels(sum, 1, op);
+                if (starts[0] == null || starts[0].level() != ready.level()) {
+                    starts[0] = engine.encode(startMask, startMask.length, ready.level(), op);
                 }
-                Ciphertext first = engine.rescale(engine.plainProductRaw(sum, starts[0], op), op);
+                Ciphertext first = engine.rescale(engine.plainProductRaw(ready, starts[0], op), op);
                 Ciphertext placed = engine.rotateSegments(first, -(s % perGroup), op);
                 int c = s / perGroup;
                 acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
@@ -89,12 +93,14 @@ final class BlockAttention {
         for (int block = 0; block < out.length; block++) {
             int first = block * chunks;
             int headsHere = packing.headsIn(block);
-            Ciphertext vb = engine.withLevels(values.cts[block], 2, op);
-            // Two levels on every score ciphertext up front (mask, then product): a spread diagonal is a new
-            // ciphertext each time, so one refreshed on the way would cost a bootstrap per diagonal.
+            // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on
+            // every score ciphertext: a spread diagonal is a new ciphertext each time, so one refreshed on the way
+            // would cost a bootstrap per diagonal.
+            int spare = engine.bootstraps(values.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
+            Ciphertext vb = engine.withLevels(values.cts[block], 2 + spare, op);
             Ciphertext[] w = new Ciphertext[chunks];
             for (int c = 0; c < chunks; c++) {
-                w[c] = engine.withLevels(weights.cts[first + c], 2, op);
+                w[c] = engine.withLevels(weights.cts[first + c], 2 + spare, op);
             }
             int valid = Math.min(columns, values.cols - block * columns);
             Ciphertext[] acc = new Ciphertext[1];

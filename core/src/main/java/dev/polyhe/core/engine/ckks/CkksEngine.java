@@ -225,6 +225,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return b;
     }
 
+    /** The levels of a fresh (or freshly bootstrapped) ciphertext. */
+    int freshLevels() {
+        return maxLevel;
+    }
+
+    /** Whether the keys can bootstrap ciphertexts of c's slot count. */
+    boolean bootstraps(Ciphertext c) {
+        return keys != null && keys.bootstraps(c.slots());
+    }
+
     /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
     private static final double MAX_SCALE_DRIFT_BITS = 0.5;
 
