@@ -107,8 +107,15 @@ public interface TensorOps<M> extends Arith<M> {
     /** Side-by-side concatenation of matrices with equal row counts. */
     M concatColumns(List<M> parts);
 
-    /** Vertical concatenation of matrices with equal column counts (e.g. the heads' score matrices). */
-    M concatRows(List<M> parts);
+    /**
+     * Vertical concatenation of matrices with equal column counts (the heads' score matrices in
+     * {@link #headScores}). A default that refuses keeps engines written before it compiling; they then override
+     * this or {@link #headScores} and {@link #headContexts} to run multi-head attention.
+     */
+    default M concatRows(List<M> parts) {
+        throw new UnsupportedOperationException(engineName() + " engine cannot stack rows: override concatRows, or "
+                + "headScores and headContexts");
+    }
 
     /**
      * A permuted and weighted copy of the columns: column j of the result is column {@code source[j]} of m
