@@ -163,25 +163,19 @@ final class BlockAttention {
     }
 
     /**
-     * Calls {@code f} for s = 0 .. P−1 with c rotated by s and by s − P: the rotation by −P once, then on both
-     * the      * giant steps and, hoisted on each giant rotation, the baby steps. Only one giant step's rotations are alive at
-     * a time (2b ciphertexts instead of 2P).
+     * Calls {@code f} for s = 0 .. P−1 with c rotated by s and by s − P: the rotation by −P once, then on both the
+     * giant steps and, hoisted on each giant rotation, the baby steps ({@link CkksEngine#babyRotations}). Only one
+     * giant step's rotations are alive at a time (2b ciphertexts instead of 2P).
      */
     private void forEachShift(Ciphertext c, OperatorKind op, ShiftConsumer f) {
         Ciphertext minus = engine.rotateSegments(c, -1, op);
         int b = Math.min(CkksEngine.babyStep(slots), slots);
-        int[] babies = new int[b - 1];
-        for (int a = 1; a < b; a++) {
-            babies[a - 1] = a;
-        }
         for (int g = 0; g * b < slots; g++) {
-            Ciphertext base = g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0];
-            Ciphertext baseMinus = engine.rotations(minus, new int[] {g * b}, op)[0];
-            Ciphertext[] lo = babies.length == 0 ? new Ciphertext[0] : engine.rotations(base, babies, op);
-            Ciphertext[] hi = babies.length == 0 ? new Ciphertext[0] : engine.rotations(baseMinus, babies, op);
+            Ciphertext[] lo = engine.babyRotations(g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0], op);
+            Ciphertext[] hi = engine.babyRotations(engine.rotations(minus, new int[] {g * b}, op)[0], op);
             for (int a = 0; a < b && g * b + a < slots; a++) {
                 int s = g * b + a;
-                f.accept(s, a == 0 ? base : lo[a - 1], s == 0 ? null : a == 0 ? baseMinus : hi[a - 1]);
+                f.accept(s, lo[a], s == 0 ? null : hi[a]);
             }
         }
     }

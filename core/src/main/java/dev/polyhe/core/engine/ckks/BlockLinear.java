@@ -3,6 +3,7 @@ package dev.polyhe.core.engine.ckks;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.core.engine.ShapeCheck;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -187,10 +188,7 @@ final class BlockLinear {
      * columns land. One level.
      */
     CkksTensor permute(CkksTensor m, int[] source, Matrix weights) {
-        if (weights.rows() != m.rows || weights.cols() != source.length) {
-            throw new IllegalArgumentException("permuteColumns: weights are [" + weights.rows() + ", " + weights.cols()
-                    + "], expected [" + m.rows + ", " + source.length + "]");
-        }
+        ShapeCheck.sameShape("permuteColumns", m.rows, source.length, weights);
         OperatorKind op = OperatorKind.OTHER;
         int b = m.perCiphertext;
         Ciphertext[] xs = engine.atCommonLevel(m.cts, op);

@@ -203,7 +203,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (copy != null && copy.level() >= levels) {
             return copy;
         }
-        if (keys == null || !keys.bootstraps(c.slots())) {
+        if (!bootstraps(c)) {
             throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
@@ -257,7 +257,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
         accounting.levels(c.level(), r.level());
         primes[c.level()] = c.scale() / r.scale();
-        return keys != null && keys.bootstraps(r.slots()) ? partners.nearlySpent(r) : r;
+        return bootstraps(r) ? partners.nearlySpent(r) : r;
     }
 
     Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
@@ -479,11 +479,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
         int wanted = Math.min(levels, maxLevel);
-        if (keys == null || maxAbs > safeBootstrapMagnitude()
-                || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && keys.bootstraps(c.slots()))) {
+        if (maxAbs > safeBootstrapMagnitude()
+                || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && bootstraps(c))) {
             return a;
         }
-        return map(a, a.clean, c -> keys.bootstraps(c.slots()) ? withLevels(c, wanted, OperatorKind.OTHER) : c);
+        return map(a, a.clean, c -> bootstraps(c) ? withLevels(c, wanted, OperatorKind.OTHER) : c);
     }
 
     /**
@@ -746,10 +746,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     private Ciphertext[] everyRotation(Ciphertext c, OperatorKind op) {
         int b = babyStep(slots);
-        int[] babies = new int[Math.min(b, slots) - 1];
-        for (int a = 1; a <= babies.length; a++) {
-            babies[a - 1] = a;
-        }
         int[] giants = new int[(slots - 1) / b];
         for (int g = 1; g <= giants.length; g++) {
             giants[g - 1] = g * b;
@@ -757,15 +753,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] out = new Ciphertext[slots - 1];
         Ciphertext[] giant = giants.length == 0 ? new Ciphertext[0] : rotations(c, giants, op);
         for (int g = 0; g <= giants.length; g++) {
-            Ciphertext base = g == 0 ? c : giant[g - 1];
-            int offset = g * b;
-            if (g > 0) {
-                out[offset - 1] = base;
+            Ciphertext[] baby = babyRotations(g == 0 ? c : giant[g - 1], op);
+            for (int a = 0; a < baby.length && g * b + a < slots; a++) {
+                if (g * b + a > 0) {
+                    out[g * b + a - 1] = baby[a];
+                }
             }
-            Ciphertext[] baby = babies.length == 0 ? new Ciphertext[0] : rotations(base, babies, op);
-            for (int a = 1; a <= babies.length && offset + a < slots; a++) {
-                out[offset + a - 1] = baby[a - 1];
-            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code base} and its rotations by the baby steps 1 .. b−1 of {@link #rotationSteps}, hoisted (one
+     * decomposition): element a is the rotation by a.
+     */
+    Ciphertext[] babyRotations(Ciphertext base, OperatorKind op) {
+        int b = Math.min(babyStep(slots), slots);
+        Ciphertext[] out = new Ciphertext[b];
+        out[0] = base;
+        if (b > 1) {
+            int[] steps = java.util.stream.IntStream.range(1, b).toArray();
+            System.arraycopy(rotations(base, steps, op), 0, out, 1, b - 1);
         }
         return out;
     }
@@ -968,7 +976,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * be bootstrapped, else nothing (without bootstrapping the padding's values never reach the real rows).
      */
     Ciphertext withPaddingRowsFilled(Ciphertext c, int tokens, OperatorKind op) {
-        if (tokens >= slots || keys == null || !keys.bootstraps(c.slots())) { // without bootstrapping, no harm done
+        if (tokens >= slots || !bootstraps(c)) { // without bootstrapping, no harm done
             return c;
         }
         Ciphertext x = withLevels(c, 1, op);
@@ -1036,10 +1044,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
+        ShapeCheck.range("rows", from, to, m.rows);
+        if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
+                && from % m.cols == 0 && to % m.cols == 0) {
+            return heads(m, from / m.cols, to / m.cols);
+        }
         if (m.layout == Layout.DIAGONALS || m.layout == Layout.HEAD_DIAGONALS) {
             requireColumns(m, "rowRange");
         }
-        ShapeCheck.range("rows", from, to, m.rows);
         if (from == 0) {
             return new CkksTensor(m.layout, to, m.cols, m.cts, false, m.perCiphertext);
         }
@@ -1050,6 +1062,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             out[i] = rotateBy(m.cts[i], from, OperatorKind.OTHER);
         }
         return new CkksTensor(m.layout, to - from, m.cols, out, false, m.perCiphertext);
+    }
+
+    /** Heads [from, to) of stacked head scores of one diagonal per ciphertext (head h: P ciphertexts from h·P). */
+    private CkksTensor heads(CkksTensor m, int from, int to) {
+        Ciphertext[] cts = Arrays.copyOfRange(m.cts, from * slots, to * slots);
+        return to - from == 1 ? new CkksTensor(Layout.DIAGONALS, m.cols, m.cols, cts, m.clean)
+                : new CkksTensor((to - from) * m.cols, m.cols, cts, m.clean, HeadPacking.stacked(to - from));
     }
 
     @Override
@@ -1116,19 +1135,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.groups() * weights.heads.diagonals() > 1) {
             return blockAttention.contexts(weights, values);
-        }
-        if (weights.layout == Layout.HEAD_DIAGONALS) {
-            // One diagonal per ciphertext: head h is the h-th run of P ciphertexts.
-            CkksTensor v = asColumns(values);
-            int tokens = weights.cols;
-            int d = v.cols / heads;
-            List<CkksTensor> parts = new ArrayList<>(heads);
-            for (int h = 0; h < heads; h++) {
-                CkksTensor w = new CkksTensor(Layout.DIAGONALS, tokens, tokens,
-                        Arrays.copyOfRange(weights.cts, h * slots, (h + 1) * slots), weights.clean);
-                parts.add(matmul(w, columns(v, h * d, (h + 1) * d)));
-            }
-            return heads == 1 ? parts.get(0) : concatColumns(parts);
         }
         return TensorOps.super.headContexts(weights, values, heads);
     }
