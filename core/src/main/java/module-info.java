@@ -11,6 +11,7 @@ module dev.polyhe.core {
     exports dev.polyhe.core;
     exports dev.polyhe.core.engine;
     exports dev.polyhe.core.engine.ckks;
+    exports dev.polyhe.core.engine.trace;
     exports dev.polyhe.core.plugin;
     exports dev.polyhe.core.config;
     exports dev.polyhe.core.bench;

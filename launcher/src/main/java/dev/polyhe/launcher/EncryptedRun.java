@@ -1,5 +1,6 @@
 package dev.polyhe.launcher;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.model.ModelInput;
@@ -32,6 +33,9 @@ final class EncryptedRun {
     private final PrintWriter out;
     /** Per sample, the seconds each transformer block took. */
     private final List<double[]> blockSeconds = new ArrayList<>();
+    /** Trace errors step by step ({@code --trace-errors}); the JSON file, if any. */
+    private boolean trace;
+    private Path traceJson;
 
     EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out) {
         this.polyhe = polyhe;
@@ -39,6 +43,13 @@ final class EncryptedRun {
         this.chain = chain;
         this.backend = backend;
         this.out = out;
+    }
+
+    /** Runs every sample with an error trace ({@link EncryptedInference#evaluateTraced}); JSON to the file if given. */
+    EncryptedRun traced(Path json) {
+        this.trace = true;
+        this.traceJson = json;
+        return this;
     }
 
     List<InferenceResult> run(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
@@ -62,20 +73,32 @@ final class EncryptedRun {
         OutputAgreement vsPoly = null;
         OutputAgreement vsExact = null;
         var info = loaded.model().info();
+        ArrayNode traces = OutputJson.MAPPER.createArrayNode();
         try (var keys = encrypted.generateKeys(he, params, maxTokens,
                 Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)) {
             for (int i = 0; i < inputs.size(); i++) {
-                var ct = encrypted.encrypt(keys, loaded.model(), inputs.get(i));
                 int sample = i;
                 List<Double> blocks = new ArrayList<>();
                 long[] last = {System.nanoTime()};
-                var result = encrypted.evaluate(keys, loaded, ct, calibration, step -> {
+                java.util.function.Consumer<String> progress = step -> {
                     long now = System.nanoTime();
                     blocks.add((now - last[0]) / 1e9);
                     last[0] = now;
                     out.printf(Locale.ROOT, "ckks sample %d: %s (%.1f s)%n", sample, step, blocks.get(blocks.size() - 1));
                     out.flush();
-                });
+                };
+                EncryptedInference.ServerResult result;
+                if (trace) {
+                    var traced = encrypted.evaluateTraced(keys, loaded, loaded.model().embed(inputs.get(i)), calibration,
+                            progress);
+                    result = traced.result();
+                    out.printf(Locale.ROOT, "ckks sample %d: ", i);
+                    out.print(traced.trace().toTable());
+                    traces.add(traced.trace().toJson(OutputJson.MAPPER));
+                } else {
+                    result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
+                            calibration, progress);
+                }
                 blockSeconds.add(blocks.stream().mapToDouble(Double::doubleValue).toArray());
                 Matrix hidden = encrypted.decrypt(keys, result.output().lastHiddenState());
                 Matrix logits = result.output().logits() == null ? null : encrypted.decrypt(keys, result.output().logits());
@@ -97,6 +120,12 @@ final class EncryptedRun {
                 write(chart, breakdown.toSvg());
                 results.add(new InferenceResult(p.embeddings(), hidden, logits, List.of(), depth, 0, 0));
             }
+        }
+        if (traceJson != null) {
+            ObjectNode t = OutputJson.MAPPER.createObjectNode();
+            t.set("samples", traces);
+            OutputJson.write(t, traceJson);
+            out.println("wrote the error trace to " + traceJson);
         }
         json.set("error_vs_poly", agreement(json, vsPoly));
         json.set("error_vs_exact", agreement(json, vsExact));

@@ -373,7 +373,24 @@ class EncryptedEngineTest {
                     .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before3,
                     "one bootstrap for a 2-deep program on a refreshed input");
             assertTrue(engine.reserve(reserved, 3, 1) == reserved, "enough levels: nothing to do");
-            assertTrue(engine.reserve(low, 3, 1e6) == low, "values too large to bootstrap safely: left to the program");
+            // Read back from a file, the engine knows nothing of its magnitude: the announced bound decides.
+            CkksTensor unknown = roundTrip(ctx, low);
+            assertTrue(engine.reserve(unknown, 3, 1e6) == unknown, "values too large to bootstrap safely: left to the "
+                    + "program");
+            assertTrue(engine.reserve(unknown, 3, 1).level() >= 3, "small enough: refreshed");
+        }
+    }
+
+    /** t written to a ciphertext file and read back: the same values, and no range the engine tracked. */
+    private static CkksTensor roundTrip(HeContext ctx, CkksTensor t) {
+        try {
+            var out = new java.io.ByteArrayOutputStream();
+            dev.polyhe.core.engine.ckks.EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
+                    java.util.Map.of("t", t), out);
+            return dev.polyhe.core.engine.ckks.EncryptedTensorFormat.read(ctx, "ckks-cpu",
+                    new java.io.ByteArrayInputStream(out.toByteArray())).tensors().get("t");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -156,7 +156,7 @@ class InferCommandTest {
         Path cal = dir.resolve("cal.json");
         var c = polyhe("calibrate", "--model", PYTHIA.toString(), "--input", in.toString(), "--output", cal.toString());
         assertEquals(0, c.code(), c.err());
-        assertTrue(c.out().contains("9 sites"), "4 per block and the final LayerNorm: " + c.out());
+        assertTrue(c.out().contains("10 sites"), "4 per block, the final LayerNorm and the input: " + c.out());
         JsonNode calJson = JSON.readTree(cal.toFile());
         assertEquals("gpt_neox", calJson.get("model_type").asText());
         assertTrue(calJson.get("sites").get("layers.0.attention").has("row_power_sum_max"));

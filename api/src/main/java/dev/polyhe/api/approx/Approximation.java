@@ -29,6 +29,15 @@ public interface Approximation {
     /** The polynomial program. Inputs outside {@link #domain()} give unspecified (not guarded) results. */
     <T> T evaluate(Arith<T> arith, T x);
 
+    /**
+     * The program on {@code x} announced to lie in the domain ({@link Arith#bound}), as every caller assumes: engines
+     * that track the magnitude of their values then follow the program from its domain, not from a looser range
+     * worked out from what came before.
+     */
+    default <T> T evaluateOnDomain(Arith<T> arith, T x) {
+        return evaluate(arith, arith.bound(x, domain().lo(), domain().hi()));
+    }
+
     /** Multiplicative depth, measured by running the program on a traced scalar. */
     default int depth() {
         ScalarArith arith = new ScalarArith();

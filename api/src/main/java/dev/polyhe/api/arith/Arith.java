@@ -52,6 +52,15 @@ public interface Arith<T> {
         return a;
     }
 
+    /**
+     * {@code a} itself, announced to hold values within [lo, hi] (a calibrated range: the domain of an approximation,
+     * the scores seen by an attention site). Engines that track the magnitude of their values (to scale them into
+     * the range where bootstrapping is accurate) take it as the range of {@code a} and of what derives from it.
+     */
+    default T bound(T a, double lo, double hi) {
+        return a;
+    }
+
     /** Thrown by engines that can only evaluate polynomials when asked for a non-polynomial function. */
     final class NotPolynomialException extends UnsupportedOperationException {
         private static final long serialVersionUID = 1L;

@@ -47,11 +47,29 @@ public interface Evaluator {
     Ciphertext bootstrap(Ciphertext a);
 
     /**
+     * Refreshes levels and multiplies the values by {@code factor}: how an engine scales values into the range
+     * where bootstrapping is accurate and back. Backends fold the factor into the circuit's last constants (no
+     * level); the default multiplies after the bootstrap, which costs one level.
+     */
+    default Ciphertext bootstrap(Ciphertext a, double factor) {
+        Ciphertext b = bootstrap(a);
+        return factor == 1 ? b : rescale(multiplyConstant(b, factor));
+    }
+
+    /**
      * Refreshes two ciphertexts of real slots at once. Backends may pack them as the real and imaginary parts of
      * one bootstrap (which refreshes complex slots anyway) and split the result by a conjugation; the default
      * bootstraps each.
      */
     default Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
         return new Ciphertext[] {bootstrap(a), bootstrap(b)};
+    }
+
+    /** {@link #bootstrapPair(Ciphertext, Ciphertext)} with each result multiplied by its factor (see {@link #bootstrap(Ciphertext, double)}). */
+    default Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b, double factorA, double factorB) {
+        if (factorA == 1 && factorB == 1) {
+            return bootstrapPair(a, b);
+        }
+        return new Ciphertext[] {bootstrap(a, factorA), bootstrap(b, factorB)};
     }
 }

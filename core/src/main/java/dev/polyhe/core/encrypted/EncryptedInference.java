@@ -10,7 +10,13 @@ import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.model.Model;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.api.model.ModelOutput;
+import dev.polyhe.core.engine.PlainEngine;
+import dev.polyhe.core.engine.PlainTensor;
 import dev.polyhe.core.engine.ckks.Accounting;
+import dev.polyhe.core.engine.ckks.CkksProbe;
+import dev.polyhe.core.engine.trace.ErrorTrace;
+import dev.polyhe.core.engine.trace.ErrorTracingOps;
+import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.Packing;
@@ -19,6 +25,7 @@ import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
+import dev.polyhe.core.inference.SiteDomains;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -88,17 +95,63 @@ public final class EncryptedInference {
             Consumer<String> progress) {
         CkksEngine engine = keys.engine();
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
+        long t0 = System.nanoTime();
+        ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
+                nonlinearities, blockProgress(model, progress));
+        return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** A traced run: what the server would send back, and the error trace against the plaintext polynomial model. */
+    public record TracedResult(ServerResult result, ErrorTrace trace) {
+    }
+
+    /**
+     * Client-side debugging: the polynomial model run on the encrypted embeddings and, step by step beside it, in
+     * plaintext; every step's result is decrypted and compared ({@link ErrorTracingOps}), and every bootstrap's input
+     * and output are decrypted. It needs the secret key, so it never runs on a server; times include the decryptions.
+     */
+    public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
+            Consumer<String> progress) {
+        CkksEngine engine = keys.engine();
+        PlainEngine plain = new PlainEngine();
+        ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe());
+        engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(in.slots(), in.level(),
+                Math.log(in.scale()) / Math.log(2), engine.decryptSlots(in), engine.decryptSlots(out), factor, bound));
+        try {
+            var nonlinearities = service.polynomialNonlinearities(calibration, false);
+            Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), engine.fromPlain(embeddings));
+            long t0 = System.nanoTime();
+            ModelOutput<Paired<PlainTensor, CkksTensor>> out = model.model().forward(ops,
+                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, progress));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            ModelOutput<CkksTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
+                    out.logits() == null ? null : out.logits().traced());
+            return new TracedResult(new ServerResult(encrypted, engine.accounting(), seconds), ops.trace());
+        } finally {
+            engine.observeBootstraps(null);
+        }
+    }
+
+    /**
+     * The encrypted input with the range calibration saw for embeddings (widened by the margin), so that the engine
+     * knows its magnitude from the first operation: the server never sees it otherwise.
+     */
+    private <M> M withInputRange(TensorOps<M> ops, M embeddings, Calibration calibration) {
+        return calibration.inputRange().map(r -> {
+            var d = new SiteDomains(service.config().margin()).real(r.min(), r.max());
+            return ops.bound(embeddings, d.lo(), d.hi());
+        }).orElse(embeddings);
+    }
+
+    private static Model.LayerObserver blockProgress(LoadedModel model, Consumer<String> progress) {
         int layers = model.model().info().layers();
-        Model.LayerObserver observer = new Model.LayerObserver() {
+        return new Model.LayerObserver() {
             @Override
             public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
                 progress.accept(String.format(java.util.Locale.ROOT, "block %d/%d done, %d levels consumed so far",
                         layer + 1, layers, ops.depth(output)));
             }
         };
-        long t0 = System.nanoTime();
-        ModelOutput<CkksTensor> out = model.model().forward(engine, embeddings, nonlinearities, observer);
-        return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
     }
 
     /** Writes tensors (with metadata such as the model type) for the other side. */

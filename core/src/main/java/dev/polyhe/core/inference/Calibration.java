@@ -37,6 +37,14 @@ public record Calibration(@JsonProperty("model_type") String modelType, String a
         sites = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(sites));
     }
 
+    /** The site of the encrypted input, the embeddings (its function is the same name). */
+    public static final String INPUT_SITE = "input_embeddings";
+
+    /** The range of the embeddings seen, when this calibration recorded it (older files did not). */
+    public java.util.Optional<SiteCalibration> inputRange() {
+        return java.util.Optional.ofNullable(sites.get(INPUT_SITE));
+    }
+
     /** The site's record, or a clear error when this calibration does not cover it. */
     public SiteCalibration site(String site, String function) {
         SiteCalibration s = sites.get(site);

@@ -39,6 +39,18 @@ public final class CalibrationRecorder implements Nonlinearities {
         merge(site, new SiteCalibration(function, min, max, d.length, null, null, null, null, null));
     }
 
+    /** Records the range of a model input's embeddings (the client's side of the model: what gets encrypted). */
+    public void embeddings(Matrix embeddings) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        for (double v : embeddings.data()) {
+            min = Math.min(min, v);
+            max = Math.max(max, v);
+        }
+        merge(Calibration.INPUT_SITE, new SiteCalibration(Calibration.INPUT_SITE, min, max, embeddings.data().length,
+                null, null, null, null, null));
+    }
+
     private void merge(String site, SiteCalibration s) {
         sites.merge(site, s, SiteCalibration::merge);
     }

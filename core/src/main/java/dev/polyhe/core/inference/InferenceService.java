@@ -120,7 +120,7 @@ public final class InferenceService {
         }
         CalibrationRecorder recorder = new CalibrationRecorder(exactNonlinearities(), power());
         for (ModelInput in : inputs) {
-            run(model.model(), in, recorder);
+            recorder.embeddings(run(model.model(), in, recorder).embeddings());
         }
         return recorder.result(model.modelType(), inputs.size());
     }

@@ -95,7 +95,9 @@ public final class PolynomialNonlinearities implements Nonlinearities {
             }
         }
         double maxAbs = Math.max(Math.abs(a.domain().lo()), Math.abs(a.domain().hi()));
-        return a.evaluate(ops, ops.reserve(x, depths.computeIfAbsent(a, Approximation::depth), maxAbs));
+        // announced before reserve, which may bootstrap it: the engine scales it by its range first
+        M inDomain = ops.bound(x, a.domain().lo(), a.domain().hi());
+        return a.evaluateOnDomain(ops, ops.reserve(inDomain, depths.computeIfAbsent(a, Approximation::depth), maxAbs));
     }
 
     // Each step runs in an operator scope whose name marks its kind for the latency breakdown.
@@ -126,8 +128,10 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     public <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site) {
         AttentionKernel k = kernelsBySite.computeIfAbsent(site,
                 s -> attentionKernels.apply(calibration.site(s, "attention")));
+        SiteCalibration c = calibration.site(site, "attention");
+        Domain range = domains.real(c.min(), c.max());
         try (var scope = ops.operator("attention-normalization")) {
-            return k.normalize(ops, scores, mask);
+            return k.normalize(ops, ops.bound(scores, range.lo(), range.hi()), mask);
         }
     }
 }

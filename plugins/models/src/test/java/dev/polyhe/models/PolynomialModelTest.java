@@ -80,8 +80,10 @@ class PolynomialModelTest {
         assertEquals("roberta", cal.modelType());
         assertEquals(3, cal.samples());
         assertEquals(4, cal.p());
-        // per layer: attention, two LayerNorms, GELU; plus the classifier's tanh
-        assertEquals(2 * 4 + 1, cal.sites().size(), cal.sites().keySet().toString());
+        // per layer: attention, two LayerNorms, GELU; plus the classifier's tanh and the input embeddings
+        assertEquals(2 * 4 + 2, cal.sites().size(), cal.sites().keySet().toString());
+        SiteCalibration input = cal.inputRange().orElseThrow();
+        assertTrue(input.min() < 0 && input.max() > 0, "embeddings after RoBERTa's LayerNorm: " + input);
         SiteCalibration ln = cal.site("layers.0.attention.output.LayerNorm", "inv-sqrt");
         assertTrue(ln.min() > 0 && ln.max() > ln.min());
         SiteCalibration att = cal.site("layers.1.attention", "attention");

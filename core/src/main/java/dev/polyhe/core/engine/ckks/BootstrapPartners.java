@@ -26,14 +26,15 @@ final class BootstrapPartners {
     }
 
     /**
-     * A partner for bootstrapping {@code c}: the latest nearly spent ciphertext with the same slots and a scale
-     * within 2× (a pair bootstrap reads both at one scale), or null. Both leave the nearly-spent list.
+     * A partner for bootstrapping {@code c}: the latest nearly spent ciphertext with the same slots, a scale within
+     * 2× (a pair bootstrap reads both at one scale) and accepted by {@code compatible}, or null. Both leave the
+     * nearly-spent list.
      */
-    Ciphertext partnerFor(Ciphertext c) {
+    Ciphertext partnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
         nearlySpent.remove(c);
         for (Ciphertext p : nearlySpent) {
             double ratio = p.scale() / c.scale();
-            if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2) {
+            if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
                 nearlySpent.remove(p);
                 return p;
             }

@@ -56,11 +56,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final BootstrapPartners partners = new BootstrapPartners();
     private final BlockAttention blockAttention;
     private final BlockLinear blockLinear;
+    private final CiphertextBounds bounds = new CiphertextBounds();
     /**
      * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
      * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
      */
     private final Map<Ciphertext, Ciphertext> refreshedCopies = new java.util.WeakHashMap<>();
+    private BootstrapObserver bootstrapObserver;
+
+    /**
+     * Sees every bootstrap the engine does: the ciphertext handed to the backend (after any scaling the engine
+     * applied for it), what came back, and that scaling ({@code out ≈ in / inputFactor}). For error traces.
+     */
+    public interface BootstrapObserver {
+        /** @param bound the bound on |values| the engine assumed (NaN: none) */
+        void bootstrapped(Ciphertext in, Ciphertext out, double inputFactor, double bound);
+    }
+
+    /** Sets (or, with null, removes) the observer of bootstraps. */
+    public void observeBootstraps(BootstrapObserver observer) {
+        this.bootstrapObserver = observer;
+    }
 
     /**
      * @param keys the evaluation keys the evaluator holds (for the bootstrapping capability)
@@ -186,7 +202,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     private Ciphertext atLevel(Ciphertext c, int level) {
-        return c.level() == level ? c : evaluator.dropToLevel(c, level);
+        return c.level() == level ? c : bounds.same(evaluator.dropToLevel(c, level), c);
     }
 
     /**
@@ -208,21 +224,127 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
-        Ciphertext found = partners.partnerFor(c);
+        int k = prescale(c);
+        // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
+        // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
+        Ciphertext found = !wellScaled(c, k) ? null : partners.partnerFor(c,
+                p -> Math.abs(prescale(p) - k) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
+        Ciphertext in = prescaled(c, k, op);
         Ciphertext b;
         if (partner == null) {
-            b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(c));
+            b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(in, Math.scalb(1.0, -k)));
         } else {
-            Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(c, partner));
+            int kp = prescale(partner);
+            Ciphertext inPartner = prescaled(partner, kp, op);
+            Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP,
+                    () -> evaluator.bootstrapPair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(1.0, -kp)));
             b = both[0];
-            refreshedCopies.put(partner, both[1]);
+            refreshedCopies.put(partner, bounds.same(both[1], partner));
+            observed(inPartner, both[1], Math.scalb(1.0, kp), bounds.of(partner));
         }
+        bounds.same(b, c);
+        observed(in, b, Math.scalb(1.0, k), bounds.of(c));
         refreshedCopies.put(c, b);
         if (b.level() < levels) {
             throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
         }
         return b;
+    }
+
+    private void observed(Ciphertext in, Ciphertext out, double inputFactor, double bound) {
+        if (bootstrapObserver != null) {
+            bootstrapObserver.bootstrapped(in, out, inputFactor, bound);
+        }
+    }
+
+    /**
+     * Two ciphertexts share a bootstrap only when their prescaling exponents differ by at most this: the second leaves
+     * with its scale label 2^gap off Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
+     * which the engine's scale alignment absorbs when it is small.
+     */
+    static final int MAX_PAIR_PRESCALE_GAP = 4;
+
+    /** Bootstrapping is most precise on values of about this magnitude (its error is absolute; see prescale). */
+    static final double BOOTSTRAP_TARGET = 1.0;
+    /**
+     * Values known to be smaller than this are scaled as if they were this large: below it the noise they carry, not
+     * their bound, sets their magnitude, and scaling noise up to the target would let it wrap around q_0.
+     */
+    static final double NOISE_FLOOR = 0x1p-20;
+
+    /**
+     * The power of two 2^k that brings c's values into (target/2, target] before a bootstrap (see
+     * {@link #prescaled}), from the bound the engine tracks. Bootstrapping's error is about the same whatever the
+     * values (the sine's approximation and the key switches of its linear maps), so small values lose bits in
+     * proportion (x⁴ of attention scores, 1e-5, came back with 7 bits), and values beyond (q_0/Δ)/256 are reduced
+     * wrongly modulo q_0 by the sine (Goldschmidt's 1/x near 1/ε = 1 000 came back with 7 bits). Up is free (an
+     * integer product) and undone for free by the bootstrap's output factor; down costs a level, so it is done only
+     * where it pays ({@link #largeMagnitude}) and a level is left. 0 when the bound is unknown.
+     */
+    private int prescale(Ciphertext c) {
+        double b = Math.max(bounds.of(c), NOISE_FLOOR);
+        if (Double.isNaN(b) || Double.isInfinite(b)) {
+            return 0;
+        }
+        int k = (int) Math.floor(Math.log(BOOTSTRAP_TARGET / b) / Math.log(2));
+        if (k >= 0) {
+            return k;
+        }
+        return b > largeMagnitude(c) && c.level() >= 1 && bounds.tight(c) ? k : 0;
+    }
+
+    /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
+    private boolean wellScaled(Ciphertext c, int k) {
+        double b = bounds.of(c);
+        return Double.isNaN(b) || Math.scalb(b, k) <= largeMagnitude(c);
+    }
+
+    /** c times 2^k: an integer product when k ≥ 0 (no level), a constant product and a rescale when k < 0. */
+    private Ciphertext prescaled(Ciphertext c, int k, OperatorKind op) {
+        if (k == 0) {
+            return c;
+        }
+        if (k > 0) {
+            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)), c,
+                    Math.scalb(1.0, k));
+        }
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(c, Math.scalb(1.0, k)));
+        return rescaleExact(bounds.scaled(raw, c, Math.scalb(1.0, k)), op);
+    }
+
+    /**
+     * Values above this lose more than 2^-20 of themselves to the sine's cubic term when bootstrapped ((2π·m·Δ/q_0)²/6,
+     * see the backend's bootstrapping), so they are worth a level to scale down: 2 at N16-boot-128 (q_0/Δ = 2^12),
+     * 12 on the test rings (2^15).
+     */
+    private double largeMagnitude(Ciphertext c) {
+        double headroom = Math.pow(2, context.parameters().logQ().get(0)) / scale;
+        return Math.max(2 * BOOTSTRAP_TARGET, headroom * Math.sqrt(6 * 0x1p-20) / (2 * Math.PI));
+    }
+
+    /**
+     * The levels an operand needs for a product: one, or two when the element-wise operation under way will give
+     * large values ({@link #expecting}) and could be bootstrapped, so that they do not land at level 0, where they
+     * could not be scaled down before their own bootstrap.
+     */
+    private int levelsFor(Ciphertext operand) {
+        return bootstraps(operand) && expectedMagnitude > largeMagnitude(operand) ? 2 : 1;
+    }
+
+    /** The largest |value| the element-wise operation under way yields, from its operands' ranges (NaN: unknown). */
+    private double expectedMagnitude = Double.NaN;
+
+    /** Runs an element-wise operation whose result has range {@code r} (see {@link #levelsFor}). */
+    private CkksTensor expecting(ValueRange r, Supplier<CkksTensor> work) {
+        double before = expectedMagnitude;
+        expectedMagnitude = r == null || !r.tight() ? Double.NaN : r.maxAbs();
+        try {
+            return ranged(work.get(), r);
+        } finally {
+            expectedMagnitude = before;
+        }
     }
 
     /** The levels of a fresh (or freshly bootstrapped) ciphertext. */
@@ -247,27 +369,28 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     Ciphertext rescale(Ciphertext c, OperatorKind op) {
         Ciphertext r = rescaleExact(c, op);
         if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1) {
-            return adjust(r, r.level() - 1, scale, op);
+            r = adjust(r, r.level() - 1, scale, op);
         }
-        return r;
+        // the result, not the ciphertext before a scale correction, is what will run out of levels next
+        return bootstraps(r) ? partners.nearlySpent(r) : r;
     }
 
     /** Rescales by the last prime, nothing more. */
     private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
-        Ciphertext r = timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c));
+        Ciphertext r = bounds.same(timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)), c);
         accounting.levels(c.level(), r.level());
         primes[c.level()] = c.scale() / r.scale();
-        return bootstraps(r) ? partners.nearlySpent(r) : r;
+        return r;
     }
 
     Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext[] ab = aligned(a, b, op);
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1]));
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
     }
 
     private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext[] ab = aligned(a, b, op);
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1]));
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
     }
 
     /** Relative scale difference below which two operands count as equal (values then err by about this much). */
@@ -316,7 +439,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
-        return rescaleExact(raw, op);
+        return rescaleExact(bounds.same(raw, c), op);
     }
 
     /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
@@ -333,11 +456,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
     Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext x = withLevels(a, 1, op);
-        Ciphertext y = b == a ? x : withLevels(b, 1, op); // a square bootstraps its operand once
+        double bound = bounds.of(a) * bounds.of(b);
+        Ciphertext x = withLevels(a, levelsFor(a), op);
+        Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op); // a square bootstraps its operand once
         int level = Math.min(x.level(), y.level());
         accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level), atLevel(y, level)));
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level),
+                atLevel(y, level))), bound);
     }
 
     Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
@@ -347,29 +472,42 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
     private Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
         if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
-            return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c));
+            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c)), a, c);
         }
-        Ciphertext x = withLevels(a, 1, op);
+        Ciphertext x = withLevels(a, levelsFor(a), op);
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        return rescale(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), op);
+        return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), x, c),
+                op);
     }
 
     Plaintext encode(double[] values, int width, int level, OperatorKind op) {
-        return timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale));
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale)), values);
     }
 
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
-        Ciphertext x = withLevels(a, 1, op);
+        double bound = bounds.of(a) * maxAbs(values);
+        Ciphertext x = withLevels(a, levelsFor(a), op);
         Plaintext p = encode(values, values.length, x.level(), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
-        return rescale(raw, op);
+        return rescale(bounds.set(raw, bound), op);
+    }
+
+    private static double maxAbs(double[] values) {
+        double m = 0;
+        for (double v : values) {
+            m = Math.max(m, Math.abs(v));
+        }
+        return m;
     }
 
     Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
         long t0 = System.nanoTime();
         Ciphertext[] r = evaluator.rotateHoisted(c, steps);
+        for (Ciphertext x : r) {
+            bounds.same(x, c);
+        }
         long each = (System.nanoTime() - t0) / Math.max(1, steps.length);
         for (int i = 0; i < steps.length; i++) {
             accounting.record(op, PrimitiveKind.ROTATION, each);
@@ -426,22 +564,26 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor add(CkksTensor a, CkksTensor b) {
-        return zip(a, b, "add", a.clean && b.clean, (x, y) -> add(x, y, OperatorKind.OTHER));
+        return ranged(zip(a, b, "add", a.clean && b.clean, (x, y) -> add(x, y, OperatorKind.OTHER)),
+                bothRanges(a.range, b.range, ValueRange::plus));
     }
 
     @Override
     public CkksTensor sub(CkksTensor a, CkksTensor b) {
-        return zip(a, b, "sub", a.clean && b.clean, (x, y) -> sub(x, y, OperatorKind.OTHER));
+        return ranged(zip(a, b, "sub", a.clean && b.clean, (x, y) -> sub(x, y, OperatorKind.OTHER)),
+                bothRanges(a.range, b.range, ValueRange::minus));
     }
 
     @Override
     public CkksTensor negate(CkksTensor a) {
-        return map(a, a.clean, x -> timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.negate(x)));
+        return ranged(map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+                () -> evaluator.negate(x)), x)), mapRange(a.range, v -> -v));
     }
 
     @Override
     public CkksTensor mul(CkksTensor a, CkksTensor b) {
-        return zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER));
+        return expecting(bothRanges(a.range, b.range, ValueRange::times),
+                () -> zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER)));
     }
 
     @Override
@@ -449,20 +591,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c == 0) {
             return a;
         }
-        return map(a, false, x -> timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, c)));
+        return ranged(map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+                () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c));
     }
 
     @Override
     public CkksTensor mulConstant(CkksTensor a, double c) {
-        return map(a, a.clean, x -> constantProduct(x, c, OperatorKind.OTHER));
+        return expecting(mapRange(a.range, v -> v * c), () -> map(a, a.clean, x -> constantProduct(x, c,
+                OperatorKind.OTHER)));
     }
 
     @Override
     public CkksTensor constantLike(CkksTensor like, double c) {
-        return map(like, c == 0 && like.clean, x -> {
+        return ranged(map(like, c == 0 && like.clean, x -> {
             Ciphertext zero = evaluator.multiplyInteger(x, 0);
-            return c == 0 ? zero : evaluator.addConstant(zero, c);
-        });
+            return bounds.set(c == 0 ? zero : evaluator.addConstant(zero, c), Math.abs(c));
+        }), ValueRange.constant(c));
     }
 
     @Override
@@ -479,21 +623,99 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
         int wanted = Math.min(levels, maxLevel);
-        if (maxAbs > safeBootstrapMagnitude()
-                || Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && bootstraps(c))) {
+        if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refreshable(c, maxAbs))) {
             return a;
         }
-        return map(a, a.clean, c -> bootstraps(c) ? withLevels(c, wanted, OperatorKind.OTHER) : c);
+        return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER) : c),
+                a.range);
+    }
+
+    /**
+     * Whether c can be bootstrapped accurately now: the keys allow it, and its values (its tracked bound, else
+     * {@code maxAbs}) are within {@link #safeBootstrapMagnitude} or can still be scaled down (a level left).
+     */
+    private boolean refreshable(Ciphertext c, double maxAbs) {
+        double b = bounds.of(c);
+        return bootstraps(c) && ((Double.isNaN(b) ? maxAbs : b) <= safeBootstrapMagnitude() || c.level() >= 1
+                && !Double.isNaN(b));
     }
 
     /**
      * The largest |value| bootstrapping refreshes without real loss: (q_0/Δ)/256. Bootstrapping reduces Δ·m
      * modulo q_0 with a sine, whose relative error grows as (2π·m·Δ/q_0)²/6; at m = (q_0/Δ)/256 it is 1e-4. At
-     * N16-boot-128 (q_0/Δ = 2^12) that is 16: a LayerNorm variance of 1 000 would come back wrong.
+     * N16-boot-128 (q_0/Δ = 2^12) that is 16: a LayerNorm variance of 1 000 would come back wrong unless scaled
+     * down first.
      */
     double safeBootstrapMagnitude() {
         var p = context.parameters();
         return Math.pow(2, p.logQ().get(0) - p.logScale()) / 256;
+    }
+
+    /** The calibrated range of a's values (see {@link dev.polyhe.api.arith.Arith#bound}). */
+    @Override
+    public CkksTensor bound(CkksTensor a, double lo, double hi) {
+        return ranged(a.with(a.cts, a.clean), ValueRange.interval(lo, hi));
+    }
+
+    /** The range the engine assumes for m's values, as [lo, hi], or null when it has none (for reports). */
+    public double[] assumedRange(CkksTensor m) {
+        return m.range == null ? null : new double[] {m.range.lo(), m.range.hi()};
+    }
+
+    /**
+     * t with range r: the ciphertexts' bounds are tightened to it (they were set by interval arithmetic primitive by
+     * primitive; the range knows more, e.g. that Goldschmidt's e stays below 1).
+     */
+    private CkksTensor ranged(CkksTensor t, ValueRange r) {
+        t.range = r;
+        if (r != null) {
+            double m = r.maxAbs();
+            for (Ciphertext c : t.cts) {
+                bounds.tighten(c, m, r.tight());
+            }
+        }
+        return t;
+    }
+
+    private static ValueRange mapRange(ValueRange r, DoubleUnaryOperator f) {
+        return r == null ? null : r.map(f);
+    }
+
+    private static ValueRange bothRanges(ValueRange a, ValueRange b, java.util.function.BinaryOperator<ValueRange> f) {
+        return a == null || b == null ? null : f.apply(a, b);
+    }
+
+    private static ValueRange sumRange(ValueRange a, int n) {
+        return a == null ? null : a.sumOf(n);
+    }
+
+    /** Each output column's interval Σ_j W[o, j]·x_j + b_o over x in r, hulled over the columns. */
+    private static ValueRange linearRange(ValueRange r, Matrix weight, double[] bias) {
+        if (r == null) {
+            return null;
+        }
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (int o = 0; o < weight.rows(); o++) {
+            double l = bias == null ? 0 : bias[o];
+            double h = l;
+            for (int j = 0; j < weight.cols(); j++) {
+                double[] p = ValueRange.products(r.lo(), r.hi(), weight.get(o, j), weight.get(o, j));
+                l += p[0];
+                h += p[1];
+            }
+            lo = Math.min(lo, l);
+            hi = Math.max(hi, h);
+        }
+        return ValueRange.loose(lo, hi);
+    }
+
+    private static ValueRange plainRange(Matrix m) {
+        return ValueRange.of(m.data(), false);
+    }
+
+    private static ValueRange rowRangeOf(double[] v) {
+        return ValueRange.of(v, false);
     }
 
     /** The 1/cols goes first, on the entries: a row sum of big entries (1 000s) would be unsafe to bootstrap. */
@@ -541,9 +763,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] cts = new Ciphertext[vecs.length];
         for (int i = 0; i < cts.length; i++) {
             Plaintext p = encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
-            cts[i] = timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p));
+            cts[i] = bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
+                    maxAbs(vecs[i]));
         }
-        return shape.with(cts, true);
+        return ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
     }
 
     /** Ciphertexts of a column-block tensor with this many columns. */
@@ -613,6 +836,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return new Matrix(m.rows, m.cols, out);
     }
 
+    /** The real parts of every slot of one ciphertext (client side: decrypts). */
+    public double[] decryptSlots(Ciphertext c) {
+        if (decryptor == null) {
+            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
+        }
+        return encoder.decode(decryptor.decrypt(c));
+    }
+
     /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
     Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
         Ciphertext[] xs = new Ciphertext[cts.length];
@@ -632,11 +863,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (x.layout == Layout.DIAGONALS || x.layout == Layout.HEAD_DIAGONALS) {
             throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
         }
-        if (blockColumns == 1) {
-            return linearOnColumns(x, weight, bias);
-        }
-        return x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias)
+        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias)
+                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias)
                 : blockLinear.intoBlocks(x, weight, bias);
+        return ranged(y, linearRange(x.range, weight, bias));
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
@@ -655,17 +885,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 }
                 Ciphertext xj = xs[j];
                 accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                Ciphertext term = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w));
+                Ciphertext term = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w)),
+                        bounds.of(xj) * Math.abs(w));
                 acc = acc == null ? term : add(acc, term, op);
             }
             if (acc == null) {
                 Ciphertext x0 = xs[0];
                 accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                acc = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x0, 0.0));
+                acc = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x0, 0.0)), 0);
             }
             Ciphertext y = rescale(acc, op);
             double b = bias == null ? 0 : bias[o];
-            ys[o] = b == 0 ? y : timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b));
+            ys[o] = b == 0 ? y : bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b)),
+                    bounds.of(y) + Math.abs(b));
         }
         return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
     }
@@ -673,13 +905,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** ct·pt, not rescaled (sums of products rescale once). */
     Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)),
+                bounds.of(x) * bounds.of(p));
     }
 
     /** A zero at the scale and level a rescaled product of {@code like} has. */
     Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        return timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0));
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0)), 0);
     }
 
     @Override
@@ -706,7 +939,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int s = 0; s < slots; s++) {
             diag[s] = rescale(diag[s], op);
         }
-        return new CkksTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean);
+        return ranged(new CkksTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean),
+                sumRange(bothRanges(q.range, k.range, ValueRange::times), q.cols));
     }
 
     @Override
@@ -736,7 +970,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             }
             out[j] = rescale(acc, op);
         }
-        return new CkksTensor(Layout.COLUMNS, a.rows, v.cols, out, false);
+        return ranged(new CkksTensor(Layout.COLUMNS, a.rows, v.cols, out, false),
+                sumRange(bothRanges(a.range, v.range, ValueRange::times), a.cols));
     }
 
     /**
@@ -805,8 +1040,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor rowSums(CkksTensor m) {
+        ValueRange sums = sumRange(m.range, m.cols);
         if (m.layout == Layout.HEAD_DIAGONALS) {
-            return m.with(blockAttention.rowSums(m.clean ? m : maskPadding(m)), false);
+            return ranged(m.with(blockAttention.rowSums(m.clean ? m : maskPadding(m)), false), sums);
         }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
@@ -823,7 +1059,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
-        return m.with(out, m.layout == Layout.COLUMNS && src.clean);
+        return ranged(m.with(out, m.layout == Layout.COLUMNS && src.clean), sums);
     }
 
     /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
@@ -893,10 +1129,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor mulPlain(CkksTensor m, Matrix plain) {
         double[][] vecs = inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
-        }
-        return m.with(out, true);
+        return expecting(bothRanges(m.range, plainRange(plain), ValueRange::times), () -> {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
+            }
+            return m.with(out, true);
+        });
     }
 
     @Override
@@ -906,54 +1144,60 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int i = 0; i < out.length; i++) {
             out[i] = plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
         }
-        return m.with(out, m.clean);
+        return ranged(m.with(out, m.clean), bothRanges(m.range, plainRange(plain), ValueRange::plus));
     }
 
     /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
     Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
         Plaintext p = timed(op, PrimitiveKind.ENCODE,
                 () -> encoder.encode(values, values.length, c.level(), c.scale()));
-        return timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p));
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
     }
 
     @Override
     public CkksTensor mulRow(CkksTensor m, double[] v) {
         ShapeCheck.rowVector("mulRow", m.cols, v);
+        ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::times);
         if (m.layout == Layout.BLOCKS) {
-            return mulPlain(m, everyRow(v, m.rows));
+            return ranged(mulPlain(m, everyRow(v, m.rows)), r);
         }
         requireColumns(m, "mulRow");
         Ciphertext[] out = new Ciphertext[m.cols];
-        for (int c = 0; c < m.cols; c++) {
-            out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
-        }
-        return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
+        return expecting(r, () -> {
+            for (int c = 0; c < m.cols; c++) {
+                out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
+            }
+            return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
+        });
     }
 
     @Override
     public CkksTensor addRow(CkksTensor m, double[] v) {
         ShapeCheck.rowVector("addRow", m.cols, v);
+        ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::plus);
         if (m.layout == Layout.BLOCKS) {
-            return addPlain(m, everyRow(v, m.rows));
+            return ranged(addPlain(m, everyRow(v, m.rows)), r);
         }
         requireColumns(m, "addRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
             double b = v[c];
-            out[c] = b == 0 ? x : timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, b));
+            out[c] = b == 0 ? x : bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+                    () -> evaluator.addConstant(x, b)), bounds.of(x) + Math.abs(b));
         }
-        return new CkksTensor(m.layout, m.rows, m.cols, out, false);
+        return ranged(new CkksTensor(m.layout, m.rows, m.cols, out, false), r);
     }
 
     @Override
     public CkksTensor columns(CkksTensor m, int from, int to) {
         ShapeCheck.range("columns", from, to, m.cols);
         if (m.layout == Layout.BLOCKS) {
-            return unpack(m, from, to);
+            return ranged(unpack(m, from, to), m.range);
         }
         requireColumns(m, "columns");
-        return new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean);
+        return ranged(new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean),
+                m.range);
     }
 
     /**
@@ -1044,6 +1288,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
+        return ranged(rowSlice(m, from, to), m.range);
+    }
+
+    private CkksTensor rowSlice(CkksTensor m, int from, int to) {
         ShapeCheck.range("rows", from, to, m.rows);
         if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
                 && from % m.cols == 0 && to % m.cols == 0) {
@@ -1071,8 +1319,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 : new CkksTensor((to - from) * m.cols, m.cols, cts, m.clean, HeadPacking.stacked(to - from));
     }
 
+    /** The hull of the parts' ranges (the one range when they share it); null when any is unknown. */
+    private static ValueRange unionOf(List<CkksTensor> parts) {
+        ValueRange r = parts.isEmpty() ? null : parts.get(0).range;
+        for (CkksTensor p : parts) {
+            r = bothRanges(r, p.range, ValueRange::union);
+        }
+        return r;
+    }
+
     @Override
     public CkksTensor concatColumns(List<CkksTensor> parts) {
+        return ranged(joinColumns(parts), unionOf(parts));
+    }
+
+    private CkksTensor joinColumns(List<CkksTensor> parts) {
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("concatColumns: nothing to concatenate");
         }
@@ -1097,6 +1358,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     @Override
     public CkksTensor concatRows(List<CkksTensor> parts) {
+        return ranged(joinRows(parts), unionOf(parts));
+    }
+
+    private CkksTensor joinRows(List<CkksTensor> parts) {
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("concatRows: nothing to concatenate");
         }
@@ -1122,10 +1387,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new IllegalArgumentException("headScores: " + q + " and " + k + " are not " + heads
                     + " heads of equal size over the same tokens");
         }
+        ValueRange r = sumRange(bothRanges(q.range, k.range, ValueRange::times), q.cols / heads);
         if (blockAttention.applies(q, k, q.cols / heads)) {
-            return blockAttention.scores(q, k, heads);
+            return ranged(blockAttention.scores(q, k, heads), r);
         }
-        return TensorOps.super.headScores(asColumns(q), asColumns(k), heads);
+        return ranged(TensorOps.super.headScores(asColumns(q), asColumns(k), heads), r);
     }
 
     @Override
@@ -1133,17 +1399,20 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.heads() != heads) {
             throw new IllegalArgumentException("headContexts: weights " + weights + " are not " + heads + " heads");
         }
+        ValueRange r = sumRange(bothRanges(weights.range, values.range, ValueRange::times), weights.cols);
         if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.groups() * weights.heads.diagonals() > 1) {
-            return blockAttention.contexts(weights, values);
+            return ranged(blockAttention.contexts(weights, values), r);
         }
-        return TensorOps.super.headContexts(weights, values, heads);
+        return ranged(TensorOps.super.headContexts(weights, values, heads), r);
     }
 
     /** On column blocks: see {@link BlockLinear#permute}; otherwise column by column. */
     @Override
     public CkksTensor permuteColumns(CkksTensor m, int[] source, Matrix weights) {
-        return m.layout == Layout.BLOCKS ? blockLinear.permute(m, source, weights)
-                : TensorOps.super.permuteColumns(m, source, weights);
+        boolean dropsColumns = Arrays.stream(source).anyMatch(j -> j < 0);
+        ValueRange r = bothRanges(m.range, ValueRange.of(weights.data(), dropsColumns), ValueRange::times);
+        return ranged(m.layout == Layout.BLOCKS ? blockLinear.permute(m, source, weights)
+                : TensorOps.super.permuteColumns(m, source, weights), r);
     }
 
     @Override

@@ -21,6 +21,11 @@ public final class CkksTensor {
     final int perCiphertext;
     /** How the heads sit, for {@link Layout#HEAD_DIAGONALS}; null otherwise. */
     final HeadPacking heads;
+    /**
+     * The range of the values, as the engine tracks it (set once by the operation that made the tensor); null when
+     * unknown, e.g. for a tensor read from a file until a calibrated range is announced.
+     */
+    ValueRange range;
 
     CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean) {
         this(layout, rows, cols, cts, clean, 1);
@@ -76,6 +81,11 @@ public final class CkksTensor {
     /** The lowest level among the ciphertexts. */
     public int level() {
         return Arrays.stream(cts).mapToInt(Ciphertext::level).min().orElse(0);
+    }
+
+    /** The scale of the first ciphertext (operands are aligned to one scale before they meet; for reports). */
+    public double scale() {
+        return cts.length == 0 ? 0 : cts[0].scale();
     }
 
     @Override

@@ -14,13 +14,29 @@ import dev.polyhe.api.arith.Arith;
  * d ↦ d²(3+d)/4: quadratic convergence, and the relative error after n iterations is 1 − √(1 − d_n).
  * Each iteration is two dependent products (X·Y, then Y·(1+r)), so depth = 2n for n ≥ 2 (the first
  * iteration is linear in x and costs one level); degree = (3^n − 1)/2.
+ *
+ * <p>{@code iterations} is an upper bound: once d_n < 2^-53 no later iteration changes a float64 value on the domain,
+ * so the program stops there ({@link #effectiveIterations()}), counting d₀ as at least 1/2 so that inputs a good way
+ * outside a narrow domain still come out exact.
  */
 public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements Approximation {
     public static final String NAME = "goldschmidt-inv-sqrt";
 
     @Override
     public String describe() {
-        return NAME + "(iterations=" + iterations + ") on " + domain;
+        int n = effectiveIterations();
+        return NAME + "(iterations=" + (n == iterations ? n : n + " of " + iterations) + ") on " + domain;
+    }
+
+    /** The iterations that change a float64 value on the domain (d₀ ≥ 1/2, see above): at most {@code iterations}. */
+    public int effectiveIterations() {
+        double d = Math.max(PositiveDomain.contraction(domain), PositiveDomain.ROBUST_CONTRACTION);
+        int n = 0;
+        while (n < iterations && (n == 0 || d >= 0x1p-53)) {
+            d = d * d * (3 + d) / 4;
+            n++;
+        }
+        return n;
     }
 
     @Override
@@ -32,7 +48,7 @@ public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements A
     public int degree() {
         long y = 1;
         long x = 2;
-        for (int i = 1; i < iterations; i++) {
+        for (int i = 1; i < effectiveIterations(); i++) {
             long p = x + y;
             y += p;
             x += p;
@@ -51,6 +67,7 @@ public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements A
         double rootS = Math.sqrt(s);
         // First iteration in closed form (X₀ = (√s/2)·x, Y₀ = √s, 1 + r₀ = 3/2 − (s/2)·x): all linear in x.
         T y = arith.addConstant(arith.mulConstant(x, -s * rootS / 2), 1.5 * rootS);
+        int iterations = effectiveIterations();
         if (iterations == 1) {
             return y;
         }
@@ -69,7 +86,7 @@ public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements A
     /** The relative error bound 1 − √(1 − d_n) with d₀ = ρ, the worst start (x = a). */
     public double relativeErrorBound() {
         double d = PositiveDomain.contraction(domain);
-        for (int i = 0; i < iterations; i++) {
+        for (int i = 0; i < effectiveIterations(); i++) {
             d = d * d * (3 + d) / 4;
         }
         return 1 - Math.sqrt(1 - d);

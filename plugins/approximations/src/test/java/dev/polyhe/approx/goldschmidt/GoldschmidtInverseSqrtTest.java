@@ -51,13 +51,23 @@ class GoldschmidtInverseSqrtTest {
     void depthIsTwicePerIterationAndMatchesTheMeasuredProgram() {
         ScalarArith arith = new ScalarArith();
         assertEquals(1, new GoldschmidtInverseSqrt(DOMAIN, 1).depth());
+        Domain wide = new Domain(1e-3, 1e3); // d₀ = 1 − 2e-6: every one of 20 iterations counts
         for (int n = 2; n <= 20; n++) {
-            GoldschmidtInverseSqrt g = new GoldschmidtInverseSqrt(DOMAIN, n);
+            GoldschmidtInverseSqrt g = new GoldschmidtInverseSqrt(wide, n);
             int measured = g.evaluate(arith, Traced.of(1.0)).depth();
             assertEquals(2 * n, measured, "iterations " + n);
             assertEquals(measured, g.depth());
             assertEquals((Math.pow(3, n) - 1) / 2, g.degree(), 0.0);
         }
+    }
+
+    @Test
+    void stopsWhereFurtherIterationsChangeNoFloat64Value() {
+        GoldschmidtInverseSqrt g = new GoldschmidtInverseSqrt(new Domain(0.028, 0.034), 10);
+        assertEquals(6, g.effectiveIterations(), "d₀ counted as 1/2: 0.3125, 0.0774, 0.0046, 1.6e-5, 1.9e-10, 2.7e-20");
+        assertTrue(g.effectiveIterations() < 10);
+        assertTrue(g.maxRelativeError() < 1e-15, "relative error " + g.maxRelativeError());
+        assertEquals(2 * g.effectiveIterations(), g.depth());
     }
 
     @Test

@@ -55,23 +55,44 @@ class GoldschmidtInverseTest {
     void depthIsIterationsPlusOneAndMatchesTheMeasuredProgram() {
         ScalarArith arith = new ScalarArith();
         assertEquals(1, new GoldschmidtInverse(DOMAIN, 1).depth(), "one iteration is the linear 2s − s²x");
+        Domain wide = new Domain(1e-4, 1e4); // ρ = 1 − 2e-8: every one of 30 iterations counts
         for (int n = 2; n <= 30; n++) {
-            GoldschmidtInverse g = new GoldschmidtInverse(DOMAIN, n);
+            GoldschmidtInverse g = new GoldschmidtInverse(wide, n);
             int measured = g.evaluate(arith, Traced.of(1.0)).depth();
             assertEquals(n + 1, measured, "measured depth, iterations " + n);
             assertEquals(measured, g.depth(), "depth() reports the measured depth");
             assertEquals((1 << n) - 1, g.degree());
         }
-        assertEquals(22, new GoldschmidtInverse(DOMAIN, 21).depth(), "the paper: 21 iterations = depth 22");
+        assertEquals(22, new GoldschmidtInverse(wide, 21).depth(), "the paper: 21 iterations = depth 22");
+    }
+
+    @Test
+    void stopsWhereFurtherIterationsChangeNoFloat64Value() {
+        // ρ = 0.5 (the least counted): 0.5^(2^6) < 2^-53, so 6 of 22 iterations; the values are those of all 22.
+        Domain narrow = new Domain(1e-3, 1.2e-3);
+        GoldschmidtInverse six = new GoldschmidtInverse(narrow, 22);
+        assertEquals(6, six.effectiveIterations());
+        assertEquals(7, six.depth());
+        assertEquals("goldschmidt-inverse(iterations=6 of 22) on " + narrow, six.describe());
+        assertTrue(six.maxRelativeError() < 1e-15, "relative error " + six.maxRelativeError());
+        // ... and an input well outside the narrow domain, |e| ≤ 1/2, is still exact
+        double s = 2 / (1e-3 + 1.2e-3);
+        for (double x : new double[] {0.6 / s, 1.45 / s}) {
+            double p = six.evaluate(new ScalarArith(), Traced.of(x)).value();
+            assertEquals(1 / x, p, 1e-14 / x, "x = " + x);
+        }
+        assertEquals(3, new GoldschmidtInverse(narrow, 3).effectiveIterations(), "never more than asked");
     }
 
     @Test
     void convergesBeyondTheDomainUpToLoPlusHi() {
-        // |1 − s·x| < 1 for 0 < x < a + b: an input a little above hi is still inverted.
-        GoldschmidtInverse g = new GoldschmidtInverse(new Domain(1, 3), 8);
-        double x = 3.9;
+        // |1 − s·x| < 1 for 0 < x < a + b: an input a little above hi is still inverted by the iterations the domain
+        // needs (10 here: ρ = 0.935, so 0.968^1024 at x = 3.05 is far below float64's precision too)
+        GoldschmidtInverse g = new GoldschmidtInverse(new Domain(0.1, 3), 14);
+        assertEquals(10, g.effectiveIterations());
+        double x = 3.05;
         double p = g.evaluate(new ScalarArith(), Traced.of(x)).value();
-        assertEquals(1 / x, p, 1e-3);
+        assertEquals(1 / x, p, 1e-12);
     }
 
     @ParameterizedTest(name = "iterations={0}")

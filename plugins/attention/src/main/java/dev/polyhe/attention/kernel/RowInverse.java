@@ -24,6 +24,12 @@ public abstract sealed class RowInverse {
 
     public abstract boolean polynomial();
 
+    /**
+     * The geometric middle √(lo·hi) of the domain the inverse holds on, for denominators scaled by {@code domainScale};
+     * NaN for exact division (no domain).
+     */
+    public abstract double domainMiddle(double domainScale);
+
     public abstract String describe();
 
     public static RowInverse exact() {
@@ -60,6 +66,11 @@ public abstract sealed class RowInverse {
         }
 
         @Override
+        public double domainMiddle(double domainScale) {
+            return Double.NaN;
+        }
+
+        @Override
         public String describe() {
             return "exact division";
         }
@@ -86,12 +97,17 @@ public abstract sealed class RowInverse {
 
         @Override
         public <M> M inverse(TensorOps<M> ops, M denominator, double domainScale) {
-            return approximation(domainScale).evaluate(ops, denominator);
+            return approximation(domainScale).evaluateOnDomain(ops, denominator);
         }
 
         @Override
         public boolean polynomial() {
             return true;
+        }
+
+        @Override
+        public double domainMiddle(double domainScale) {
+            return domainScale * Math.sqrt(lo * hi);
         }
 
         @Override

@@ -49,10 +49,16 @@ final class PowerSoftmax implements AttentionKernel {
             M c = ops.addConstant(ops.rowMaxAbs(x), settings.stableDelta());
             x = ops.mul(x, ops.exact(c, "1/x", v -> 1 / v));
         }
+        double domainScale = settings.lengthAgnostic() ? keys : 1;
+        int k = conditioning(settings.division().domainMiddle(domainScale));
+        if (k > 1) {
+            x = ops.mulConstant(x, k); // an integer: no level
+        }
+        double kp = Math.pow(k, settings.p());
         M powered = EvenPower.of(ops, x, settings.p());
         if (!settings.lengthAgnostic()) {
-            M denominator = ops.addConstant(ops.rowSums(powered), settings.epsilon());
-            return ops.mul(powered, settings.division().inverse(ops, denominator, 1));
+            M denominator = ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp);
+            return ops.mul(powered, settings.division().inverse(ops, denominator, kp));
         }
         if (!settings.division().polynomial()) {
             // Eq. 7 literally; with exact division nothing is gained by folding the constants.
@@ -63,7 +69,23 @@ final class PowerSoftmax implements AttentionKernel {
         }
         // Eq. 7 with its public 1/L folded into Goldschmidt's public scale (see RowInverse): the same values as
         // (x/L')^p · 1/(ε/L + Mean x^p) with the mean-domain approximation, and no level spent on ×1/L.
-        M sum = ops.addConstant(ops.rowSums(powered), settings.epsilon());
-        return ops.mul(powered, settings.division().inverse(ops, sum, keys));
+        M sum = ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp);
+        return ops.mul(powered, settings.division().inverse(ops, sum, keys * kp));
+    }
+
+    /**
+     * The integer k ≥ 1 that puts the division's domain around 1: scores times k make x^p and the denominator k^p
+     * times larger and leave the weights as they are (PowerSoftmax is invariant to x ↦ k·x once ε scales with it),
+     * but with k^p ≈ 1/√(lo·hi) neither the denominator nor its inverse strays further from 1 than √(hi/lo). With
+     * ε = 1e-3 and small scores the inverse is otherwise near 1/ε = 1 000, which bootstrapping cannot refresh
+     * accurately, and x^p near 1e-5, which it refreshes with a few bits. An integer costs no level; 1 when the domain
+     * is already at or above 1, or the division is exact (no domain).
+     */
+    private int conditioning(double domainMiddle) {
+        if (!(domainMiddle > 0) || domainMiddle >= 1) {
+            return 1;
+        }
+        double k = Math.pow(domainMiddle, -1.0 / settings.p());
+        return (int) Math.max(1, Math.min(Math.round(k), 1 << 20));
     }
 }

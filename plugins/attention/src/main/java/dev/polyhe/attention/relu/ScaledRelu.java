@@ -45,6 +45,6 @@ final class ScaledRelu implements AttentionKernel {
 
     @Override
     public <M> M normalize(TensorOps<M> ops, M scores, Matrix mask) {
-        return MultiplicativeMask.apply(ops, relu(ops.cols(scores)).evaluate(ops, scores), mask);
+        return MultiplicativeMask.apply(ops, relu(ops.cols(scores)).evaluateOnDomain(ops, scores), mask);
     }
 }

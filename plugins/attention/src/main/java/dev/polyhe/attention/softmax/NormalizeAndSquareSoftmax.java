@@ -71,7 +71,7 @@ final class NormalizeAndSquareSoftmax implements AttentionKernel {
         int keys = ops.cols(scores);
         Matrix inverseVisible = mask == null ? null : MultiplicativeMask.inverseVisibleCounts(mask);
         M x = squarings == 0 ? scores : ops.mulConstant(scores, Math.scalb(1.0, -squarings));
-        M y = MultiplicativeMask.apply(ops, exp.evaluate(ops, x), mask);
+        M y = MultiplicativeMask.apply(ops, exp.evaluateOnDomain(ops, x), mask);
         for (int stage = 0; stage <= squarings; stage++) {
             if (stage > 0) {
                 y = ops.square(y);

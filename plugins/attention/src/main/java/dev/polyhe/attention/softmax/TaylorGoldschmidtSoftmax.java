@@ -42,7 +42,7 @@ final class TaylorGoldschmidtSoftmax implements AttentionKernel {
         if (subtractMax) {
             x = ops.sub(x, RowMax.of(ops, MultiplicativeMask.apply(ops, scores, mask)));
         }
-        M e = MultiplicativeMask.apply(ops, exp.evaluate(ops, x), mask);
+        M e = MultiplicativeMask.apply(ops, exp.evaluateOnDomain(ops, x), mask);
         return ops.mul(e, division.inverse(ops, ops.rowSums(e), ops.cols(scores)));
     }
 }

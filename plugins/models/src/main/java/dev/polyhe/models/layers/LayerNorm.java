@@ -33,8 +33,24 @@ public record LayerNorm(double[] weight, double[] bias, double eps) {
             for (int i = 0; i < weight.length; i++) {
                 scaledWeight[i] = weight[i] * sqrtH;
             }
-            return ops.addRow(ops.mul(ops.mulRow(centered, scaledWeight), inv), bias);
+            M out = ops.addRow(ops.mul(ops.mulRow(centered, scaledWeight), inv), bias);
+            return ops.bound(out, -outputBound(), outputBound());
         }
+    }
+
+    /**
+     * |output| ≤ √H·max|weight| + max|bias| whatever the input: a row of (x − mean)/√(var + eps) has squares summing
+     * to at most H. Announced to the engine ({@code TensorOps#bound}), which cannot see it in centered × 1/√x (their
+     * extremes never meet); 1 % more for the approximation of 1/√x.
+     */
+    double outputBound() {
+        double w = 0;
+        double b = 0;
+        for (int i = 0; i < weight.length; i++) {
+            w = Math.max(w, Math.abs(weight[i]));
+            b = Math.max(b, Math.abs(bias[i]));
+        }
+        return 1.01 * Math.sqrt(weight.length) * w + b;
     }
 
     /** The same normalization on the client, in plaintext float64 (RoBERTa's embedding LayerNorm). */

@@ -248,8 +248,14 @@ final class CpuEvaluator implements Evaluator {
 
     @Override
     public Ciphertext bootstrap(Ciphertext a) {
+        return bootstrap(a, 1.0);
+    }
+
+    /** The factor joins the constant SlotsToCoeffs multiplies by anyway: no level. */
+    @Override
+    public Ciphertext bootstrap(Ciphertext a, double factor) {
         CpuCiphertext x = ct(a);
-        return bootstrapper().bootstrap(this, x, keys, onDemand != null, encapsulation());
+        return bootstrapper().bootstrap(this, x, keys, onDemand != null, encapsulation(), factor);
     }
 
     /**
@@ -261,21 +267,31 @@ final class CpuEvaluator implements Evaluator {
      */
     @Override
     public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
+        return bootstrapPair(a, b, 1.0, 1.0);
+    }
+
+    /**
+     * a's factor joins SlotsToCoeffs' constant; b's, where it differs, its scale label (b leaves with values
+     * factorB·b read at a scale factorA/factorB times its own: exact, no level, and the engine aligns scales where
+     * b meets others).
+     */
+    @Override
+    public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b, double factorA, double factorB) {
         CpuCiphertext x = ct(a);
         CpuCiphertext y = ct(b);
         double ratio = y.scale() / x.scale();
         if (x.slots() != y.slots() || ratio > 2 || ratio < 0.5) {
-            return new Ciphertext[] {bootstrap(x), bootstrap(y)};
+            return new Ciphertext[] {bootstrap(x, factorA), bootstrap(y, factorB)};
         }
         Bootstrapper boot = bootstrapper();
         CpuCiphertext x0 = ct(dropToLevel(x, 0));
         CpuCiphertext iy = ct(multiplyPlain(dropToLevel(y, 0), boot.imaginaryUnit(1, 0)));
         Ciphertext joined = add(x0, iy.with(iy.c0, iy.c1, 0, x0.scale()));
-        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.5);
+        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.5 * factorA);
         Ciphertext conj = conjugate(w);
         Ciphertext re = add(w, conj);
         CpuCiphertext im = ct(multiplyPlain(sub(w, conj), boot.imaginaryUnit(-1, w.level())));
-        return new Ciphertext[] {re, im.with(im.c0, im.c1, im.level(), im.scale() * ratio)};
+        return new Ciphertext[] {re, im.with(im.c0, im.c1, im.level(), im.scale() * ratio * factorA / factorB)};
     }
 
     private Bootstrapper bootstrapper() {

@@ -1,0 +1,17 @@
+package dev.polyhe.core.engine.trace;
+
+/**
+ * What an error trace reads from a traced engine besides its decrypted values: the level and scale of a value and,
+ * where the engine tracks it, the magnitude bound it assumes (NaN where it has none).
+ */
+public interface Probe<T> {
+    int level(T value);
+
+    /** log2 of the scale. */
+    double logScale(T value);
+
+    /** The bound on |value| the engine assumes (NaN: none). */
+    default double bound(T value) {
+        return Double.NaN;
+    }
+}
