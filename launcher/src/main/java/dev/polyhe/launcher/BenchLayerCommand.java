@@ -61,6 +61,9 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
     String backend;
 
+    @Mixin
+    TraceOptions trace;
+
     @Option(names = "--report", paramLabel = "FILE.txt", description = "Write the latency breakdown as text.")
     Path report;
 
@@ -103,7 +106,7 @@ final class BenchLayerCommand implements Callable<Integer> {
             Calibration cal = service.calibrate(loaded, inputs);
             InferenceService.Comparison plain = service.compare(loaded, inputs, cal);
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
-            EncryptedRun run = new EncryptedRun(polyhe, service, chain, backend, out);
+            EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out));
             run.run(loaded, inputs, cal, plain, json, report, chart);
             double[] blocks = run.blockSeconds().get(0);
             double sum = 0;

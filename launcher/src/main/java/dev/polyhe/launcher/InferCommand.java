@@ -60,12 +60,8 @@ final class InferCommand implements Callable<Integer> {
     @Option(names = "--chart", paramLabel = "FILE.svg", description = "ckks: write the latency breakdown as an SVG chart.")
     Path chart;
 
-    @Option(names = "--trace-errors", arity = "0..1", paramLabel = "TRACE.json", fallbackValue = "",
-            description = "ckks, client-side debugging: decrypt after every step and report the error against the "
-                    + "plaintext polynomial model per layer and operator (absolute, relative, bits), the magnitude "
-                    + "going into every bootstrap, levels and scales; a table, and JSON when a file is given. It "
-                    + "needs the secret key: never run it on a server.")
-    String traceErrors;
+    @Mixin
+    TraceOptions trace;
 
     @Option(names = "--output", paramLabel = "OUT.json",
             description = "Write last_hidden_state and logits (nested lists) with their shapes (and the poly errors).")
@@ -104,7 +100,7 @@ final class InferCommand implements Callable<Integer> {
             json.put("model_type", loaded.modelType());
             json.put("engine", kind.label());
             json.put("attention", service.exactNonlinearities().attentionKernel().describe());
-            if (traceErrors != null && kind != Engine.CKKS) {
+            if (trace.requested() && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--trace-errors traces the ckks engine; add --engine ckks");
             }
             List<InferenceResult> results;
@@ -115,10 +111,7 @@ final class InferCommand implements Callable<Integer> {
                     Calibration cal = calibration(service, loaded, inputs, out);
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
                     report(c.errors(), out);
-                    EncryptedRun run = new EncryptedRun(polyhe, service, chain, backend, out);
-                    if (traceErrors != null) {
-                        run.traced(traceErrors.isEmpty() ? null : Path.of(traceErrors));
-                    }
+                    EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out));
                     results = run.run(loaded, inputs, cal, c, json, report, chart);
                 } else {
                     Calibration cal = calibration(service, loaded, inputs, out);

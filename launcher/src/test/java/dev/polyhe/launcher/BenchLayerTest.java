@@ -42,6 +42,41 @@ class BenchLayerTest {
         assertEquals("true", m.group(2), r.out());
     }
 
+    /**
+     * {@code --trace-errors}: every step decrypted beside the plaintext polynomial model, every bootstrap with what
+     * went in and what it added; a table on stdout and the same as JSON.
+     */
+    @Test
+    void theErrorTraceReportsEveryStepAndBootstrap(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path json = dir.resolve("trace.json");
+        var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "3", "--layers", "1", "--preset",
+                "insecure-test-boot-dense-N10", "--trace-errors", json.toString());
+        assertEquals(0, r.code(), r.err() + r.out());
+        assertTrue(r.out().contains("error trace:") && r.out().contains("max|boot in|"), r.out());
+        assertTrue(r.out().contains("layers.0.attention/attention-normalization"), r.out());
+        var trace = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.toFile()).get("samples").get(0);
+        assertTrue(trace.get("steps").size() > 50, "steps: " + trace.get("steps").size());
+        assertTrue(trace.get("bootstraps").size() > 0);
+        for (var b : trace.get("bootstraps")) {
+            if (b.get("max_abs_in").asDouble() / b.get("input_factor").asDouble() > 1e-6) { // not noise at Δ = 2^40
+                assertTrue(b.get("bits").asDouble() > 12, "a bootstrap keeps its precision: " + b);
+            }
+            assertTrue(b.has("max_abs_in") && b.has("level_in") && b.has("input_factor") && b.has("bound"), b.toString());
+        }
+        for (var s : trace.get("steps")) {
+            assertTrue(s.has("level") && s.has("log2_scale") && s.has("relative_error") && s.has("max_abs_error"),
+                    s.toString());
+        }
+        Matcher m = Pattern.compile("vs poly: mse ([0-9.e+-]+)").matcher(r.out());
+        assertTrue(m.find() && Double.parseDouble(m.group(1)) < 1e-4, r.out());
+        // a client-side tool for the encrypted engine only
+        var plain = polyhe("infer", "--model", "../models/tiny-pythia", "--input", "../models/tiny-pythia/input.json",
+                "--trace-errors");
+        assertEquals(2, plain.code(), plain.out());
+        assertTrue(plain.err().contains("--trace-errors traces the ckks engine"), plain.err());
+    }
+
     @Test
     void anUnknownShapeIsAnInputErrorNamingTheKnownOnes() {
         var r = polyhe("bench", "layer", "--shape", "gpt-5", "--insecure-test");

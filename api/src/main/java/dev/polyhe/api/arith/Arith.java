@@ -61,6 +61,16 @@ public interface Arith<T> {
         return a;
     }
 
+    /**
+     * Asks for at least {@code bits} of precision, relative to each value's range, for what is computed until the
+     * scope closes: a program whose conditioning amplifies errors (a division on a domain spanning κ = hi/lo needs
+     * log2 κ bits more than its result) says so here. Engines that refresh values (bootstrapping) raise their
+     * precision for them where one refresh is not enough; others need not do anything.
+     */
+    default OperatorScope precision(double bits) {
+        return OperatorScope.NONE;
+    }
+
     /** Thrown by engines that can only evaluate polynomials when asked for a non-polynomial function. */
     final class NotPolynomialException extends UnsupportedOperationException {
         private static final long serialVersionUID = 1L;

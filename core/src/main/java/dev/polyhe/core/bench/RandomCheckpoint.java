@@ -1,5 +1,8 @@
 package dev.polyhe.core.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -7,30 +10,73 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 
 /**
- * A GPT-NeoX checkpoint of a given shape with random weights (config.json + model.safetensors, F32), so that a
- * layer of a real model's size can be measured without its weights: the encrypted cost of a layer depends on
- * its shape, not on the values. The scales keep activations in the range trained models show (LayerNorm
- * outputs of order 1, residual stream of order a few units).
+ * Checkpoints with random weights in the Hugging Face layout (config.json + model.safetensors, F32) for the three
+ * architectures, so that a model of any shape can be measured and tested without its weights: the encrypted cost of
+ * a layer depends on its shape, and its fidelity on the magnitudes the weights produce, which {@link Init} chooses.
  */
 public final class RandomCheckpoint {
-    /** A model shape: hidden size, heads, FFN width, vocabulary, layers, and the share of rotary dimensions. */
-    public record Shape(String name, int hidden, int heads, int ffn, int vocab, int layers, double rotaryPct) {
+    /** The architecture of a generated checkpoint. */
+    public enum Architecture {
+        GPT_NEOX("gpt_neox"),
+        ROBERTA("roberta"),
+        VIT("vit");
+
+        private final String modelType;
+
+        Architecture(String modelType) {
+            this.modelType = modelType;
+        }
+
+        public String modelType() {
+            return modelType;
+        }
+    }
+
+    /** How the weights are drawn. */
+    public enum Init {
+        /**
+         * Hugging Face's initialization (initializer_range 0.02): every matrix and embedding N(0, 0.02²), biases 0,
+         * LayerNorms 1 and 0. Activations and attention scores come out small, the case where encrypted
+         * PowerSoftmax sees denominators near ε.
+         */
+        HF,
+        /**
+         * Weights of standard deviation 1/√fan-in, embeddings of 1, LayerNorm weights 1 ± 0.1 and small biases: every
+         * product of order one and a residual stream of a few units, as trained models show.
+         */
+        SCALED
+    }
+
+    /**
+     * A model shape: hidden size, heads, FFN width, vocabulary (labels for the classifiers), layers, and the share of
+     * rotary dimensions (GPT-NeoX). ViT's images are {@code imageSize} pixels square in patches of {@code patchSize}.
+     */
+    public record Shape(String name, int hidden, int heads, int ffn, int vocab, int layers, double rotaryPct,
+            int imageSize, int patchSize) {
         public Shape {
             if (hidden < 2 || heads < 1 || hidden % heads != 0 || ffn < 1 || vocab < 2 || layers < 1) {
                 throw new IllegalArgumentException("shape " + name + ": hidden " + hidden + " must be a multiple of "
                         + "heads " + heads + ", and ffn, vocab and layers positive");
             }
+            if (patchSize < 1 || imageSize % patchSize != 0) {
+                throw new IllegalArgumentException("shape " + name + ": image size " + imageSize
+                        + " must be a multiple of the patch size " + patchSize);
+            }
+        }
+
+        /** A GPT-NeoX shape. */
+        public Shape(String name, int hidden, int heads, int ffn, int vocab, int layers, double rotaryPct) {
+            this(name, hidden, heads, ffn, vocab, layers, rotaryPct, 16, 8);
         }
 
         public Shape withLayers(int n) {
-            return new Shape(name, hidden, heads, ffn, vocab, n, rotaryPct);
+            return new Shape(name, hidden, heads, ffn, vocab, n, rotaryPct, imageSize, patchSize);
         }
     }
 
@@ -43,6 +89,8 @@ public final class RandomCheckpoint {
             "pythia-70m", new Shape("pythia-70m", 512, 8, 2048, 128, 1, 0.25),
             "tiny", new Shape("tiny", 8, 2, 16, 16, 1, 0.5));
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private RandomCheckpoint() {}
 
     public static Shape shape(String name) {
@@ -53,76 +101,230 @@ public final class RandomCheckpoint {
         return s;
     }
 
-    /** Writes the checkpoint into {@code dir} (created if needed) and returns it. */
+    /** A GPT-NeoX checkpoint with {@link Init#SCALED} weights, written into {@code dir} (created if needed). */
     public static Path write(Path dir, Shape shape, long seed) throws IOException {
+        return write(dir, Architecture.GPT_NEOX, shape, Init.SCALED, seed);
+    }
+
+    /** Writes the checkpoint into {@code dir} (created if needed) and returns it. */
+    public static Path write(Path dir, Architecture arch, Shape shape, Init init, long seed) throws IOException {
         Files.createDirectories(dir);
-        int h = shape.hidden();
-        int f = shape.ffn();
-        Files.writeString(dir.resolve("config.json"), String.format(Locale.ROOT, """
-                {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "hidden_size": %d,
-                 "num_hidden_layers": %d, "num_attention_heads": %d, "intermediate_size": %d, "vocab_size": %d,
-                 "rotary_pct": %s, "rotary_emb_base": 10000, "max_position_embeddings": 2048,
-                 "layer_norm_eps": 1e-05, "use_parallel_residual": true, "tie_word_embeddings": false,
-                 "hidden_act": "gelu"}
-                """, h, shape.layers(), shape.heads(), f, shape.vocab(), Double.toString(shape.rotaryPct())));
-        Random rnd = new Random(seed);
-        Map<String, float[]> t = new LinkedHashMap<>();
-        Map<String, int[]> shapes = new LinkedHashMap<>();
-        // weights of standard deviation ~1/sqrt(fan-in) keep each product of order one
-        double wIn = 1 / Math.sqrt(h);
-        double wFfn = 1 / Math.sqrt(f);
-        put(t, shapes, "embed_out.weight", rnd, wIn, shape.vocab(), h);
-        put(t, shapes, "gpt_neox.embed_in.weight", rnd, 1.0, shape.vocab(), h);
-        norm(t, shapes, "gpt_neox.final_layer_norm", rnd, h);
-        for (int l = 0; l < shape.layers(); l++) {
-            String p = "gpt_neox.layers." + l + ".";
-            put(t, shapes, p + "attention.dense.bias", rnd, 0.02, h);
-            put(t, shapes, p + "attention.dense.weight", rnd, wIn, h, h);
-            put(t, shapes, p + "attention.query_key_value.bias", rnd, 0.02, 3 * h);
-            put(t, shapes, p + "attention.query_key_value.weight", rnd, wIn, 3 * h, h);
-            norm(t, shapes, p + "input_layernorm", rnd, h);
-            put(t, shapes, p + "mlp.dense_4h_to_h.bias", rnd, 0.02, h);
-            put(t, shapes, p + "mlp.dense_4h_to_h.weight", rnd, wFfn, h, f);
-            put(t, shapes, p + "mlp.dense_h_to_4h.bias", rnd, 0.02, f);
-            put(t, shapes, p + "mlp.dense_h_to_4h.weight", rnd, wIn, f, h);
-            norm(t, shapes, p + "post_attention_layernorm", rnd, h);
-        }
-        writeSafetensors(dir.resolve("model.safetensors"), t, shapes);
+        Weights w = new Weights(new Random(seed), init);
+        ObjectNode config = switch (arch) {
+            case GPT_NEOX -> gptNeoX(shape, w);
+            case ROBERTA -> roberta(shape, w);
+            case VIT -> vit(shape, w);
+        };
+        config.put("model_type", arch.modelType());
+        config.put("hidden_size", shape.hidden());
+        config.put("num_hidden_layers", shape.layers());
+        config.put("num_attention_heads", shape.heads());
+        config.put("intermediate_size", shape.ffn());
+        config.put("hidden_act", "gelu");
+        config.put("initializer_range", Weights.HF_RANGE);
+        JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("config.json").toFile(), config);
+        writeSafetensors(dir.resolve("model.safetensors"), w.tensors, w.shapes);
         return dir;
+    }
+
+    private static ObjectNode gptNeoX(Shape s, Weights w) {
+        int h = s.hidden();
+        // a bias's spread is 0 under HF's initialization; these are the SCALED ones
+        w.matrix("embed_out.weight", 1 / Math.sqrt(h), s.vocab(), h);
+        w.embedding("gpt_neox.embed_in.weight", s.vocab(), h);
+        w.layerNorm("gpt_neox.final_layer_norm", h);
+        for (int l = 0; l < s.layers(); l++) {
+            String p = "gpt_neox.layers." + l + ".";
+            w.linear(p + "attention.dense", h, h);
+            w.linear(p + "attention.query_key_value", 3 * h, h);
+            w.layerNorm(p + "input_layernorm", h);
+            w.linear(p + "mlp.dense_4h_to_h", h, s.ffn());
+            w.linear(p + "mlp.dense_h_to_4h", s.ffn(), h);
+            w.layerNorm(p + "post_attention_layernorm", h);
+        }
+        ObjectNode c = JSON.createObjectNode();
+        c.putArray("architectures").add("GPTNeoXForCausalLM");
+        c.put("vocab_size", s.vocab());
+        c.put("rotary_pct", s.rotaryPct());
+        c.put("rotary_emb_base", 10000);
+        c.put("max_position_embeddings", 2048);
+        c.put("layer_norm_eps", 1e-5);
+        c.put("use_parallel_residual", true);
+        c.put("tie_word_embeddings", false);
+        c.put("attention_bias", true);
+        return c;
+    }
+
+    /** A sequence classifier with {@code vocab} tokens and 3 labels. */
+    private static ObjectNode roberta(Shape s, Weights w) {
+        int h = s.hidden();
+        int positions = MAX_TEXT_TOKENS + 2;
+        String p = "roberta.";
+        w.embedding(p + "embeddings.word_embeddings.weight", s.vocab(), h);
+        w.embedding(p + "embeddings.position_embeddings.weight", positions, h);
+        w.embedding(p + "embeddings.token_type_embeddings.weight", 1, h);
+        w.layerNorm(p + "embeddings.LayerNorm", h);
+        for (int l = 0; l < s.layers(); l++) {
+            String q = p + "encoder.layer." + l + ".";
+            w.linear(q + "attention.self.query", h, h);
+            w.linear(q + "attention.self.key", h, h);
+            w.linear(q + "attention.self.value", h, h);
+            w.linear(q + "attention.output.dense", h, h);
+            w.layerNorm(q + "attention.output.LayerNorm", h);
+            w.linear(q + "intermediate.dense", s.ffn(), h);
+            w.linear(q + "output.dense", h, s.ffn());
+            w.layerNorm(q + "output.LayerNorm", h);
+        }
+        w.linear("classifier.dense", h, h);
+        w.linear("classifier.out_proj", LABELS, h);
+        ObjectNode c = JSON.createObjectNode();
+        c.putArray("architectures").add("RobertaForSequenceClassification");
+        c.put("vocab_size", s.vocab());
+        c.put("max_position_embeddings", positions);
+        c.put("type_vocab_size", 1);
+        c.put("pad_token_id", 1);
+        c.put("bos_token_id", 0);
+        c.put("eos_token_id", 2);
+        c.put("layer_norm_eps", 1e-5);
+        c.put("position_embedding_type", "absolute");
+        labels(c);
+        return c;
+    }
+
+    /** An image classifier of 3-channel images and 3 labels. */
+    private static ObjectNode vit(Shape s, Weights w) {
+        int h = s.hidden();
+        int patches = (s.imageSize() / s.patchSize()) * (s.imageSize() / s.patchSize());
+        String p = "vit.";
+        w.embedding(p + "embeddings.cls_token", 1, 1, h);
+        w.embedding(p + "embeddings.position_embeddings", 1, patches + 1, h);
+        w.matrix(p + "embeddings.patch_embeddings.projection.weight", 1 / Math.sqrt(3.0 * s.patchSize() * s.patchSize()),
+                h, 3, s.patchSize(), s.patchSize());
+        w.bias(p + "embeddings.patch_embeddings.projection.bias", h);
+        for (int l = 0; l < s.layers(); l++) {
+            String q = p + "encoder.layer." + l + ".";
+            w.linear(q + "attention.attention.query", h, h);
+            w.linear(q + "attention.attention.key", h, h);
+            w.linear(q + "attention.attention.value", h, h);
+            w.linear(q + "attention.output.dense", h, h);
+            w.linear(q + "intermediate.dense", s.ffn(), h);
+            w.linear(q + "output.dense", h, s.ffn());
+            w.layerNorm(q + "layernorm_before", h);
+            w.layerNorm(q + "layernorm_after", h);
+        }
+        w.layerNorm(p + "layernorm", h);
+        w.linear("classifier", LABELS, h);
+        ObjectNode c = JSON.createObjectNode();
+        c.putArray("architectures").add("ViTForImageClassification");
+        c.put("image_size", s.imageSize());
+        c.put("patch_size", s.patchSize());
+        c.put("num_channels", 3);
+        c.put("qkv_bias", true);
+        c.put("layer_norm_eps", 1e-12);
+        labels(c);
+        return c;
+    }
+
+    /** Labels of the generated classifiers. */
+    private static final int LABELS = 3;
+    /** The longest text input the generated RoBERTa's positions cover. */
+    public static final int MAX_TEXT_TOKENS = 64;
+
+    private static void labels(ObjectNode c) {
+        ObjectNode id2label = c.putObject("id2label");
+        ObjectNode label2id = c.putObject("label2id");
+        for (int i = 0; i < LABELS; i++) {
+            id2label.put(String.valueOf(i), "LABEL_" + i);
+            label2id.put("LABEL_" + i, i);
+        }
     }
 
     /** {"input_ids": [[...]]}: one sample of {@code tokens} random ids below the shape's vocabulary. */
     public static String randomInput(Shape shape, int tokens, long seed) {
+        return randomInput(Architecture.GPT_NEOX, shape, tokens, seed);
+    }
+
+    /**
+     * One random input for the architecture: {@code tokens} ids (RoBERTa's start with &lt;s&gt; = 0 and end with
+     * &lt;/s&gt; = 2 and avoid the padding id 1), or a ViT image of normalized pixels ({@code tokens} is then
+     * implied by the shape).
+     */
+    public static String randomInput(Architecture arch, Shape shape, int tokens, long seed) {
         Random rnd = new Random(seed);
-        StringBuilder sb = new StringBuilder("{\"input_ids\": [[");
+        ObjectNode root = JSON.createObjectNode();
+        if (arch == Architecture.VIT) {
+            ArrayNode channels = root.putArray("pixel_values").addArray();
+            for (int ch = 0; ch < 3; ch++) {
+                ArrayNode rows = channels.addArray();
+                for (int y = 0; y < shape.imageSize(); y++) {
+                    ArrayNode row = rows.addArray();
+                    for (int x = 0; x < shape.imageSize(); x++) {
+                        row.add(Math.max(-1, Math.min(1, 0.5 * rnd.nextGaussian())));
+                    }
+                }
+            }
+            return root.toString();
+        }
+        ArrayNode ids = root.putArray("input_ids").addArray();
         for (int i = 0; i < tokens; i++) {
-            sb.append(i == 0 ? "" : ", ").append(rnd.nextInt(shape.vocab()));
+            if (arch == Architecture.ROBERTA) {
+                ids.add(i == 0 ? 0 : i == tokens - 1 ? 2 : 3 + rnd.nextInt(shape.vocab() - 3));
+            } else {
+                ids.add(rnd.nextInt(shape.vocab()));
+            }
         }
-        return sb.append("]]}").toString();
+        return root.toString();
     }
 
-    private static void norm(Map<String, float[]> t, Map<String, int[]> s, String prefix, Random rnd, int h) {
-        float[] w = new float[h];
-        for (int i = 0; i < h; i++) {
-            w[i] = (float) (1 + 0.1 * rnd.nextGaussian());
-        }
-        t.put(prefix + ".weight", w);
-        s.put(prefix + ".weight", new int[] {h});
-        put(t, s, prefix + ".bias", rnd, 0.02, h);
-    }
+    /** The tensors of one checkpoint as they are drawn, in order. */
+    private static final class Weights {
+        static final double HF_RANGE = 0.02;
 
-    private static void put(Map<String, float[]> t, Map<String, int[]> s, String name, Random rnd, double sd,
-            int... shape) {
-        int n = 1;
-        for (int d : shape) {
-            n *= d;
+        final Random rnd;
+        final Init init;
+        final Map<String, float[]> tensors = new LinkedHashMap<>();
+        final Map<String, int[]> shapes = new LinkedHashMap<>();
+
+        Weights(Random rnd, Init init) {
+            this.rnd = rnd;
+            this.init = init;
         }
-        float[] v = new float[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = (float) (sd * rnd.nextGaussian());
+
+        /** A weight matrix of {@code out × in}: 1/√in under SCALED. */
+        void linear(String prefix, int out, int in) {
+            matrix(prefix + ".weight", 1 / Math.sqrt(in), out, in);
+            bias(prefix + ".bias", out);
         }
-        t.put(name, v);
-        s.put(name, shape);
+
+        void matrix(String name, double scaledSd, int... shape) {
+            put(name, init == Init.HF ? HF_RANGE : scaledSd, 0, shape);
+        }
+
+        void embedding(String name, int... shape) {
+            put(name, init == Init.HF ? HF_RANGE : 1.0, 0, shape);
+        }
+
+        void bias(String name, int n) {
+            put(name, init == Init.HF ? 0 : 0.02, 0, n);
+        }
+
+        void layerNorm(String prefix, int h) {
+            put(prefix + ".weight", init == Init.HF ? 0 : 0.1, 1, h);
+            bias(prefix + ".bias", h);
+        }
+
+        private void put(String name, double sd, double mean, int... shape) {
+            int n = 1;
+            for (int d : shape) {
+                n *= d;
+            }
+            float[] v = new float[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = (float) (mean + sd * rnd.nextGaussian());
+            }
+            tensors.put(name, v);
+            shapes.put(name, shape);
+        }
     }
 
     /**
@@ -131,23 +333,24 @@ public final class RandomCheckpoint {
      */
     public static void writeSafetensors(Path file, Map<String, float[]> tensors, Map<String, int[]> shapes)
             throws IOException {
-        StringBuilder header = new StringBuilder("{");
+        ObjectNode header = JSON.createObjectNode();
         long offset = 0;
         for (var e : tensors.entrySet()) {
             long bytes = 4L * e.getValue().length;
-            if (header.length() > 1) {
-                header.append(',');
+            ObjectNode t = header.putObject(e.getKey());
+            t.put("dtype", "F32");
+            ArrayNode shape = t.putArray("shape");
+            for (int d : shapes.get(e.getKey())) {
+                shape.add(d);
             }
-            header.append('"').append(e.getKey()).append("\":{\"dtype\":\"F32\",\"shape\":")
-                    .append(Arrays.toString(shapes.get(e.getKey())).replace(" ", ""))
-                    .append(",\"data_offsets\":[").append(offset).append(',').append(offset + bytes).append("]}");
+            t.putArray("data_offsets").add(offset).add(offset + bytes);
             offset += bytes;
         }
-        header.append('}');
-        while (header.length() % 8 != 0) {
-            header.append(' ');
+        StringBuilder text = new StringBuilder(JSON.writeValueAsString(header));
+        while (text.length() % 8 != 0) {
+            text.append(' ');
         }
-        byte[] h = header.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] h = text.toString().getBytes(StandardCharsets.UTF_8);
         try (OutputStream out = Files.newOutputStream(file)) {
             ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(h.length);
             out.write(len.array());
@@ -164,5 +367,11 @@ public final class RandomCheckpoint {
             }
             out.write(buf.array(), 0, buf.position());
         }
+    }
+
+    /** A one-line description for reports, e.g. "gpt_neox hidden 64, 2 heads, FFN 192, 3 layers, HF init". */
+    public static String describe(Architecture arch, Shape s, Init init) {
+        return String.format(Locale.ROOT, "%s hidden %d, %d heads, FFN %d, %d layers, %s init", arch.modelType(),
+                s.hidden(), s.heads(), s.ffn(), s.layers(), init.name().toLowerCase(Locale.ROOT));
     }
 }

@@ -114,9 +114,10 @@ public final class EncryptedInference {
             Consumer<String> progress) {
         CkksEngine engine = keys.engine();
         PlainEngine plain = new PlainEngine();
-        ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe());
+        ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe(engine));
         engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(in.slots(), in.level(),
-                Math.log(in.scale()) / Math.log(2), engine.decryptSlots(in), engine.decryptSlots(out), factor, bound));
+                Math.log(in.scale()) / Math.log(2), engine.decryptComplex(in), engine.decryptComplex(out), factor,
+                bound));
         try {
             var nonlinearities = service.polynomialNonlinearities(calibration, false);
             Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), engine.fromPlain(embeddings));

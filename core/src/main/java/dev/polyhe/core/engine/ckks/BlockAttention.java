@@ -103,17 +103,16 @@ final class BlockAttention {
                 w[c] = engine.withLevels(weights.cts[first + c], 2 + spare, op);
             }
             int valid = Math.min(columns, values.cols - block * columns);
-            Ciphertext[] acc = new Ciphertext[1];
+            ProductSum acc = new ProductSum(engine, op);
             forEachShift(vb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 int e = s % perGroup;
                 Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
                 Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, e + 1 - d, op), d, op);
-                Ciphertext term = engine.productRaw(spread, shifted, op);
-                acc[0] = acc[0] == null ? term : engine.add(acc[0], term, op);
+                acc.add(engine.productRaw(spread, shifted, op));
             });
-            out[block] = engine.rescale(acc[0], op);
+            out[block] = acc.result();
         }
         return new CkksTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
     }

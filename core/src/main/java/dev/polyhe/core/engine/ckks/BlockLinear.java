@@ -34,7 +34,7 @@ final class BlockLinear {
         int level = xs[0].level();
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         for (int m = 0; m < ys.length; m++) {
-            Ciphertext acc = null;
+            ProductSum acc = new ProductSum(engine, op);
             for (int j = 0; j < x.cols; j++) {
                 double[] w = new double[b * slots];
                 boolean any = false;
@@ -46,11 +46,13 @@ final class BlockLinear {
                     }
                 }
                 if (any) {
-                    Ciphertext term = engine.plainProductRaw(xs[j], engine.encode(w, w.length, level, op), op);
-                    acc = acc == null ? term : engine.add(acc, term, op);
+                    acc.add(engine.plainProductRaw(xs[j], engine.encode(w, w.length, level, op), op));
                 }
             }
-            Ciphertext y = engine.rescale(acc == null ? engine.zeroProduct(xs[0], op) : acc, op);
+            if (acc.isEmpty()) {
+                acc.add(engine.zeroProduct(xs[0], op));
+            }
+            Ciphertext y = acc.result();
             ys[m] = withBias(y, m, x.rows, bias, op);
         }
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
@@ -100,7 +102,7 @@ final class BlockLinear {
             Ciphertext y = null;
             for (int g = 0; g < giants; g++) {
                 int shift = g * babies * slots;
-                Ciphertext inner = null;
+                ProductSum inner = new ProductSum(engine, op);
                 for (int k = 0; k < xs.length; k++) {
                     for (int a = 0; a < babies; a++) {
                         double[] diag = diagonal(weight, x.cols, m, k, g * babies + a);
@@ -111,15 +113,13 @@ final class BlockLinear {
                         for (int i = 0; i < width; i++) {
                             pre[(i + shift) % width] = diag[i];
                         }
-                        Ciphertext term = engine.plainProductRaw(rotated[k][a], engine.encode(pre, width, level, op),
-                                op);
-                        inner = inner == null ? term : engine.add(inner, term, op);
+                        inner.add(engine.plainProductRaw(rotated[k][a], engine.encode(pre, width, level, op), op));
                     }
                 }
-                if (inner == null) {
+                if (inner.isEmpty()) {
                     continue;
                 }
-                Ciphertext part = engine.rescale(inner, op);
+                Ciphertext part = inner.result();
                 Ciphertext moved = g == 0 ? part : engine.rotations(part, new int[] {shift}, op)[0];
                 y = y == null ? moved : engine.add(y, moved, op);
             }
@@ -211,16 +211,18 @@ final class BlockLinear {
                     mask[c * slots + t] = weights.get(t, col);
                 }
             }
-            Ciphertext acc = null;
+            ProductSum acc = new ProductSum(engine, op);
             for (var e : moves.entrySet()) {
                 int sourceBlock = (int) (e.getKey() / (2L * b));
                 int shift = (int) (e.getKey() % (2L * b)) - b;
                 Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
                 Plaintext mask = engine.encode(e.getValue(), b * slots, moved.level(), op);
-                Ciphertext term = engine.plainProductRaw(moved, mask, op);
-                acc = acc == null ? term : engine.add(acc, term, op);
+                acc.add(engine.plainProductRaw(moved, mask, op));
             }
-            out[ob] = engine.rescale(acc == null ? engine.zeroProduct(xs[0], op) : acc, op);
+            if (acc.isEmpty()) {
+                acc.add(engine.zeroProduct(xs[0], op));
+            }
+            out[ob] = acc.result();
         }
         return new CkksTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
     }

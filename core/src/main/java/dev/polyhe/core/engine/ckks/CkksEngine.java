@@ -224,18 +224,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
-        int k = prescale(c);
+        int alone = prescale(c);
+        boolean precise = requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
         // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
-        Ciphertext found = !wellScaled(c, k) ? null : partners.partnerFor(c,
-                p -> Math.abs(prescale(p) - k) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
+        Ciphertext found = precise || !wellScaled(c, alone) ? null : partners.partnerFor(c,
+                p -> Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
+        int k = partner == null ? alone : pairPrescale(alone);
         Ciphertext in = prescaled(c, k, op);
         Ciphertext b;
-        if (partner == null) {
+        if (precise) {
+            b = bootstrapTwice(in, Math.scalb(1.0, -k), Math.scalb(bounds.of(c), k), op);
+        } else if (partner == null) {
             b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(in, Math.scalb(1.0, -k)));
         } else {
-            int kp = prescale(partner);
+            int kp = pairPrescale(prescale(partner));
             Ciphertext inPartner = prescaled(partner, kp, op);
             Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP,
                     () -> evaluator.bootstrapPair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(1.0, -kp)));
@@ -250,6 +254,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
         }
         return b;
+    }
+
+    /**
+     * One bit less scaling up for the two of a pair: they share one complex slot (the CPU backend packs 2·Re a +
+     * 2i·Re b), so each gets half the magnitude that one alone would.
+     */
+    private static int pairPrescale(int k) {
+        return k >= 1 ? k - 1 : k;
     }
 
     private void observed(Ciphertext in, Ciphertext out, double inputFactor, double bound) {
@@ -292,6 +304,60 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             return k;
         }
         return b > largeMagnitude(c) && c.level() >= 1 && bounds.tight(c) ? k : 0;
+    }
+
+    /** The precision asked for by the programs running now ({@link #precision}); 0: none. */
+    private double requiredBits;
+
+    /**
+     * Raises the bootstrapping precision to at least {@code bits} until the scope closes: where one bootstrap gives
+     * fewer ({@link #singleBootstrapBits}), ciphertexts are refreshed by two ({@link #bootstrapTwice}).
+     */
+    @Override
+    public OperatorScope precision(double bits) {
+        double before = requiredBits;
+        requiredBits = Math.max(requiredBits, bits);
+        return () -> requiredBits = before;
+    }
+
+    /**
+     * The bits of precision, relative to values of about 1, one bootstrap keeps: log2(q_0/Δ) + 8, as measured on
+     * the presets (about 20 at N16-boot-128, 23 on the test rings): the sine's approximation and the key switching
+     * of its linear maps add an error about 2^-8 of Δ/q_0.
+     */
+    double singleBootstrapBits() {
+        var p = context.parameters();
+        return p.logQ().get(0) - p.logScale() + 8;
+    }
+
+    /**
+     * Two bootstraps for the precision of about two (meta-bootstrapping, as OpenFHE's EvalBootstrap(ct, 2)): the
+     * first refreshes x; what it got wrong, x minus the first read back at level 0, is small, so it is scaled up by
+     * 2^t, refreshed by the second and scaled back, and the sum errs by the second's error times 2^-t. The precision
+     * is then that of x itself at level 0 (its rescaling noise), about 30 bits. {@code factor} is applied as a
+     * single bootstrap would; {@code scaledBound} bounds |x|.
+     */
+    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound, OperatorKind op) {
+        Ciphertext x = atLevel(in, 0);
+        Ciphertext first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(x, factor));
+        Ciphertext back = atLevel(first, 0);
+        // the residual in x's units (factor ≤ 1: 1/factor is an integer) or in the result's (factor an integer)
+        Ciphertext residual;
+        double residualFactor;
+        if (factor <= 1) {
+            residual = evaluator.sub(x, evaluator.multiplyInteger(back, Math.round(1 / factor)));
+            residualFactor = factor;
+        } else {
+            residual = evaluator.sub(evaluator.multiplyInteger(x, Math.round(factor)), back);
+            residualFactor = 1;
+        }
+        double residualBound = Math.max(scaledBound, BOOTSTRAP_TARGET) * (factor > 1 ? factor : 1)
+                * Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits()));
+        int t = Math.max(0, Math.min(30, (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - 1));
+        Ciphertext up = evaluator.multiplyInteger(residual, 1L << t);
+        Ciphertext correction = timed(op, PrimitiveKind.BOOTSTRAP,
+                () -> evaluator.bootstrap(up, residualFactor * Math.scalb(1.0, -t)));
+        return evaluator.add(first, correction);
     }
 
     /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
@@ -396,14 +462,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** Relative scale difference below which two operands count as equal (values then err by about this much). */
     private static final double SCALE_MATCH = 0x1p-24;
 
-    private static boolean sameScale(double a, double b) {
+    static boolean sameScale(double a, double b) {
         return Math.abs(a - b) <= SCALE_MATCH * Math.max(a, b);
     }
 
     /**
      * Two operands at one level and one scale. Operands that took different paths (a rescaled product beside a
      * dropped ciphertext) have drifted apart by the ratio of the primes to Δ; the higher one is brought down onto
-     * the lower one's exact scale (see {@link #adjust}), or, at one level, both onto Δ one level lower.
+     * the lower one's exact scale (see {@link #adjust}), or, at one level, the one of larger scale onto the other's
+     * one level lower.
      */
     private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
         if (sameScale(a.scale(), b.scale())) {
@@ -421,8 +488,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (x != a || y != b) {
             return aligned(x, y, op);
         }
+        // the larger scale onto the smaller one level lower (products not yet rescaled, at about Δ², included)
         int level = a.level() - 1;
-        return new Ciphertext[] {adjust(a, level, scale, op), adjust(b, level, scale, op)};
+        return a.scale() > b.scale() ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
+                : new Ciphertext[] {atLevel(a, level), adjust(b, level, a.scale(), op)};
     }
 
     /**
@@ -841,7 +910,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (decryptor == null) {
             throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
         }
-        return encoder.decode(decryptor.decrypt(c));
+        return decryptComplex(c)[0];
+    }
+
+    /**
+     * Every slot of one ciphertext, real and imaginary parts (client side: decrypts). The model's values are real;
+     * an imaginary part is error that rides along, and bootstrapping refreshes it with the real part.
+     */
+    public double[][] decryptComplex(Ciphertext c) {
+        if (decryptor == null) {
+            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
+        }
+        return encoder.decodeComplex(decryptor.decrypt(c));
     }
 
     /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
@@ -877,7 +957,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] xs = atCommonLevel(x.cts, op);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {
-            Ciphertext acc = null;
+            ProductSum acc = new ProductSum(this, op);
             for (int j = 0; j < in; j++) {
                 double w = weight.get(o, j);
                 if (w == 0) {
@@ -885,16 +965,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 }
                 Ciphertext xj = xs[j];
                 accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                Ciphertext term = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w)),
-                        bounds.of(xj) * Math.abs(w));
-                acc = acc == null ? term : add(acc, term, op);
+                acc.add(bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w)),
+                        bounds.of(xj) * Math.abs(w)));
             }
-            if (acc == null) {
-                Ciphertext x0 = xs[0];
-                accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                acc = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x0, 0.0)), 0);
+            if (acc.isEmpty()) {
+                acc.add(zeroProduct(xs[0], op));
             }
-            Ciphertext y = rescale(acc, op);
+            Ciphertext y = acc.result();
             double b = bias == null ? 0 : bias[o];
             ys[o] = b == 0 ? y : bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b)),
                     bounds.of(y) + Math.abs(b));
@@ -926,18 +1003,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
-        Ciphertext[] diag = new Ciphertext[slots];
+        ProductSum[] sums = new ProductSum[slots];
         for (int j = 0; j < q.cols; j++) {
             Ciphertext kj = withLevels(k.cts[j], 1, op);
             Ciphertext[] rot = everyRotation(kj, op);
             for (int s = 0; s < slots; s++) {
                 Ciphertext shifted = s == 0 ? kj : rot[s - 1];
-                Ciphertext term = productRaw(q.cts[j], shifted, op);
-                diag[s] = diag[s] == null ? term : add(diag[s], term, op);
+                if (sums[s] == null) {
+                    sums[s] = new ProductSum(this, op);
+                }
+                sums[s].add(productRaw(q.cts[j], shifted, op));
             }
         }
+        Ciphertext[] diag = new Ciphertext[slots];
         for (int s = 0; s < slots; s++) {
-            diag[s] = rescale(diag[s], op);
+            diag[s] = sums[s].result();
         }
         return ranged(new CkksTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean),
                 sumRange(bothRanges(q.range, k.range, ValueRange::times), q.cols));
@@ -963,12 +1043,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int j = 0; j < v.cols; j++) {
             Ciphertext vj = withLevels(v.cts[j], 1, op);
             Ciphertext[] rot = everyRotation(vj, op);
-            Ciphertext acc = null;
+            ProductSum acc = new ProductSum(this, op);
             for (int s = 0; s < slots; s++) {
-                Ciphertext term = productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op);
-                acc = acc == null ? term : add(acc, term, op);
+                acc.add(productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
             }
-            out[j] = rescale(acc, op);
+            out[j] = acc.result();
         }
         return ranged(new CkksTensor(Layout.COLUMNS, a.rows, v.cols, out, false),
                 sumRange(bothRanges(a.range, v.range, ValueRange::times), a.cols));

@@ -2,8 +2,14 @@ package dev.polyhe.core.engine.ckks;
 
 import dev.polyhe.core.engine.trace.Probe;
 
-/** Level and scale of {@link CkksTensor}s, for error traces. */
+/** Level, scale, assumed range and imaginary parts of {@link CkksTensor}s, for error traces (client side). */
 public final class CkksProbe implements Probe<CkksTensor> {
+    private final CkksEngine engine;
+
+    public CkksProbe(CkksEngine engine) {
+        this.engine = engine;
+    }
+
     @Override
     public int level(CkksTensor value) {
         return value.level();
@@ -17,5 +23,16 @@ public final class CkksProbe implements Probe<CkksTensor> {
     @Override
     public double bound(CkksTensor value) {
         return value.range == null ? Double.NaN : value.range.maxAbs();
+    }
+
+    @Override
+    public double imaginary(CkksTensor value) {
+        double m = 0;
+        for (var c : value.cts) {
+            for (double v : engine.decryptComplex(c)[1]) {
+                m = Math.max(m, Math.abs(v));
+            }
+        }
+        return m;
     }
 }

@@ -30,7 +30,7 @@ public final class ErrorTrace {
      * coefficient keeps its operand's absolute error); {@code bound}: the magnitude the engine assumed (NaN: none).
      */
     public record Step(int index, String operator, String op, int rows, int cols, int level, double logScale,
-            double maxReference, double maxError, double bits, double inputBits, double bound) {
+            double maxReference, double maxError, double bits, double inputBits, double bound, double imaginary) {
         /** Bits fewer than the worst operand had. */
         public double loss() {
             return Math.max(0, inputBits - bits);
@@ -38,12 +38,13 @@ public final class ErrorTrace {
     }
 
     /**
-     * One bootstrap: the slots, level and scale it was handed, the largest |value| going in (after any scaling the
-     * engine applied for it: {@code inputFactor} is that scaling), the bound the engine assumed for the values before
-     * scaling (NaN: none), and the error it added (relative to the largest value, in bits).
+     * One bootstrap: the slots, level and scale it was handed, the largest |value| going in, real and imaginary parts
+     * (after any scaling the engine applied for it: {@code inputFactor} is that scaling), the bound the engine assumed for the values before
+     * scaling (NaN: none), and the error it added (relative to the largest value, in bits, but no finer than the
+     * scale resolves: values below 2^10/Δ are rescaling noise whatever a bootstrap does with them).
      */
     public record Bootstrap(int index, int afterStep, String operator, int slots, int levelIn, double logScaleIn,
-            double maxIn, double inputFactor, double bound, double maxError, double bits) {
+            double maxIn, double imaginaryIn, double inputFactor, double bound, double maxError, double bits) {
     }
 
     /** Per operator path: its steps and bootstraps summarised. */
@@ -198,11 +199,8 @@ public final class ErrorTrace {
             n.put("log2_scale_in", b.logScaleIn());
             n.put("max_abs_in", b.maxIn());
             n.put("input_factor", b.inputFactor());
-            if (Double.isNaN(b.bound())) {
-                n.putNull("bound");
-            } else {
-                n.put("bound", b.bound());
-            }
+            putOrNull(n, "bound", b.bound());
+            n.put("max_abs_imaginary_in", b.imaginaryIn());
             n.put("max_abs_error", b.maxError());
             n.put("bits", b.bits());
         }
@@ -224,12 +222,17 @@ public final class ErrorTrace {
         n.put("bits", s.bits());
         n.put("input_bits", s.inputBits());
         n.put("loss_bits", s.loss());
-        if (Double.isNaN(s.bound())) {
-            n.putNull("bound");
-        } else {
-            n.put("bound", s.bound());
-        }
+        putOrNull(n, "bound", s.bound());
+        putOrNull(n, "max_abs_imaginary", s.imaginary());
         return n;
+    }
+
+    private static void putOrNull(ObjectNode n, String key, double v) {
+        if (Double.isNaN(v)) {
+            n.putNull(key);
+        } else {
+            n.put(key, v);
+        }
     }
 
     /** −log2 of the error relative to the largest reference value, within [0, {@link #MAX_BITS}]. */

@@ -47,17 +47,22 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
     }
 
     /** Records a bootstrap seen by the traced engine while the current step ran. */
-    public void bootstrap(int slots, int levelIn, double logScaleIn, double[] in, double[] out, double inputFactor,
+    public void bootstrap(int slots, int levelIn, double logScaleIn, double[][] in, double[][] out, double inputFactor,
             double bound) {
         double maxIn = 0;
+        double maxImaginary = 0;
         double maxErr = 0;
-        for (int i = 0; i < in.length; i++) {
-            maxIn = Math.max(maxIn, Math.abs(in[i]));
-            maxErr = Math.max(maxErr, Math.abs(out[i] - in[i] / inputFactor));
+        for (int i = 0; i < in[0].length; i++) {
+            maxIn = Math.max(maxIn, Math.abs(in[0][i]));
+            maxImaginary = Math.max(maxImaginary, Math.abs(in[1][i]));
+            maxErr = Math.max(maxErr, Math.abs(out[0][i] - in[0][i] / inputFactor));
         }
-        double scaled = maxIn / Math.abs(inputFactor);
+        // relative to the values, but no finer than the scale resolves (about 2^10 units of rescaling noise): values
+        // below it are noise, whatever a bootstrap does with them
+        double resolution = Math.scalb(1.0, 10 - (int) Math.round(logScaleIn));
+        double scaled = Math.max(maxIn / Math.abs(inputFactor), resolution);
         trace.add(new ErrorTrace.Bootstrap(trace.bootstrapCount(), trace.stepCount(), operatorPath(), slots, levelIn,
-                logScaleIn, maxIn, inputFactor, bound, maxErr, ErrorTrace.bits(maxErr, scaled)));
+                logScaleIn, maxIn, maxImaginary, inputFactor, bound, maxErr, ErrorTrace.bits(maxErr, scaled)));
     }
 
     @SafeVarargs
@@ -80,7 +85,7 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
         // a step with no traced operand (an encryption, a constant) starts the error: it has lost nothing
         double inputBits = Arrays.stream(inputs).mapToDouble(Paired::bits).min().orElse(bits);
         trace.add(new ErrorTrace.Step(trace.stepCount(), operatorPath(), op, ref.rows(), ref.cols(), probe.level(t),
-                probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t)));
+                probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t), probe.imaginary(t)));
         return new Paired<>(r, t, bits, magnitude);
     }
 
@@ -274,6 +279,16 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
     @Override
     public Paired<R, T> rowMaxAbs(Paired<R, T> m) {
         return map("rowMaxAbs", m, e -> e.rowMaxAbs(m.reference()), e -> e.rowMaxAbs(m.traced()));
+    }
+
+    @Override
+    public OperatorScope precision(double bits) {
+        OperatorScope r = reference.precision(bits);
+        OperatorScope t = traced.precision(bits);
+        return () -> {
+            t.close();
+            r.close();
+        };
     }
 
     @Override

@@ -14,4 +14,9 @@ public interface Probe<T> {
     default double bound(T value) {
         return Double.NaN;
     }
+
+    /** The largest imaginary part in any slot (engines on complex slots; NaN: none). */
+    default double imaginary(T value) {
+        return Double.NaN;
+    }
 }

@@ -30,6 +30,9 @@ public abstract sealed class RowInverse {
      */
     public abstract double domainMiddle(double domainScale);
 
+    /** κ = hi/lo of the domain: how much an error relative to the largest denominator grows at the smallest; 1 exact. */
+    public abstract double conditionNumber();
+
     public abstract String describe();
 
     public static RowInverse exact() {
@@ -71,6 +74,11 @@ public abstract sealed class RowInverse {
         }
 
         @Override
+        public double conditionNumber() {
+            return 1;
+        }
+
+        @Override
         public String describe() {
             return "exact division";
         }
@@ -108,6 +116,11 @@ public abstract sealed class RowInverse {
         @Override
         public double domainMiddle(double domainScale) {
             return domainScale * Math.sqrt(lo * hi);
+        }
+
+        @Override
+        public double conditionNumber() {
+            return hi / lo;
         }
 
         @Override

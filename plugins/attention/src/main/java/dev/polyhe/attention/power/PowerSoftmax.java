@@ -40,8 +40,23 @@ final class PowerSoftmax implements AttentionKernel {
         return !settings.stable() && settings.division().polynomial();
     }
 
+    /**
+     * The precision the weights are computed to, before the division's conditioning: every error in x^p, in the
+     * denominator and in its inverse reaches the weights amplified by up to κ = hi/lo of the division's domain
+     * (a row whose denominator is near lo holds values near the largest scaled by lo/hi), so the program asks its
+     * engine for this many bits plus log2 κ ({@code TensorOps#precision}).
+     */
+    static final double WORKING_BITS = 16;
+
     @Override
     public <M> M normalize(TensorOps<M> ops, M scores, Matrix mask) {
+        double kappa = settings.division().conditionNumber();
+        try (var p = ops.precision(WORKING_BITS + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
+            return weights(ops, scores, mask);
+        }
+    }
+
+    private <M> M weights(TensorOps<M> ops, M scores, Matrix mask) {
         int keys = ops.cols(scores);
         M x = MultiplicativeMask.apply(ops, scores, mask);
         if (settings.stable()) {

@@ -259,11 +259,13 @@ final class CpuEvaluator implements Evaluator {
     }
 
     /**
-     * One bootstrap for two ciphertexts of real slots: a + i·b is refreshed (times 1/2, folded into
+     * One bootstrap for two ciphertexts of real slots: Re a + i·Re b is refreshed (times 1/2, folded into
      * SlotsToCoeffs), then a = w + w̄ and b = −i·(w − w̄). Multiplying by ±i is the monomial ±X^(N/2): no level.
-     * b joins at a's scale label (its values read times s_b/s_a) and leaves with its scale label times s_b/s_a,
-     * which reads them back exactly. Operands of other slot counts, or scales more than 2× apart, are bootstrapped
-     * one by one.
+     * The real parts are taken first (2·Re a = a + ā, at level 0 where a conjugation is cheapest, the 2 folded into
+     * the same constant): the imaginary parts real computations accumulate as error would otherwise land in the
+     * other ciphertext's values. b joins at a's scale label (its values read times s_b/s_a) and leaves with its
+     * scale label times s_b/s_a, which reads them back exactly. Operands of other slot counts, or scales more than
+     * 2× apart, are bootstrapped one by one.
      */
     @Override
     public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
@@ -284,14 +286,19 @@ final class CpuEvaluator implements Evaluator {
             return new Ciphertext[] {bootstrap(x, factorA), bootstrap(y, factorB)};
         }
         Bootstrapper boot = bootstrapper();
-        CpuCiphertext x0 = ct(dropToLevel(x, 0));
-        CpuCiphertext iy = ct(multiplyPlain(dropToLevel(y, 0), boot.imaginaryUnit(1, 0)));
+        CpuCiphertext x0 = ct(twiceRealPart(dropToLevel(x, 0)));
+        CpuCiphertext iy = ct(multiplyPlain(twiceRealPart(dropToLevel(y, 0)), boot.imaginaryUnit(1, 0)));
         Ciphertext joined = add(x0, iy.with(iy.c0, iy.c1, 0, x0.scale()));
-        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.5 * factorA);
+        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.25 * factorA);
         Ciphertext conj = conjugate(w);
         Ciphertext re = add(w, conj);
         CpuCiphertext im = ct(multiplyPlain(sub(w, conj), boot.imaginaryUnit(-1, w.level())));
         return new Ciphertext[] {re, im.with(im.c0, im.c1, im.level(), im.scale() * ratio * factorA / factorB)};
+    }
+
+    /** c + c̄: twice the real part of every slot. */
+    private Ciphertext twiceRealPart(Ciphertext c) {
+        return add(c, conjugate(c));
     }
 
     private Bootstrapper bootstrapper() {

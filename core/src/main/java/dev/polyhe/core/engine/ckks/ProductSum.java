@@ -1,0 +1,47 @@
+package dev.polyhe.core.engine.ckks;
+
+import dev.polyhe.api.he.Ciphertext;
+
+/**
+ * A sum of products rescaled once, at the end (one rescale for a whole row of a matrix product). Products not yet
+ * rescaled carry scales near Δ², and two of them only add if their scales match: operands that drifted apart, or a
+ * ciphertext refreshed with a scale label off Δ, give products that cannot be aligned without rescaling (at a low
+ * level there is no room to adjust a scale of Δ²). Such a term, and what was summed before it, are rescaled first,
+ * and the sum goes on rescaled.
+ */
+final class ProductSum {
+    private final CkksEngine engine;
+    private final OperatorKind op;
+    private Ciphertext raw;
+    private Ciphertext rescaled;
+
+    ProductSum(CkksEngine engine, OperatorKind op) {
+        this.engine = engine;
+        this.op = op;
+    }
+
+    /** Adds a product not yet rescaled. */
+    void add(Ciphertext term) {
+        if (rescaled == null && (raw == null || CkksEngine.sameScale(raw.scale(), term.scale()))) {
+            raw = raw == null ? term : engine.add(raw, term, op);
+            return;
+        }
+        if (rescaled == null) {
+            rescaled = engine.rescale(raw, op);
+            raw = null;
+        }
+        rescaled = engine.add(rescaled, engine.rescale(term, op), op);
+    }
+
+    boolean isEmpty() {
+        return raw == null && rescaled == null;
+    }
+
+    /** The sum, rescaled. */
+    Ciphertext result() {
+        if (isEmpty()) {
+            throw new IllegalStateException("an empty sum of products");
+        }
+        return rescaled != null ? rescaled : engine.rescale(raw, op);
+    }
+}
