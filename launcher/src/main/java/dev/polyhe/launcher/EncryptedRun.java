@@ -111,6 +111,13 @@ final class EncryptedRun {
                 vsPoly = vsPoly == null ? ap : vsPoly.combine(ap);
                 vsExact = vsExact == null ? ae : vsExact.combine(ae);
                 LatencyBreakdown breakdown = new LatencyBreakdown(result.accounting(), result.seconds());
+                ObjectNode raised = json.putObject("precision_raised");
+                breakdown.precisionRaises().forEach((path, r) -> {
+                    ObjectNode n = raised.putObject(path);
+                    n.put("ciphertexts", r.ciphertexts());
+                    n.put("asked_bits", r.askedBits());
+                    n.put("single_bootstrap_bits", r.singleBits());
+                });
                 out.printf(Locale.ROOT, "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
                         + "vs exact: mse %.3e, max %.3e, same prediction %s%n", i, result.seconds(), ap.mse(),
                         ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());

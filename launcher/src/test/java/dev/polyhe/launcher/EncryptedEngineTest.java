@@ -290,6 +290,49 @@ class EncryptedEngineTest {
         return new Matrix(TOKENS, 1, d);
     }
 
+    /**
+     * Bootstrapping's error is absolute: values far from 1 are scaled into (1/2, 1] first and back after (for free,
+     * upward); and a program that asks for more precision than one bootstrap keeps gets two bootstraps for one.
+     */
+    @Test
+    void bootstrapsScaleValuesAndRaisePrecisionOnDemand() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
+                    SLOTS);
+            Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
+            // twelve products by 1: four bootstraps' worth of levels on this ring, the values unchanged
+            java.util.function.UnaryOperator<CkksTensor> chain = x -> {
+                CkksTensor y = x;
+                for (int i = 0; i < 12; i++) {
+                    y = engine.mul(y, engine.fromPlain(ones));
+                }
+                return y;
+            };
+            Matrix tiny = random(TOKENS, 1, 1e-4);
+            double small = maxAbsDiff(tiny, engine.toPlain(chain.apply(engine.fromPlain(tiny))));
+            assertTrue(small < 1e-4 * 0x1p-12, "scaled up before every bootstrap: " + small + " on values of 1e-4");
+            Matrix half = random(TOKENS, 1, 0.5);
+            double single = maxAbsDiff(half, engine.toPlain(chain.apply(engine.fromPlain(half))));
+            assertTrue(engine.accounting().precisionRaises().isEmpty());
+            double precise;
+            try (var p = engine.precision(60)) {
+                precise = maxAbsDiff(half, engine.toPlain(chain.apply(engine.fromPlain(half))));
+            }
+            var raised = engine.accounting().precisionRaises();
+            assertTrue(!raised.isEmpty() && raised.values().iterator().next().askedBits() == 60, raised.toString());
+            assertTrue(precise < single / 4, "two bootstraps for one: " + precise + " against " + single);
+        }
+    }
+
+    private static double[] filled(int n, double v) {
+        double[] d = new double[n];
+        java.util.Arrays.fill(d, v);
+        return d;
+    }
+
     @Test
     void theEngineBootstrapsByItselfWhenLevelsRunOut() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");

@@ -22,6 +22,7 @@ public final class LatencyBreakdown {
     private final Map<PrimitiveKind, Double> byPrimitive;
     private final Map<PrimitiveKind, Long> primitiveCounts;
     private final Map<String, OperatorStats> operators;
+    private final Map<String, Accounting.PrecisionRaise> precisionRaises;
 
     /** @param totalSeconds the wall time of the whole run (what the shares are shares of) */
     public LatencyBreakdown(Accounting accounting, double totalSeconds) {
@@ -32,6 +33,12 @@ public final class LatencyBreakdown {
         accounting.nanosByPrimitive().forEach((k, v) -> byPrimitive.put(k, v / 1e9));
         this.primitiveCounts = new EnumMap<>(accounting.countsByPrimitive());
         this.operators = new LinkedHashMap<>(accounting.operators());
+        this.precisionRaises = new LinkedHashMap<>(accounting.precisionRaises());
+    }
+
+    /** Where the engine bootstrapped twice for precision (see {@link Accounting#precisionRaises}). */
+    public Map<String, Accounting.PrecisionRaise> precisionRaises() {
+        return java.util.Collections.unmodifiableMap(precisionRaises);
     }
 
     public double totalSeconds() {
@@ -73,6 +80,12 @@ public final class LatencyBreakdown {
             sb.append(String.format(Locale.ROOT, "  %-40s %9.3f %6d %7d %7d %7d %6d %5d %6d%n", e.getKey(),
                     o.nanos() / 1e9, o.calls(), o.ciphertextMultiplications(), o.plaintextMultiplications(),
                     o.constantMultiplications(), o.rotations(), o.bootstraps(), o.levelsUsed()));
+        }
+        if (!precisionRaises.isEmpty()) {
+            sb.append("Precision raised (two bootstraps for one, where a program asked for more bits than one keeps):\n");
+            precisionRaises.forEach((path, r) -> sb.append(String.format(Locale.ROOT,
+                    "  %-40s %6d ciphertexts, %.1f bits asked, one bootstrap keeps %.0f%n", path, r.ciphertexts(),
+                    r.askedBits(), r.singleBits())));
         }
         return sb.toString();
     }

@@ -119,6 +119,26 @@ public final class Accounting {
 
     enum MultiplicationKind { CIPHERTEXT, PLAINTEXT, CONSTANT }
 
+    /**
+     * Where the engine bootstrapped twice for precision: how many ciphertexts, the most bits asked for and what one
+     * bootstrap keeps.
+     */
+    public record PrecisionRaise(long ciphertexts, double askedBits, double singleBits) {
+    }
+
+    private final Map<String, PrecisionRaise> precisionRaises = new LinkedHashMap<>();
+
+    /** Notes one ciphertext bootstrapped twice because {@code asked} bits were asked and one keeps {@code single}. */
+    void preciseBootstrap(double asked, double single) {
+        precisionRaises.merge(currentPath(), new PrecisionRaise(1, asked, single),
+                (a, b) -> new PrecisionRaise(a.ciphertexts() + 1, Math.max(a.askedBits(), b.askedBits()), single));
+    }
+
+    /** Per operator path, where the precision was raised (none when one bootstrap's precision sufficed). */
+    public Map<String, PrecisionRaise> precisionRaises() {
+        return java.util.Collections.unmodifiableMap(precisionRaises);
+    }
+
     /** Per operator path, in first-seen order. */
     public Map<String, OperatorStats> operators() {
         return java.util.Collections.unmodifiableMap(operators);

@@ -338,6 +338,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * single bootstrap would; {@code scaledBound} bounds |x|.
      */
     private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound, OperatorKind op) {
+        accounting.preciseBootstrap(requiredBits, singleBootstrapBits());
         Ciphertext x = atLevel(in, 0);
         Ciphertext first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(x, factor));
         Ciphertext back = atLevel(first, 0);
