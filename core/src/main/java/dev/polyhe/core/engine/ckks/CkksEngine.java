@@ -868,11 +868,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (decryptor == null) {
             throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
         }
+        // a ciphertext shared by several positions (a row sum's) is decrypted once
+        Map<Ciphertext, double[]> decrypted = new IdentityHashMap<>();
         double[][] slotsOf = new double[m.cts.length][];
         for (int i = 0; i < m.cts.length; i++) {
-            Ciphertext c = m.cts[i];
-            Plaintext p = timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c));
-            slotsOf[i] = encoder.decode(p);
+            slotsOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decode(
+                    timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
         }
         double[] out = new double[m.rows * m.cols];
         if (m.layout == Layout.COLUMNS) {

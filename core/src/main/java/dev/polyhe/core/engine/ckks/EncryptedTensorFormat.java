@@ -125,6 +125,29 @@ public final class EncryptedTensorFormat {
             throw new HeException("encrypted tensor file is truncated (its header ends early)");
         }
         DataInputStream h = new DataInputStream(new ByteArrayInputStream(header));
+        try {
+            return contents(context, backend, h, in);
+        } catch (EOFException e) {
+            throw new HeException("encrypted tensor file is corrupted: its header ends inside a field");
+        } catch (java.io.UTFDataFormatException e) {
+            throw new HeException("encrypted tensor file is corrupted: malformed text in its header");
+        }
+    }
+
+    /** Most metadata entries and tensors a file may name (a model's outputs are two tensors and a few entries). */
+    static final int MAX_ENTRIES = 1024;
+    /**
+     * Most entries of one tensor, 2^26 (512 MiB decrypted): logits of 128 tokens over a 250 000-token vocabulary fit;
+     * a forged shape does not make its reader allocate more.
+     */
+    static final long MAX_TENSOR_ENTRIES = 1L << 26;
+
+    /**
+     * The header's fields, each checked against a limit worked out from trusted values (the context's ring, the
+     * packing width, the shapes already read) before anything is allocated on its word.
+     */
+    private static Contents contents(HeContext context, String backend, DataInputStream h, InputStream in)
+            throws IOException {
         String fileBackend = h.readUTF();
         String hash = h.readUTF();
         if (!fileBackend.equals(backend)) {
@@ -135,31 +158,57 @@ public final class EncryptedTensorFormat {
             throw new HeException("encrypted tensors belong to parameter set " + hash + " but the keys are for "
                     + context.parameterHash());
         }
-        int packingSlots = h.readInt();
+        int ringSlots = context.parameters().slots();
+        int packingSlots = field("packing width", h.readInt(), 1, ringSlots);
+        if (Integer.bitCount(packingSlots) != 1) {
+            throw new HeException("encrypted tensor file is corrupted: packing width " + packingSlots
+                    + " is not a power of two");
+        }
         Map<String, String> metadata = new LinkedHashMap<>();
-        int entries = h.readInt();
+        int entries = field("metadata entries", h.readInt(), 0, MAX_ENTRIES);
         for (int k = 0; k < entries; k++) {
             metadata.put(h.readUTF(), h.readUTF());
         }
-        int count = h.readInt();
+        int count = field("tensor count", h.readInt(), 0, MAX_ENTRIES);
         Map<String, int[]> indices = new LinkedHashMap<>();
         Map<String, int[]> shapes = new LinkedHashMap<>();
+        long references = 0;
         for (int k = 0; k < count; k++) {
             String name = h.readUTF();
             int layout = h.readByte();
-            int rows = h.readInt();
-            int cols = h.readInt();
+            if (layout < 0 || layout >= Layout.values().length || layout == Layout.HEAD_DIAGONALS.ordinal()) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + name + "' has layout " + layout
+                        + "; allowed: " + Layout.COLUMNS.ordinal() + " .. " + Layout.BLOCKS.ordinal());
+            }
+            Layout l = Layout.values()[layout];
+            // a column holds at most P rows; a block or a diagonal ciphertext spans at most N/2 slots
+            int rows = field("tensor '" + name + "' rows", h.readInt(), 1, packingSlots);
+            int maxCols = l == Layout.DIAGONALS ? packingSlots : ringSlots * MAX_ENTRIES;
+            int cols = field("tensor '" + name + "' columns", h.readInt(), 1, maxCols);
             boolean clean = h.readBoolean();
-            int perCiphertext = h.readInt();
-            int n = h.readInt();
+            int perCiphertext = field("tensor '" + name + "' columns per ciphertext", h.readInt(), 1,
+                    ringSlots / packingSlots);
+            int expected = l == Layout.COLUMNS ? cols : l == Layout.BLOCKS ? (cols + perCiphertext - 1) / perCiphertext
+                    : (packingSlots + perCiphertext - 1) / perCiphertext;
+            if ((long) rows * cols > MAX_TENSOR_ENTRIES) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + name + "' [" + rows + ", " + cols
+                        + "] has more than " + MAX_TENSOR_ENTRIES + " entries");
+            }
+            int n = field("tensor '" + name + "' ciphertext count", h.readInt(), expected, expected);
+            if ((long) n * Integer.BYTES > h.available()) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + name + "' lists " + n
+                        + " ciphertexts but its header has room for " + h.available() / Integer.BYTES);
+            }
             int[] idx = new int[n];
             for (int i = 0; i < n; i++) {
                 idx[i] = h.readInt();
             }
+            references += n;
             indices.put(name, idx);
             shapes.put(name, new int[] {layout, rows, cols, clean ? 1 : 0, perCiphertext});
         }
-        int unique = h.readInt();
+        // every ciphertext written is referenced at least once
+        int unique = field("ciphertext count", h.readInt(), 0, (int) Math.min(references, Integer.MAX_VALUE));
         Ciphertext[] cts = new Ciphertext[unique];
         for (int i = 0; i < unique; i++) {
             try {
@@ -176,23 +225,27 @@ public final class EncryptedTensorFormat {
             for (int i = 0; i < t.length; i++) {
                 int j = e.getValue()[i];
                 if (j < 0 || j >= unique) {
-                    throw new HeException("encrypted tensor file is corrupted: ciphertext index " + j);
+                    throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey()
+                            + "' refers to ciphertext " + j + "; the file holds " + unique);
                 }
                 t[i] = cts[j];
             }
-            if (s[0] < 0 || s[0] >= Layout.values().length || s[0] == Layout.HEAD_DIAGONALS.ordinal()) {
-                throw new HeException("encrypted tensor file is corrupted: layout " + s[0]);
-            }
             Layout layout = Layout.values()[s[0]];
-            int expected = layout == Layout.COLUMNS ? s[2] : layout == Layout.BLOCKS && s[4] > 0
-                    ? (s[2] + s[4] - 1) / s[4] : t.length;
-            if (s[4] < 1 || Integer.bitCount(s[4]) != 1 || t.length != expected) {
-                throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey() + "' [" + s[1] + ", "
-                        + s[2] + "] " + layout + " with " + s[4] + " per ciphertext cannot have " + t.length
-                        + " ciphertexts");
+            if (Integer.bitCount(s[4]) != 1) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey() + "' holds " + s[4]
+                        + " columns per ciphertext, not a power of two");
             }
             tensors.put(e.getKey(), new CkksTensor(layout, s[1], s[2], t, s[3] == 1, s[4]));
         }
         return new Contents(packingSlots, metadata, tensors);
+    }
+
+    /** {@code value} if within [min, max], else a corrupted-file error naming the field, the value and the limit. */
+    private static int field(String what, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new HeException("encrypted tensor file is corrupted: " + what + " = " + value + " is outside "
+                    + (min == max ? "the only allowed value " + min : min + " .. " + max));
+        }
+        return value;
     }
 }
