@@ -43,6 +43,10 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--output", required = true, paramLabel = "FILE.ct", description = "Encrypted outputs to write.")
     Path output;
 
+    @Option(names = "--insecure-test", description = "Accept key sets whose parameters are below 128-bit security "
+            + "(tests only): the server's policy, which the client's parameters.json cannot change.")
+    boolean acceptInsecure;
+
     @Option(names = "--report", paramLabel = "FILE.txt", description = "Write the latency breakdown as text.")
     Path report;
 
@@ -55,7 +59,7 @@ final class EvalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
-        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe)) {
+        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure)) {
             var service = pipeline.service(polyhe);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);

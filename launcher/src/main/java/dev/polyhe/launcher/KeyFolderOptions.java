@@ -17,8 +17,11 @@ final class KeyFolderOptions {
         return KeyFiles.readClient(keys, polyhe.plugins().backend(KeyFiles.backend(keys)));
     }
 
-    /** Parameters and evaluation keys only: secret.key is never opened. */
-    KeySet server(PolyHe polyhe) throws IOException {
-        return KeyFiles.readServer(keys, polyhe.plugins().backend(KeyFiles.backend(keys)));
+    /**
+     * Parameters and evaluation keys only: secret.key is never opened. Parameters below 128 bits are refused unless
+     * the server accepts them ({@code --insecure-test} of eval).
+     */
+    KeySet server(PolyHe polyhe, boolean acceptInsecure) throws IOException {
+        return KeyFiles.readServer(keys, polyhe.plugins().backend(KeyFiles.backend(keys)), acceptInsecure);
     }
 }

@@ -97,7 +97,7 @@ class ClientServerTest {
         assertEquals(0, enc.code(), enc.err());
         Path out = dir.resolve(tag + "-output.ct");
         Path chart = dir.resolve(tag + "-breakdown.svg");
-        var eval = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
+        var eval = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
                 calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
                 out.toString(), "--chart", chart.toString());
         assertEquals(0, eval.code(), eval.err());
@@ -136,6 +136,13 @@ class ClientServerTest {
     }
 
     @Test
+    void theSecretKeyIsOwnerOnlyAndTheServerHalfHasNone() throws Exception {
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
+                Files.getPosixFilePermissions(keys.resolve("secret.key")));
+        assertFalse(Files.exists(serverKeys.resolve("secret.key")));
+    }
+
+    @Test
     void inferWithTheCkksEngineReportsItsErrorAgainstBothPlaintextModels() throws Exception {
         Path out = dir.resolve("ckks.json");
         var r = polyhe("infer", "--engine", "ckks", "--model", model.toString(), "--input", input.toString(),
@@ -164,7 +171,7 @@ class ClientServerTest {
         bytes[bytes.length / 2] ^= 0x5a;
         Path corrupted = dir.resolve("corrupted.ct");
         Files.write(corrupted, bytes);
-        var bad = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
+        var bad = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
                 calibration.toString(), "--config", config.toString(), "--input", corrupted.toString(), "--output",
                 dir.resolve("y.ct").toString());
         assertFalse(bad.code() == 0);
@@ -184,11 +191,30 @@ class ClientServerTest {
         }
         Files.writeString(badFolder.resolve("keyset.properties"), "columns-per-ciphertext=3\n",
                 java.nio.file.StandardOpenOption.APPEND);
-        var badPacking = polyhe("eval", "--model", model.toString(), "--keys", badFolder.toString(), "--calibration",
+        var badPacking = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", badFolder.toString(), "--calibration",
                 calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
                 dir.resolve("w.ct").toString());
         assertEquals(2, badPacking.code(), badPacking.err());
         assertTrue(badPacking.err().contains("keyset.properties") && badPacking.err().contains("power of two"),
                 badPacking.err());
+
+        // the server's policy, not the client's parameters.json, decides whether test parameters are accepted
+        var policy = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
+                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
+                dir.resolve("v.ct").toString());
+        assertEquals(2, policy.code(), policy.err());
+        assertTrue(policy.err().contains("parameters.json") && policy.err().contains("insecure-test"), policy.err());
+        // a key folder made for another backend is an input error naming it
+        Path otherBackend = Files.createDirectories(dir.resolve("other-backend-keys"));
+        for (String f : new String[] {"parameters.json", "evaluation.keys"}) {
+            Files.copy(serverKeys.resolve(f), otherBackend.resolve(f));
+        }
+        Files.writeString(otherBackend.resolve("keyset.properties"), Files.readString(serverKeys.resolve(
+                "keyset.properties")).replace("backend=ckks-cpu", "backend=ckks-cuda"));
+        var wrongBackend = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys",
+                otherBackend.toString(), "--calibration", calibration.toString(), "--config", config.toString(),
+                "--input", ct.toString(), "--output", dir.resolve("u.ct").toString());
+        assertEquals(2, wrongBackend.code(), wrongBackend.err());
+        assertTrue(wrongBackend.err().contains("ckks-cuda"), wrongBackend.err());
     }
 }

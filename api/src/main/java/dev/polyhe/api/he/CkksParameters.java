@@ -25,6 +25,20 @@ public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, i
         if (logQ.isEmpty()) {
             throw new IllegalArgumentException("logQ is empty; at least one ciphertext prime is needed");
         }
+        if (logQ.size() > MAX_Q_PRIMES) {
+            throw new IllegalArgumentException("logQ has " + logQ.size() + " primes; allowed: at most " + MAX_Q_PRIMES);
+        }
+        if (logP.size() > MAX_P_PRIMES) {
+            throw new IllegalArgumentException("logP has " + logP.size() + " primes; allowed: at most " + MAX_P_PRIMES);
+        }
+        for (List<Integer> bits : List.of(logQ, logP)) {
+            for (int b : bits) {
+                if (b < MIN_PRIME_BITS || b > MAX_PRIME_BITS) {
+                    throw new IllegalArgumentException("a prime of " + b + " bits in " + (bits == logQ ? "logQ" : "logP")
+                            + "; allowed: " + MIN_PRIME_BITS + " .. " + MAX_PRIME_BITS);
+                }
+            }
+        }
         if (dnum < 1 || dnum > logQ.size()) {
             throw new IllegalArgumentException("dnum = " + dnum + " is out of range; allowed: 1 .. " + logQ.size());
         }
@@ -35,6 +49,17 @@ public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, i
             security = SecurityLevel.HES_128;
         }
     }
+
+    /**
+     * Most ciphertext primes: a 128-bit chain at N = 2^17 holds fewer than 100 (3 523 bits), so a longer list is a
+     * mistake or a forged file, refused before any prime is searched for.
+     */
+    public static final int MAX_Q_PRIMES = 100;
+    /** Most special primes. */
+    public static final int MAX_P_PRIMES = 32;
+    /** Bit sizes of NTT-friendly primes that fit the 64-bit limb arithmetic. */
+    public static final int MIN_PRIME_BITS = 10;
+    public static final int MAX_PRIME_BITS = 61;
 
     public int ringDegree() {
         return 1 << logN;

@@ -15,6 +15,17 @@ public interface HeBackend extends PolyHePlugin {
     CkksParameters preset(String name);
 
     /**
+     * Checks a parameter literal without building anything (security included), so that a server can refuse a
+     * client's file before any prime search or table. The default builds the context and closes it.
+     *
+     * @throws InsecureParametersException when below 128-bit security without the explicit opt-in
+     * @throws IllegalArgumentException naming what is out of range
+     */
+    default void validate(CkksParameters parameters) {
+        open(parameters).close();
+    }
+
+    /**
      * Validates the parameters (security included) and builds the context.
      *
      * @throws InsecureParametersException when below 128-bit security without the explicit opt-in

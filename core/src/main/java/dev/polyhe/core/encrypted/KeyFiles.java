@@ -4,6 +4,8 @@ import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.InsecureParametersException;
+import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.engine.ckks.Packing;
@@ -41,14 +43,8 @@ public final class KeyFiles {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(dir.resolve(EVALUATION_KEYS)))) {
             serializer.writeEvaluationKeys(keys.evaluationKeys(), out);
         }
-        Path secret = dir.resolve(SECRET_KEY);
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(secret))) {
+        try (OutputStream out = new BufferedOutputStream(ownerOnly(dir.resolve(SECRET_KEY)))) {
             serializer.writeSecretKey(keys.secretKey(), out);
-        }
-        try {
-            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: the platform's defaults apply
         }
         Properties p = new Properties();
         p.setProperty("backend", keys.backend());
@@ -58,6 +54,20 @@ public final class KeyFiles {
         try (OutputStream out = Files.newOutputStream(dir.resolve(KEYSET))) {
             p.store(out, "PolyHE key set");
         }
+    }
+
+    /**
+     * A new file readable by its owner only from the moment it exists (no window in which it has the umask's
+     * permissions); an existing one is replaced. On a file system without POSIX permissions the platform's apply.
+     */
+    static OutputStream ownerOnly(Path file) throws IOException {
+        Files.deleteIfExists(file);
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(file);
+        }
+        return Files.newOutputStream(file, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     /** The backend a key folder was made for. */
@@ -75,21 +85,26 @@ public final class KeyFiles {
         return p;
     }
 
-    /** Reads the server's view: parameters and evaluation keys, never the secret key. */
-    public static KeySet readServer(Path dir, HeBackend backend) throws IOException {
-        return read(dir, backend, false);
+    /**
+     * Reads the server's view: parameters and evaluation keys, never the secret key. The parameters are the
+     * client's, so the server's policy decides about security: parameters below 128 bits are refused, before anything
+     * is built, unless {@code acceptInsecure} (tests).
+     */
+    public static KeySet readServer(Path dir, HeBackend backend, boolean acceptInsecure) throws IOException {
+        return read(dir, backend, false, acceptInsecure);
     }
 
-    /** Reads the client's view, secret key included. */
+    /** Reads the client's view, secret key included (the client chose its parameters). */
     public static KeySet readClient(Path dir, HeBackend backend) throws IOException {
-        return read(dir, backend, true);
+        return read(dir, backend, true, true);
     }
 
-    private static KeySet read(Path dir, HeBackend backend, boolean withSecret) throws IOException {
+    private static KeySet read(Path dir, HeBackend backend, boolean withSecret, boolean acceptInsecure)
+            throws IOException {
         Properties p = properties(dir);
         if (!backend.name().equals(p.getProperty("backend"))) {
-            throw new IllegalArgumentException("key folder " + dir + " was made for backend '" + p.getProperty("backend")
-                    + "', not '" + backend.name() + "'");
+            throw new ConfigException(dir.resolve(KEYSET) + ": the key folder was made for backend '"
+                    + p.getProperty("backend") + "', not '" + backend.name() + "'");
         }
         Packing packing;
         try {
@@ -99,11 +114,21 @@ public final class KeyFiles {
             throw new ConfigException(dir.resolve(KEYSET) + ": " + e.getMessage(), e);
         }
         CkksParameters params = ParameterFile.read(dir.resolve(PARAMETERS));
+        if (params.security() == SecurityLevel.INSECURE_TEST && !acceptInsecure) {
+            throw new InsecureParametersException(dir.resolve(PARAMETERS) + " asks for security 'insecure-test'; this "
+                    + "server accepts 128-bit parameters only (start it with --insecure-test to accept test parameters)");
+        }
+        try {
+            backend.validate(params);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(dir.resolve(PARAMETERS) + ": " + e.getMessage(), e);
+        }
         HeContext ctx = backend.open(params);
         if (!ctx.parameterHash().equals(p.getProperty("parameter-hash"))) {
             ctx.close();
-            throw new IllegalArgumentException(dir.resolve(PARAMETERS) + " does not match the key set's parameter hash "
-                    + p.getProperty("parameter-hash") + " (the folder mixes files of different key sets)");
+            throw new ConfigException(dir.resolve(PARAMETERS) + " does not match the key set's parameter hash "
+                    + p.getProperty("parameter-hash") + " in " + KEYSET + " (the folder mixes files of different key "
+                    + "sets)");
         }
         EvaluationKeys evk;
         try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(EVALUATION_KEYS)))) {

@@ -224,8 +224,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
+        if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1) {
+            // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first
+            Ciphertext onDelta = bounds.same(adjust(c, c.level() - 1, scale, op), c);
+            Ciphertext r = onDelta.level() >= levels ? onDelta : withLevels(onDelta, levels, op);
+            refreshedCopies.put(c, r);
+            return r;
+        }
         int alone = prescale(c);
-        boolean precise = requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
+        // Two bootstraps for one where a program asks for more precision than one keeps, and where values known to be
+        // large reached level 0 with no level left to scale them down (a LayerNorm's sum of squares after a row sum's
+        // masks): the second refreshes what the sine got wrong on them.
+        boolean stuckLarge = bounds.tight(c) && !wellScaled(c, alone);
+        boolean precise = (requiredBits > singleBootstrapBits() || stuckLarge) && !Double.isNaN(bounds.of(c));
         // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
         Ciphertext found = precise || !wellScaled(c, alone) ? null : partners.partnerFor(c,
@@ -241,11 +252,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         } else {
             int kp = pairPrescale(prescale(partner));
             Ciphertext inPartner = prescaled(partner, kp, op);
-            Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP,
-                    () -> evaluator.bootstrapPair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(1.0, -kp)));
-            b = both[0];
-            refreshedCopies.put(partner, bounds.same(both[1], partner));
-            observed(inPartner, both[1], Math.scalb(1.0, kp), bounds.of(partner));
+            // The second of a pair leaves with its scale label times (its factor's ratio to the first's) = 2^(k2 − k1):
+            // the one scaled up more goes first, so that no label ends above Δ, where bootstrapping it again would
+            // have less than q_0/Δ of headroom.
+            boolean partnerFirst = kp > k;
+            Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP, () -> partnerFirst
+                    ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), Math.scalb(1.0, -k))
+                    : evaluator.bootstrapPair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(1.0, -kp)));
+            b = both[partnerFirst ? 1 : 0];
+            Ciphertext partnerOut = both[partnerFirst ? 0 : 1];
+            refreshedCopies.put(partner, bounds.same(partnerOut, partner));
+            observed(inPartner, partnerOut, Math.scalb(1.0, kp), bounds.of(partner));
         }
         bounds.same(b, c);
         observed(in, b, Math.scalb(1.0, k), bounds.of(c));
@@ -272,7 +289,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * Two ciphertexts share a bootstrap only when their prescaling exponents differ by at most this: the second leaves
-     * with its scale label 2^gap off Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
+     * with its scale label 2^-gap below Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
      * which the engine's scale alignment absorbs when it is small.
      */
     static final int MAX_PAIR_PRESCALE_GAP = 4;
@@ -338,7 +355,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * single bootstrap would; {@code scaledBound} bounds |x|.
      */
     private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound, OperatorKind op) {
-        accounting.preciseBootstrap(requiredBits, singleBootstrapBits());
+        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
         Ciphertext x = atLevel(in, 0);
         Ciphertext first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(x, factor));
         Ciphertext back = atLevel(first, 0);
@@ -352,8 +369,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             residual = evaluator.sub(evaluator.multiplyInteger(x, Math.round(factor)), back);
             residualFactor = 1;
         }
-        double residualBound = Math.max(scaledBound, BOOTSTRAP_TARGET) * (factor > 1 ? factor : 1)
-                * Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits()));
+        // what the first got wrong: its usual error, plus the sine's on values it could not scale down, (2π·b/h)²/6
+        // of them at headroom h = q_0/Δ (the worst case, a constant vector)
+        double b = Math.max(scaledBound, BOOTSTRAP_TARGET);
+        double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
+        double residualBound = b * (factor > 1 ? factor : 1)
+                * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
         int t = Math.max(0, Math.min(30, (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - 1));
         Ciphertext up = evaluator.multiplyInteger(residual, 1L << t);
         Ciphertext correction = timed(op, PrimitiveKind.BOOTSTRAP,

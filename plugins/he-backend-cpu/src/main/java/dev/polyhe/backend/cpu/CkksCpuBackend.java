@@ -7,6 +7,7 @@ import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.backend.cpu.ckks.CkksPresets;
 import dev.polyhe.backend.cpu.ckks.CpuContext;
+import dev.polyhe.backend.cpu.ckks.SecurityStandard;
 import java.util.List;
 
 /**
@@ -75,6 +76,12 @@ public final class CkksCpuBackend implements HeBackend {
     @Override
     public CkksParameters preset(String name) {
         return CkksPresets.get(name);
+    }
+
+    /** The security bound on the nominal bit sizes (primes of b bits lie below 2^b): nothing is built. */
+    @Override
+    public void validate(CkksParameters parameters) {
+        SecurityStandard.check(parameters, parameters.logQP());
     }
 
     @Override

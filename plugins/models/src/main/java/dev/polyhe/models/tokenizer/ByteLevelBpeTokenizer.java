@@ -68,24 +68,42 @@ public final class ByteLevelBpeTokenizer {
         return Files.isRegularFile(f) ? Optional.of(load(f)) : Optional.empty();
     }
 
+    /** The largest tokenizer.json read (Hugging Face's are a few MB); a larger file is refused before it is read. */
+    static final long MAX_BYTES = 64L * 1024 * 1024;
+
     public static ByteLevelBpeTokenizer load(Path file) {
         JsonNode root;
         try {
+            long size = Files.size(file);
+            if (size > MAX_BYTES) {
+                throw new CheckpointException(file + ": " + size + " bytes; a tokenizer.json holds at most " + MAX_BYTES);
+            }
             root = new ObjectMapper().readTree(Files.readString(file));
         } catch (IOException e) {
             throw new CheckpointException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new CheckpointException(file + ": expected a JSON object");
         }
         JsonNode model = root.path("model");
         if (!"BPE".equals(model.path("type").asText("BPE")) || !model.path("vocab").isObject()) {
             throw new CheckpointException(file + ": only byte-level BPE tokenizers are supported (model.type BPE with a vocab)");
         }
         Map<String, Integer> vocab = new HashMap<>();
-        model.get("vocab").properties().forEach(e -> vocab.put(e.getKey(), e.getValue().asInt()));
+        model.get("vocab").properties().forEach(e -> vocab.put(e.getKey(), id(file, "model.vocab." + e.getKey(),
+                e.getValue())));
         Map<String, Integer> ranks = new HashMap<>();
         JsonNode merges = model.path("merges");
+        if (!merges.isMissingNode() && !merges.isArray()) {
+            throw new CheckpointException(file + ": model.merges is not a list");
+        }
         for (int i = 0; i < merges.size(); i++) {
             JsonNode m = merges.get(i);
-            String pair = m.isArray() ? m.get(0).asText() + " " + m.get(1).asText() : m.asText();
+            boolean pairOfStrings = m.isArray() && m.size() == 2 && m.get(0).isTextual() && m.get(1).isTextual();
+            if (!pairOfStrings && !m.isTextual()) {
+                throw new CheckpointException(file + ": merge " + i + " is " + m + "; expected \"a b\" or [\"a\", \"b\"]");
+            }
+            String pair = pairOfStrings ? m.get(0).asText() + " " + m.get(1).asText() : m.asText();
             if (pair.split(" ").length != 2) {
                 throw new CheckpointException(file + ": merge " + i + " ('" + pair + "') is not two symbols");
             }
@@ -93,7 +111,11 @@ public final class ByteLevelBpeTokenizer {
         }
         Map<String, Integer> added = new HashMap<>();
         for (JsonNode t : root.path("added_tokens")) {
-            added.put(t.path("content").asText(), t.path("id").asInt());
+            if (!t.path("content").isTextual()) {
+                throw new CheckpointException(file + ": an added token has no text content: " + t);
+            }
+            added.put(t.path("content").asText(), id(file, "added_tokens '" + t.path("content").asText() + "' id",
+                    t.path("id")));
         }
         boolean nfc = hasNormalizer(root.path("normalizer"), "NFC");
         JsonNode byteLevel = findByType(root.path("pre_tokenizer"), "ByteLevel");
@@ -103,9 +125,17 @@ public final class ByteLevelBpeTokenizer {
         boolean prefixSpace = byteLevel.path("add_prefix_space").asBoolean(false);
         List<Long> pre = new ArrayList<>();
         List<Long> post = new ArrayList<>();
-        readPostProcessor(root.path("post_processor"), pre, post);
+        readPostProcessor(file, root.path("post_processor"), pre, post);
         return new ByteLevelBpeTokenizer(vocab, ranks, added, nfc, prefixSpace,
                 pre.stream().mapToLong(Long::longValue).toArray(), post.stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** A token id: a non-negative integer. */
+    private static int id(Path file, String what, JsonNode n) {
+        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < 0) {
+            throw new CheckpointException(file + ": " + what + " = " + n + " is not a token id (a non-negative integer)");
+        }
+        return n.intValue();
     }
 
     private static boolean hasNormalizer(JsonNode n, String type) {
@@ -131,14 +161,15 @@ public final class ByteLevelBpeTokenizer {
         return null;
     }
 
-    private static void readPostProcessor(JsonNode pp, List<Long> pre, List<Long> post) {
+    private static void readPostProcessor(Path file, JsonNode pp, List<Long> pre, List<Long> post) {
         JsonNode roberta = findByType(pp, "RobertaProcessing");
         if (roberta == null) {
             roberta = findByType(pp, "BertProcessing");
         }
         if (roberta != null) {
-            pre.add(roberta.path("cls").get(1).asLong());
-            post.add(roberta.path("sep").get(1).asLong());
+            // "cls": ["<s>", 0], "sep": ["</s>", 2]
+            pre.add((long) id(file, "post_processor cls", roberta.path("cls").path(1)));
+            post.add((long) id(file, "post_processor sep", roberta.path("sep").path(1)));
             return;
         }
         JsonNode template = findByType(pp, "TemplateProcessing");
@@ -150,7 +181,7 @@ public final class ByteLevelBpeTokenizer {
                 } else if (piece.has("SpecialToken")) {
                     String id = piece.path("SpecialToken").path("id").asText();
                     for (JsonNode i : template.path("special_tokens").path(id).path("ids")) {
-                        target.add(i.asLong());
+                        target.add((long) id(file, "post_processor special token '" + id + "'", i));
                     }
                 }
             }

@@ -22,13 +22,13 @@ public final class CkksPresets {
         PRESETS.put("N14-128", new CkksParameters(14, chain(50, 40, 8), List.of(60), 9, 40, 0, SecurityLevel.HES_128));
         // N = 2^15: 55 + 15x45 + 2x60 = 850 <= 881 (dnum 8)
         PRESETS.put("N15-128", new CkksParameters(15, chain(55, 45, 15), List.of(60, 60), 8, 45, 0, SecurityLevel.HES_128));
-        // N = 2^16: 60 + 24x59 + 4x60 = 1716 <= 1761 (dnum 7)
+        // N = 2^16: 60 + 24x59 + 4x60 = 1716 <= 1747 (dnum 7)
         PRESETS.put("N16-128", new CkksParameters(16, chain(60, 59, 24), List.of(60, 60, 60, 60), 7, 59, 0,
                 SecurityLevel.HES_128));
         // Bootstrapping at 128 bits: a dense secret (the standard's table applies as it stands) that bootstraps
         // through an ephemeral sparse secret of weight 32 exposed only modulo q_0·P (see
         // bootstrap.SecretEncapsulation). q_0 = 52 bits, 10 user levels of 40 bits, 14 bootstrapping primes of 60
-        // bits, 7 special primes of 60 bits, dnum 4: 52 + 10x40 + 14x60 + 7x60 = 1712 <= 1761. q_0/Δ = 2^12, not
+        // bits, 7 special primes of 60 bits, dnum 4: 52 + 10x40 + 14x60 + 7x60 = 1712 <= 1747. q_0/Δ = 2^12, not
         // the small rings' 2^15: at N = 2^16 the key-switching noise of CoeffsToSlots and EvalMod, relative to the
         // message's share Δ/q_0 of the sine's input, dominates, and 3 bits of ratio are worth 3 bits of precision
         // there, while the sine's cubic loss (2π·Δ/q_0)²/6 stays at 2^-21.3 for |m| = 1. dnum 4 rather than 5:
@@ -50,9 +50,12 @@ public final class CkksPresets {
                 SecurityLevel.INSECURE_TEST));
         PRESETS.put("insecure-test-boot-N12", new CkksParameters(12, boot, List.of(60, 60, 60, 60), 5, 40, 64,
                 SecurityLevel.INSECURE_TEST));
-        // The N16-boot-128 design (dense secret, encapsulation) on a small ring, for tests.
-        PRESETS.put("insecure-test-boot-dense-N10", new CkksParameters(10, boot, List.of(60, 60, 60, 60), 5, 40, 0,
-                SecurityLevel.INSECURE_TEST));
+        // The N16-boot-128 design on a small ring, for tests: a dense secret bootstrapped through encapsulation,
+        // and q_0 of 52 bits, so that q_0/Δ = 2^12 leaves the same headroom as at 128 bits.
+        List<Integer> bootDense = new ArrayList<>(chain(52, 40, 3));
+        bootDense.addAll(Collections.nCopies(14, 60));
+        PRESETS.put("insecure-test-boot-dense-N10", new CkksParameters(10, bootDense, List.of(60, 60, 60, 60), 5, 40,
+                0, SecurityLevel.INSECURE_TEST));
     }
 
     private CkksPresets() {}

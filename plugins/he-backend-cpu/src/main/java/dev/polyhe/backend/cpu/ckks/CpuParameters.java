@@ -42,6 +42,8 @@ public final class CpuParameters {
         if (literal.logScale() < 1 || literal.logScale() > 60) {
             throw new IllegalArgumentException("logScale = " + literal.logScale() + " is out of range; allowed: 1 .. 60");
         }
+        // before any prime is searched for: primes of b bits lie below 2^b, so the nominal sum bounds the real one
+        SecurityStandard.check(literal, literal.logQP());
         this.qPrimes = NttPrimes.generate(literal.logN(), literal.logQ(), Set.of());
         Set<Long> taken = new HashSet<>();
         for (long q : qPrimes) {

@@ -5,12 +5,14 @@ import dev.polyhe.api.he.InsecureParametersException;
 import dev.polyhe.api.he.SecurityLevel;
 
 /**
- * The 128-bit classical bounds on log2(QP) of the Homomorphic Encryption Security Standard (uniform
- * ternary secret, σ = 3.2), with the N = 2^16 and 2^17 rows as later estimated with the lattice estimator.
+ * The 128-bit classical bounds on log2(QP) for a uniform ternary secret and error of σ ≈ 3.2: N = 2^10 .. 2^15 as
+ * the Homomorphic Encryption Security Standard (Albrecht et al., homomorphicencryption.org, November 2018) gives
+ * them in its table of 128-bit parameters; N = 2^16 and 2^17 as OpenFHE's HEStd_128_classic table for ternary
+ * secrets extends it with the lattice estimator (1 747 and 3 523). docs/security.md has the sources.
  */
 public final class SecurityStandard {
     private static final int MIN_LOG_N = 10;
-    private static final int[] MAX_LOG_QP = {27, 54, 109, 218, 438, 881, 1761, 3524}; // logN 10..17
+    private static final int[] MAX_LOG_QP = {27, 54, 109, 218, 438, 881, 1747, 3523}; // logN 10..17
 
     private SecurityStandard() {}
 

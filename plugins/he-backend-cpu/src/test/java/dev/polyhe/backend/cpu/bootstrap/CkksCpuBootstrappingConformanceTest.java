@@ -32,10 +32,11 @@ class CkksCpuBootstrappingConformanceTest extends BootstrappingConformanceTest {
         return 21;
     }
 
-    /** The sine's documented cubic loss M·(2π·M·Δ/q_0)²/6 (q_0 ≈ 2^55, Δ = 2^40), plus the in-range error. */
+    /** The sine's documented cubic loss M·(2π·M·Δ/q_0)²/6 at this ring's q_0 and Δ, plus the in-range error. */
     @Override
     protected double outOfRangeErrorBound(double maxMagnitude) {
-        return 1.01 * maxMagnitude * Bootstrapper.sineRelativeError(maxMagnitude, 0x1p40, 0x1p55)
-                + maxMagnitude * 0x1p-20;
+        double delta = Math.scalb(1.0, parameters().logScale());
+        double q0 = Math.scalb(1.0, parameters().logQ().get(0));
+        return 1.01 * maxMagnitude * Bootstrapper.sineRelativeError(maxMagnitude, delta, q0) + maxMagnitude * 0x1p-20;
     }
 }

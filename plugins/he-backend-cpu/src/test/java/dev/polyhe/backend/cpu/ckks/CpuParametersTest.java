@@ -34,6 +34,36 @@ class CpuParametersTest {
         }
     }
 
+    /**
+     * The 128-bit bounds as published, not as the code holds them: the HE Security Standard (homomorphicencryption.org,
+     * November 2018), table of 128-bit classical parameters for a uniform ternary secret, n = 1024 .. 32768: log q
+     * 27, 54, 109, 218, 438, 881; OpenFHE's HEStd_128_classic ternary rows (src/core/lib/lattice/stdlatticeparms.cpp)
+     * for n = 65536 and 131072: 1747 and 3523.
+     */
+    @Test
+    void theBoundsAreThePublishedOnes() {
+        int[] published = {27, 54, 109, 218, 438, 881, 1747, 3523};
+        for (int logN = 10; logN <= 17; logN++) {
+            assertEquals(published[logN - 10], SecurityStandard.maxLogQP(logN), "N = 2^" + logN);
+        }
+        assertEquals(0, SecurityStandard.maxLogQP(9), "no ring below 2^10 is 128-bit at any modulus");
+    }
+
+    @Test
+    void parametersAreRefusedBeforeAnyPrimeIsSearchedFor() {
+        // 1 748 bits at N = 2^16, one above the bound: refused by validate, before the 29 primes are looked for
+        List<Integer> q = new java.util.ArrayList<>(CkksPresets.chain(60, 59, 24));
+        q.add(32);
+        CkksParameters over = new CkksParameters(16, q, List.of(60, 60, 60, 60), 5, 59, 0, SecurityLevel.HES_128);
+        assertEquals(1748, over.logQP());
+        InsecureParametersException e = assertThrows(InsecureParametersException.class,
+                () -> new dev.polyhe.backend.cpu.CkksCpuBackend(1).validate(over));
+        assertTrue(e.getMessage().contains("1747"), e.getMessage());
+        IllegalArgumentException many = assertThrows(IllegalArgumentException.class, () -> new CkksParameters(17,
+                java.util.Collections.nCopies(500, 40), List.of(60), 1, 40, 0, SecurityLevel.INSECURE_TEST));
+        assertTrue(many.getMessage().contains("500") && many.getMessage().contains("100"), many.getMessage());
+    }
+
     @Test
     void n16PresetMatchesOpenFheChain() {
         CkksParameters p = CkksPresets.get("N16-128");

@@ -55,7 +55,7 @@ class SparseSecretEncapsulationTest {
         assertEquals(12, BootstrapParameters.of(p).modulusRange(), "K from the ephemeral weight 32");
         Bootstrapper b = new Bootstrapper(p, null, null);
         assertTrue(b.outputLevel() >= 9, "levels left: " + b.describe());
-        assertTrue(p.logQP() <= 1761, "log QP " + p.logQP());
+        assertTrue(p.logQP() <= 1747, "log QP " + p.logQP());
     }
 
     @Test
