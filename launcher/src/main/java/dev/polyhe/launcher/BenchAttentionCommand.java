@@ -28,8 +28,6 @@ final class BenchAttentionCommand implements Callable<Integer> {
     @Option(names = "--tokens", split = ",", defaultValue = "128", description = "Token counts T, comma separated.")
     int[] tokens;
 
-    @Option(names = "--heads", defaultValue = "1", description = "Attention heads (default: ${DEFAULT-VALUE}).")
-    int heads;
 
     @Option(names = "--iterations", defaultValue = "21",
             description = "Goldschmidt iterations for every mechanism (default: ${DEFAULT-VALUE}, as the paper).")
@@ -46,9 +44,6 @@ final class BenchAttentionCommand implements Callable<Integer> {
         if (tokens.length == 0 || Arrays.stream(tokens).anyMatch(t -> t < 2)) {
             throw new ErrorReport.InputException("--tokens needs counts >= 2, got " + Arrays.toString(tokens));
         }
-        if (heads < 1) {
-            throw new ErrorReport.InputException("--heads must be >= 1, got " + heads);
-        }
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
             HeBackend he = polyhe.plugins().backend(backend);
             int maxTokens = Arrays.stream(tokens).max().orElseThrow();
@@ -56,7 +51,7 @@ final class BenchAttentionCommand implements Callable<Integer> {
             var bench = new EncryptedAttentionBenchmark(polyhe.plugins());
             var params = chain.resolve(he, minLogN, bench.levelsNeeded(iterations));
             var err = spec.commandLine().getErr();
-            var report = bench.run(he, params, tokens, heads, iterations,
+            var report = bench.run(he, params, tokens, iterations,
                     seed, step -> {
                         err.println("polyhe bench attention: " + step);
                         err.flush();

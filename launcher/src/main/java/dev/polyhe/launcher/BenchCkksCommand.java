@@ -80,11 +80,16 @@ final class BenchCkksCommand implements Callable<Integer> {
             // bootstrapping needs a chain built for it: the backend's N<logN>-boot-128 preset when it has one
             String preset = boot && he.presets().contains("N" + logN + "-boot-128") ? "N" + logN + "-boot-128"
                     : "N" + logN + "-128";
+            if (chain.preset == null && chain.levels == null && !chain.chainShapingOptions(false).isEmpty()) {
+                throw new ErrorReport.InputException(String.join(", ", chain.chainShapingOptions(false)) + " shape a "
+                        + "built chain: add --levels L to build one (without it bench ckks measures the preset " + preset
+                        + ")");
+            }
             var params = chain.preset == null && chain.levels == null ? he.preset(preset) : chain.resolve(he, logN);
-            int t = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-            var result = new CkksBenchmark(he, params, runs, warmup, t, boot).run();
+            // the threads the backend computes with, which the property asked for but the backend decides
+            var result = new CkksBenchmark(he, params, runs, warmup, he.parallelism(), boot).run();
             var out = spec.commandLine().getOut();
-            out.println(format == Format.json ? result.toJson() : result.toTable());
+            out.println(format == Format.json ? result.toJson(OutputJson.MAPPER).toPrettyString() : result.toTable());
             out.flush();
         }
         return PolyHeCommand.OK;

@@ -24,9 +24,13 @@ final class ChainOptions {
             description = "Rescales available in a built chain (default: what the command needs, else 40).")
     Integer levels;
 
-    @Option(names = "--scale-bits", paramLabel = "S", defaultValue = "40",
-            description = "Bits of the scale and of each rescaled prime (default: ${DEFAULT-VALUE}).")
-    int scaleBits;
+    /** The scale's bits when a built chain does not say. */
+    static final int DEFAULT_SCALE_BITS = 40;
+
+    @Option(names = "--scale-bits", paramLabel = "S",
+            description = "Bits of the scale and of each rescaled prime of a built chain (default: "
+                    + DEFAULT_SCALE_BITS + ").")
+    Integer scaleBits;
 
     @Option(names = "--dnum", paramLabel = "D",
             description = "Key-switching digits of a built chain (default: digits of two primes; with "
@@ -67,13 +71,44 @@ final class ChainOptions {
     /** @param neededLevels the chain length used when {@code --levels} is not given */
     CkksParameters resolve(HeBackend backend, int minLogN, int neededLevels) {
         if (preset != null) {
+            refuseWithPreset();
             return backend.preset(preset);
         }
         int n = logN != null ? logN : minLogN;
         if (n < minLogN) {
             throw new ErrorReport.InputException("--logN " + n + " is too small: at least " + minLogN + " is needed");
         }
-        return chain(n, levels != null ? levels : neededLevels, scaleBits, dnum,
-                insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
+        return chain(n, levels != null ? levels : neededLevels, scaleBits != null ? scaleBits : DEFAULT_SCALE_BITS,
+                dnum, insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
+    }
+
+    /** A preset fixes the whole chain: the options that shape a built one cannot apply beside it. */
+    void refuseWithPreset() {
+        List<String> shaping = chainShapingOptions(true);
+        if (!shaping.isEmpty()) {
+            throw new ErrorReport.InputException(String.join(", ", shaping) + " shape a built chain and cannot apply "
+                    + "with --preset " + preset + "; give one or the other");
+        }
+    }
+
+    /** The chain-shaping options given (--logN too when {@code withLogN}). */
+    List<String> chainShapingOptions(boolean withLogN) {
+        List<String> given = new ArrayList<>();
+        if (withLogN && logN != null) {
+            given.add("--logN");
+        }
+        if (levels != null) {
+            given.add("--levels");
+        }
+        if (scaleBits != null) {
+            given.add("--scale-bits");
+        }
+        if (dnum != null) {
+            given.add("--dnum");
+        }
+        if (insecure) {
+            given.add("--insecure-test");
+        }
+        return given;
     }
 }

@@ -33,8 +33,9 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "DIR", description = "Checkpoint folder.")
     Path model;
 
-    @Option(names = "--calibration", required = true, paramLabel = "CAL.json",
-            description = "Approximation domains from 'polyhe calibrate' on sample data.")
+    @Option(names = "--calibration", paramLabel = "CAL.json",
+            description = "Approximation domains from 'polyhe calibrate' on sample data (default: the config's "
+                    + "inference.calibration).")
     Path calibration;
 
     @Option(names = "--input", required = true, paramLabel = "FILE.ct", description = "Encrypted input (from encrypt).")
@@ -56,6 +57,19 @@ final class EvalCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** --calibration, else the config's inference.calibration: the server needs the domains either way. */
+    private Calibration calibration(dev.polyhe.core.inference.InferenceService service) {
+        if (calibration != null) {
+            return Calibration.read(calibration);
+        }
+        String fromConfig = service.config().calibration();
+        if (fromConfig == null) {
+            throw new ErrorReport.InputException("eval needs the approximation domains: give --calibration CAL.json "
+                    + "(from 'polyhe calibrate') or set inference.calibration in the config");
+        }
+        return Calibration.read(Path.of(fromConfig));
+    }
+
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
@@ -67,7 +81,7 @@ final class EvalCommand implements Callable<Integer> {
             if (embeddings == null) {
                 throw new ErrorReport.InputException(input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
-            var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, Calibration.read(calibration),
+            var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
                     step -> {
                         out.println("eval: " + step);
                         out.flush();

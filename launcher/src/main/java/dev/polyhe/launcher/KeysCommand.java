@@ -76,11 +76,11 @@ final class KeysCommand implements Runnable {
                     KeyFiles.write(keys, out);
                     var o = spec.commandLine().getOut();
                     o.printf(Locale.ROOT, "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots "
-                            + "x %d columns per ciphertext, relinearization key %.1f MB, rotation keys %.1f MB%n", out,
+                            + "x %d columns per ciphertext, relinearization key %.1f MiB, rotation keys %.1f MiB%n", out,
                             (System.nanoTime() - t0) / 1e9, params.logN(), params.maxLevel(), keys.packingSlots(),
                             keys.packing().columnsPerCiphertext(),
-                            keys.evaluationKeys().relinearizationKeyBytes() / 1e6,
-                            keys.evaluationKeys().rotationKeyBytes() / 1e6);
+                            keys.evaluationKeys().relinearizationKeyBytes() / (double) (1 << 20),
+                            keys.evaluationKeys().rotationKeyBytes() / (double) (1 << 20));
                     o.println("give the server " + KeyFiles.PARAMETERS + ", " + KeyFiles.EVALUATION_KEYS + " and "
                             + KeyFiles.KEYSET + "; keep " + KeyFiles.SECRET_KEY + " on the client");
                     o.flush();

@@ -24,6 +24,11 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (PolyHe polyhe = PolyHe.builder().configFile(config).pluginsDir(common.pluginsDir).build()) {
+            if (!polyhe.config().declaresWorkload()) {
+                throw new ErrorReport.InputException(config + " says nothing for 'polyhe run' to do: it has no "
+                        + "'workload' and no 'benchmark' section (set 'workload: attention-benchmark'); an 'inference' "
+                        + "section is run by 'polyhe infer --config " + config + "'");
+            }
             var out = spec.commandLine().getOut();
             out.print(polyhe.runAttentionBenchmark().toText());
             out.flush();

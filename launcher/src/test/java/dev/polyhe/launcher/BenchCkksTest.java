@@ -31,9 +31,9 @@ class BenchCkksTest {
             assertEquals(3, o.get("runs").asInt());
         }
         assertTrue(json.get("precision_bits").get("mul_relin").asDouble() > 15, json.toString());
-        assertTrue(json.get("key_mb").get("rotation").asDouble() > json.get("key_mb").get("relin").asDouble(),
+        assertTrue(json.get("key_mib").get("rotation").asDouble() > json.get("key_mib").get("relin").asDouble(),
                 "eight rotation keys outweigh one relinearization key");
-        assertTrue(json.get("peak_rss_mb").asDouble() > 0);
+        assertTrue(json.get("peak_rss_mib").asDouble() > 0);
     }
 
     @Test
@@ -48,7 +48,7 @@ class BenchCkksTest {
         assertTrue(boot.get("precision_bits_min").asDouble() > 18, boot.toString());
         assertTrue(boot.get("precision_bits_mean").asDouble() >= boot.get("precision_bits_min").asDouble());
         assertEquals(512, boot.get("slots").asInt());
-        assertTrue(boot.get("key_mb").asDouble() > json.get("key_mb").get("relin").asDouble());
+        assertTrue(boot.get("key_mib").asDouble() > json.get("key_mib").get("relin").asDouble());
     }
 
     @Test
@@ -62,6 +62,19 @@ class BenchCkksTest {
         CkksParameters n14 = ChainOptions.chain(14, 8, 40, 9, SecurityLevel.HES_128);
         assertEquals(List.of(60), n14.logP());
         assertEquals(50, n14.logQ().get(0));
+    }
+
+    /** Options that cannot apply are refused, naming them, not ignored. */
+    @Test
+    void chainOptionsThatCannotApplyAreRefused() {
+        var scale = polyhe("bench", "ckks", "--scale-bits", "50", "--dnum", "3", "--runs", "1", "--warmup", "0");
+        assertEquals(2, scale.code(), scale.out());
+        assertTrue(scale.err().contains("--scale-bits, --dnum") && scale.err().contains("--levels"), scale.err());
+        var withPreset = polyhe("bench", "ckks", "--preset", "insecure-test-N10", "--levels", "5", "--runs", "1");
+        assertEquals(2, withPreset.code(), withPreset.out());
+        assertTrue(withPreset.err().contains("--levels") && withPreset.err().contains("--preset"), withPreset.err());
+        var heads = polyhe("bench", "attention", "--heads", "4", "--insecure-test");
+        assertEquals(2, heads.code(), "one head's score block is what the paper's Table 5 times: " + heads.err());
     }
 
     @Test

@@ -90,7 +90,7 @@ class ClientServerTest {
     }
 
     /** encrypt (client), eval (server: no secret key), decrypt (client), against the polynomial model. */
-    private void fourCommands(Path keys, Path serverKeys, String tag) throws Exception {
+    private Path fourCommands(Path keys, Path serverKeys, String tag) throws Exception {
         Path ct = dir.resolve(tag + "-input.ct");
         var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
                 input.toString(), "--config", config.toString(), "--output", ct.toString());
@@ -133,6 +133,61 @@ class ClientServerTest {
             assertEquals(argB, argA, "same predicted token at position " + t);
         }
         assertTrue(se / n < 1e-4, "MSE encrypted vs plaintext polynomial model: " + se / n);
+        return out;
+    }
+
+    /**
+     * decrypt --flood-bits: the error estimate (imaginary parts) tracks the real error against the polynomial
+     * model, and the flooded values differ from the plain decryption by Gaussian noise of the reported sigma.
+     */
+    @Test
+    void floodedDecryptionAddsNoiseOfTheDocumentedWidth() throws Exception {
+        Path out = fourCommands(keys, serverKeys, "flood");
+        Path plain = dir.resolve("flood-plain.json");
+        assertEquals(0, polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
+                plain.toString()).code());
+        Path flooded = dir.resolve("flood-flooded.json");
+        var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
+                flooded.toString(), "--flood-bits", "30", "--flood-queries", "4");
+        assertEquals(0, dec.code(), dec.err());
+        assertTrue(dec.out().contains("noise flooding (s = 30 bits, 4 queries)"), dec.out());
+        JsonNode p = new ObjectMapper().readTree(plain.toFile());
+        JsonNode f = new ObjectMapper().readTree(flooded.toFile());
+        assertFalse(p.has("noise_flooding"), "off by default");
+        JsonNode logits = f.get("noise_flooding").get("logits");
+        double t = logits.get("error_estimate").asDouble();
+        double sigma = logits.get("sigma").asDouble();
+        assertEquals(Math.getExponent(t), Math.log(t) / Math.log(2), 1e-12, "t is a power of two");
+        assertEquals(Math.sqrt(12 * 4) * Math.pow(2, 15) * t, sigma, sigma * 1e-12);
+        double errorSq = 0;
+        double noiseSq = 0;
+        int n = 0;
+        for (int r = 0; r < p.get("logits").get(0).size(); r++) {
+            for (int v = 0; v < p.get("logits").get(0).get(r).size(); v++) {
+                double plainValue = p.get("logits").get(0).get(r).get(v).asDouble();
+                double e = plainValue - poly.get("logits").get(0).get(r).get(v).asDouble();
+                double z = f.get("logits").get(0).get(r).get(v).asDouble() - plainValue;
+                errorSq += e * e;
+                noiseSq += z * z;
+                n++;
+            }
+        }
+        double rmsError = Math.sqrt(errorSq / n);
+        double rmsNoise = Math.sqrt(noiseSq / n);
+        assertTrue(rmsError < 2 * t && rmsError > t / 64, "estimate t = " + t + " vs the real error " + rmsError);
+        assertTrue(Math.abs(rmsNoise / sigma - 1) < 0.25, n + " values: noise rms " + rmsNoise + " vs sigma " + sigma);
+    }
+
+    @Test
+    void floodOptionsThatCannotApplyAreRefused() {
+        var r = polyhe("decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json",
+                "--flood-queries", "8");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--flood-queries applies only with --flood-bits"), r.err());
+        var big = polyhe("decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json",
+                "--flood-bits", "300");
+        assertEquals(2, big.code(), big.err());
+        assertTrue(big.err().contains("0 (off) to 128 bits, got 300"), big.err());
     }
 
     @Test
@@ -197,6 +252,17 @@ class ClientServerTest {
         assertEquals(2, badPacking.code(), badPacking.err());
         assertTrue(badPacking.err().contains("keyset.properties") && badPacking.err().contains("power of two"),
                 badPacking.err());
+
+        // eval takes the domains from the config's inference.calibration when --calibration is not given
+        Path withCalibration = dir.resolve("with-calibration.yaml");
+        Files.writeString(withCalibration, Files.readString(config) + "  calibration: " + calibration + "\n");
+        var fromConfig = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
+                "--config", withCalibration.toString(), "--input", ct.toString(), "--output", dir.resolve("t.ct").toString());
+        assertEquals(0, fromConfig.code(), fromConfig.err());
+        var none = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
+                "--config", config.toString(), "--input", ct.toString(), "--output", dir.resolve("s.ct").toString());
+        assertEquals(2, none.code(), none.err());
+        assertTrue(none.err().contains("--calibration"), none.err());
 
         // the server's policy, not the client's parameters.json, decides whether test parameters are accepted
         var policy = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",

@@ -66,6 +66,15 @@ class LauncherTest {
     }
 
     @Test
+    void runRefusesAConfigThatGivesItNothingToDo() throws Exception {
+        Run r = polyhe("run", config("inference:\n  engine: poly\n").toString());
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.err().contains("'workload'") && r.err().contains("polyhe infer --config"), r.err());
+        assertEquals(0, polyhe("run", config("workload: attention-benchmark\nbenchmark: {length: 8, rows: 2}\n")
+                .toString()).code());
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws Exception {
         Run r = polyhe("run", "--verbose", config("benchmark:\n  rowz: 3\n").toString());
         assertEquals(2, r.code());

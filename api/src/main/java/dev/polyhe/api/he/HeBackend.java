@@ -8,6 +8,11 @@ public interface HeBackend extends PolyHePlugin {
     /** Whether it can run here, or why not ("no CUDA driver: libcuda.so.1 not found"). */
     Availability availability();
 
+    /** The threads (or devices) this backend computes with, for reports: 1 unless it says otherwise. */
+    default int parallelism() {
+        return 1;
+    }
+
     /** Names of the parameter presets this backend offers (e.g. {@code "N16-128"}, {@code "insecure-test-N12"}). */
     List<String> presets();
 

@@ -20,6 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
@@ -69,47 +71,58 @@ public final class CkksBenchmark {
 
     /**
      * What a bootstrap leaves: levels, precision in bits (mean over slots of −log2|error|, and the worst slot),
-     * the size of all evaluation keys it needs and the seconds their generation took, and the slots it refreshed.
+     * the size of all evaluation keys it needs (MiB) and the seconds their generation took, and the slots it refreshed.
      */
-    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMb, int slots,
+    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMib, int slots,
             double keygenSeconds) {}
 
-    /** Everything measured, in the order of the JSON form. */
+    /** Everything measured, in the order of the JSON form. Sizes in MiB (2^20 bytes). */
     public record Result(String backend, int logN, int levels, int threads, Map<String, Timing> ops,
-            Map<String, Double> precisionBits, double relinKeyMb, double rotationKeyMb, double keygenRelinMs,
-            double peakRssMb, Bootstrap bootstrap) {
+            Map<String, Double> precisionBits, double relinKeyMib, double rotationKeyMib, double keygenRelinMs,
+            double peakRssMib, Bootstrap bootstrap) {
 
-        /** The JSON object of issue 4: backend, logN, levels, threads, ops, precision_bits, key_mb, peak_rss_mb. */
-        public String toJson() {
-            StringBuilder sb = new StringBuilder();
-            sb.append("{\"backend\": \"").append(backend).append("\", \"logN\": ").append(logN)
-                    .append(", \"levels\": ").append(levels).append(", \"threads\": ").append(threads)
-                    .append(", \"ops\": {");
-            String sep = "";
-            for (Map.Entry<String, Timing> e : ops.entrySet()) {
-                sb.append(sep).append('"').append(e.getKey()).append("\": {\"median_ms\": ")
-                        .append(num(e.getValue().medianMs())).append(", \"runs\": ").append(e.getValue().runs())
-                        .append(", \"median_cpu_ms\": ").append(num(e.getValue().medianCpuMs())).append('}');
-                sep = ", ";
-            }
-            sb.append("}, \"precision_bits\": {");
-            sep = "";
-            for (Map.Entry<String, Double> e : precisionBits.entrySet()) {
-                sb.append(sep).append('"').append(e.getKey()).append("\": ").append(num(e.getValue()));
-                sep = ", ";
-            }
-            sb.append("}, \"key_mb\": {\"relin\": ").append(num(relinKeyMb)).append(", \"rotation\": ")
-                    .append(num(rotationKeyMb)).append("}, \"keygen_relin_ms\": ").append(num(keygenRelinMs))
-                    .append(", \"peak_rss_mb\": ").append(num(peakRssMb));
+        /**
+         * backend, logN, levels, threads (in force), ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
+         * keygen_relin_ms, peak_rss_mib, bootstrap. A value that is not a number (no such figure) is null.
+         */
+        public ObjectNode toJson(ObjectMapper mapper) {
+            ObjectNode root = mapper.createObjectNode();
+            root.put("backend", backend);
+            root.put("logN", logN);
+            root.put("levels", levels);
+            root.put("threads", threads);
+            ObjectNode o = root.putObject("ops");
+            ops.forEach((name, t) -> {
+                ObjectNode n = o.putObject(name);
+                number(n, "median_ms", t.medianMs());
+                n.put("runs", t.runs());
+                number(n, "median_cpu_ms", t.medianCpuMs());
+            });
+            ObjectNode p = root.putObject("precision_bits");
+            precisionBits.forEach((k, v) -> number(p, k, v));
+            ObjectNode keys = root.putObject("key_mib");
+            number(keys, "relin", relinKeyMib);
+            number(keys, "rotation", rotationKeyMib);
+            number(root, "keygen_relin_ms", keygenRelinMs);
+            number(root, "peak_rss_mib", peakRssMib);
             if (bootstrap != null) {
-                sb.append(", \"bootstrap\": {\"levels_left\": ").append(bootstrap.levelsLeft())
-                        .append(", \"precision_bits_mean\": ").append(num(bootstrap.precisionBitsMean()))
-                        .append(", \"precision_bits_min\": ").append(num(bootstrap.precisionBitsMin()))
-                        .append(", \"key_mb\": ").append(num(bootstrap.keyMb()))
-                        .append(", \"slots\": ").append(bootstrap.slots())
-                        .append(", \"keygen_s\": ").append(num(bootstrap.keygenSeconds())).append('}');
+                ObjectNode bn = root.putObject("bootstrap");
+                bn.put("levels_left", bootstrap.levelsLeft());
+                number(bn, "precision_bits_mean", bootstrap.precisionBitsMean());
+                number(bn, "precision_bits_min", bootstrap.precisionBitsMin());
+                number(bn, "key_mib", bootstrap.keyMib());
+                bn.put("slots", bootstrap.slots());
+                number(bn, "keygen_s", bootstrap.keygenSeconds());
             }
-            return sb.append('}').toString();
+            return root;
+        }
+
+        private static void number(ObjectNode n, String key, double v) {
+            if (Double.isFinite(v)) {
+                n.put(key, v);
+            } else {
+                n.putNull(key);
+            }
         }
 
         /** A human-readable table. */
@@ -123,19 +136,15 @@ public final class CkksBenchmark {
             for (Map.Entry<String, Double> e : precisionBits.entrySet()) {
                 sb.append(String.format(Locale.ROOT, "  precision %-8s %6.2f bits%n", e.getKey(), e.getValue()));
             }
-            sb.append(String.format(Locale.ROOT, "  keys: relin %.1f MB, rotation %.1f MB; relin keygen %.0f ms; "
-                    + "peak RSS %.0f MB%n", relinKeyMb, rotationKeyMb, keygenRelinMs, peakRssMb));
+            sb.append(String.format(Locale.ROOT, "  keys: relin %.1f MiB, rotation %.1f MiB; relin keygen %.0f ms; "
+                    + "peak RSS %.0f MiB%n", relinKeyMib, rotationKeyMib, keygenRelinMs, peakRssMib));
             if (bootstrap != null) {
                 sb.append(String.format(Locale.ROOT, "  bootstrap: %d slots, %d levels left, precision %.2f bits mean, "
-                        + "%.2f worst slot; keys %.0f MB generated in %.1f s%n", bootstrap.slots(), bootstrap.levelsLeft(),
-                        bootstrap.precisionBitsMean(), bootstrap.precisionBitsMin(), bootstrap.keyMb(),
-                        bootstrap.keygenSeconds()));
+                        + "%.2f worst slot; keys %.0f MiB generated in %.1f s%n", bootstrap.slots(),
+                        bootstrap.levelsLeft(), bootstrap.precisionBitsMean(), bootstrap.precisionBitsMin(),
+                        bootstrap.keyMib(), bootstrap.keygenSeconds()));
             }
             return sb.toString();
-        }
-
-        private static String num(double v) {
-            return String.format(Locale.ROOT, "%.4f", v);
         }
     }
 
@@ -215,7 +224,7 @@ public final class CkksBenchmark {
                         (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots, keygenSeconds);
             }
             return new Result(backend.name(), parameters.logN(), top, threads, ops, precision,
-                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMb(), boot);
+                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMib(), boot);
         }
     }
 
@@ -264,8 +273,8 @@ public final class CkksBenchmark {
         return max == 0 ? 64 : -Math.log(max) / Math.log(2);
     }
 
-    /** Peak resident set size from /proc (Linux), else the JVM's committed heap. */
-    static double peakRssMb() {
+    /** Peak resident set size in MiB from /proc (Linux), else the JVM's committed heap. */
+    static double peakRssMib() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("VmHWM:")) {

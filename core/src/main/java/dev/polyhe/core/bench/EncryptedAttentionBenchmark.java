@@ -47,7 +47,7 @@ public final class EncryptedAttentionBenchmark {
     }
 
     /**
-     * @param seconds wall time of the normalization over all heads
+     * @param seconds wall time of the normalization of one head's score block
      * @param depth the program's multiplicative depth (as the plain engine counts it)
      * @param maxError max |encrypted − plaintext| of the same polynomial program
      */
@@ -55,12 +55,12 @@ public final class EncryptedAttentionBenchmark {
             double maxError) {
     }
 
-    public record Report(String backend, CkksParameters parameters, int heads, int iterations, List<Row> rows) {
+    public record Report(String backend, CkksParameters parameters, int iterations, List<Row> rows) {
         public String toText() {
             StringBuilder sb = new StringBuilder();
             sb.append(String.format(Locale.ROOT, "Encrypted attention normalization (%s, N=2^%d, %d levels, %s), "
-                    + "%d head(s), Goldschmidt iterations %d%n", backend, parameters.logN(), parameters.maxLevel(),
-                    parameters.security().configName(), heads, iterations));
+                    + "one head's score block, Goldschmidt iterations %d%n", backend, parameters.logN(),
+                    parameters.maxLevel(), parameters.security().configName(), iterations));
             sb.append(String.format(Locale.ROOT, "%-7s %-32s %10s %6s %11s %8s %11s%n", "tokens", "mechanism",
                     "seconds", "depth", "bootstraps", "mults", "max|err|"));
             for (Row r : rows) {
@@ -106,7 +106,7 @@ public final class EncryptedAttentionBenchmark {
         return depth + (depth + 3) / 4;
     }
 
-    public Report run(HeBackend backend, CkksParameters params, int[] tokens, int heads, int iterations, long seed,
+    public Report run(HeBackend backend, CkksParameters params, int[] tokens, int iterations, long seed,
             Consumer<String> progress) {
         List<Row> rows = new ArrayList<>();
         Set<Integer> steps = new TreeSet<>();
@@ -142,17 +142,15 @@ public final class EncryptedAttentionBenchmark {
                     long bootstraps = 0;
                     long mults = 0;
                     double err = 0;
-                    for (int h = 0; h < heads; h++) {
-                        CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                                ctx.decryptor(sk), new Packing(slots, 1, d));
-                        CkksTensor enc = engine.fromPlainScores(scores);
-                        long t0 = System.nanoTime();
-                        CkksTensor w = kernel.normalize(engine, enc, null);
-                        seconds += (System.nanoTime() - t0) / 1e9;
-                        bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
-                        mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);
-                        err = Math.max(err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
-                    }
+                    CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                            ctx.decryptor(sk), new Packing(slots, 1, d));
+                    CkksTensor enc = engine.fromPlainScores(scores);
+                    long t0 = System.nanoTime();
+                    CkksTensor w = kernel.normalize(engine, enc, null);
+                    seconds += (System.nanoTime() - t0) / 1e9;
+                    bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+                    mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);
+                    err = Math.max(err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
                     progress.accept(String.format(Locale.ROOT, "tokens %d: %s took %.1f s, %d bootstraps", t, name,
                             seconds, bootstraps));
                     rows.add(new Row(t, name, seconds, depth, bootstraps, mults, err));
@@ -160,7 +158,7 @@ public final class EncryptedAttentionBenchmark {
             }
         }
         rows.sort(java.util.Comparator.comparingInt(Row::tokens).thenComparingInt(r -> MECHANISMS.indexOf(r.mechanism())));
-        return new Report(backend.name(), params, heads, iterations, rows);
+        return new Report(backend.name(), params, iterations, rows);
     }
 
     /**

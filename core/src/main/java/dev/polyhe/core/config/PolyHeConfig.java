@@ -29,10 +29,28 @@ public record PolyHeConfig(Workload workload, List<PluginChoice> attention, Atte
             @JsonProperty("attention") List<PluginChoice> attention,
             @JsonProperty("benchmark") AttentionBenchmarkConfig benchmark,
             @JsonProperty("inference") InferenceConfig inference) {
-        return new PolyHeConfig(workload == null ? Workload.ATTENTION_BENCHMARK : workload,
-                attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
-                benchmark == null ? AttentionBenchmarkConfig.defaults() : benchmark,
-                inference == null ? InferenceConfig.defaults() : inference);
+        return new PolyHeConfig(workload, attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
+                benchmark, inference == null ? InferenceConfig.defaults() : inference);
+    }
+
+    /** The workload of {@code polyhe run}: the declared one, else the attention benchmark. */
+    @Override
+    public Workload workload() {
+        return workload == null ? Workload.ATTENTION_BENCHMARK : workload;
+    }
+
+    /** The attention benchmark's settings: the declared ones, else the defaults. */
+    @Override
+    public AttentionBenchmarkConfig benchmark() {
+        return benchmark == null ? AttentionBenchmarkConfig.defaults() : benchmark;
+    }
+
+    /**
+     * Whether the config says what {@code polyhe run} should do: a {@code workload}, or a {@code benchmark} section
+     * for it. A config of an {@code inference} section alone is for infer, calibrate, encrypt and eval.
+     */
+    public boolean declaresWorkload() {
+        return workload != null || benchmark != null;
     }
 
     public PolyHeConfig {

@@ -19,6 +19,7 @@ import dev.polyhe.core.engine.trace.ErrorTracingOps;
 import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.Layout;
+import dev.polyhe.core.engine.ckks.NoiseFlooding;
 import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
@@ -170,7 +171,12 @@ public final class EncryptedInference {
     /** Reads tensors written for this key set; a file from another key set or parameter set is refused. */
     public static EncryptedTensorFormat.Contents read(KeySet keys, Path file) throws IOException {
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
-            var contents = EncryptedTensorFormat.read(keys.context(), keys.backend(), in);
+            EncryptedTensorFormat.Contents contents;
+            try {
+                contents = EncryptedTensorFormat.read(keys.context(), keys.backend(), in);
+            } catch (dev.polyhe.api.he.HeException e) {
+                throw new dev.polyhe.api.he.HeException(file + ": " + e.getMessage(), e);
+            }
             if (contents.packingSlots() != keys.packingSlots()) {
                 throw new IllegalArgumentException(file + " was packed for " + contents.packingSlots()
                         + " slots but the keys serve " + keys.packingSlots());
@@ -189,5 +195,13 @@ public final class EncryptedInference {
     /** Client: a decrypted output tensor. */
     public Matrix decrypt(KeySet keys, CkksTensor tensor) {
         return keys.engine().toPlain(tensor);
+    }
+
+    /**
+     * Client: a decrypted output tensor, flooded with noise when its values may be shared ({@link NoiseFlooding}).
+     */
+    public CkksEngine.Decrypted decrypt(KeySet keys, CkksTensor tensor, NoiseFlooding flooding,
+            java.util.Random random) {
+        return keys.engine().toPlain(tensor, flooding, random);
     }
 }

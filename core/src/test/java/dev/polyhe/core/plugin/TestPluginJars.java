@@ -55,10 +55,25 @@ final class TestPluginJars {
         for (Path p : extraModulePath) {
             mp.append(java.io.File.pathSeparator).append(p);
         }
-        Path src = Files.createTempDirectory("polyhe-plugin-src");
-        Path classes = Files.createTempDirectory("polyhe-plugin-classes");
+        Path work = Files.createTempDirectory("polyhe-plugin-build");
+        try {
+            return compileAndPack(work, dir, jarName, sources, manifest, moduleVersion, mp.toString());
+        } finally {
+            // nothing is left behind in the system's temporary folder
+            try (Stream<Path> walk = Files.walk(work)) {
+                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    private static Path compileAndPack(Path work, Path dir, String jarName, Map<String, String> sources,
+            Map<String, String> manifest, String moduleVersion, String modulePath) throws Exception {
+        Path src = Files.createDirectories(work.resolve("src"));
+        Path classes = Files.createDirectories(work.resolve("classes"));
         List<String> args = new ArrayList<>(List.of("--release", "17", "-d", classes.toString(),
-                "--module-path", mp.toString()));
+                "--module-path", modulePath));
         if (moduleVersion != null) {
             args.addAll(List.of("--module-version", moduleVersion));
         }

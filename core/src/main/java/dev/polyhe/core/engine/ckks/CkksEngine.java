@@ -886,16 +886,49 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public Matrix toPlain(CkksTensor m) {
+        return toPlain(m, NoiseFlooding.OFF, null).values();
+    }
+
+    /**
+     * A decrypted tensor and the noise flooding applied to it (null when off).
+     */
+    public record Decrypted(Matrix values, NoiseFlooding.Applied flooding) {}
+
+    /**
+     * Decrypts (client side), flooding every slot with Gaussian noise when {@code flooding} is enabled: one error
+     * estimate for the whole tensor, so that no ciphertext's own estimate shows.
+     *
+     * @param random the source of the flooding noise (a {@link java.security.SecureRandom} outside tests)
+     */
+    public Decrypted toPlain(CkksTensor m, NoiseFlooding flooding, java.util.Random random) {
         if (decryptor == null) {
             throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
         }
-        // a ciphertext shared by several positions (a row sum's) is decrypted once
-        Map<Ciphertext, double[]> decrypted = new IdentityHashMap<>();
-        double[][] slotsOf = new double[m.cts.length][];
+        // a ciphertext shared by several positions (a row sum's) is decrypted, and flooded, once
+        Map<Ciphertext, double[][]> decrypted = new IdentityHashMap<>();
+        double[][][] complexOf = new double[m.cts.length][][];
         for (int i = 0; i < m.cts.length; i++) {
-            slotsOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decode(
+            complexOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decodeComplex(
                     timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
         }
+        NoiseFlooding.Applied applied = null;
+        if (flooding.enabled()) {
+            double[][] imaginary = decrypted.values().stream().map(z -> z[1]).toArray(double[][]::new);
+            double t = NoiseFlooding.errorEstimate(imaginary, 1 / scale);
+            applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
+            for (double[][] z : decrypted.values()) {
+                NoiseFlooding.flood(z[0], applied.sigma(), random);
+            }
+        }
+        double[][] slotsOf = new double[m.cts.length][];
+        for (int i = 0; i < m.cts.length; i++) {
+            slotsOf[i] = complexOf[i][0];
+        }
+        return new Decrypted(arranged(m, slotsOf), applied);
+    }
+
+    /** The tensor's values from the decrypted slots of its ciphertexts. */
+    private Matrix arranged(CkksTensor m, double[][] slotsOf) {
         double[] out = new double[m.rows * m.cols];
         if (m.layout == Layout.COLUMNS) {
             for (int c = 0; c < m.cols; c++) {

@@ -49,6 +49,11 @@ public final class CkksCpuBackend implements HeBackend {
     }
 
     @Override
+    public int parallelism() {
+        return threads;
+    }
+
+    @Override
     public String name() {
         return NAME;
     }

@@ -119,6 +119,29 @@ class ByteLevelBpeTokenizerTest {
         assertTrue(ByteLevelBpeTokenizer.find(dir).isPresent());
     }
 
+    /**
+     * Malformed entries are input errors naming the file and the entry; the first (a merge that is a one-element
+     * list) was found by FormatFuzzTest as a NullPointerException.
+     */
+    @Test
+    void malformedEntriesAreCleanErrors() throws IOException {
+        String[][] cases = {
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [[\"a\"]]}}", "merge 0"},
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": [{}]}}", "merge 0"},
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": -3}}}", "model.vocab.a = -3"},
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": \"x\"}}}", "model.vocab.a"},
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"added_tokens\": [{\"id\": 1}]}", "no text"},
+            {"[1, 2]", "expected a JSON object"},
+            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}, "
+                    + "\"post_processor\": {\"type\": \"RobertaProcessing\", \"cls\": [\"<s>\"]}}", "post_processor cls"},
+        };
+        for (String[] c : cases) {
+            Path f = Files.writeString(dir.resolve("bad.json"), c[0]);
+            String message = assertThrows(CheckpointException.class, () -> ByteLevelBpeTokenizer.load(f)).getMessage();
+            assertTrue(message.contains("bad.json") && message.contains(c[1]), c[0] + " -> " + message);
+        }
+    }
+
     @Test
     void refusesNonBpeTokenizers() throws IOException {
         Path f = dir.resolve("wordpiece.json");

@@ -24,7 +24,8 @@ import java.util.zip.CheckedOutputStream;
  */
 final class BlobFormat {
     static final int MAGIC = 0x50484542; // "PHEB"
-    static final int VERSION = 2;
+    /** 3: the encapsulation key s → s' is on q_0·p_0 alone (2 had it on q_0·P). */
+    static final int VERSION = 3;
     static final String BACKEND = "ckks-cpu";
 
     enum Kind {

@@ -86,7 +86,7 @@ final class CkksKeyGenerator {
     }
 
     /**
-     * A fresh ephemeral sparse secret s' and the keys s → s' (level 0 only, so s' is exposed modulo q_0·P
+     * A fresh ephemeral sparse secret s' and the keys s → s' (level 0 only, so s' is exposed modulo q_0·p_0
      * alone) and s' → s. s' itself is dropped: nothing else is ever encrypted under it.
      */
     EncapsulationKeys encapsulationKeys(CpuSecretKey sk) {

@@ -26,7 +26,7 @@ public final class CkksPresets {
         PRESETS.put("N16-128", new CkksParameters(16, chain(60, 59, 24), List.of(60, 60, 60, 60), 7, 59, 0,
                 SecurityLevel.HES_128));
         // Bootstrapping at 128 bits: a dense secret (the standard's table applies as it stands) that bootstraps
-        // through an ephemeral sparse secret of weight 32 exposed only modulo q_0·P (see
+        // through an ephemeral sparse secret of weight 32 exposed only modulo q_0·p_0 = 2^112 (see
         // bootstrap.SecretEncapsulation). q_0 = 52 bits, 10 user levels of 40 bits, 14 bootstrapping primes of 60
         // bits, 7 special primes of 60 bits, dnum 4: 52 + 10x40 + 14x60 + 7x60 = 1712 <= 1747. q_0/Δ = 2^12, not
         // the small rings' 2^15: at N = 2^16 the key-switching noise of CoeffsToSlots and EvalMod, relative to the

@@ -327,7 +327,13 @@ final class CpuEvaluator implements Evaluator {
         return new SecretEncapsulation() {
             @Override
             public Ciphertext toEphemeral(Ciphertext levelZero) {
-                return switchSecret(ct(levelZero), held.toEphemeral());
+                CpuCiphertext x = ct(levelZero);
+                if (x.level() != 0) {
+                    throw new HeException("sparse-secret encapsulation takes a level-0 ciphertext, got level "
+                            + x.level());
+                }
+                long[][][] ks = switcher.switchAtLevelZero(x.c1, held.toEphemeral());
+                return x.with(arith.addInto(ks[0], x.c0, 0), ks[1], 0, x.scale());
             }
 
             @Override

@@ -260,24 +260,20 @@ final class CpuSerializer implements HeSerializer {
         }
     }
 
-    /** Digit 0 on q_0 and the special primes only: the other limbs do not exist (and must not). */
+    /** Digit 0 on q_0 and p_0 only: the other limbs do not exist (and must not). */
     private void writeLevelZeroKey(BlobFormat.Writer w, SwitchingKey key) throws IOException {
         long[][][] digit = key.digits()[0];
         for (int part = 0; part < 2; part++) {
             w.limb(digit[part][0]);
-            for (int t = 0; t < ring.pCount(); t++) {
-                w.limb(digit[part][ring.pIndex(t)]);
-            }
+            w.limb(digit[part][ring.pIndex(0)]);
         }
     }
 
     private SwitchingKey readLevelZeroKey(BlobFormat.Reader r) throws IOException {
         long[][][] digit = new long[2][ring.qCount() + ring.pCount()][];
+        int p0 = ring.pIndex(0);
         for (int part = 0; part < 2; part++) {
-            digit[part][0] = new long[ring.n()];
-            r.limb(digit[part][0], ring.modulus(0).value());
-            for (int t = 0; t < ring.pCount(); t++) {
-                int i = ring.pIndex(t);
+            for (int i : new int[] {0, p0}) {
                 digit[part][i] = new long[ring.n()];
                 r.limb(digit[part][i], ring.modulus(i).value());
             }

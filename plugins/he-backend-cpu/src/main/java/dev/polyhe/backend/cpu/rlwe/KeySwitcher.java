@@ -18,6 +18,8 @@ public final class KeySwitcher {
     private final BasisConverter pToQ;
     private final long[] pInvModQ;
     private final long[] pInvModQShoup;
+    private final long p0InvModQ0;
+    private final long p0InvModQ0Shoup;
 
     public KeySwitcher(RnsRing ring, GadgetDecomposition gadget) {
         this.ring = ring;
@@ -40,6 +42,8 @@ public final class KeySwitcher {
             pInvModQShoup[i] = q[i].shoup(pInvModQ[i]);
         }
         pToQ = new BasisConverter(p, q);
+        p0InvModQ0 = k == 0 ? 0 : q[0].inv(q[0].reduce(p[0].value()));
+        p0InvModQ0Shoup = k == 0 ? 0 : q[0].shoup(p0InvModQ0);
     }
 
     public GadgetDecomposition gadget() {
@@ -182,6 +186,53 @@ public final class KeySwitcher {
     /** Key-switches d (NTT, limbs 0..level) with the key: returns (c0', c1') with c0' + c1'·s ≈ d·s'. */
     public long[][][] switchKey(long[][] d, SwitchingKey key, int level) {
         return apply(decompose(d, level), key, level);
+    }
+
+    /**
+     * Key-switches d (NTT, level 0) with a key on q_0 and p_0 alone ({@link SwitchingKeyGenerator#generateForLevelZero}):
+     * d raised to p_0 (exact: with one source prime the centred lift is the integer itself), the inner product
+     * on both primes, and a division by p_0. The error added is about d·e/p_0, below 2^-8·q_0·e at p_0 ≥ 2^8·q_0.
+     */
+    public long[][][] switchAtLevelZero(long[][] d, SwitchingKey key) {
+        int n = ring.n();
+        Modulus q0 = ring.modulus(0);
+        int p0Index = ring.pIndex(0);
+        Modulus p0 = ring.modulus(p0Index);
+        long[] raised = d[0].clone();
+        ring.ntt(0).inverse(raised);
+        centredLift(raised, q0, p0);
+        ring.ntt(p0Index).forward(raised);
+        long[][][] keyDigit = key.digits()[0];
+        long[][] out = new long[2][];
+        for (int part = 0; part < 2; part++) {
+            long[] onQ = new long[n];
+            long[] onP = new long[n];
+            long[] kq = keyDigit[part][0];
+            long[] kp = keyDigit[part][p0Index];
+            for (int c = 0; c < n; c++) {
+                onQ[c] = q0.mulMont(d[0][c], kq[c]);
+                onP[c] = p0.mulMont(raised[c], kp[c]);
+            }
+            // (x_q - [x_p]_q) / p_0 on q_0, the exact rounding-free division of hybrid key switching
+            ring.ntt(p0Index).inverse(onP);
+            centredLift(onP, p0, q0);
+            ring.ntt(0).forward(onP);
+            for (int c = 0; c < n; c++) {
+                onQ[c] = q0.mulShoup(q0.sub(onQ[c], onP[c]), p0InvModQ0, p0InvModQ0Shoup);
+            }
+            out[part] = onQ;
+        }
+        return new long[][][] {{out[0]}, {out[1]}};
+    }
+
+    /** Coefficients modulo {@code from}, in place, to the same centred integers modulo {@code to}. */
+    private static void centredLift(long[] x, Modulus from, Modulus to) {
+        long f = from.value();
+        long half = f >>> 1;
+        for (int c = 0; c < x.length; c++) {
+            long v = x[c];
+            x[c] = v > half ? to.neg(to.reduce(f - v)) : to.reduce(v);
+        }
     }
 
     /**

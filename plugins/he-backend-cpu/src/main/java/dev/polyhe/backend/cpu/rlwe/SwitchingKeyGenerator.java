@@ -31,26 +31,30 @@ public final class SwitchingKeyGenerator {
         int[] all = RnsRing.prefix(total - 1);
         long[][][][] key = new long[gadget.digitCount()][][][];
         for (int j = 0; j < key.length; j++) {
-            key[j] = digit(s, sPrime, j, all);
+            key[j] = digit(s, sPrime, j, all, pModQ);
         }
         return new SwitchingKey(key);
     }
 
     /**
-     * A key for level 0 only: digit 0 over q_0 ∪ P; the limbs of q_1 .. q_L are not made at all (null). Not
-     * publishing them is the point: the key is then an RLWE sample modulo q_0·P alone, small enough for a
-     * sparse secret s to be safe (see the bootstrapping's sparse-secret encapsulation).
+     * A key for level 0 only, on q_0 and the first special prime p_0 alone: b = -a·s + e + p_0·s' there, and
+     * no limb of q_1 .. q_L or of the other special primes is made at all (null). Not publishing them is the
+     * point: the key is then an RLWE sample modulo q_0·p_0 alone (about 2^112 on N16-boot-128), small enough
+     * for a sparse secret s to be safe, as in the sparse-secret encapsulation's own parameter sets.
      */
     public SwitchingKey generateForLevelZero(RlweSecret s, long[][] sPrime) {
-        int[] limbs = new int[1 + ring.pCount()];
-        for (int t = 0; t < ring.pCount(); t++) {
-            limbs[1 + t] = ring.pIndex(t);
-        }
-        return new SwitchingKey(new long[][][][] {digit(s, sPrime, 0, limbs)});
+        int p0 = ring.pIndex(0);
+        Modulus q0 = ring.modulus(0);
+        long[] factor = new long[ring.qCount()];
+        factor[0] = q0.reduce(ring.modulus(p0).value());
+        return new SwitchingKey(new long[][][][] {digit(s, sPrime, 0, new int[] {0, p0}, factor)});
     }
 
-    /** (b, a) of digit j on the given primes: b = -a·s + e + P·[s']_{digit j}, NTT and Montgomery form. */
-    private long[][][] digit(RlweSecret s, long[][] sPrime, int j, int[] limbs) {
+    /**
+     * (b, a) of digit j on the given primes: b = -a·s + e + F·[s']_{digit j}, NTT and Montgomery form, where F is
+     * the product of the special primes the key is for ({@code factorModQ}: F mod q_i).
+     */
+    private long[][][] digit(RlweSecret s, long[][] sPrime, int j, int[] limbs, long[] factorModQ) {
         int total = ring.qCount() + ring.pCount();
         long[][] sNtt = s.ntt();
         PolySampler sampler = new PolySampler();
@@ -75,7 +79,7 @@ public final class SwitchingKeyGenerator {
             long[] ai = a[i];
             long[] si = sNtt[i];
             boolean inDigit = i >= first && i < end;
-            long pq = inDigit ? m.toMont(pModQ[i]) : 0;
+            long pq = inDigit ? m.toMont(factorModQ[i]) : 0;
             long[] spi = sPrime[i];
             for (int c = 0; c < bi.length; c++) {
                 long v = m.sub(bi[c], m.mul(ai[c], si[c]));

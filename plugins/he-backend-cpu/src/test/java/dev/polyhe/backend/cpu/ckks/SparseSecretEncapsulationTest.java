@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * A dense secret bootstraps through an ephemeral sparse one: the key to it exists modulo q_0·P only, the
+ * A dense secret bootstraps through an ephemeral sparse one: the key to it exists modulo q_0·p_0 only, the
  * keys travel through a blob, and bootstrapping keys serve the slot counts they were made for and no other.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -59,7 +59,7 @@ class SparseSecretEncapsulationTest {
     }
 
     @Test
-    void theKeyToTheSparseSecretExistsModuloQ0TimesPOnly() {
+    void theKeyToTheSparseSecretExistsModuloQ0TimesP0Only() {
         CpuEvaluationKeys keys = (CpuEvaluationKeys) ctx.generateEvaluationKeys(sk, Set.of(), false, Set.of(SLOTS));
         assertNotNull(keys.encapsulation, "a dense secret's bootstrapping keys encapsulate");
         SwitchingKey down = keys.encapsulation.toEphemeral();
@@ -71,12 +71,26 @@ class SparseSecretEncapsulationTest {
             for (int i = 1; i < ring.qCount(); i++) {
                 assertNull(down.digits()[0][part][i], "limb of q_" + i + " must not exist");
             }
-            for (int t = 0; t < ring.pCount(); t++) {
-                assertNotNull(down.digits()[0][part][ring.pIndex(t)], "special prime limb");
+            assertNotNull(down.digits()[0][part][ring.pIndex(0)], "p_0 limb");
+            for (int t = 1; t < ring.pCount(); t++) {
+                assertNull(down.digits()[0][part][ring.pIndex(t)], "limb of p_" + t + " must not exist");
             }
         }
-        assertEquals(2L * (1 + ring.pCount()) * ring.n() * 8, down.sizeBytes());
+        assertEquals(2L * 2 * ring.n() * 8, down.sizeBytes());
         assertFalse(keys.encapsulation.toMain().levelZeroOnly(ring.qCount()));
+    }
+
+    /**
+     * The modulus the sparse secret is exposed under, on the 128-bit preset: q_0·p_0 = 2^112, below the 2^121 of
+     * the encapsulation paper's N = 2^16 sets (Lattigo's N16QP1767H32768H32: q_0 of 60 bits, p_0 of 61, h = 32).
+     */
+    @Test
+    void theSecurePresetExposesTheSparseSecretModuloAtMostTwoToThe121() {
+        var preset = backend.preset("N16-boot-128");
+        int bits = preset.logQ().get(0) + preset.logP().get(0);
+        assertEquals(112, bits);
+        assertTrue(bits <= 121);
+        assertEquals(BootstrapParameters.EPHEMERAL_HAMMING_WEIGHT, 32);
     }
 
     @Test
