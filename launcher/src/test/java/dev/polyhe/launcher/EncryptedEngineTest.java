@@ -327,6 +327,44 @@ class EncryptedEngineTest {
         }
     }
 
+    /**
+     * Two ciphertexts that run out of levels together share their precise bootstraps: two pair bootstraps where
+     * four single ones would do, so raising precision at most doubles the bootstraps, and still buys precision.
+     */
+    @Test
+    void preciseBootstrapsOfCiphertextsThatRunOutTogetherArePaired() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            Matrix half = random(TOKENS, 2, 0.5);
+            Matrix ones = new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0));
+            double[] errors = new double[2];
+            long[] bootstraps = new long[2];
+            for (int run = 0; run < 2; run++) {
+                CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                        ctx.decryptor(sk), SLOTS);
+                try (var p = engine.precision(run == 0 ? 0 : 60)) {
+                    CkksTensor y = engine.fromPlain(half);
+                    for (int i = 0; i < 12; i++) {
+                        y = engine.mul(y, engine.fromPlain(ones));
+                    }
+                    errors[run] = maxAbsDiff(half, engine.toPlain(y));
+                }
+                bootstraps[run] = engine.accounting().countsByPrimitive()
+                        .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                if (run == 1) {
+                    var raised = engine.accounting().precisionRaises().values().iterator().next();
+                    assertEquals(bootstraps[1], raised.ciphertexts(),
+                            "two pair bootstraps refresh two ciphertexts precisely: " + raised);
+                }
+            }
+            assertTrue(bootstraps[0] >= 2, "the chain needs bootstraps: " + bootstraps[0]);
+            assertEquals(2 * bootstraps[0], bootstraps[1], "precise pairs: two pair bootstraps for one");
+            assertTrue(errors[1] < errors[0] / 4, "precision bought: " + errors[1] + " against " + errors[0]);
+        }
+    }
+
     private static double[] filled(int n, double v) {
         double[] d = new double[n];
         java.util.Arrays.fill(d, v);

@@ -239,13 +239,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         boolean precise = (requiredBits > singleBootstrapBits() || stuckLarge) && !Double.isNaN(bounds.of(c));
         // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
-        Ciphertext found = precise || !wellScaled(c, alone) ? null : partners.partnerFor(c,
-                p -> Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
+        // Two precise bootstraps pair as two pair bootstraps when both have one factor and known bounds.
+        Ciphertext found = !wellScaled(c, alone) ? null : partners.partnerFor(c, p -> precise
+                ? prescale(p) == alone && wellScaled(p, alone) && !Double.isNaN(bounds.of(p))
+                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
         int k = partner == null ? alone : pairPrescale(alone);
         Ciphertext in = prescaled(c, k, op);
         Ciphertext b;
-        if (precise) {
+        if (precise && partner != null) {
+            Ciphertext inPartner = prescaled(partner, k, op);
+            Ciphertext[] both = bootstrapTwicePair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(bounds.of(c), k),
+                    Math.scalb(bounds.of(partner), k), op);
+            b = both[0];
+            refreshedCopies.put(partner, bounds.same(both[1], partner));
+            observed(inPartner, both[1], Math.scalb(1.0, k), bounds.of(partner));
+        } else if (precise) {
             b = bootstrapTwice(in, Math.scalb(1.0, -k), Math.scalb(bounds.of(c), k), op);
         } else if (partner == null) {
             b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(in, Math.scalb(1.0, -k)));
@@ -358,8 +367,41 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
         Ciphertext x = atLevel(in, 0);
         Ciphertext first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(x, factor));
+        Residual r = residual(x, first, factor, scaledBound, 1);
+        Ciphertext correction = timed(op, PrimitiveKind.BOOTSTRAP,
+                () -> evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits())));
+        return evaluator.add(first, correction);
+    }
+
+    /**
+     * {@link #bootstrapTwice} for two ciphertexts with one factor, as two pair bootstraps instead of four
+     * bootstraps: the first refreshes both, the second both residuals, scaled up by the same 2^t (one bit less than
+     * either alone would take: a pair bootstrap errs up to a bit more). Equal factors keep every result's scale label
+     * its input's, so the corrections add onto the first results exactly.
+     */
+    private Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
+            double boundB, OperatorKind op) {
+        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
+        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
+        Ciphertext xa = atLevel(inA, 0);
+        Ciphertext xb = atLevel(inB, 0);
+        Ciphertext[] first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(xa, xb, factor, factor));
+        Residual ra = residual(xa, first[0], factor, boundA, 2);
+        Residual rb = residual(xb, first[1], factor, boundB, 2);
+        int t = Math.min(ra.bits(), rb.bits());
+        double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
+        Ciphertext[] corrections = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(scaledUp(ra, t),
+                scaledUp(rb, t), correctionFactor, correctionFactor));
+        return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
+    }
+
+    /**
+     * What a first bootstrap got wrong: x minus the first result read back at level 0, in x's units (factor ≤ 1,
+     * 1/factor an integer) or the result's (factor an integer), with the factor its own bootstrap then applies and
+     * the bits t it can be scaled up by (its bound about 2^-t of the target, {@code margin} bits to spare).
+     */
+    private Residual residual(Ciphertext x, Ciphertext first, double factor, double scaledBound, int margin) {
         Ciphertext back = atLevel(first, 0);
-        // the residual in x's units (factor ≤ 1: 1/factor is an integer) or in the result's (factor an integer)
         Ciphertext residual;
         double residualFactor;
         if (factor <= 1) {
@@ -375,11 +417,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
         double residualBound = b * (factor > 1 ? factor : 1)
                 * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
-        int t = Math.max(0, Math.min(30, (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - 1));
-        Ciphertext up = evaluator.multiplyInteger(residual, 1L << t);
-        Ciphertext correction = timed(op, PrimitiveKind.BOOTSTRAP,
-                () -> evaluator.bootstrap(up, residualFactor * Math.scalb(1.0, -t)));
-        return evaluator.add(first, correction);
+        int t = Math.max(0, Math.min(30,
+                (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
+        return new Residual(residual, residualFactor, t);
+    }
+
+    /** A first bootstrap's error, the factor its own bootstrap applies, and how far it can be scaled up. */
+    private record Residual(Ciphertext error, double factor, int bits) {}
+
+    /** A residual times 2^by (an integer product: no level). */
+    private Ciphertext scaledUp(Residual r, int by) {
+        return by == 0 ? r.error() : evaluator.multiplyInteger(r.error(), 1L << by);
     }
 
     /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
