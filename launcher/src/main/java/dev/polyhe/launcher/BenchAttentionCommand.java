@@ -49,8 +49,11 @@ final class BenchAttentionCommand implements Callable<Integer> {
             int maxTokens = Arrays.stream(tokens).max().orElseThrow();
             int minLogN = ChainOptions.minLogN(maxTokens);
             var bench = new EncryptedAttentionBenchmark(polyhe.plugins());
-            var params = chain.resolve(he, minLogN, bench.levelsNeeded(iterations));
+            var params = chain.resolve(he, minLogN, bench.levelsNeeded(iterations), false);
             var err = spec.commandLine().getErr();
+            if (chain.defaultChoice != null) {
+                err.println("polyhe bench attention: " + chain.defaultChoice);
+            }
             var report = bench.run(he, params, tokens, iterations,
                     seed, step -> {
                         err.println("polyhe bench attention: " + step);

@@ -85,7 +85,7 @@ final class BenchCkksCommand implements Callable<Integer> {
                         + "built chain: add --levels L to build one (without it bench ckks measures the preset " + preset
                         + ")");
             }
-            var params = chain.preset == null && chain.levels == null ? he.preset(preset) : chain.resolve(he, logN);
+            var params = chain.preset == null && chain.levels == null ? he.preset(preset) : chain.resolve(he, logN, 40, false);
             // the threads the backend computes with, which the property asked for but the backend decides
             var result = new CkksBenchmark(he, params, runs, warmup, he.parallelism(), boot).run();
             var out = spec.commandLine().getOut();

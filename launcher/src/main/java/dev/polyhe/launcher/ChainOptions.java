@@ -64,15 +64,32 @@ final class ChainOptions {
         return Math.max(10, Integer.numberOfTrailingZeros(slots) + 1);
     }
 
-    CkksParameters resolve(HeBackend backend, int minLogN) {
-        return resolve(backend, minLogN, 40);
-    }
+    /** Why the parameters were chosen, when no option chose them (for the command to print); else null. */
+    String defaultChoice;
 
-    /** @param neededLevels the chain length used when {@code --levels} is not given */
-    CkksParameters resolve(HeBackend backend, int minLogN, int neededLevels) {
+    /**
+     * With no chain option at all, the backend's recommended 128-bit preset for the circuit (a bootstrapping one
+     * when {@code canBootstrap} and no chain is deep enough); else the preset, or the chain built from the options.
+     *
+     * @param neededLevels the circuit's depth, and the chain length used when {@code --levels} is not given
+     */
+    CkksParameters resolve(HeBackend backend, int minLogN, int neededLevels, boolean canBootstrap) {
         if (preset != null) {
             refuseWithPreset();
             return backend.preset(preset);
+        }
+        if (chainShapingOptions(true).isEmpty()) {
+            var recommended = backend.recommendedPreset(minLogN, neededLevels, canBootstrap);
+            if (recommended.isPresent()) {
+                CkksParameters p = backend.preset(recommended.get());
+                defaultChoice = "no --preset given: " + recommended.get() + ", the " + backend.name() + " preset "
+                        + (p.maxLevel() >= neededLevels
+                                ? "with the smallest 128-bit ring whose chain holds the " + neededLevels + " levels needed"
+                                : "that bootstraps at 128 bits, as no 128-bit chain holds the " + neededLevels
+                                        + " levels needed")
+                        + " (--preset NAME or --logN/--levels choose others)";
+                return p;
+            }
         }
         int n = logN != null ? logN : minLogN;
         if (n < minLogN) {

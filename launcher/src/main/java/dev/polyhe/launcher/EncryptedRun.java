@@ -61,7 +61,10 @@ final class EncryptedRun {
         // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most) and,
         // on column blocks, three per block on the masks of multi-head attention.
         int needed = depth + (depth + 3) / 4 + 3 * loaded.model().info().layers();
-        var params = chain.resolve(he, minLogN, needed);
+        var params = chain.resolve(he, minLogN, needed, true);
+        if (chain.defaultChoice != null) {
+            out.println("ckks: " + chain.defaultChoice);
+        }
         // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
         boolean bootstrapping = params.maxLevel() < needed;
         out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; "

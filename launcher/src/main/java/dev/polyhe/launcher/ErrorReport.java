@@ -9,6 +9,7 @@ import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.plugin.PluginLoadException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
+import java.util.Locale;
 import picocli.CommandLine;
 
 /** Turns exceptions into one clear line on stderr and an exit code; the stack trace only with --verbose. */
@@ -40,7 +41,7 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
         err.println(prefix(cmd) + message(e));
         if (verbose) {
             e.printStackTrace(err);
-        } else if (exitCode(e) == PolyHeCommand.FAILURE) {
+        } else if (exitCode(e) == PolyHeCommand.FAILURE && outOfMemory(e) == null) {
             err.println("(run with --verbose for the stack trace)");
         }
         err.flush();
@@ -52,11 +53,34 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
     }
 
     static String message(Throwable e) {
+        OutOfMemoryError oom = outOfMemory(e);
+        if (oom != null) {
+            return outOfMemoryMessage(oom, Runtime.getRuntime().maxMemory());
+        }
         String m = e.getMessage();
         if (e instanceof NoSuchFileException) {
             return "file not found: " + m;
         }
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
+    }
+
+    /** The OutOfMemoryError in the chain of causes (a worker thread's arrives wrapped), or null. */
+    static OutOfMemoryError outOfMemory(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof OutOfMemoryError oom) {
+                return oom;
+            }
+        }
+        return null;
+    }
+
+    /** One line: what ran out, the heap this JVM had, and how to give more. */
+    static String outOfMemoryMessage(OutOfMemoryError e, long maxHeapBytes) {
+        String what = e.getMessage() == null || e.getMessage().isBlank() ? "memory" : e.getMessage();
+        return String.format(Locale.ROOT, "out of memory (%s) with a Java heap of at most %.1f GiB; give the JVM "
+                + "more with POLYHE_JAVA_OPTS=-Xmx<size> (e.g. -Xmx16g; ./polyhe otherwise takes "
+                + "POLYHE_HEAP_PERCENT, default 75, of the machine's memory), or run a smaller preset or fewer tokens",
+                what, maxHeapBytes / (double) (1L << 30));
     }
 
     static int usage(CommandLine.ParameterException e, String[] args) {

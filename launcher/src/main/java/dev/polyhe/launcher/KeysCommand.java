@@ -69,7 +69,11 @@ final class KeysCommand implements Runnable {
             try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
                 HeBackend he = polyhe.plugins().backend(backend);
                 int minLogN = ChainOptions.minLogN(maxTokens);
-                var params = chain.resolve(he, minLogN);
+                // without a model the depth is unknown: a chain of 40 levels, or the bootstrapping preset
+                var params = chain.resolve(he, minLogN, 40, bootstrapping);
+                if (chain.defaultChoice != null) {
+                    spec.commandLine().getErr().println("polyhe keys generate: " + chain.defaultChoice);
+                }
                 long t0 = System.nanoTime();
                 try (var keys = new EncryptedInference(polyhe.inference()).generateKeys(he, params, maxTokens,
                         maxColumns, bootstrapping)) {

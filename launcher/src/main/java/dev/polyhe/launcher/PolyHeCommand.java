@@ -39,6 +39,16 @@ public final class PolyHeCommand implements Runnable {
         cli.setExitCodeExceptionMapper(ErrorReport::exitCode);
         cli.setExecutionExceptionHandler(new ErrorReport());
         cli.setParameterExceptionHandler(ErrorReport::usage);
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (OutOfMemoryError e) {
+            // picocli hands Errors through: the heap is the one a user can fix, so it gets the one-line report too
+            err.println("polyhe: " + ErrorReport.outOfMemoryMessage(e, Runtime.getRuntime().maxMemory()));
+            if (java.util.Arrays.asList(args).contains("--verbose")) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return FAILURE;
+        }
     }
 }

@@ -80,4 +80,16 @@ class LauncherTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("\tat "), r.err());
     }
+
+    @Test
+    void runningOutOfMemoryIsOneLineNamingTheHeapAndHowToGrowIt() {
+        // as a worker thread's error arrives: wrapped in the exception its future throws
+        var wrapped = new java.util.concurrent.CompletionException(new OutOfMemoryError("Java heap space"));
+        String line = ErrorReport.message(wrapped);
+        assertEquals(1, line.lines().count(), line);
+        assertTrue(line.startsWith("out of memory (Java heap space) with a Java heap of at most "), line);
+        assertTrue(line.contains("POLYHE_JAVA_OPTS=-Xmx"), line);
+        assertEquals(PolyHeCommand.FAILURE, ErrorReport.exitCode(wrapped));
+        assertTrue(ErrorReport.outOfMemoryMessage(new OutOfMemoryError(), 3L << 30).contains("at most 3.0 GiB"));
+    }
 }

@@ -2,6 +2,7 @@ package dev.polyhe.api.he;
 
 import dev.polyhe.api.PolyHePlugin;
 import java.util.List;
+import java.util.Optional;
 
 /** Service: a CKKS implementation ({@code ckks-cpu}, {@code ckks-cuda}). */
 public interface HeBackend extends PolyHePlugin {
@@ -18,6 +19,16 @@ public interface HeBackend extends PolyHePlugin {
 
     /** @throws IllegalArgumentException naming the unknown preset and listing the known ones */
     CkksParameters preset(String name);
+
+    /**
+     * The 128-bit preset for a circuit of {@code levels} rescales on a ring of at least 2^{@code minLogN}: the
+     * smallest whose chain holds the circuit; when none does and {@code bootstrapping} is allowed, one that
+     * bootstraps. Empty when this backend has no such preset (the caller then builds a chain, or says what to
+     * pass); the default recommends nothing.
+     */
+    default Optional<String> recommendedPreset(int minLogN, int levels, boolean bootstrapping) {
+        return Optional.empty();
+    }
 
     /**
      * Checks a parameter literal without building anything (security included), so that a server can refuse a

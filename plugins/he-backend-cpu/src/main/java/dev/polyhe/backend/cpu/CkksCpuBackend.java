@@ -9,6 +9,7 @@ import dev.polyhe.backend.cpu.ckks.CkksPresets;
 import dev.polyhe.backend.cpu.ckks.CpuContext;
 import dev.polyhe.backend.cpu.ckks.SecurityStandard;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The pure-Java RNS-CKKS backend {@code ckks-cpu}. Threads per context: the constructor argument, else the
@@ -76,6 +77,11 @@ public final class CkksCpuBackend implements HeBackend {
     @Override
     public List<String> presets() {
         return CkksPresets.names();
+    }
+
+    @Override
+    public Optional<String> recommendedPreset(int minLogN, int levels, boolean bootstrapping) {
+        return CkksPresets.recommended(minLogN, levels, bootstrapping);
     }
 
     @Override

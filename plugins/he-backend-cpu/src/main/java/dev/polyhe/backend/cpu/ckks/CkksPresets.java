@@ -7,6 +7,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Named parameter sets. The secure ones follow the chains of ANCHORS.md (OpenFHE, HEStd_128_classic) so the
@@ -14,6 +16,11 @@ import java.util.Map;
  */
 public final class CkksPresets {
     private static final Map<String, CkksParameters> PRESETS = new LinkedHashMap<>();
+    /** The 128-bit preset built for bootstrapping. */
+    public static final String BOOTSTRAPPING_128 = "N16-boot-128";
+    /** Presets whose chains are laid out for bootstrapping (few user levels, the circuit's primes above). */
+    private static final Set<String> BOOTSTRAPPING = Set.of(BOOTSTRAPPING_128, "insecure-test-boot-N10",
+            "insecure-test-boot-N12", "insecure-test-boot-dense-N10");
 
     static {
         // N = 2^13: 48 + 3x38 + 50 = 212 <= 218
@@ -35,7 +42,7 @@ public final class CkksPresets {
         // keys a fifth smaller (5.3 GB for full slots) at no measurable cost in precision.
         List<Integer> boot16 = new ArrayList<>(chain(52, 40, 10));
         boot16.addAll(Collections.nCopies(14, 60));
-        PRESETS.put("N16-boot-128", new CkksParameters(16, boot16, Collections.nCopies(7, 60), 4, 40, 0,
+        PRESETS.put(BOOTSTRAPPING_128, new CkksParameters(16, boot16, Collections.nCopies(7, 60), 4, 40, 0,
                 SecurityLevel.HES_128));
         PRESETS.put("insecure-test-N10", new CkksParameters(10, chain(45, 35, 3), List.of(50, 50), 2, 35, 0,
                 SecurityLevel.INSECURE_TEST));
@@ -66,6 +73,22 @@ public final class CkksPresets {
         l.add(first);
         l.addAll(Collections.nCopies(count, bits));
         return l;
+    }
+
+    /**
+     * The smallest 128-bit preset (presets are listed by ring size) whose chain holds {@code levels} on a ring of
+     * at least 2^minLogN; else, when allowed, the 128-bit bootstrapping preset.
+     */
+    public static Optional<String> recommended(int minLogN, int levels, boolean bootstrapping) {
+        for (var e : PRESETS.entrySet()) {
+            CkksParameters p = e.getValue();
+            if (p.security() == SecurityLevel.HES_128 && p.logN() >= minLogN && p.maxLevel() >= levels
+                    && !BOOTSTRAPPING.contains(e.getKey())) {
+                return Optional.of(e.getKey());
+            }
+        }
+        return bootstrapping && PRESETS.get(BOOTSTRAPPING_128).logN() >= minLogN ? Optional.of(BOOTSTRAPPING_128)
+                : Optional.empty();
     }
 
     public static List<String> names() {

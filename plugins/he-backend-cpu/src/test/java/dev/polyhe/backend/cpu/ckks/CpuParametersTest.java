@@ -50,6 +50,21 @@ class CpuParametersTest {
     }
 
     @Test
+    void theRecommendedPresetIsTheSmallest128BitRingThatHoldsTheCircuitElseTheBootstrappingOne() {
+        assertEquals("N13-128", CkksPresets.recommended(10, 3, true).orElseThrow());
+        assertEquals("N14-128", CkksPresets.recommended(10, 4, true).orElseThrow());
+        assertEquals("N15-128", CkksPresets.recommended(15, 2, false).orElseThrow(), "the ring the packing needs");
+        assertEquals("N16-128", CkksPresets.recommended(10, 24, false).orElseThrow());
+        assertEquals("N16-boot-128", CkksPresets.recommended(10, 25, true).orElseThrow());
+        assertTrue(CkksPresets.recommended(10, 25, false).isEmpty(), "too deep, and bootstrapping not allowed");
+        assertTrue(CkksPresets.recommended(17, 3, true).isEmpty(), "no 128-bit preset has a ring of 2^17");
+        for (String name : CkksPresets.names()) {
+            CkksPresets.recommended(10, 1, true).ifPresent(r -> assertEquals(SecurityLevel.HES_128,
+                    CkksPresets.get(r).security(), name));
+        }
+    }
+
+    @Test
     void parametersAreRefusedBeforeAnyPrimeIsSearchedFor() {
         // 1 748 bits at N = 2^16, one above the bound: refused by validate, before the 29 primes are looked for
         List<Integer> q = new java.util.ArrayList<>(CkksPresets.chain(60, 59, 24));
