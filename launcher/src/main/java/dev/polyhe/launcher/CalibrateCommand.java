@@ -33,7 +33,7 @@ final class CalibrateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (PolyHe polyhe = model.open(common)) {
-            InferenceService service = model.service(polyhe);
+            InferenceService service = model.service(polyhe, true);
             LoadedModel loaded = service.load(model.model);
             Calibration cal;
             try {

@@ -74,7 +74,7 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
         try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure)) {
-            var service = pipeline.service(polyhe);
+            var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);
             CkksTensor embeddings = contents.tensors().get("embeddings");

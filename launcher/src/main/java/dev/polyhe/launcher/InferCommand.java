@@ -92,8 +92,8 @@ final class InferCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (PolyHe polyhe = model.open(common)) {
-            InferenceService service = model.service(polyhe);
-            Engine kind = engine(service.config());
+            Engine kind = engine(polyhe.inference().config());
+            InferenceService service = model.service(polyhe, kind != Engine.PLAIN);
             LoadedModel loaded = service.load(model.model);
             List<ModelInput> inputs = model.inputs(loaded.model());
             ObjectNode json = JSON.createObjectNode();

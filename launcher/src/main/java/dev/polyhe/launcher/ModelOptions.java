@@ -29,8 +29,9 @@ final class ModelOptions {
         return pipeline.open(common);
     }
 
-    InferenceService service(PolyHe polyhe) {
-        return pipeline.service(polyhe);
+    /** @see PipelineOptions#service(PolyHe, Path, boolean) */
+    InferenceService service(PolyHe polyhe, boolean polynomial) {
+        return pipeline.service(polyhe, model, polynomial);
     }
 
     /** The input file's batch; {@code text} entries are tokenized by the model's own tokenizer. */

@@ -2,6 +2,7 @@ package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.inference.DeclaredAttention;
 import dev.polyhe.core.inference.InferenceService;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -27,6 +28,32 @@ final class PipelineOptions {
             b.configFile(config);
         }
         return b.build();
+    }
+
+    /**
+     * The service for one checkpoint: the attention given on the command line or by a config file, else the one
+     * the checkpoint declares ({@link DeclaredAttention}), else, for the exact model, its own softmax. The
+     * polynomial engines need a polynomial mechanism: a checkpoint that declares none is refused, naming what to
+     * pass.
+     *
+     * @param polynomial whether the command runs the polynomial model (poly, ckks, calibrate, eval)
+     */
+    InferenceService service(PolyHe polyhe, Path checkpoint, boolean polynomial) {
+        if (attention != null || !attentionOptions.isEmpty() || config != null) {
+            return service(polyhe);
+        }
+        InferenceService service = polyhe.inference();
+        var declared = DeclaredAttention.read(checkpoint);
+        if (declared.isPresent()) {
+            return service.withAttention(declared.get());
+        }
+        if (!polynomial) {
+            return service.withAttention(PluginChoice.of("softmax"));
+        }
+        throw new ErrorReport.InputException(checkpoint.resolve("config.json") + " declares no attention mechanism ('"
+                + DeclaredAttention.KEY + "'), so it was trained with softmax, which the polynomial model cannot run: "
+                + "pass one, e.g. --attention power-softmax --attention-opt p=4 --attention-opt epsilon=0.001 "
+                + "(the paper's), or declare it in config.json");
     }
 
     /** The config's inference service with the command-line attention applied. */

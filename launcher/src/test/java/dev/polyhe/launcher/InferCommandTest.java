@@ -112,19 +112,58 @@ class InferCommandTest {
 
     @Test
     void theShippedPythiaReproducesTheReferencePowerSoftmaxOutputs() throws IOException {
+        // no attention flag: the checkpoint declares the PowerSoftmax it was made for in its config.json
         Path out = dir.resolve("out.json");
         var r = polyhe("infer", "--model", PYTHIA.toString(), "--input", inputFile("gpt_neox").toString(),
-                "--attention", "power-softmax", "--attention-opt", "p=4", "--attention-opt", "epsilon=0.001",
                 "--output", out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode o = JSON.readTree(out.toFile());
         assertEquals("gpt_neox", o.get("model_type").asText());
+        assertTrue(o.get("attention").asText().startsWith("power-softmax(p=4"), o.get("attention").asText());
         assertEquals("[[7,64],[11,64],[16,64]]", o.get("last_hidden_state_shape").toString(),
                 "samples of different lengths keep their own shapes");
         Path expected = GOLDEN.resolve("gpt_neox/expected_powersoftmax.safetensors");
         for (int k = 0; k < 3; k++) {
             assertTrue(maxError(o.get("last_hidden_state").get(k), tensor(expected, "case" + k + ".last_hidden_state")) <= 1e-4);
             assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4);
+        }
+    }
+
+    @Test
+    void aCheckpointThatDeclaresNoAttentionRunsItsOwnSoftmaxAndThePolynomialEnginesAskForOne() throws IOException {
+        Path in = inputFile("gpt_neox");
+        Path out = dir.resolve("softmax.json");
+        var r = polyhe("infer", "--model", GOLDEN.resolve("gpt_neox").toString(), "--input", in.toString(),
+                "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode o = JSON.readTree(out.toFile());
+        Path expected = GOLDEN.resolve("gpt_neox/expected_softmax.safetensors");
+        for (int k = 0; k < 3; k++) {
+            assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4,
+                    "plain is the checkpoint's own model, softmax and all");
+        }
+        for (String engine : List.of("poly", "ckks")) {
+            var refused = polyhe("infer", "--engine", engine, "--model", GOLDEN.resolve("gpt_neox").toString(),
+                    "--input", in.toString());
+            assertEquals(2, refused.code(), refused.out());
+            assertEquals(1, refused.err().strip().lines().count(), refused.err());
+            assertTrue(refused.err().contains("polyhe_attention") && refused.err().contains("--attention power-softmax"),
+                    refused.err());
+        }
+    }
+
+    @Test
+    void aMalformedAttentionDeclarationIsACheckpointErrorNamingTheKey() throws IOException {
+        Path model = Files.createDirectories(dir.resolve("declared"));
+        String config = Files.readString(GOLDEN.resolve("gpt_neox/config.json"));
+        for (String bad : List.of("\"power-softmax\"", "{\"options\": {\"p\": 4}}", "{\"name\": \"power-softmax\", "
+                + "\"options\": {\"p\": [4]}}", "{\"name\": \"power-softmax\", \"p\": 4}")) {
+            Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": " + bad + ", "
+                    + config.substring(config.indexOf('{') + 1));
+            var r = polyhe("infer", "--model", model.toString(), "--input", inputFile("gpt_neox").toString());
+            assertEquals(2, r.code(), bad + ": " + r.out());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+            assertTrue(r.err().contains("polyhe_attention"), bad + ": " + r.err());
         }
     }
 
