@@ -36,6 +36,11 @@ final class BenchAttentionCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "7")
     long seed;
 
+    enum Format { text, json }
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -60,7 +65,8 @@ final class BenchAttentionCommand implements Callable<Integer> {
                         err.flush();
                     });
             var out = spec.commandLine().getOut();
-            out.print(report.toText());
+            out.print(format == Format.json ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
+                    : report.toText());
             out.flush();
         }
         return PolyHeCommand.OK;

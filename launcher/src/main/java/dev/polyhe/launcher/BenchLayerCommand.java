@@ -1,5 +1,6 @@
 package dev.polyhe.launcher;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
@@ -70,12 +71,21 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")
     Path chart;
 
+    enum Format { text, json }
+
+    @Option(names = "--format", defaultValue = "text",
+            description = "text or json: the whole report as one JSON object on stdout (default: ${DEFAULT-VALUE}).")
+    Format format;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws IOException {
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter stdout = spec.commandLine().getOut();
+        boolean asJson = format == Format.json;
+        // with --format json stdout carries the JSON object alone
+        PrintWriter out = asJson ? new PrintWriter(java.io.Writer.nullWriter()) : stdout;
         if (layers < 1) {
             throw new ErrorReport.InputException("--layers " + layers + " must be at least 1");
         }
@@ -106,7 +116,8 @@ final class BenchLayerCommand implements Callable<Integer> {
             Calibration cal = service.calibrate(loaded, inputs);
             InferenceService.Comparison plain = service.compare(loaded, inputs, cal);
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
-            EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out));
+            EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out,
+                    spec.commandLine().getErr()));
             run.run(loaded, inputs, cal, plain, json, report, chart);
             double[] blocks = run.blockSeconds().get(0);
             double sum = 0;
@@ -121,6 +132,20 @@ final class BenchLayerCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "vs poly: mse %.3e, same prediction %s%n", json.get("error_vs_poly").get("mse")
                     .asDouble(), json.get("error_vs_poly").get("same_prediction").asBoolean());
             out.flush();
+            if (asJson) {
+                ObjectNode report = OutputJson.MAPPER.createObjectNode();
+                report.put("shape", s.name()).put("hidden", s.hidden()).put("heads", s.heads()).put("ffn", s.ffn())
+                        .put("layers", s.layers()).put("tokens", tokens).put("seed", seed).put("backend", backend);
+                ArrayNode blockJson = report.putArray("block_seconds");
+                for (double b : blocks) {
+                    blockJson.add(b);
+                }
+                report.put("seconds_per_block", perBlock);
+                report.put("paper_seconds_per_layer", PAPER_PYTHIA_70M_SECONDS / 6);
+                report.setAll(json);
+                stdout.println(report.toPrettyString());
+                stdout.flush();
+            }
         } finally {
             deleteTree(dir);
         }

@@ -30,19 +30,23 @@ final class EncryptedRun {
     private final InferenceService service;
     private final ChainOptions chain;
     private final String backend;
+    /** Results (stdout or nowhere); progress and notes go to {@link #err}. */
     private final PrintWriter out;
+    private final PrintWriter err;
     /** Per sample, the seconds each transformer block took. */
     private final List<double[]> blockSeconds = new ArrayList<>();
     /** Trace errors step by step ({@code --trace-errors}); the JSON file, if any. */
     private boolean trace;
     private Path traceJson;
 
-    EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out) {
+    EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out,
+            PrintWriter err) {
         this.polyhe = polyhe;
         this.service = service;
         this.chain = chain;
         this.backend = backend;
         this.out = out;
+        this.err = err;
     }
 
     /** Runs every sample with an error trace ({@link EncryptedInference#evaluateTraced}); JSON to the file if given. */
@@ -63,32 +67,38 @@ final class EncryptedRun {
         int needed = depth + (depth + 3) / 4 + 3 * loaded.model().info().layers();
         var params = chain.resolve(he, minLogN, needed, true);
         if (chain.defaultChoice != null) {
-            out.println("ckks: " + chain.defaultChoice);
+            err.println("ckks: " + chain.defaultChoice);
         }
         // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
         boolean bootstrapping = params.maxLevel() < needed;
-        out.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; "
+        err.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; "
                 + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth,
                 bootstrapping ? "; bootstrapping" : "", params.security().configName());
-        out.flush();
+        err.flush();
+        long keysStart = System.nanoTime();
         EncryptedInference encrypted = new EncryptedInference(service);
         List<InferenceResult> results = new ArrayList<>();
         OutputAgreement vsPoly = null;
         OutputAgreement vsExact = null;
         var info = loaded.model().info();
         ArrayNode traces = OutputJson.MAPPER.createArrayNode();
+        ArrayNode samples = json.putArray("ckks_samples");
         try (var keys = encrypted.generateKeys(he, params, maxTokens,
                 Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)) {
+            double keySeconds = (System.nanoTime() - keysStart) / 1e9;
+            err.printf(Locale.ROOT, "ckks: keys generated in %.1f s%n", keySeconds);
+            err.flush();
+            json.put("key_generation_seconds", keySeconds);
             for (int i = 0; i < inputs.size(); i++) {
-                int sample = i;
                 List<Double> blocks = new ArrayList<>();
                 long[] last = {System.nanoTime()};
+                ProgressReport bar = new ProgressReport(err, "ckks sample " + i, info.layers());
                 java.util.function.Consumer<String> progress = step -> {
                     long now = System.nanoTime();
                     blocks.add((now - last[0]) / 1e9);
                     last[0] = now;
-                    out.printf(Locale.ROOT, "ckks sample %d: %s (%.1f s)%n", sample, step, blocks.get(blocks.size() - 1));
-                    out.flush();
+                    bar.step(step, keys.engine().accounting().countsByPrimitive()
+                            .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L));
                 };
                 EncryptedInference.ServerResult result;
                 if (trace) {
@@ -126,6 +136,13 @@ final class EncryptedRun {
                         ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());
                 out.print(breakdown.toText());
                 out.flush();
+                ObjectNode sampleJson = samples.addObject();
+                sampleJson.put("seconds", result.seconds());
+                ArrayNode blockJson = sampleJson.putArray("block_seconds");
+                blocks.forEach(blockJson::add);
+                sampleJson.set("error_vs_poly", agreement(json, ap));
+                sampleJson.set("error_vs_exact", agreement(json, ae));
+                sampleJson.set("latency_breakdown", breakdown.toJson(OutputJson.MAPPER));
                 write(report, breakdown.toText());
                 write(chart, breakdown.toSvg());
                 results.add(new InferenceResult(p.embeddings(), hidden, logits, List.of(), depth, 0, 0));

@@ -81,11 +81,12 @@ final class EvalCommand implements Callable<Integer> {
             if (embeddings == null) {
                 throw new ErrorReport.InputException(input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
+            ProgressReport progress = new ProgressReport(spec.commandLine().getErr(), "eval",
+                    loaded.model().info().layers());
+            var engine = keys.engine();
             var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
-                    step -> {
-                        out.println("eval: " + step);
-                        out.flush();
-                    });
+                    step -> progress.step(step, engine.accounting().countsByPrimitive()
+                            .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L)));
             Map<String, CkksTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {

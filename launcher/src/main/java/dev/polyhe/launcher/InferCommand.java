@@ -111,7 +111,7 @@ final class InferCommand implements Callable<Integer> {
                     Calibration cal = calibration(service, loaded, inputs, out);
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
                     report(c.errors(), out);
-                    EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out));
+                    EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out, spec.commandLine().getErr()));
                     results = run.run(loaded, inputs, cal, c, json, report, chart);
                 } else {
                     Calibration cal = calibration(service, loaded, inputs, out);

@@ -1,6 +1,7 @@
 package dev.polyhe.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,6 +15,8 @@ import java.util.List;
 final class OutputJson {
     static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final ObjectMapper JSON = MAPPER;
+    /** Report records as JSON, snake_case like every other output (NaN and infinities written as strings). */
+    static final ObjectMapper REPORTS = MAPPER.copy().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     private OutputJson() {}
 

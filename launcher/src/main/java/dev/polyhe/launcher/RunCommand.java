@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -18,6 +19,11 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", description = "The config file (.yaml, .yml or .json).")
     Path config;
 
+    enum Format { text, json }
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -30,7 +36,9 @@ final class RunCommand implements Callable<Integer> {
                         + "section is run by 'polyhe infer --config " + config + "'");
             }
             var out = spec.commandLine().getOut();
-            out.print(polyhe.runAttentionBenchmark().toText());
+            var report = polyhe.runAttentionBenchmark();
+            out.print(format == Format.json ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
+                    : report.toText());
             out.flush();
         }
         return PolyHeCommand.OK;

@@ -26,4 +26,17 @@ class BenchAttentionTest {
         assertTrue(Integer.parseInt(power.trim().split("\\s+")[3]) < Integer.parseInt(square.trim().split("\\s+")[3]),
                 "PowerSoftmax is shallower than normalize-and-square");
     }
+
+    @Test
+    void formatJsonIsValidJsonWithEveryRow() throws Exception {
+        var r = polyhe("bench", "attention", "--tokens", "4", "--iterations", "6", "--insecure-test", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertEquals(3, json.get("rows").size(), r.out());
+        for (var row : json.get("rows")) {
+            assertTrue(row.get("seconds").asDouble() > 0 && row.has("max_error") && row.has("depth"), row.toString());
+        }
+        assertEquals(6, json.get("iterations").asInt());
+        assertTrue(json.get("parameters").has("log_n"), r.out());
+    }
 }

@@ -25,6 +25,21 @@ class BenchLayerTest {
         assertEquals("true", m.group(2), r.out());
     }
 
+    @Test
+    void formatJsonPutsTheWholeReportOnStdoutAndProgressOnStderr() throws Exception {
+        var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "1", "--logN", "10",
+                "--insecure-test", "--format", "json");
+        assertEquals(0, r.code(), r.err() + r.out());
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertEquals("tiny", json.get("shape").asText());
+        assertEquals(1, json.get("block_seconds").size());
+        assertTrue(json.get("error_vs_poly").get("mse").asDouble() < 1e-4, r.out());
+        var breakdown = json.get("ckks_samples").get(0).get("latency_breakdown");
+        assertTrue(breakdown.get("total_seconds").asDouble() > 0, r.out());
+        assertTrue(breakdown.get("by_primitive").has("rotation") || breakdown.get("by_primitive").size() > 3, r.out());
+        assertTrue(r.err().contains("ckks sample 0: block 1/1 done"), r.err());
+    }
+
     /**
      * Bootstrapping through attention on column blocks with a padding row (3 tokens in 4 slots): the row sums fill
      * padding rows and head-less groups with real rows' sums, so no division sees a zero and blows up a bootstrap.

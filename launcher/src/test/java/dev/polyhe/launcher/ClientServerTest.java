@@ -101,7 +101,8 @@ class ClientServerTest {
                 calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
                 out.toString(), "--chart", chart.toString());
         assertEquals(0, eval.code(), eval.err());
-        assertTrue(eval.out().contains("eval: block 1/1 done"), eval.out());
+        assertTrue(eval.err().contains("eval: block 1/1 done") && eval.err().contains("[1/1]"),
+                "progress on stderr: " + eval.err());
         assertTrue(eval.out().contains("ciphertext matmul") && eval.out().contains("LayerNorm"), eval.out());
         for (String kind : new String[] {"plaintext matmul", "ciphertext matmul", "LayerNorm", "GELU",
                 "attention normalisation"}) {
@@ -204,7 +205,9 @@ class ClientServerTest {
                 "--config", config.toString(), "--calibration", calibration.toString(), "--logN", "10",
                 "--insecure-test", "--output", out.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("ckks sample 0: block 1/1 done"), "progress as blocks complete: " + r.out());
+        assertTrue(r.err().contains("ckks sample 0: block 1/1 done") && r.err().contains("bootstraps"),
+                "progress on stderr as blocks complete: " + r.err());
+        assertFalse(r.out().contains("block 1/1 done"), "results alone on stdout: " + r.out());
         JsonNode json = new ObjectMapper().readTree(out.toFile());
         assertEquals(poly.get("logits_shape"), json.get("logits_shape"));
         assertTrue(json.get("error_vs_poly").get("mse").asDouble() < 1e-4, json.get("error_vs_poly").toString());

@@ -72,6 +72,13 @@ class LauncherTest {
         assertTrue(r.err().contains("'workload'") && r.err().contains("polyhe infer --config"), r.err());
         assertEquals(0, polyhe("run", config("workload: attention-benchmark\nbenchmark: {length: 8, rows: 2}\n")
                 .toString()).code());
+        Run json = polyhe("run", "--format", "json", config("workload: attention-benchmark\nbenchmark: {length: 8, "
+                + "rows: 2}\n").toString());
+        assertEquals(0, json.code(), json.err());
+        var report = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
+        assertEquals(8, report.get("length").asInt());
+        assertTrue(report.get("results").size() > 0 && report.get("results").get(0).has("max_error_vs_softmax"),
+                json.out());
     }
 
     @Test

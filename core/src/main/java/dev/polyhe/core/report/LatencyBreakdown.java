@@ -1,5 +1,7 @@
 package dev.polyhe.core.report;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.core.engine.ckks.Accounting;
 import dev.polyhe.core.engine.ckks.OperatorKind;
 import dev.polyhe.core.engine.ckks.OperatorStats;
@@ -88,6 +90,34 @@ public final class LatencyBreakdown {
                     r.askedBits(), r.singleBits())));
         }
         return sb.toString();
+    }
+
+    /** The same figures as {@link #toText()}, as JSON: seconds and shares per kind and primitive, the operators. */
+    public ObjectNode toJson(ObjectMapper mapper) {
+        ObjectNode root = mapper.createObjectNode();
+        root.put("total_seconds", totalSeconds);
+        ObjectNode kinds = root.putObject("by_operator_kind");
+        for (OperatorKind k : OperatorKind.values()) {
+            double s = byKind.getOrDefault(k, 0.0);
+            kinds.putObject(k.label()).put("seconds", s).put("share_percent", share(s));
+        }
+        ObjectNode prims = root.putObject("by_primitive");
+        for (PrimitiveKind p : PrimitiveKind.values()) {
+            double s = byPrimitive.getOrDefault(p, 0.0);
+            prims.putObject(p.label()).put("seconds", s).put("share_percent", share(s))
+                    .put("calls", primitiveCounts.getOrDefault(p, 0L));
+        }
+        ObjectNode ops = root.putObject("by_operator");
+        operators.forEach((name, o) -> ops.putObject(name).put("seconds", o.nanos() / 1e9).put("calls", o.calls())
+                .put("ct_ct_multiplications", o.ciphertextMultiplications())
+                .put("ct_pt_multiplications", o.plaintextMultiplications())
+                .put("ct_constant_multiplications", o.constantMultiplications()).put("rotations", o.rotations())
+                .put("key_switches", o.keySwitches()).put("bootstraps", o.bootstraps()).put("rescales", o.rescales())
+                .put("levels_used", o.levelsUsed()));
+        ObjectNode raised = root.putObject("precision_raised");
+        precisionRaises.forEach((path, r) -> raised.putObject(path).put("ciphertexts", r.ciphertexts())
+                .put("asked_bits", r.askedBits()).put("single_bootstrap_bits", r.singleBits()));
+        return root;
     }
 
     /** Two horizontal bar charts (operator kinds, primitives), shares of the total time. */
