@@ -44,6 +44,8 @@ import java.util.function.Consumer;
  * code as every other engine) on the ciphertexts.
  */
 public final class EncryptedInference {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EncryptedInference.class);
+
     private final InferenceService service;
 
     public EncryptedInference(InferenceService service) {
@@ -67,6 +69,8 @@ public final class EncryptedInference {
         }
         SecretKey sk = ctx.generateSecretKey();
         Packing packing = Packing.blocks(slots, maxColumns, params.slots());
+        LOG.debug("generating keys on {}: N=2^{}, {} levels, {} rotation steps, bootstrapping {}", backend.name(),
+                params.logN(), params.maxLevel(), packing.rotationSteps().size(), bootstrapping);
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false,
                 bootstrapping ? packing.ciphertextSlots() : Set.of());

@@ -32,6 +32,8 @@ import java.util.stream.Stream;
  * the same kind and name, a jar that is not a module, a plugin whose modules do not resolve.
  */
 public final class PluginRegistry {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PluginRegistry.class);
+
     private final List<PluginDescriptor> plugins;
     private final List<ModuleLayer> layers;
 
@@ -74,6 +76,9 @@ public final class PluginRegistry {
             throw new PluginLoadException(problems);
         }
         found.sort(Comparator.comparing(PluginDescriptor::kind).thenComparing(PluginDescriptor::name));
+        LOG.debug("{} plugins found ({} module layers from {})", found.size(), layers.size(),
+                pluginsDir == null ? "no plugins folder" : pluginsDir);
+        found.forEach(d -> LOG.debug("  {} {} from {}", d.kind(), d.name(), d.origin()));
         return new PluginRegistry(found, layers);
     }
 

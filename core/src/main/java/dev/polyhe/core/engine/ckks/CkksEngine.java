@@ -40,6 +40,8 @@ import java.util.function.Supplier;
  * are client operations. Not thread-safe.
  */
 public final class CkksEngine implements TensorOps<CkksTensor> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CkksEngine.class);
+
     private final HeContext context;
     private final Evaluator evaluator;
     private final Encoder encoder;
@@ -246,6 +248,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
         int k = partner == null ? alone : pairPrescale(alone);
         Ciphertext in = prescaled(c, k, op);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("bootstrap in {}: level {}, bound {}, input factor {}, {}{}", op.label(), c.level(), bounds.of(c),
+                    Math.scalb(1.0, -k),
+                    partner == null ? "alone" : "paired", precise ? ", twice for precision" : "");
+        }
         Ciphertext b;
         if (precise && partner != null) {
             Ciphertext inPartner = prescaled(partner, k, op);
