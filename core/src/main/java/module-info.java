@@ -1,4 +1,5 @@
 /** PolyHE core: plugin registry, Guice wiring, config, engines and the embedding facade. */
+@SuppressWarnings("module") // the qualified exports name the launcher, built after core
 module dev.polyhe.core {
     requires transitive dev.polyhe.api;
     requires com.google.guice;
@@ -8,16 +9,19 @@ module dev.polyhe.core {
     requires org.slf4j;
     requires java.management;
 
+    // What a host needs: the façade (PolyHe, PrivateInference and its keys), configs, plugins, the plaintext
+    // engine and tensor interfaces, inference and benchmarks.
     exports dev.polyhe.core;
     exports dev.polyhe.core.engine;
-    exports dev.polyhe.core.engine.ckks;
-    exports dev.polyhe.core.engine.trace;
     exports dev.polyhe.core.plugin;
     exports dev.polyhe.core.config;
     exports dev.polyhe.core.bench;
-    exports dev.polyhe.core.report;
-    exports dev.polyhe.core.encrypted;
     exports dev.polyhe.core.inference;
+    // Engine internals, for the launcher alone: the CKKS engine, its traces and reports, the client/server files.
+    exports dev.polyhe.core.engine.ckks to dev.polyhe.launcher;
+    exports dev.polyhe.core.engine.trace to dev.polyhe.launcher;
+    exports dev.polyhe.core.report to dev.polyhe.launcher;
+    exports dev.polyhe.core.encrypted to dev.polyhe.launcher;
 
     opens dev.polyhe.core.config to com.fasterxml.jackson.databind;
     opens dev.polyhe.core.inference to com.fasterxml.jackson.databind;

@@ -3,6 +3,7 @@ package dev.polyhe.core;
 import com.google.inject.Guice;
 import com.google.inject.Injector;
 import com.google.inject.Stage;
+import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.core.bench.AttentionBenchmark;
 import dev.polyhe.core.bench.AttentionBenchmarkReport;
 import dev.polyhe.core.config.ConfigException;
@@ -33,9 +34,15 @@ public final class PolyHe implements AutoCloseable {
     private final PolyHeConfig config;
     private final PluginRegistry registry;
     private final Injector injector;
+    private final Integer threads;
+    private final boolean explicitConfig;
+    /** Key sets made through this instance's façades: released by {@link #close()}. */
+    private final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    private PolyHe(PolyHeConfig config, PluginRegistry registry, boolean explicitConfig) {
+    private PolyHe(PolyHeConfig config, PluginRegistry registry, boolean explicitConfig, Integer threads) {
+        this.threads = threads;
+        this.explicitConfig = explicitConfig;
         this.config = config;
         this.registry = registry;
         this.injector = Guice.createInjector(Stage.PRODUCTION, new PolyHeModule(registry, config));
@@ -53,6 +60,7 @@ public final class PolyHe implements AutoCloseable {
         private PolyHeConfig config;
         private Path configFile;
         private Path pluginsDir;
+        private Integer threads;
 
         private Builder() {}
 
@@ -75,6 +83,15 @@ public final class PolyHe implements AutoCloseable {
             return this;
         }
 
+        /** Threads (or devices) every HE backend of this instance computes with; default: the backend's own. */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
+            }
+            this.threads = threads;
+            return this;
+        }
+
         /**
          * @throws ConfigException for a malformed config or one naming unknown plugins or bad options
          * @throws dev.polyhe.core.plugin.PluginLoadException for refused plugins
@@ -83,7 +100,7 @@ public final class PolyHe implements AutoCloseable {
             boolean explicit = configFile != null || config != null;
             PolyHeConfig cfg = configFile != null ? ConfigLoader.load(configFile)
                     : config != null ? config : PolyHeConfig.defaults();
-            return new PolyHe(cfg, PluginRegistry.discover(pluginsDir), explicit);
+            return new PolyHe(cfg, PluginRegistry.discover(pluginsDir), explicit, threads);
         }
     }
 
@@ -141,8 +158,49 @@ public final class PolyHe implements AutoCloseable {
         return new InferenceService(plugins(), ic, ic.attention() != null ? ic.attention() : config.attention().get(0));
     }
 
+    /** An HE backend by name, computing with the builder's {@link Builder#threads} when given. */
+    public HeBackend backend(String name) {
+        HeBackend b = plugins().backend(name);
+        return threads == null ? b : b.withParallelism(threads);
+    }
+
+    /**
+     * Encrypted inference on a checkpoint folder with a backend ({@code "ckks-cpu"}), client and server roles.
+     * Its attention is the config's when this instance was built with one, else the one the checkpoint declares
+     * (config.json {@code polyhe_attention}); a checkpoint that declares none needs a config that names it.
+     */
+    public PrivateInference privateInference(Path checkpoint, String backend) {
+        ensureOpen();
+        InferenceService service = inference();
+        if (!explicitConfig) {
+            var declared = dev.polyhe.core.inference.DeclaredAttention.read(checkpoint);
+            if (declared.isEmpty()) {
+                throw new ConfigException(checkpoint.resolve("config.json") + " declares no attention mechanism ('"
+                        + dev.polyhe.core.inference.DeclaredAttention.KEY + "') and encrypted inference needs a "
+                        + "polynomial one: build PolyHe with a config naming it (inference.attention)");
+            }
+            service = service.withAttention(declared.get());
+        }
+        return new PrivateInference(service, service.load(checkpoint), backend(backend), this);
+    }
+
+    /** Registers a key set to release on {@link #close()}. */
+    <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    /** Releases every key set made through this instance's façades (their contexts and keys). */
     @Override
     public void close() {
         closed = true;
+        for (AutoCloseable r : resources) {
+            try {
+                r.close();
+            } catch (Exception e) {
+                // closing the others matters more than one failure to release
+            }
+        }
+        resources.clear();
     }
 }

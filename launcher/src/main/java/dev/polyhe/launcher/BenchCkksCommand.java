@@ -18,7 +18,6 @@ import picocli.CommandLine.Spec;
                 + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
 final class BenchCkksCommand implements Callable<Integer> {
     /** The CPU backend's thread-count property (the launcher cannot import the plugin's constant). */
-    private static final String THREADS_PROPERTY = "polyhe.cpu.threads";
 
     enum Format { json, table }
 
@@ -57,24 +56,12 @@ final class BenchCkksCommand implements Callable<Integer> {
         if (threads != null && threads < 1) {
             throw new ErrorReport.InputException("--threads must be >= 1, got " + threads);
         }
-        // The CPU backend reads its thread count when it is instantiated, as the plugins are discovered; the
-        // property is set for that moment only, so the rest of the JVM (a host, other commands) keeps its own.
-        String previous = System.getProperty(THREADS_PROPERTY);
+        PolyHe.Builder builder = PolyHe.builder().pluginsDir(common.pluginsDir);
         if (threads != null) {
-            System.setProperty(THREADS_PROPERTY, Integer.toString(threads));
+            builder.threads(threads);
         }
-        PolyHe polyhe;
-        try {
-            polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
-        } finally {
-            if (previous == null) {
-                System.clearProperty(THREADS_PROPERTY);
-            } else {
-                System.setProperty(THREADS_PROPERTY, previous);
-            }
-        }
-        try (polyhe) {
-            HeBackend he = polyhe.plugins().backend(backend);
+        try (PolyHe polyhe = builder.build()) {
+            HeBackend he = polyhe.backend(backend);
             boolean boot = "bootstrap".equals(op);
             int logN = chain.logN != null ? chain.logN : boot ? 16 : 14;
             // bootstrapping needs a chain built for it: the backend's N<logN>-boot-128 preset when it has one

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.BlockProgress;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
 import dev.polyhe.core.inference.Calibration;
@@ -93,12 +94,11 @@ final class EncryptedRun {
                 List<Double> blocks = new ArrayList<>();
                 long[] last = {System.nanoTime()};
                 ProgressReport bar = new ProgressReport(err, "ckks sample " + i, info.layers());
-                java.util.function.Consumer<String> progress = step -> {
+                java.util.function.Consumer<BlockProgress> progress = step -> {
                     long now = System.nanoTime();
                     blocks.add((now - last[0]) / 1e9);
                     last[0] = now;
-                    bar.step(step, keys.engine().accounting().countsByPrimitive()
-                            .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L));
+                    bar.step(step.toString(), step.bootstraps());
                 };
                 EncryptedInference.ServerResult result;
                 if (trace) {

@@ -83,10 +83,8 @@ final class EvalCommand implements Callable<Integer> {
             }
             ProgressReport progress = new ProgressReport(spec.commandLine().getErr(), "eval",
                     loaded.model().info().layers());
-            var engine = keys.engine();
             var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
-                    step -> progress.step(step, engine.accounting().countsByPrimitive()
-                            .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L)));
+                    step -> progress.step(step.toString(), step.bootstraps()));
             Map<String, CkksTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {

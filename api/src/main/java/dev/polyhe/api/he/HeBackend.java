@@ -14,6 +14,19 @@ public interface HeBackend extends PolyHePlugin {
         return 1;
     }
 
+    /**
+     * This backend computing with {@code threads} threads (or devices), for hosts that size it themselves; a
+     * backend without that choice returns itself.
+     *
+     * @throws IllegalArgumentException when {@code threads < 1}
+     */
+    default HeBackend withParallelism(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
+        }
+        return this;
+    }
+
     /** Names of the parameter presets this backend offers (e.g. {@code "N16-128"}, {@code "insecure-test-N12"}). */
     List<String> presets();
 

@@ -18,6 +18,7 @@ import dev.polyhe.core.engine.trace.ErrorTrace;
 import dev.polyhe.core.engine.trace.ErrorTracingOps;
 import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.NoiseFlooding;
 import dev.polyhe.core.engine.ckks.Packing;
@@ -97,12 +98,12 @@ public final class EncryptedInference {
      * @param progress told as each block completes
      */
     public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
-            Consumer<String> progress) {
+            Consumer<BlockProgress> progress) {
         CkksEngine engine = keys.engine();
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
         ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
-                nonlinearities, blockProgress(model, progress));
+                nonlinearities, blockProgress(model, engine, progress));
         return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
     }
 
@@ -116,7 +117,7 @@ public final class EncryptedInference {
      * and output are decrypted. It needs the secret key, so it never runs on a server; times include the decryptions.
      */
     public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
-            Consumer<String> progress) {
+            Consumer<BlockProgress> progress) {
         CkksEngine engine = keys.engine();
         PlainEngine plain = new PlainEngine();
         ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe(engine));
@@ -128,7 +129,7 @@ public final class EncryptedInference {
             Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), engine.fromPlain(embeddings));
             long t0 = System.nanoTime();
             ModelOutput<Paired<PlainTensor, CkksTensor>> out = model.model().forward(ops,
-                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, progress));
+                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, progress));
             double seconds = (System.nanoTime() - t0) / 1e9;
             ModelOutput<CkksTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
                     out.logits() == null ? null : out.logits().traced());
@@ -149,13 +150,16 @@ public final class EncryptedInference {
         }).orElse(embeddings);
     }
 
-    private static Model.LayerObserver blockProgress(LoadedModel model, Consumer<String> progress) {
+    private static Model.LayerObserver blockProgress(LoadedModel model, CkksEngine engine,
+            Consumer<BlockProgress> progress) {
         int layers = model.model().info().layers();
+        long start = System.nanoTime();
         return new Model.LayerObserver() {
             @Override
             public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
-                progress.accept(String.format(java.util.Locale.ROOT, "block %d/%d done, %d levels consumed so far",
-                        layer + 1, layers, ops.depth(output)));
+                progress.accept(new BlockProgress(layer + 1, layers, ops.depth(output),
+                        engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L),
+                        (System.nanoTime() - start) / 1e9));
             }
         };
     }

@@ -55,6 +55,11 @@ public final class CkksCpuBackend implements HeBackend {
     }
 
     @Override
+    public HeBackend withParallelism(int threads) {
+        return threads == this.threads ? this : new CkksCpuBackend(threads);
+    }
+
+    @Override
     public String name() {
         return NAME;
     }

@@ -1,0 +1,222 @@
+package dev.polyhe.core;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.model.ModelInput;
+import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.KeyFiles;
+import dev.polyhe.core.encrypted.OutputAgreement;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.inference.Calibration;
+import dev.polyhe.core.inference.InferenceResult;
+import dev.polyhe.core.inference.InferenceService;
+import dev.polyhe.core.inference.LoadedModel;
+import dev.polyhe.core.inference.ModelInputs;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Encrypted inference on one checkpoint, in both roles. The client generates keys, encrypts its input and
+ * decrypts the answer; the server, holding {@link ServerKeys} only, evaluates the polynomial model on the
+ * ciphertexts. Made by {@link PolyHe#privateInference}:
+ *
+ * <pre>{@code
+ * try (PolyHe polyhe = PolyHe.builder().threads(4).build()) {
+ *     PrivateInference model = polyhe.privateInference(Path.of("models/tiny-pythia"), "ckks-cpu");
+ *     List<ModelInput> inputs = model.readInputs(Path.of("models/tiny-pythia/input.json"));
+ *     Calibration domains = model.calibrate(inputs);
+ *     try (ClientKeys keys = model.generateKeys("N16-boot-128", 16, true)) {               // client
+ *         PrivateInference.EncryptedQuery query = model.encrypt(keys, inputs.get(0));       // client
+ *         PrivateInference.EncryptedAnswer answer = model.evaluate(keys.serverKeys(), query, domains,
+ *                 event -> System.err.println(event));                                      // server
+ *         PrivateInference.Prediction prediction = model.decrypt(keys, answer);            // client
+ *     }
+ * }
+ * }</pre>
+ */
+public final class PrivateInference {
+    private final InferenceService service;
+    private final LoadedModel model;
+    private final HeBackend backend;
+    private final EncryptedInference encrypted;
+    private final PolyHe owner;
+
+    PrivateInference(InferenceService service, LoadedModel model, HeBackend backend, PolyHe owner) {
+        this.owner = owner;
+        this.service = service;
+        this.model = model;
+        this.backend = backend;
+        this.encrypted = new EncryptedInference(service);
+    }
+
+    /** A ciphertext input, made by the client for the server (opaque: the engine's tensor stays internal). */
+    public static final class EncryptedQuery {
+        private final CkksTensor embeddings;
+
+        EncryptedQuery(CkksTensor embeddings) {
+            this.embeddings = embeddings;
+        }
+
+        CkksTensor embeddings() {
+            return embeddings;
+        }
+    }
+
+    /** The server's answer, with its evaluation time and bootstrap count (NaN and -1 when read from a file). */
+    public static final class EncryptedAnswer {
+        private final CkksTensor lastHiddenState;
+        private final CkksTensor logits;
+        private final double seconds;
+        private final long bootstraps;
+
+        EncryptedAnswer(CkksTensor lastHiddenState, CkksTensor logits, double seconds, long bootstraps) {
+            this.lastHiddenState = lastHiddenState;
+            this.logits = logits;
+            this.seconds = seconds;
+            this.bootstraps = bootstraps;
+        }
+
+        CkksTensor lastHiddenState() {
+            return lastHiddenState;
+        }
+
+        CkksTensor logits() {
+            return logits;
+        }
+
+        public double seconds() {
+            return seconds;
+        }
+
+        public long bootstraps() {
+            return bootstraps;
+        }
+    }
+
+    /** Decrypted outputs in Hugging Face's layout ({@code logits} null for a model without a head). */
+    public record Prediction(Matrix lastHiddenState, Matrix logits) {
+        /** Agreement of these outputs (logits when both have them) with a reference, e.g. the plaintext model. */
+        public Agreement agreementWith(Prediction reference) {
+            OutputAgreement a = logits != null && reference.logits() != null
+                    ? OutputAgreement.between(logits, reference.logits())
+                    : OutputAgreement.between(lastHiddenState, reference.lastHiddenState());
+            return new Agreement(a.mse(), a.maxAbs(), a.samePrediction());
+        }
+    }
+
+    /** Mean squared error, max absolute difference, and whether every row predicts the same class/token. */
+    public record Agreement(double mse, double maxAbs, boolean samePrediction) {
+    }
+
+    /** Typed progress of an evaluation, told to the listener as it happens. */
+    public sealed interface Event permits BlockDone {
+    }
+
+    /** A transformer block finished: which of how many, bootstraps so far, seconds since evaluation began. */
+    public record BlockDone(int block, int blocks, long bootstraps, double elapsedSeconds) implements Event {
+    }
+
+    /** The checkpoint's model_type. */
+    public String modelType() {
+        return model.modelType();
+    }
+
+    /** Inputs from a JSON file ({@code input_ids}, {@code text} with the checkpoint's tokenizer, {@code pixel_values}). */
+    public List<ModelInput> readInputs(Path file) {
+        return ModelInputs.read(file, model.model());
+    }
+
+    /** The approximation domains, from the exact model on sample inputs (client or model owner). */
+    public Calibration calibrate(List<ModelInput> samples) {
+        return service.calibrate(model, samples);
+    }
+
+    /**
+     * Client: a fresh key set on a preset of the backend, for inputs of up to {@code maxTokens} tokens, packed for
+     * the model's widest activation; with bootstrapping keys when the model is deeper than the chain.
+     */
+    public ClientKeys generateKeys(String preset, int maxTokens, boolean bootstrapping) {
+        var info = model.model().info();
+        return owner.track(new ClientKeys(encrypted.generateKeys(backend, backend.preset(preset), maxTokens,
+                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)));
+    }
+
+    /** Client: a key folder written by {@link ClientKeys#write} or {@code polyhe keys generate}. */
+    public ClientKeys loadClientKeys(Path dir) throws IOException {
+        return owner.track(new ClientKeys(KeyFiles.readClient(dir, backend)));
+    }
+
+    /**
+     * Server: a key folder without the secret key; parameters below 128 bits are refused unless accepted.
+     */
+    public ServerKeys loadServerKeys(Path dir, boolean acceptInsecure) throws IOException {
+        return owner.track(new ServerKeys(KeyFiles.readServer(dir, backend, acceptInsecure), true));
+    }
+
+    /** Client: the input embedded (token lookup or patches) and encrypted. */
+    public EncryptedQuery encrypt(ClientKeys keys, ModelInput input) {
+        return new EncryptedQuery(encrypted.encrypt(keys.keySet(), model.model(), input));
+    }
+
+    /** Server: the polynomial model on the encrypted input, with the evaluation keys only. */
+    public EncryptedAnswer evaluate(ServerKeys keys, EncryptedQuery query, Calibration calibration,
+            Consumer<Event> listener) {
+        long[] bootstraps = {0};
+        var result = encrypted.evaluate(keys.keySet(), model, query.embeddings(), calibration, step -> {
+            bootstraps[0] = step.bootstraps();
+            listener.accept(new BlockDone(step.block(), step.blocks(), step.bootstraps(), step.elapsedSeconds()));
+        });
+        return new EncryptedAnswer(result.output().lastHiddenState(), result.output().logits(), result.seconds(),
+                bootstraps[0]);
+    }
+
+    /** Client: the answer decrypted. */
+    public Prediction decrypt(ClientKeys keys, EncryptedAnswer answer) {
+        return new Prediction(encrypted.decrypt(keys.keySet(), answer.lastHiddenState()),
+                answer.logits() == null ? null : encrypted.decrypt(keys.keySet(), answer.logits()));
+    }
+
+    /** The plaintext polynomial model on the same input: what a decrypted answer should agree with. */
+    public Prediction plaintextPolynomial(ModelInput input, Calibration calibration) {
+        InferenceResult r = service.compare(model, List.of(input), calibration).polynomial().get(0);
+        return new Prediction(r.lastHiddenState(), r.logits());
+    }
+
+    /** Client or server: a query or an answer as the CLI's file format, for the other side. */
+    public void write(ServerKeys keys, EncryptedQuery query, Path file) throws IOException {
+        EncryptedInference.write(keys.keySet(), Map.of("model_type", model.modelType()),
+                Map.of("embeddings", query.embeddings()), file);
+    }
+
+    /** Server: a query written by {@link #write(ServerKeys, EncryptedQuery, Path)} or {@code polyhe encrypt}. */
+    public EncryptedQuery readQuery(ServerKeys keys, Path file) throws IOException {
+        CkksTensor e = EncryptedInference.read(keys.keySet(), file).tensors().get("embeddings");
+        if (e == null) {
+            throw new IllegalArgumentException(file + " holds no 'embeddings' tensor");
+        }
+        return new EncryptedQuery(e);
+    }
+
+    /** Server: the answer in the file format {@code polyhe decrypt} reads. */
+    public void write(ServerKeys keys, EncryptedAnswer answer, Path file) throws IOException {
+        Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+        tensors.put("last_hidden_state", answer.lastHiddenState());
+        if (answer.logits() != null) {
+            tensors.put("logits", answer.logits());
+        }
+        EncryptedInference.write(keys.keySet(), Map.of("model_type", model.modelType()), tensors, file);
+    }
+
+    /** Client: an answer written by the server. */
+    public EncryptedAnswer readAnswer(ClientKeys keys, Path file) throws IOException {
+        var t = EncryptedInference.read(keys.keySet(), file).tensors();
+        if (t.get("last_hidden_state") == null) {
+            throw new IllegalArgumentException(file + " holds no 'last_hidden_state' tensor");
+        }
+        return new EncryptedAnswer(t.get("last_hidden_state"), t.get("logits"), Double.NaN, -1);
+    }
+}
