@@ -24,6 +24,15 @@ public interface HeContext extends AutoCloseable {
             boolean bootstrapping);
 
     /**
+     * About how many bytes {@link #generateEvaluationKeys(SecretKey, Set, boolean, Set)} would hold for these
+     * arguments, known before generating anything, so that a caller can refuse work that will not fit in memory;
+     * -1 when the backend cannot say.
+     */
+    default long evaluationKeyBytes(Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
+        return -1;
+    }
+
+    /**
      * Evaluation keys that bootstrap ciphertexts of exactly the slot counts in {@code bootstrapSlots} (empty: no
      * bootstrapping). On large rings every slot count's rotations together weigh tens of gigabytes, so a
      * server asks only for the counts its packing uses. Backends that cannot tell slot counts apart give

@@ -162,6 +162,8 @@ public final class CkksBenchmark {
                 x[i] = 2 * random.nextDouble() - 1;
                 y[i] = 2 * random.nextDouble() - 1;
             }
+            dev.polyhe.core.encrypted.EncryptedInference.requireHeap(ctx.evaluationKeyBytes(Set.of(1, 2, 3, 4, 5, 6,
+                    7, 8), bootstrap, bootstrap ? Set.of(slots) : Set.of()), Runtime.getRuntime().maxMemory());
             SecretKey sk = ctx.generateSecretKey();
             PublicKey pk = ctx.generatePublicKey(sk);
             long t0 = System.nanoTime();

@@ -6,6 +6,7 @@ import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.model.Model;
 import dev.polyhe.api.model.ModelInput;
@@ -68,14 +69,38 @@ public final class EncryptedInference {
             throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
                     + " has " + params.slots());
         }
-        SecretKey sk = ctx.generateSecretKey();
         Packing packing = Packing.blocks(slots, maxColumns, params.slots());
+        Set<Integer> bootstrapSlots = bootstrapping ? packing.ciphertextSlots() : Set.of();
+        try {
+            requireHeap(ctx.evaluationKeyBytes(packing.rotationSteps(), false, bootstrapSlots),
+                    Runtime.getRuntime().maxMemory());
+        } catch (RuntimeException e) {
+            ctx.close();
+            throw e;
+        }
+        SecretKey sk = ctx.generateSecretKey();
         LOG.debug("generating keys on {}: N=2^{}, {} levels, {} rotation steps, bootstrapping {}", backend.name(),
                 params.logN(), params.maxLevel(), packing.rotationSteps().size(), bootstrapping);
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false,
-                bootstrapping ? packing.ciphertextSlots() : Set.of());
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, bootstrapSlots);
         return new KeySet(backend.name(), ctx, sk, keys, packing);
+    }
+
+    /**
+     * Refuses, before a key is made, evaluation keys of {@code keyBytes} (-1: unknown) that would take more than 90 %
+     * of a heap of {@code maxHeap} bytes: better one clear line now than an OutOfMemoryError minutes later.
+     *
+     * @throws HeException naming both figures and how to give the JVM more
+     */
+    public static void requireHeap(long keyBytes, long maxHeap) {
+        if (keyBytes > 0 && keyBytes > 0.9 * maxHeap) {
+            double gib = 1L << 30;
+            throw new HeException(String.format(java.util.Locale.ROOT, "the evaluation keys need about %.1f GiB but "
+                    + "this JVM's heap is at most %.1f GiB; give it at least %d GiB (-Xmx%dg; for the polyhe command "
+                    + "POLYHE_JAVA_OPTS=-Xmx%dg), or choose a smaller preset or fewer tokens", keyBytes / gib,
+                    maxHeap / gib, (long) Math.ceil(keyBytes * 1.3 / gib), (long) Math.ceil(keyBytes * 1.3 / gib),
+                    (long) Math.ceil(keyBytes * 1.3 / gib)));
+        }
     }
 
     /** Client: the embedded input, encrypted column by column. */

@@ -132,6 +132,27 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
     }
 
     @Override
+    public long evaluationKeyBytes(Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
+        open();
+        Set<Integer> steps = new TreeSet<>();
+        for (int step : rotationSteps) {
+            steps.add(Math.floorMod(step, params.slots()));
+        }
+        if (!bootstrapSlots.isEmpty()) {
+            for (int step : Bootstrapper.rotationSteps(params, bootstrapSlots)) {
+                steps.add(Math.floorMod(step, params.slots()));
+            }
+            conjugation = true;
+        }
+        steps.remove(0);
+        // a key: per digit, (b, a) over every prime of Q and P, N coefficients of 8 bytes (the encapsulation keys,
+        // on q_0·p_0 alone, are too small to count)
+        long key = (long) params.gadget().digitCount() * 2 * (params.ring().qCount() + params.ring().pCount())
+                * params.ring().n() * Long.BYTES;
+        return key * (1 + steps.size() + (conjugation ? 1 : 0));
+    }
+
+    @Override
     public Encoder encoder() {
         open();
         return encoder;

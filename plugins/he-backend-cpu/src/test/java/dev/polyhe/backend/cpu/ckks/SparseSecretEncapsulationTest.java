@@ -59,6 +59,17 @@ class SparseSecretEncapsulationTest {
     }
 
     @Test
+    void theKeySizeEstimateIsWhatGenerationHolds() {
+        Set<Integer> steps = Set.of(1, 2, 4, -1, 0);
+        long estimate = ctx.evaluationKeyBytes(steps, false, Set.of(SLOTS));
+        CpuEvaluationKeys keys = (CpuEvaluationKeys) ctx.generateEvaluationKeys(sk, steps, false, Set.of(SLOTS));
+        long held = keys.relinearizationKeyBytes() + keys.rotationKeyBytes() - keys.encapsulationKeyBytes();
+        assertEquals(held, estimate, "every switching key counted, the encapsulation keys left out");
+        assertEquals(ctx.evaluationKeyBytes(Set.of(), false, Set.of()), keys.relinearizationKeyBytes(),
+                "no rotation: the relinearization key alone");
+    }
+
+    @Test
     void theKeyToTheSparseSecretExistsModuloQ0TimesP0Only() {
         CpuEvaluationKeys keys = (CpuEvaluationKeys) ctx.generateEvaluationKeys(sk, Set.of(), false, Set.of(SLOTS));
         assertNotNull(keys.encapsulation, "a dense secret's bootstrapping keys encapsulate");
