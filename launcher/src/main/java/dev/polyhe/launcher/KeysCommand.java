@@ -1,6 +1,7 @@
 package dev.polyhe.launcher;
 
 import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.model.ModelInfo;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.KeyFiles;
@@ -27,8 +28,9 @@ final class KeysCommand implements Runnable {
 
     @Command(name = "generate", mixinStandardHelpOptions = true,
             description = {"Generate a secret key and the evaluation keys (relinearization, the rotations the "
-                    + "packing needs, bootstrapping if asked) into a key folder. Give the server the folder "
-                    + "without secret.key."})
+                    + "packing needs, bootstrapping if asked) into a key folder of two halves: KEYS/server/ "
+                    + "(parameters, evaluation keys, key-set metadata; nothing secret: give it to the server) and "
+                    + "KEYS/client/ (the secret key, owner-only)."})
     static final class Generate implements Callable<Integer> {
         @Mixin
         CommonOptions common;
@@ -52,6 +54,11 @@ final class KeysCommand implements Runnable {
         @Option(names = "--bootstrapping", description = "Also generate bootstrapping keys.")
         boolean bootstrapping;
 
+        @Option(names = "--model", paramLabel = "DIR",
+                description = "A checkpoint to size the keys for: --max-columns from its widest activation (and "
+                        + "--max-tokens from its fixed sequence length, for an image model), unless given.")
+        Path model;
+
         @Option(names = "--out", required = true, paramLabel = "DIR", description = "Key folder to write.")
         Path out;
 
@@ -68,6 +75,9 @@ final class KeysCommand implements Runnable {
             }
             try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
                 HeBackend he = polyhe.plugins().backend(backend);
+                if (model != null) {
+                    sizeFor(polyhe.inference().load(model).model().info());
+                }
                 int minLogN = ChainOptions.minLogN(maxTokens);
                 // without a model the depth is unknown: a chain of 40 levels, or the bootstrapping preset
                 var params = chain.resolve(he, minLogN, 40, bootstrapping);
@@ -85,12 +95,25 @@ final class KeysCommand implements Runnable {
                             keys.packing().columnsPerCiphertext(),
                             keys.evaluationKeys().relinearizationKeyBytes() / (double) (1 << 20),
                             keys.evaluationKeys().rotationKeyBytes() / (double) (1 << 20));
-                    o.println("give the server " + KeyFiles.PARAMETERS + ", " + KeyFiles.EVALUATION_KEYS + " and "
-                            + KeyFiles.KEYSET + "; keep " + KeyFiles.SECRET_KEY + " on the client");
+                    o.println("give the server " + out.resolve(KeyFiles.SERVER_HALF) + " (nothing secret in it); keep "
+                            + out.resolve(KeyFiles.CLIENT_HALF) + " (the secret key, owner-only) on the client");
                     o.flush();
                 }
             }
             return PolyHeCommand.OK;
+        }
+
+        /** --max-columns and, for a model of fixed length (an image model), --max-tokens from the checkpoint. */
+        private void sizeFor(ModelInfo info) {
+            var parsed = spec.commandLine().getParseResult();
+            if (!parsed.hasMatchedOption("--max-columns")) {
+                maxColumns = Math.max(info.hiddenSize(), info.intermediateSize());
+            }
+            if (!parsed.hasMatchedOption("--max-tokens") && info.modelType().equals("vit")) {
+                maxTokens = info.maxTokens();
+            }
+            spec.commandLine().getErr().printf(Locale.ROOT, "polyhe keys generate: sized for %s (%s): up to %d tokens, "
+                    + "%d columns%n", model, info.modelType(), maxTokens, maxColumns);
         }
     }
 }

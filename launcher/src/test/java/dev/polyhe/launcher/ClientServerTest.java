@@ -63,10 +63,10 @@ class ClientServerTest {
         var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + 1), "--insecure-test",
                 "--max-tokens", "8", "--out", keys.toString());
         assertEquals(0, gen.code(), gen.err());
-        // The server's copy: everything but the secret key.
+        // The server's copy: the server half, copied elsewhere as it would be uploaded.
         serverKeys = Files.createDirectories(dir.resolve("server-keys"));
         for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
-            Files.copy(keys.resolve(f), serverKeys.resolve(f));
+            Files.copy(keys.resolve("server").resolve(f), serverKeys.resolve(f));
         }
     }
 
@@ -82,11 +82,8 @@ class ClientServerTest {
                 "--insecure-test", "--max-tokens", "8", "--max-columns", "32", "--out", blockKeys.toString());
         assertEquals(0, gen.code(), gen.err());
         assertTrue(gen.out().contains("x 32 columns per ciphertext"), gen.out());
-        Path server = Files.createDirectories(dir.resolve("block-server-keys"));
-        for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
-            Files.copy(blockKeys.resolve(f), server.resolve(f));
-        }
-        fourCommands(blockKeys, server, "blocks");
+        // the server half in place: KEYS/server is what the server is given
+        fourCommands(blockKeys, blockKeys.resolve("server"), "blocks");
     }
 
     /** encrypt (client), eval (server: no secret key), decrypt (client), against the polynomial model. */
@@ -192,10 +189,27 @@ class ClientServerTest {
     }
 
     @Test
+    void keysSizedForAModelTakeItsWidestActivation() {
+        Path sized = dir.resolve("sized-keys");
+        var gen = polyhe("keys", "generate", "--model", model.toString(), "--logN", "10", "--levels", "2",
+                "--insecure-test", "--max-tokens", "4", "--out", sized.toString());
+        assertEquals(0, gen.code(), gen.err());
+        assertTrue(gen.err().contains("up to 4 tokens, 16 columns"), "the tiny shape's FFN is 16: " + gen.err());
+        assertTrue(gen.out().contains("x 16 columns per ciphertext"), gen.out());
+        assertTrue(gen.out().contains(sized.resolve("server") + " (nothing secret in it)"), gen.out());
+    }
+
+    @Test
     void theSecretKeyIsOwnerOnlyAndTheServerHalfHasNone() throws Exception {
         assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
-                Files.getPosixFilePermissions(keys.resolve("secret.key")));
-        assertFalse(Files.exists(serverKeys.resolve("secret.key")));
+                Files.getPosixFilePermissions(keys.resolve("client/secret.key")));
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+                Files.getPosixFilePermissions(keys.resolve("client")));
+        try (var server = Files.list(keys.resolve("server"))) {
+            assertEquals(java.util.Set.of("parameters.json", "evaluation.keys", "keyset.properties"),
+                    server.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
+        }
+        assertFalse(Files.exists(keys.resolve("secret.key")), "nothing secret outside client/");
     }
 
     @Test

@@ -21,15 +21,20 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Properties;
 
 /**
- * A key folder: {@code parameters.json}, {@code evaluation.keys} (what the server gets), {@code secret.key}
- * (what stays with the client, written owner-readable only) and {@code keyset.properties} (backend name and
- * packing width). The server reads the folder without ever opening {@code secret.key}.
+ * A key folder in two halves. {@code server/} holds what the server gets and nothing secret: {@code
+ * parameters.json}, {@code evaluation.keys} and {@code keyset.properties} (backend name, packing width, parameter
+ * hash); it is the folder to upload or copy. {@code client/} holds {@code secret.key}, in a folder and a file that
+ * are owner-only from the moment they exist. The client reads both halves; the server reads {@code server/} (or a
+ * copy of it) and never opens a secret key. A flat folder of the four files (the layout before the halves) reads
+ * as well.
  */
 public final class KeyFiles {
     public static final String PARAMETERS = "parameters.json";
     public static final String EVALUATION_KEYS = "evaluation.keys";
     public static final String SECRET_KEY = "secret.key";
     public static final String KEYSET = "keyset.properties";
+    public static final String SERVER_HALF = "server";
+    public static final String CLIENT_HALF = "client";
 
     private KeyFiles() {}
 
@@ -37,13 +42,14 @@ public final class KeyFiles {
         if (!keys.clientSide()) {
             throw new IllegalStateException("only the client's key set (with its secret key) is written out");
         }
-        Files.createDirectories(dir);
+        Path server = Files.createDirectories(dir.resolve(SERVER_HALF));
+        Path client = ownerOnlyFolder(dir.resolve(CLIENT_HALF));
         var serializer = keys.context().serializer();
-        ParameterFile.write(keys.context().parameters(), dir.resolve(PARAMETERS));
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(dir.resolve(EVALUATION_KEYS)))) {
+        ParameterFile.write(keys.context().parameters(), server.resolve(PARAMETERS));
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(server.resolve(EVALUATION_KEYS)))) {
             serializer.writeEvaluationKeys(keys.evaluationKeys(), out);
         }
-        try (OutputStream out = new BufferedOutputStream(ownerOnly(dir.resolve(SECRET_KEY)))) {
+        try (OutputStream out = new BufferedOutputStream(ownerOnly(client.resolve(SECRET_KEY)))) {
             serializer.writeSecretKey(keys.secretKey(), out);
         }
         Properties p = new Properties();
@@ -51,9 +57,41 @@ public final class KeyFiles {
         p.setProperty("packing-slots", Integer.toString(keys.packingSlots()));
         p.setProperty("columns-per-ciphertext", Integer.toString(keys.packing().columnsPerCiphertext()));
         p.setProperty("parameter-hash", keys.context().parameterHash());
-        try (OutputStream out = Files.newOutputStream(dir.resolve(KEYSET))) {
+        try (OutputStream out = Files.newOutputStream(server.resolve(KEYSET))) {
             p.store(out, "PolyHE key set");
         }
+    }
+
+    /** A folder only its owner can enter, created so (an existing one is narrowed to that). */
+    static Path ownerOnlyFolder(Path dir) throws IOException {
+        var perms = PosixFilePermissions.fromString("rwx------");
+        try {
+            if (Files.isDirectory(dir)) {
+                Files.setPosixFilePermissions(dir, perms);
+            } else {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(perms));
+            }
+        } catch (UnsupportedOperationException e) {
+            Files.createDirectories(dir);
+        }
+        return dir;
+    }
+
+    /** The folder holding the server's files: {@code dir/server} of a key folder, else {@code dir} itself. */
+    public static Path serverHalf(Path dir) {
+        Path half = dir.resolve(SERVER_HALF);
+        return Files.isRegularFile(half.resolve(KEYSET)) ? half : dir;
+    }
+
+    /** The client's secret key file: {@code dir/client/secret.key}, or beside the server's files in a flat folder. */
+    static Path secretKeyFile(Path dir) throws NoSuchFileException {
+        for (Path f : new Path[] {dir.resolve(CLIENT_HALF).resolve(SECRET_KEY), dir.resolve(SECRET_KEY)}) {
+            if (Files.isRegularFile(f)) {
+                return f;
+            }
+        }
+        throw new NoSuchFileException(dir.resolve(CLIENT_HALF).resolve(SECRET_KEY) + " (this folder has no secret "
+                + "key: it is a server half, and only the client's key folder decrypts or encrypts)");
     }
 
     /**
@@ -72,7 +110,7 @@ public final class KeyFiles {
 
     /** The backend a key folder was made for. */
     public static String backend(Path dir) throws IOException {
-        return properties(dir).getProperty("backend");
+        return properties(serverHalf(dir)).getProperty("backend");
     }
 
     private static Properties properties(Path dir) throws IOException {
@@ -99,8 +137,10 @@ public final class KeyFiles {
         return read(dir, backend, true, true);
     }
 
-    private static KeySet read(Path dir, HeBackend backend, boolean withSecret, boolean acceptInsecure)
+    private static KeySet read(Path folder, HeBackend backend, boolean withSecret, boolean acceptInsecure)
             throws IOException {
+        Path dir = serverHalf(folder);
+        Path secretFile = withSecret ? secretKeyFile(folder) : null;
         Properties p = properties(dir);
         if (!backend.name().equals(p.getProperty("backend"))) {
             throw new ConfigException(dir.resolve(KEYSET) + ": the key folder was made for backend '"
@@ -136,7 +176,7 @@ public final class KeyFiles {
         }
         SecretKey sk = null;
         if (withSecret) {
-            try (InputStream in = new BufferedInputStream(Files.newInputStream(dir.resolve(SECRET_KEY)))) {
+            try (InputStream in = new BufferedInputStream(Files.newInputStream(secretFile))) {
                 sk = ctx.serializer().readSecretKey(in);
             }
         }

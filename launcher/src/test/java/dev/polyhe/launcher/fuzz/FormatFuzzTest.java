@@ -89,7 +89,7 @@ class FormatFuzzTest {
         parameters = bytes(o -> ctx.serializer().writeParameters(ctx.parameters(), o));
         keyFolder = dir.resolve("keys");
         KeyFiles.write(keys, keyFolder);
-        parametersJson = Files.readString(keyFolder.resolve(KeyFiles.PARAMETERS));
+        parametersJson = Files.readString(KeyFiles.serverHalf(keyFolder).resolve(KeyFiles.PARAMETERS));
         safetensors = Files.readAllBytes(model.resolve("model.safetensors"));
         config = Files.readString(model.resolve("config.json"));
         tokenizer = tokenizerJson();
@@ -230,8 +230,9 @@ class FormatFuzzTest {
     @Property
     void parameterFilesOnTheServer(@ForAll("parameterFiles") String json) throws IOException {
         Path folder = Files.createDirectories(dir.resolve("server-" + Long.toHexString(System.nanoTime())));
-        Files.copy(keyFolder.resolve(KeyFiles.KEYSET), folder.resolve(KeyFiles.KEYSET));
-        Files.copy(keyFolder.resolve(KeyFiles.EVALUATION_KEYS), folder.resolve(KeyFiles.EVALUATION_KEYS));
+        Path server = KeyFiles.serverHalf(keyFolder);
+        Files.copy(server.resolve(KeyFiles.KEYSET), folder.resolve(KeyFiles.KEYSET));
+        Files.copy(server.resolve(KeyFiles.EVALUATION_KEYS), folder.resolve(KeyFiles.EVALUATION_KEYS));
         Files.writeString(folder.resolve(KeyFiles.PARAMETERS), json);
         expectCleanOutcome("parameters.json", () -> KeyFiles.readServer(folder, backend, true).close());
     }
