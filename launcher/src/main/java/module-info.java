@@ -1,6 +1,7 @@
 /** The {@code polyhe} command line, built on the {@link dev.polyhe.core.PolyHe} facade. */
 module dev.polyhe.launcher {
     requires dev.polyhe.core;
+    requires dev.polyhe.server;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
 

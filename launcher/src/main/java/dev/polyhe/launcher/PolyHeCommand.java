@@ -12,7 +12,7 @@ import picocli.CommandLine;
         description = "Transformer inference over CKKS-encrypted data with PowerSoftmax attention.",
         subcommands = {DemoCommand.class, PluginsCommand.class, RunCommand.class, BenchCommand.class, InferCommand.class,
                 CalibrateCommand.class, KeysCommand.class, EncryptCommand.class, EvalCommand.class,
-                DecryptCommand.class,
+                DecryptCommand.class, ServeCommand.class, RemoteCommand.class,
                 CommandLine.HelpCommand.class})
 public final class PolyHeCommand implements Runnable {
     public static final int OK = 0;

@@ -20,7 +20,7 @@ import java.util.Set;
  * not trust (a server reads the client's key folder): its size, its keys, their types and the lengths of its lists
  * are checked before any value is used.
  */
-final class ParameterFile {
+public final class ParameterFile {
     /** A parameters.json is well under 2 KiB; a larger file is not one. */
     static final long MAX_BYTES = 64 * 1024;
     private static final Set<String> KEYS = Set.of("logN", "logQ", "logP", "dnum", "logScale", "hammingWeight",
@@ -42,7 +42,7 @@ final class ParameterFile {
     }
 
     /** @throws ConfigException naming the file, the field, the value and what is allowed */
-    static CkksParameters read(Path file) throws IOException {
+    public static CkksParameters read(Path file) throws IOException {
         long size = Files.size(file);
         if (size > MAX_BYTES) {
             throw new ConfigException(file + ": " + size + " bytes; a parameters file holds at most " + MAX_BYTES);

@@ -93,8 +93,8 @@ public final class EncryptedTensorFormat {
     public record Contents(int packingSlots, Map<String, String> metadata, Map<String, CkksTensor> tensors) {
     }
 
-    public static Contents read(HeContext context, String backend, InputStream in) throws IOException {
-        DataInputStream d = new DataInputStream(in);
+    /** Magic, version, length and checksum checked: the header's bytes. */
+    private static byte[] header(DataInputStream d) throws IOException {
         byte[] header;
         try {
             int magic = d.readInt();
@@ -124,6 +124,30 @@ public final class EncryptedTensorFormat {
         } catch (EOFException e) {
             throw new HeException("encrypted tensor file is truncated (its header ends early)");
         }
+        return header;
+    }
+
+    /** Which key set and packing a file was written for, from its header alone (nothing else is read). */
+    public record Identity(String backend, String parameterHash, int packingSlots) {
+    }
+
+    /**
+     * The file's {@link Identity}, so that a server can refuse a file of another key set or packing before it is
+     * queued: magic, version and checksum are checked, the ciphertexts are not read.
+     *
+     * @throws HeException for a file that is not one, or is truncated or corrupted
+     */
+    public static Identity identify(InputStream in) throws IOException {
+        DataInputStream h = new DataInputStream(new ByteArrayInputStream(header(new DataInputStream(in))));
+        try {
+            return new Identity(h.readUTF(), h.readUTF(), h.readInt());
+        } catch (EOFException | java.io.UTFDataFormatException e) {
+            throw new HeException("encrypted tensor file is corrupted: its header ends inside a field");
+        }
+    }
+
+    public static Contents read(HeContext context, String backend, InputStream in) throws IOException {
+        byte[] header = header(new DataInputStream(in));
         DataInputStream h = new DataInputStream(new ByteArrayInputStream(header));
         try {
             return contents(context, backend, h, in);

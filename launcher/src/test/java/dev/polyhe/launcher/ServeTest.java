@@ -1,0 +1,300 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.bench.RandomCheckpoint;
+import dev.polyhe.server.PolyHeServer;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code polyhe serve} and {@code polyhe remote} on a loopback port: a tiny GPT-NeoX on an insecure small ring, keys
+ * uploaded once, three queries at once, each decrypting to the plaintext polynomial model's answer; and every fault
+ * a server meets (bad uploads, foreign or malformed queries, a full queue, a disconnect, a restart) answered with a
+ * JSON error while nothing half-written stays in the store.
+ */
+class ServeTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path dir;
+    static Path model;
+    static Path keys;
+    static Path store;
+    static PolyHe polyhe;
+    static PolyHeServer server;
+    static String url;
+
+    @BeforeAll
+    static void start() throws Exception {
+        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
+        String config = Files.readString(model.resolve("config.json"));
+        Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": {\"name\": \"power-softmax\", "
+                + "\"options\": {\"p\": 4, \"epsilon\": 0.001}}, " + config.substring(config.indexOf('{') + 1));
+        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        for (int i = 0; i < 3; i++) {
+            Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
+                    + (1 + 2 * i) + "]]}");
+        }
+        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
+                "--output", model.resolve("calibration.json").toString());
+        assertEquals(0, cal.code(), cal.err());
+        keys = dir.resolve("keys");
+        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
+                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
+        assertEquals(0, gen.code(), gen.err());
+        store = dir.resolve("store");
+        polyhe = PolyHe.builder().threads(1).build();
+        server = startServer(store, 2, 4, 256L << 20);
+    }
+
+    static PolyHeServer startServer(Path store, int workers, int queue, long maxUpload) throws Exception {
+        PolyHeServer s = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), store, workers, queue,
+                1L << 30, maxUpload, 64L << 20, true));
+        url = "http://localhost:" + s.port();
+        return s;
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        polyhe.close();
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode errorOf(HttpResponse<String> r, int status) throws Exception {
+        assertEquals(status, r.statusCode(), r.body());
+        assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+        JsonNode n = JSON.readTree(r.body());
+        assertEquals(status, n.get("status").asInt());
+        assertTrue(n.get("error").asText().length() > 10, r.body());
+        return n;
+    }
+
+    private static byte[] zip(Path serverHalf, String... extra) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
+                z.putNextEntry(new ZipEntry(f));
+                Files.copy(serverHalf.resolve(f), z);
+            }
+            for (String f : extra) {
+                z.putNextEntry(new ZipEntry(f));
+                z.write(new byte[] {1, 2, 3});
+            }
+        }
+        return b.toByteArray();
+    }
+
+    private static long entries(Path folder) throws Exception {
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.count();
+        }
+    }
+
+    private static String keySetId() throws Exception {
+        return PolyHeServer.keySetId(keys.resolve("server"));
+    }
+
+    private static Path encrypt(String name, Path keyFolder) {
+        Path ct = dir.resolve(name);
+        var r = polyhe("encrypt", "--model", model.toString(), "--keys", keyFolder.toString(), "--input",
+                dir.resolve("in0.json").toString(), "--output", ct.toString());
+        assertEquals(0, r.code(), r.err());
+        return ct;
+    }
+
+    private static HttpResponse<String> submit(String modelName, String keySet, byte[] body) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs?model=" + modelName + "&key_set=" + keySet))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
+    @Test
+    void threeClientsAtOnceEachDecryptThePolynomialModelsAnswer() throws Exception {
+        var up = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+        assertEquals(0, up.code(), up.err());
+        assertTrue(up.out().contains(keySetId()), up.out());
+        var again = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+        assertTrue(again.out().contains("already stored"), "deduplicated: " + again.out());
+
+        ExecutorService clients = Executors.newFixedThreadPool(3);
+        List<Future<LauncherTest.Run>> runs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int q = i;
+            runs.add(clients.submit(() -> polyhe("remote", "infer", "--server", url, "--model", "tiny", "--checkpoint",
+                    model.toString(), "--keys", keys.toString(), "--input", dir.resolve("in" + q + ".json").toString(),
+                    "--output", dir.resolve("out" + q + ".json").toString(), "--check")));
+        }
+        for (int i = 0; i < 3; i++) {
+            var r = runs.get(i).get();
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.err().contains("done, block 1/1"), "progress followed: " + r.err());
+            JsonNode out = JSON.readTree(dir.resolve("out" + i + ".json").toFile());
+            assertEquals("[1,3,16]", out.get("logits_shape").toString().replace(" ", ""),
+                    "logits as infer writes them: " + out.get("logits_shape"));
+            assertTrue(out.get("error_vs_poly").get("mse").asDouble() <= 1e-4, out.get("error_vs_poly").toString());
+            assertTrue(out.get("error_vs_poly").get("same_prediction").asBoolean());
+        }
+        clients.shutdown();
+
+        JsonNode health = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body());
+        assertEquals("ok", health.get("status").asText());
+        assertEquals(1, health.get("keys_cached").asInt(), "the keys were loaded once for the three: " + health);
+        String metrics = send(HttpRequest.newBuilder(URI.create(url + "/metrics"))).body();
+        assertTrue(metrics.contains("# TYPE polyhe_queue_length gauge") && metrics.contains("polyhe_jobs_done_total 3")
+                && metrics.contains("polyhe_key_cache_misses_total 1"), metrics);
+    }
+
+    @Test
+    void badUploadsAreRefusedAndLeaveNothingInTheStore() throws Exception {
+        long before = entries(store.resolve("keys"));
+        var secret = send(HttpRequest.newBuilder(URI.create(url + "/v1/keys"))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(zip(keys.resolve("server"), "secret.key"))));
+        assertTrue(errorOf(secret, 400).get("error").asText().contains("secret key"), secret.body());
+
+        byte[] whole = zip(keys.resolve("server"));
+        byte[] half = java.util.Arrays.copyOf(whole, whole.length / 2);
+        errorOf(send(HttpRequest.newBuilder(URI.create(url + "/v1/keys")).PUT(HttpRequest.BodyPublishers
+                .ofByteArray(half))), 400);
+
+        var tampered = send(HttpRequest.newBuilder(URI.create(url + "/v1/keys")).header("X-Key-Set-Id", "0".repeat(64))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(whole)));
+        assertTrue(errorOf(tampered, 400).get("error").asText().contains("corrupted in transit"), tampered.body());
+
+        // a client that goes away halfway through its upload
+        try (Socket s = new Socket("localhost", server.port())) {
+            OutputStream out = s.getOutputStream();
+            out.write(("PUT /v1/keys HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + whole.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(whole, 0, whole.length / 3);
+            out.flush();
+        }
+        for (int i = 0; i < 50 && entries(store.resolve("tmp")) > 0; i++) {
+            Thread.sleep(100);
+        }
+        assertEquals(0, entries(store.resolve("tmp")), "no half-written upload left");
+        assertEquals(before, entries(store.resolve("keys")), "nothing stored from a refused upload");
+
+        try (PolyHeServer small = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model),
+                dir.resolve("small-store"), 1, 1, 1L << 30, 4096, 1L << 20, true))) {
+            var big = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + small.port() + "/v1/keys"))
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(whole)).build(), HttpResponse.BodyHandlers.ofString());
+            assertTrue(errorOf(big, 413).get("error").asText().contains("4096"), big.body());
+        }
+        assertEquals(0, entries(dir.resolve("small-store/keys")));
+    }
+
+    @Test
+    void queriesOfAnotherModelPackingOrFormatAreRefusedBeforeTheyAreQueued() throws Exception {
+        polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+        String id = keySetId();
+        byte[] ct = Files.readAllBytes(encrypt("q.ct", keys));
+        assertTrue(errorOf(submit("nope", id, ct), 404).get("error").asText().contains("this server runs: tiny"));
+        assertTrue(errorOf(submit("tiny", "f".repeat(64), ct), 404).get("error").asText().contains("upload it first"));
+        var junk = submit("tiny", id, "not a ciphertext at all".getBytes(StandardCharsets.UTF_8));
+        assertTrue(errorOf(junk, 400).get("error").asText().contains("not a valid encrypted tensor file"), junk.body());
+        byte[] cut = java.util.Arrays.copyOf(ct, 10);
+        errorOf(submit("tiny", id, cut), 400);
+
+        // keys of another packing (more tokens): their ciphertexts do not fit this key set
+        Path wide = dir.resolve("wide-keys");
+        assertEquals(0, polyhe("keys", "generate", "--model", model.toString(), "--preset",
+                "insecure-test-boot-dense-N10", "--max-tokens", "16", "--out", wide.toString()).code());
+        var foreign = submit("tiny", id, Files.readAllBytes(encrypt("wide.ct", wide)));
+        assertTrue(errorOf(foreign, 409).get("error").asText().contains("slots per column"), foreign.body());
+
+        var missing = send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/no-such-job")));
+        errorOf(missing, 404);
+        var early = send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/no-such-job/result")));
+        errorOf(early, 404);
+    }
+
+    @Test
+    void aFullQueueAnswers503AndARestartKeepsKeysAndResults() throws Exception {
+        Path own = dir.resolve("queue-store");
+        String id = keySetId();
+        byte[] ct = Files.readAllBytes(encrypt("queue.ct", keys));
+        String done;
+        try (PolyHeServer one = startServer(own, 1, 1, 256L << 20)) {
+            assertEquals(0, polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString()).code());
+            List<HttpResponse<String>> answers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                answers.add(submit("tiny", id, ct));
+            }
+            var refused = answers.stream().filter(a -> a.statusCode() == 503).findFirst().orElseThrow(
+                    () -> new AssertionError("one worker and one place in the queue took three jobs"));
+            errorOf(refused, 503);
+            assertTrue(refused.headers().firstValue("Retry-After").isPresent());
+            List<String> accepted = new ArrayList<>();
+            for (var a : answers) {
+                if (a.statusCode() == 202) {
+                    accepted.add(JSON.readTree(a.body()).get("job_id").asText());
+                }
+            }
+            // the last accepted one may still wait: cancel it, and see the first through
+            String last = accepted.get(accepted.size() - 1);
+            JsonNode cancelled = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + last))
+                    .DELETE()).body());
+            assertNotNull(cancelled.get("state"));
+            done = accepted.get(0);
+            for (int i = 0; i < 600; i++) {
+                String state = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done)))
+                        .body()).get("state").asText();
+                if (state.equals("done")) {
+                    break;
+                }
+                assertFalse(state.equals("failed"), state);
+                Thread.sleep(100);
+            }
+        }
+        // a new server on the same store: the key set and the finished result are still there
+        try (PolyHeServer again = startServer(own, 1, 1, 256L << 20)) {
+            assertEquals(200, send(HttpRequest.newBuilder(URI.create(url + "/v1/keys/" + id))).statusCode());
+            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done))).body());
+            assertEquals("done", status.get("state").asText(), status.toString());
+            var result = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done + "/result")).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(200, result.statusCode());
+            Path ct2 = dir.resolve("restart-result.ct");
+            Files.write(ct2, result.body());
+            var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", ct2.toString(), "--output",
+                    dir.resolve("restart.json").toString());
+            assertEquals(0, dec.code(), dec.err());
+        } finally {
+            url = "http://localhost:" + server.port();
+        }
+    }
+}

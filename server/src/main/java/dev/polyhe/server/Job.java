@@ -1,0 +1,106 @@
+package dev.polyhe.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/** One encrypted query: its state, its progress, and who is watching it (server-sent events). */
+final class Job {
+    enum State {
+        QUEUED, RUNNING, DONE, FAILED, CANCELLED;
+
+        boolean finished() {
+            return this == DONE || this == FAILED || this == CANCELLED;
+        }
+    }
+
+    final String id;
+    final String model;
+    final String keySet;
+    private volatile State state = State.QUEUED;
+    private volatile int blocksDone;
+    private volatile int blocks;
+    private volatile long bootstraps;
+    private volatile double elapsedSeconds;
+    private volatile String error;
+    volatile boolean cancelRequested;
+    private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
+
+    Job(String id, String model, String keySet) {
+        this.id = id;
+        this.model = model;
+        this.keySet = keySet;
+    }
+
+    State state() {
+        return state;
+    }
+
+    String error() {
+        return error;
+    }
+
+    double elapsedSeconds() {
+        return elapsedSeconds;
+    }
+
+    void started(int blocks) {
+        this.blocks = blocks;
+        this.state = State.RUNNING;
+        changed();
+    }
+
+    void progress(int blocksDone, long bootstraps, double elapsedSeconds) {
+        this.blocksDone = blocksDone;
+        this.bootstraps = bootstraps;
+        this.elapsedSeconds = elapsedSeconds;
+        changed();
+    }
+
+    void finish(State end, String error, double elapsedSeconds) {
+        this.error = error;
+        this.elapsedSeconds = elapsedSeconds;
+        this.state = end;
+        changed();
+    }
+
+    void watch(Consumer<Job> w) {
+        watchers.add(w);
+    }
+
+    void unwatch(Consumer<Job> w) {
+        watchers.remove(w);
+    }
+
+    private void changed() {
+        watchers.forEach(w -> w.accept(this));
+    }
+
+    ObjectNode toJson(ObjectMapper mapper) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("job_id", id).put("model", model).put("key_set", keySet).put("state", state.name().toLowerCase());
+        n.put("blocks_done", blocksDone).put("blocks", blocks).put("bootstraps", bootstraps);
+        n.put("elapsed_seconds", elapsedSeconds);
+        if (state == State.RUNNING && blocksDone > 0) {
+            n.put("eta_seconds", elapsedSeconds / blocksDone * (blocks - blocksDone));
+        }
+        if (error != null) {
+            n.put("error", error);
+        }
+        return n;
+    }
+
+    /** A job as its status file recorded it (a finished one, after a restart). */
+    static Job fromJson(com.fasterxml.jackson.databind.JsonNode n) {
+        Job j = new Job(n.get("job_id").asText(), n.get("model").asText(), n.get("key_set").asText());
+        j.blocks = n.path("blocks").asInt();
+        j.blocksDone = n.path("blocks_done").asInt();
+        j.bootstraps = n.path("bootstraps").asLong();
+        j.elapsedSeconds = n.path("elapsed_seconds").asDouble();
+        j.error = n.hasNonNull("error") ? n.get("error").asText() : null;
+        j.state = State.valueOf(n.get("state").asText().toUpperCase());
+        return j;
+    }
+}

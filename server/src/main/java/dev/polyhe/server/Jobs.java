@@ -1,0 +1,289 @@
+package dev.polyhe.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.KeyFiles;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Jobs on a bounded queue and a fixed set of workers. A query is checked against its key set (backend, parameters,
+ * packing) from its header before it is queued; a full queue is refused (503 with Retry-After) rather than
+ * buffered. Every job lives in {@code STORE/jobs/<id>/}: the query, then the result and a status file written by
+ * rename, so a restart loses no finished result (a job the restart interrupted is reported failed).
+ */
+final class Jobs implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Jobs.class);
+    static final String QUERY = "query.ct";
+    static final String RESULT = "result.ct";
+    static final String STATUS = "status.json";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final KeyStore keys;
+    private final KeyCache cache;
+    private final ServedModels models;
+    private final long maxQueryBytes;
+    private final ThreadPoolExecutor workers;
+    private final Map<String, Job> jobs = new ConcurrentHashMap<>();
+    private final Map<String, Runnable> queued = new ConcurrentHashMap<>();
+    final AtomicLong finishedJobs = new AtomicLong();
+    final AtomicLong failedJobs = new AtomicLong();
+    private final AtomicLong evaluationNanos = new AtomicLong();
+
+    Jobs(Path store, int workerCount, int maxQueue, long maxQueryBytes, KeyStore keys, KeyCache cache,
+            ServedModels models) throws IOException {
+        this.dir = Files.createDirectories(store.resolve("jobs"));
+        this.keys = keys;
+        this.cache = cache;
+        this.models = models;
+        this.maxQueryBytes = maxQueryBytes;
+        this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(maxQueue), r -> {
+                    Thread t = new Thread(r, "polyhe-worker");
+                    t.setDaemon(true);
+                    return t;
+                });
+        recover();
+    }
+
+    /** Finished jobs come back from their status files; a job the stop interrupted is failed, its query kept. */
+    private void recover() throws IOException {
+        try (Stream<Path> all = Files.list(dir)) {
+            for (Path d : (Iterable<Path>) all::iterator) {
+                Path status = d.resolve(STATUS);
+                String id = d.getFileName().toString();
+                if (Files.isRegularFile(status)) {
+                    jobs.put(id, Job.fromJson(JSON.readTree(status.toFile())));
+                } else if (Files.isRegularFile(d.resolve(QUERY + ".meta"))) {
+                    Properties meta = new Properties();
+                    try (InputStream in = Files.newInputStream(d.resolve(QUERY + ".meta"))) {
+                        meta.load(in);
+                    }
+                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"));
+                    j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
+                    writeStatus(j);
+                    jobs.put(id, j);
+                }
+            }
+        }
+    }
+
+    /** Checks the query against its key set and the model, stores it and queues it. */
+    Job submit(String model, String keySet, InputStream body) throws IOException {
+        var served = models.get(model);
+        Path keyDir = keys.folder(keySet);
+        String id = UUID.randomUUID().toString();
+        Path jobDir = Files.createDirectory(dir.resolve(id));
+        try {
+            Path query = jobDir.resolve(QUERY);
+            long n;
+            try (OutputStream out = Files.newOutputStream(query)) {
+                n = copyAtMost(body, out, maxQueryBytes);
+            }
+            checkAgainstKeySet(query, keyDir);
+            Properties meta = new Properties();
+            meta.setProperty("model", served.name());
+            meta.setProperty("key_set", keySet);
+            try (OutputStream out = Files.newOutputStream(jobDir.resolve(QUERY + ".meta"))) {
+                meta.store(out, null);
+            }
+            Job job = new Job(id, served.name(), keySet);
+            Runnable run = () -> run(job);
+            jobs.put(id, job);
+            queued.put(id, run);
+            try {
+                workers.execute(run);
+            } catch (RejectedExecutionException e) {
+                jobs.remove(id);
+                queued.remove(id);
+                throw new HttpError(503, "the queue is full (" + workers.getQueue().size() + " jobs waiting for "
+                        + workers.getMaximumPoolSize() + " workers); try again later", 30);
+            }
+            LOG.debug("job {} queued: model {}, key set {}, {} bytes", id, model, keySet, n);
+            return job;
+        } catch (RuntimeException | IOException e) {
+            if (!jobs.containsKey(id)) {
+                KeyStore.deleteTree(jobDir);
+            }
+            throw e;
+        }
+    }
+
+    /** The header names the key set's backend, parameters and packing, or the query is refused now. */
+    private static void checkAgainstKeySet(Path query, Path keyDir) throws IOException {
+        EncryptedTensorFormat.Identity id;
+        try (InputStream in = Files.newInputStream(query)) {
+            id = EncryptedTensorFormat.identify(in);
+        } catch (HeException e) {
+            throw new HttpError(400, "the query is not a valid encrypted tensor file: " + e.getMessage());
+        }
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(keyDir.resolve(KeyFiles.KEYSET))) {
+            p.load(in);
+        }
+        if (!id.backend().equals(p.getProperty("backend"))
+                || !id.parameterHash().equals(p.getProperty("parameter-hash"))) {
+            throw new HttpError(409, "the query was encrypted under another key set (backend " + id.backend()
+                    + ", parameters " + id.parameterHash() + "; this key set: " + p.getProperty("backend") + ", "
+                    + p.getProperty("parameter-hash") + ")");
+        }
+        if (!Integer.toString(id.packingSlots()).equals(p.getProperty("packing-slots"))) {
+            throw new HttpError(409, "the query was packed for " + id.packingSlots() + " slots per column but this key "
+                    + "set packs " + p.getProperty("packing-slots"));
+        }
+    }
+
+    private void run(Job job) {
+        queued.remove(job.id);
+        if (job.cancelRequested) {
+            job.finish(Job.State.CANCELLED, null, 0);
+            writeStatus(job);
+            return;
+        }
+        var served = models.get(job.model);
+        long t0 = System.nanoTime();
+        job.started(served.model().model().info().layers());
+        try (var lease = cache.acquire(job.keySet)) {
+            Path jobDir = dir.resolve(job.id);
+            var contents = EncryptedInference.read(lease.keys(), jobDir.resolve(QUERY));
+            CkksTensor embeddings = contents.tensors().get("embeddings");
+            if (embeddings == null) {
+                throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
+            }
+            var result = new EncryptedInference(served.service()).evaluate(lease.keys(), served.model(), embeddings,
+                    served.calibration(), step -> {
+                        if (job.cancelRequested) {
+                            throw new CancellationException();
+                        }
+                        job.progress(step.block(), step.bootstraps(), step.elapsedSeconds());
+                    });
+            Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+            tensors.put("last_hidden_state", result.output().lastHiddenState());
+            if (result.output().logits() != null) {
+                tensors.put("logits", result.output().logits());
+            }
+            Path tmp = jobDir.resolve(RESULT + ".tmp");
+            EncryptedInference.write(lease.keys(), Map.of("model_type", served.model().modelType()), tensors, tmp);
+            Files.move(tmp, jobDir.resolve(RESULT), StandardCopyOption.ATOMIC_MOVE);
+            evaluationNanos.addAndGet(System.nanoTime() - t0);
+            finishedJobs.incrementAndGet();
+            job.finish(Job.State.DONE, null, (System.nanoTime() - t0) / 1e9);
+        } catch (CancellationException e) {
+            job.finish(Job.State.CANCELLED, null, (System.nanoTime() - t0) / 1e9);
+        } catch (OutOfMemoryError e) {
+            failedJobs.incrementAndGet();
+            job.finish(Job.State.FAILED, "the server ran out of memory on this job", (System.nanoTime() - t0) / 1e9);
+        } catch (Exception e) {
+            failedJobs.incrementAndGet();
+            LOG.warn("job {} failed: {}", job.id, e.toString());
+            job.finish(Job.State.FAILED, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
+                    (System.nanoTime() - t0) / 1e9);
+        }
+        writeStatus(job);
+    }
+
+    private void writeStatus(Job job) {
+        Path d = dir.resolve(job.id);
+        try {
+            Path tmp = d.resolve(STATUS + ".tmp");
+            JSON.writeValue(tmp.toFile(), job.toJson(JSON));
+            Files.move(tmp, d.resolve(STATUS), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            LOG.warn("cannot record the status of job {}: {}", job.id, e.toString());
+        }
+    }
+
+    /** @throws HttpError 404 for an unknown job */
+    Job get(String id) {
+        Job j = id == null ? null : jobs.get(id);
+        if (j == null) {
+            throw new HttpError(404, "no job '" + id + "' on this server");
+        }
+        return j;
+    }
+
+    /** A queued job is dropped now; a running one stops at its next block. */
+    Job cancel(String id) {
+        Job j = get(id);
+        if (!j.state().finished()) {
+            j.cancelRequested = true;
+            Runnable r = queued.remove(id);
+            if (r != null && workers.remove(r)) {
+                j.finish(Job.State.CANCELLED, null, 0);
+                writeStatus(j);
+            }
+        }
+        return j;
+    }
+
+    /** The result file of a finished job. */
+    Path result(String id) {
+        Job j = get(id);
+        if (j.state() != Job.State.DONE) {
+            throw new HttpError(409, "job " + id + " is " + j.state().name().toLowerCase()
+                    + (j.error() != null ? ": " + j.error() : "") + "; its result exists once it is done");
+        }
+        return dir.resolve(id).resolve(RESULT);
+    }
+
+    int queueLength() {
+        return workers.getQueue().size();
+    }
+
+    int running() {
+        return workers.getActiveCount();
+    }
+
+    int workers() {
+        return workers.getMaximumPoolSize();
+    }
+
+    double evaluationSeconds() {
+        return evaluationNanos.get() / 1e9;
+    }
+
+    private static long copyAtMost(InputStream in, OutputStream out, long limit) throws IOException {
+        byte[] buf = new byte[1 << 16];
+        long n = 0;
+        for (int r; (r = in.read(buf)) > 0; ) {
+            n += r;
+            if (n > limit) {
+                throw new HttpError(413, "the query is larger than this server's limit of " + limit + " bytes");
+            }
+            out.write(buf, 0, r);
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        workers.shutdownNow();
+        try {
+            workers.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

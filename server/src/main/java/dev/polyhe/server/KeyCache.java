@@ -1,0 +1,129 @@
+package dev.polyhe.server;
+
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.KeyFiles;
+import dev.polyhe.core.encrypted.KeySet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Evaluation keys loaded once and shared by every job of their key set, within a memory budget: least recently used
+ * out. A key set in use by a job is never closed under it; evicted, it is closed when its last job releases it.
+ */
+final class KeyCache implements AutoCloseable {
+    private final PolyHe polyhe;
+    private final KeyStore store;
+    private final long budget;
+    private final boolean acceptInsecure;
+    private final Map<String, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
+    private long bytes;
+    private long hits;
+    private long misses;
+
+    private static final class Entry {
+        final KeySet keys;
+        final long bytes;
+        int users;
+        boolean evicted;
+
+        Entry(KeySet keys, long bytes) {
+            this.keys = keys;
+            this.bytes = bytes;
+        }
+    }
+
+    /** A key set held by one job until released. */
+    final class Lease implements AutoCloseable {
+        private final Entry entry;
+
+        private Lease(Entry entry) {
+            this.entry = entry;
+        }
+
+        KeySet keys() {
+            return entry.keys;
+        }
+
+        @Override
+        public void close() {
+            release(entry);
+        }
+    }
+
+    KeyCache(PolyHe polyhe, KeyStore store, long budget, boolean acceptInsecure) {
+        this.polyhe = polyhe;
+        this.store = store;
+        this.budget = budget;
+        this.acceptInsecure = acceptInsecure;
+    }
+
+    /** The key set, loaded now if it is not held (which may evict others). */
+    synchronized Lease acquire(String id) throws IOException {
+        Entry e = entries.get(id);
+        if (e != null) {
+            hits++;
+        } else {
+            misses++;
+            Path dir = store.folder(id);
+            long size = Files.size(dir.resolve(KeyFiles.EVALUATION_KEYS));
+            if (size > budget) {
+                throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
+                        + "server's budget of " + budget + " (--memory-budget)");
+            }
+            makeRoom(size);
+            KeySet keys = KeyFiles.readServer(dir, polyhe.backend(KeyFiles.backend(dir)), acceptInsecure);
+            e = new Entry(keys, size);
+            entries.put(id, e);
+            bytes += size;
+        }
+        e.users++;
+        return new Lease(e);
+    }
+
+    private void makeRoom(long size) {
+        for (Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator();
+                bytes + size > budget && it.hasNext(); ) {
+            Entry old = it.next().getValue();
+            it.remove();
+            bytes -= old.bytes;
+            old.evicted = true;
+            if (old.users == 0) {
+                old.keys.close();
+            }
+        }
+    }
+
+    private synchronized void release(Entry e) {
+        e.users--;
+        if (e.evicted && e.users == 0) {
+            e.keys.close();
+        }
+    }
+
+    synchronized int size() {
+        return entries.size();
+    }
+
+    synchronized long bytes() {
+        return bytes;
+    }
+
+    synchronized long hits() {
+        return hits;
+    }
+
+    synchronized long misses() {
+        return misses;
+    }
+
+    @Override
+    public synchronized void close() {
+        entries.values().forEach(e -> e.keys.close());
+        entries.clear();
+        bytes = 0;
+    }
+}

@@ -1,0 +1,154 @@
+package dev.polyhe.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Consumer;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+
+/** The client side of {@link PolyHeServer}: upload a key set's server half, submit a query, follow it, fetch it. */
+public final class RemoteClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final URI base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    public RemoteClient(URI server) {
+        String s = server.toString();
+        this.base = URI.create(s.endsWith("/") ? s : s + "/");
+    }
+
+    /** A server's refusal: its status and the message of its JSON body. */
+    public static final class RemoteException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        RemoteException(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+
+    /**
+     * Streams a zip of the server half (never the client half) to the server.
+     *
+     * @return the server's answer: key_set, bytes, created
+     */
+    public JsonNode uploadKeys(Path serverHalf) throws IOException, InterruptedException {
+        String id = PolyHeServer.keySetId(serverHalf);
+        PipedInputStream in = new PipedInputStream(1 << 16);
+        PipedOutputStream pipe = new PipedOutputStream(in);
+        Thread zipper = new Thread(() -> {
+            try (ZipOutputStream zip = new ZipOutputStream(pipe)) {
+                for (String f : KeyStore.SERVER_FILES) {
+                    zip.putNextEntry(new ZipEntry(f));
+                    Files.copy(serverHalf.resolve(f), zip);
+                    zip.closeEntry();
+                }
+            } catch (IOException e) {
+                // the request ends with what was sent; the server refuses a truncated zip
+            }
+        }, "polyhe-upload");
+        zipper.setDaemon(true);
+        zipper.start();
+        HttpRequest req = HttpRequest.newBuilder(base.resolve("v1/keys")).header("X-Key-Set-Id", id)
+                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> in)).build();
+        return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /** Submits an encrypted query file; the answer holds job_id. */
+    public JsonNode submit(String model, String keySet, Path query) throws IOException, InterruptedException {
+        URI uri = base.resolve("v1/jobs?model=" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "&key_set="
+                + URLEncoder.encode(keySet, StandardCharsets.UTF_8));
+        return json(http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofFile(query)).build(),
+                HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    public JsonNode status(String job) throws IOException, InterruptedException {
+        return json(http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job)).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    public JsonNode cancel(String job) throws IOException, InterruptedException {
+        return json(http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job)).DELETE().build(),
+                HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /** Follows the job's server-sent events until it ends; returns its last status. */
+    public JsonNode follow(String job, Consumer<JsonNode> onStatus) throws IOException, InterruptedException {
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job + "/events"))
+                .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() != 200) {
+            json(r);
+        }
+        JsonNode last = null;
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+            for (String line; (line = lines.readLine()) != null; ) {
+                if (line.startsWith("data: ")) {
+                    last = JSON.readTree(line.substring(6));
+                    onStatus.accept(last);
+                }
+            }
+        }
+        return last != null ? last : status(job);
+    }
+
+    /** Writes a finished job's encrypted result to a file. */
+    public void result(String job, Path file) throws IOException, InterruptedException {
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job + "/result"))
+                .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() != 200) {
+            json(r);
+        }
+        try (InputStream in = r.body(); OutputStream out = Files.newOutputStream(file)) {
+            in.transferTo(out);
+        }
+    }
+
+    /** A served model's calibration file, written to {@code file}. */
+    public void calibration(String model, Path file) throws IOException, InterruptedException {
+        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/models/"
+                + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/calibration")).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        if (r.statusCode() != 200) {
+            json(r);
+        }
+        try (InputStream in = r.body()) {
+            Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static JsonNode json(HttpResponse<InputStream> r) throws IOException {
+        JsonNode n;
+        try (InputStream in = r.body()) {
+            n = JSON.readTree(in);
+        } catch (IOException | UncheckedIOException e) {
+            throw new RemoteException(r.statusCode(), "the server answered " + r.statusCode() + " without JSON");
+        }
+        if (r.statusCode() >= 400) {
+            throw new RemoteException(r.statusCode(), n != null && n.has("error") ? n.get("error").asText()
+                    : "the server answered " + r.statusCode());
+        }
+        return n;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.polyhe.server;
+
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.config.ConfigException;
+import dev.polyhe.core.inference.Calibration;
+import dev.polyhe.core.inference.DeclaredAttention;
+import dev.polyhe.core.inference.InferenceService;
+import dev.polyhe.core.inference.LoadedModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The checkpoints a server runs, by folder name. Each folder holds the checkpoint, declares its polynomial attention
+ * (config.json {@code polyhe_attention}) and holds the approximation domains in {@value #CALIBRATION} (from {@code
+ * polyhe calibrate}): everything the server needs besides a client's keys.
+ */
+final class ServedModels {
+    static final String CALIBRATION = "calibration.json";
+
+    record Served(String name, Path dir, LoadedModel model, InferenceService service, Calibration calibration) {
+    }
+
+    private final Map<String, Served> models = new TreeMap<>();
+
+    ServedModels(PolyHe polyhe, List<Path> dirs) {
+        for (Path dir : dirs) {
+            String name = dir.toAbsolutePath().normalize().getFileName().toString();
+            if (models.containsKey(name)) {
+                throw new ConfigException("two served models are named '" + name + "' (" + models.get(name).dir()
+                        + " and " + dir + "); model names are folder names");
+            }
+            var attention = DeclaredAttention.read(dir).orElseThrow(() -> new ConfigException(dir.resolve(
+                    "config.json") + " declares no attention mechanism ('" + DeclaredAttention.KEY + "'): a served "
+                    + "model needs its polynomial one declared"));
+            if (!Files.isRegularFile(dir.resolve(CALIBRATION))) {
+                throw new ConfigException(dir + " has no " + CALIBRATION + ": run 'polyhe calibrate --model " + dir
+                        + " --input SAMPLES.json --output " + dir.resolve(CALIBRATION) + "'");
+            }
+            InferenceService service = polyhe.inference().withAttention(attention);
+            models.put(name, new Served(name, dir, service.load(dir), service, Calibration.read(dir.resolve(
+                    CALIBRATION))));
+        }
+        if (models.isEmpty()) {
+            throw new ConfigException("no model to serve: give --models DIR...");
+        }
+    }
+
+    /** @throws HttpError 404 naming the served models */
+    Served get(String name) {
+        Served s = name == null ? null : models.get(name);
+        if (s == null) {
+            throw new HttpError(404, "unknown model '" + name + "'; this server runs: " + String.join(", ",
+                    models.keySet()));
+        }
+        return s;
+    }
+
+    List<String> names() {
+        return List.copyOf(models.keySet());
+    }
+}
