@@ -65,7 +65,8 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Mixin
     TraceOptions trace;
 
-    @Option(names = "--report", paramLabel = "FILE.txt", description = "Write the latency breakdown as text.")
+    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
+            description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
     @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")

@@ -143,7 +143,7 @@ final class EncryptedRun {
                 sampleJson.set("error_vs_poly", agreement(json, ap));
                 sampleJson.set("error_vs_exact", agreement(json, ae));
                 sampleJson.set("latency_breakdown", breakdown.toJson(OutputJson.MAPPER));
-                write(report, breakdown.toText());
+                write(report, reportText(report, breakdown));
                 write(chart, breakdown.toSvg());
                 results.add(new InferenceResult(p.embeddings(), hidden, logits, List.of(), depth, 0, 0));
             }
@@ -170,6 +170,12 @@ final class EncryptedRun {
         n.put("max_abs", a.maxAbs());
         n.put("same_prediction", a.samePrediction());
         return n;
+    }
+
+    /** The latency breakdown for a --report file: JSON for a {@code .json} name, text otherwise. */
+    static String reportText(Path file, LatencyBreakdown breakdown) {
+        return file != null && file.toString().endsWith(".json")
+                ? breakdown.toJson(OutputJson.MAPPER).toPrettyString() : breakdown.toText();
     }
 
     private static void write(Path file, String text) {

@@ -48,7 +48,8 @@ final class EvalCommand implements Callable<Integer> {
             + "(tests only): the server's policy, which the client's parameters.json cannot change.")
     boolean acceptInsecure;
 
-    @Option(names = "--report", paramLabel = "FILE.txt", description = "Write the latency breakdown as text.")
+    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
+            description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
     @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")
@@ -94,7 +95,7 @@ final class EvalCommand implements Callable<Integer> {
             LatencyBreakdown breakdown = new LatencyBreakdown(result.accounting(), result.seconds());
             out.print(breakdown.toText());
             if (report != null) {
-                Files.writeString(report, breakdown.toText());
+                Files.writeString(report, EncryptedRun.reportText(report, breakdown));
             }
             if (chart != null) {
                 Files.writeString(chart, breakdown.toSvg());

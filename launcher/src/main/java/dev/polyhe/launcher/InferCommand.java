@@ -54,7 +54,8 @@ final class InferCommand implements Callable<Integer> {
     @Mixin
     ChainOptions chain;
 
-    @Option(names = "--report", paramLabel = "FILE.txt", description = "ckks: write the latency breakdown as text.")
+    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
+            description = "ckks: Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
     @Option(names = "--chart", paramLabel = "FILE.svg", description = "ckks: write the latency breakdown as an SVG chart.")

@@ -96,10 +96,13 @@ class ClientServerTest {
         Path chart = dir.resolve(tag + "-breakdown.svg");
         var eval = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
                 calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
-                out.toString(), "--chart", chart.toString());
+                out.toString(), "--chart", chart.toString(), "--report", dir.resolve(tag + "-breakdown.json").toString());
         assertEquals(0, eval.code(), eval.err());
         assertTrue(eval.err().contains("eval: block 1/1 done") && eval.err().contains("[1/1]"),
                 "progress on stderr: " + eval.err());
+        JsonNode breakdown = new ObjectMapper().readTree(dir.resolve(tag + "-breakdown.json").toFile());
+        assertTrue(breakdown.get("total_seconds").asDouble() > 0 && breakdown.get("by_operator").size() > 3,
+                "the breakdown as JSON: " + breakdown);
         assertTrue(eval.out().contains("ciphertext matmul") && eval.out().contains("LayerNorm"), eval.out());
         for (String kind : new String[] {"plaintext matmul", "ciphertext matmul", "LayerNorm", "GELU",
                 "attention normalisation"}) {
