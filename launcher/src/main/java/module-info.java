@@ -4,6 +4,8 @@ module dev.polyhe.launcher {
     requires dev.polyhe.server;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
+    // PNG charts, where the runtime has AWT (the scripts add it); SVG needs nothing
+    requires static java.desktop;
 
     exports dev.polyhe.launcher;
     opens dev.polyhe.launcher to info.picocli;

@@ -69,7 +69,8 @@ final class BenchLayerCommand implements Callable<Integer> {
             description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
-    @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")
+    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
+            description = "Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
     Path chart;
 
     enum Format { text, json }

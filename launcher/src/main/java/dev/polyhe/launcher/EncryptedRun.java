@@ -144,7 +144,7 @@ final class EncryptedRun {
                 sampleJson.set("error_vs_exact", agreement(json, ae));
                 sampleJson.set("latency_breakdown", breakdown.toJson(OutputJson.MAPPER));
                 write(report, reportText(report, breakdown));
-                write(chart, breakdown.toSvg());
+                BreakdownChart.write(chart, breakdown);
                 results.add(new InferenceResult(p.embeddings(), hidden, logits, List.of(), depth, 0, 0));
             }
         }

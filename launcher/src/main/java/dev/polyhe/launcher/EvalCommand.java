@@ -52,7 +52,8 @@ final class EvalCommand implements Callable<Integer> {
             description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
-    @Option(names = "--chart", paramLabel = "FILE.svg", description = "Write the latency breakdown as an SVG chart.")
+    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
+            description = "Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
     Path chart;
 
     @Spec
@@ -97,9 +98,7 @@ final class EvalCommand implements Callable<Integer> {
             if (report != null) {
                 Files.writeString(report, EncryptedRun.reportText(report, breakdown));
             }
-            if (chart != null) {
-                Files.writeString(chart, breakdown.toSvg());
-            }
+            BreakdownChart.write(chart, breakdown);
             out.println("wrote " + output);
             out.flush();
         }

@@ -58,7 +58,8 @@ final class InferCommand implements Callable<Integer> {
             description = "ckks: Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
 
-    @Option(names = "--chart", paramLabel = "FILE.svg", description = "ckks: write the latency breakdown as an SVG chart.")
+    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
+            description = "ckks: Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
     Path chart;
 
     @Mixin
