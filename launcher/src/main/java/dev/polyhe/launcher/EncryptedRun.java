@@ -109,8 +109,13 @@ final class EncryptedRun {
                     out.print(traced.trace().toTable());
                     traces.add(traced.trace().toJson(OutputJson.MAPPER));
                 } else {
-                    result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
-                            calibration, progress);
+                    try {
+                        result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(),
+                                inputs.get(i)), calibration, progress, acc -> bar.follow(acc::currentOperator,
+                                acc::bootstrapsSoFar));
+                    } finally {
+                        bar.stop();
+                    }
                 }
                 blockSeconds.add(blocks.stream().mapToDouble(Double::doubleValue).toArray());
                 Matrix hidden = encrypted.decrypt(keys, result.output().lastHiddenState());

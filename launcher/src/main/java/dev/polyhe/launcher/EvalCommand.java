@@ -85,8 +85,14 @@ final class EvalCommand implements Callable<Integer> {
             }
             ProgressReport progress = new ProgressReport(spec.commandLine().getErr(), "eval",
                     loaded.model().info().layers());
-            var result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
-                    step -> progress.step(step.toString(), step.bootstraps()));
+            EncryptedInference.ServerResult result;
+            try {
+                result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
+                        step -> progress.step(step.toString(), step.bootstraps()),
+                        acc -> progress.follow(acc::currentOperator, acc::bootstrapsSoFar));
+            } finally {
+                progress.stop();
+            }
             Map<String, CkksTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {

@@ -32,8 +32,50 @@ final class ProgressReport {
         return System.console() != null && term != null && !term.equals("dumb");
     }
 
+    private volatile Thread ticker;
+
+    /**
+     * On a terminal, rewrites the line every second with the operator being evaluated and the bootstraps so far
+     * (read from the evaluating thread's accounting), until {@link #stop()}; elsewhere nothing: logs get a line per
+     * step only.
+     */
+    void follow(java.util.function.Supplier<String> operator, java.util.function.LongSupplier bootstraps) {
+        if (!terminal) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(1000);
+                    tick(operator.get(), bootstraps.getAsLong());
+                }
+            } catch (InterruptedException e) {
+                // stopped
+            }
+        }, "polyhe-progress");
+        t.setDaemon(true);
+        ticker = t;
+        t.start();
+    }
+
+    void stop() {
+        Thread t = ticker;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    /** The live line: steps done of all, the current operator, bootstraps, elapsed, ETA. */
+    synchronized void tick(String operator, long bootstraps) {
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        String eta = done == 0 ? "ETA after the first block" : "ETA " + duration(elapsed / done * (total - done));
+        err.print(String.format(Locale.ROOT, "\r\033[K%s: [%d/%d] %s, %d bootstraps, %s elapsed, %s", label, done,
+                total, operator, bootstraps, duration(elapsed), eta));
+        err.flush();
+    }
+
     /** One more step done; {@code what} says which, {@code bootstraps} how many so far. */
-    void step(String what, long bootstraps) {
+    synchronized void step(String what, long bootstraps) {
         done++;
         double elapsed = (System.nanoTime() - start) / 1e9;
         String eta = done >= total ? "done" : "ETA " + duration(elapsed / done * (total - done));
@@ -47,15 +89,6 @@ final class ProgressReport {
         } else {
             err.println(line);
         }
-        err.flush();
-    }
-
-    /** A line of its own (a phase starting), ending any line being rewritten. */
-    void note(String line) {
-        if (terminal && done > 0 && done < total) {
-            err.println();
-        }
-        err.println(label + ": " + line);
         err.flush();
     }
 

@@ -124,7 +124,17 @@ public final class EncryptedInference {
      */
     public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
             Consumer<BlockProgress> progress) {
+        return evaluate(keys, model, embeddings, calibration, progress, accounting -> { });
+    }
+
+    /**
+     * {@link #evaluate(KeySet, LoadedModel, CkksTensor, Calibration, Consumer)}, telling {@code started} the run's
+     * accounting before the first operator, for a display that follows the current operator from another thread.
+     */
+    public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
+            Consumer<BlockProgress> progress, Consumer<Accounting> started) {
         CkksEngine engine = keys.engine();
+        started.accept(engine.accounting());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
         ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),

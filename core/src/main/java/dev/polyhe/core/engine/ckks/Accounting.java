@@ -18,6 +18,9 @@ public final class Accounting {
     private final Map<PrimitiveKind, Long> primitiveNanos = new EnumMap<>(PrimitiveKind.class);
     private final Map<PrimitiveKind, Long> primitiveCounts = new EnumMap<>(PrimitiveKind.class);
     private final Deque<Frame> stack = new ArrayDeque<>();
+    /** For a progress display on another thread: the innermost operator now, and the bootstraps so far. */
+    private volatile String current = "(top level)";
+    private final java.util.concurrent.atomic.AtomicLong bootstraps = new java.util.concurrent.atomic.AtomicLong();
 
     private static final class Frame {
         final String path;
@@ -41,6 +44,7 @@ public final class Accounting {
         }
         Frame f = new Frame(path, kind);
         stack.push(f);
+        current = path;
         return () -> close(f);
     }
 
@@ -49,6 +53,7 @@ public final class Accounting {
             throw new IllegalStateException("operator scopes closed out of order: " + f.path);
         }
         stack.pop();
+        current = currentPath();
         OperatorStats s = stats(f.path);
         s.nanos += System.nanoTime() - f.start;
         s.calls++;
@@ -60,6 +65,16 @@ public final class Accounting {
             parent.entryLevel = parent.entryLevel == Integer.MAX_VALUE ? f.entryLevel : parent.entryLevel;
             parent.minLevel = Math.min(parent.minLevel, f.minLevel);
         }
+    }
+
+    /** The innermost operator scope being evaluated; safe to read from any thread (for progress displays). */
+    public String currentOperator() {
+        return current;
+    }
+
+    /** Bootstraps so far; safe to read from any thread. */
+    public long bootstrapsSoFar() {
+        return bootstraps.get();
     }
 
     private OperatorStats stats(String path) {
@@ -95,7 +110,10 @@ public final class Accounting {
         }
         OperatorStats s = stats(currentPath());
         switch (primitive) {
-            case BOOTSTRAP -> s.bootstraps++;
+            case BOOTSTRAP -> {
+                s.bootstraps++;
+                bootstraps.incrementAndGet();
+            }
             case ROTATION -> {
                 s.rotations++;
                 s.keySwitches++;
