@@ -63,7 +63,12 @@ final class KeyStore {
         try {
             Map<String, byte[]> digests = new TreeMap<>();
             long total = 0;
-            try (ZipInputStream zip = new ZipInputStream(body)) {
+            // the request body is left open when the zip is closed: a refused upload is drained before the answer
+            try (ZipInputStream zip = new ZipInputStream(new java.io.FilterInputStream(body) {
+                @Override
+                public void close() {
+                }
+            })) {
                 for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                     String name = e.getName();
                     if (name.equals(KeyFiles.SECRET_KEY) || name.endsWith("/" + KeyFiles.SECRET_KEY)) {
