@@ -173,13 +173,8 @@ public final class PolyHe implements AutoCloseable {
         ensureOpen();
         InferenceService service = inference();
         if (!explicitConfig) {
-            var declared = dev.polyhe.core.inference.DeclaredAttention.read(checkpoint);
-            if (declared.isEmpty()) {
-                throw new ConfigException(checkpoint.resolve("config.json") + " declares no attention mechanism ('"
-                        + dev.polyhe.core.inference.DeclaredAttention.KEY + "') and encrypted inference needs a "
-                        + "polynomial one: build PolyHe with a config naming it (inference.attention)");
-            }
-            service = service.withAttention(declared.get());
+            service = service.withAttention(dev.polyhe.core.inference.DeclaredAttention.require(checkpoint,
+                    "build PolyHe with a config naming one (inference.attention)"));
         }
         return new PrivateInference(service, service.load(checkpoint), backend(backend), this);
     }

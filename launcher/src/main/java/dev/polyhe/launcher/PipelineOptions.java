@@ -43,17 +43,11 @@ final class PipelineOptions {
             return service(polyhe);
         }
         InferenceService service = polyhe.inference();
-        var declared = DeclaredAttention.read(checkpoint);
-        if (declared.isPresent()) {
-            return service.withAttention(declared.get());
-        }
         if (!polynomial) {
-            return service.withAttention(PluginChoice.of("softmax"));
+            return service.withAttention(DeclaredAttention.read(checkpoint).orElse(PluginChoice.of("softmax")));
         }
-        throw new ErrorReport.InputException(checkpoint.resolve("config.json") + " declares no attention mechanism ('"
-                + DeclaredAttention.KEY + "'), so it was trained with softmax, which the polynomial model cannot run: "
-                + "pass one, e.g. --attention power-softmax --attention-opt p=4 --attention-opt epsilon=0.001 "
-                + "(the paper's), or declare it in config.json");
+        return service.withAttention(DeclaredAttention.require(checkpoint, "pass one, e.g. --attention power-softmax "
+                + "--attention-opt p=4 --attention-opt epsilon=0.001 (the paper's), or declare it in config.json"));
     }
 
     /** The config's inference service with the command-line attention applied. */

@@ -100,7 +100,7 @@ final class Jobs implements AutoCloseable {
             Path query = jobDir.resolve(QUERY);
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
-                n = copyAtMost(body, out, maxQueryBytes);
+                n = BoundedCopy.copy(body, out, maxQueryBytes, "the query", maxQueryBytes);
             }
             checkAgainstKeySet(query, keyDir);
             Properties meta = new Properties();
@@ -262,19 +262,6 @@ final class Jobs implements AutoCloseable {
 
     double evaluationSeconds() {
         return evaluationNanos.get() / 1e9;
-    }
-
-    private static long copyAtMost(InputStream in, OutputStream out, long limit) throws IOException {
-        byte[] buf = new byte[1 << 16];
-        long n = 0;
-        for (int r; (r = in.read(buf)) > 0; ) {
-            n += r;
-            if (n > limit) {
-                throw new HttpError(413, "the query is larger than this server's limit of " + limit + " bytes");
-            }
-            out.write(buf, 0, r);
-        }
-        return n;
     }
 
     @Override

@@ -85,7 +85,8 @@ final class KeyStore {
                     MessageDigest sha = sha256();
                     long limit = maxUploadBytes - total;
                     try (OutputStream out = Files.newOutputStream(dir.resolve(name))) {
-                        total += copy(new DigestInputStream(zip, sha), out, limit);
+                        total += BoundedCopy.copy(new DigestInputStream(zip, sha), out, limit, "the upload",
+                                maxUploadBytes);
                     }
                     digests.put(name, sha.digest());
                 }
@@ -188,20 +189,6 @@ final class KeyStore {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private long copy(InputStream in, OutputStream out, long limit) throws IOException {
-        byte[] buf = new byte[1 << 16];
-        long n = 0;
-        for (int r; (r = in.read(buf)) > 0; ) {
-            n += r;
-            if (n > limit) {
-                throw new HttpError(413, "the upload is larger than this server's limit of " + maxUploadBytes
-                        + " bytes");
-            }
-            out.write(buf, 0, r);
-        }
-        return n;
     }
 
     static MessageDigest sha256() {

@@ -32,9 +32,7 @@ final class ServedModels {
                 throw new ConfigException("two served models are named '" + name + "' (" + models.get(name).dir()
                         + " and " + dir + "); model names are folder names");
             }
-            var attention = DeclaredAttention.read(dir).orElseThrow(() -> new ConfigException(dir.resolve(
-                    "config.json") + " declares no attention mechanism ('" + DeclaredAttention.KEY + "'): a served "
-                    + "model needs its polynomial one declared"));
+            var attention = DeclaredAttention.require(dir, "a served model declares its polynomial one");
             if (!Files.isRegularFile(dir.resolve(CALIBRATION))) {
                 throw new ConfigException(dir + " has no " + CALIBRATION + ": run 'polyhe calibrate --model " + dir
                         + " --input SAMPLES.json --output " + dir.resolve(CALIBRATION) + "'");

@@ -3,6 +3,7 @@ package dev.polyhe.core.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.model.CheckpointException;
+import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.config.PluginChoice;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,6 +22,18 @@ public final class DeclaredAttention {
     public static final String KEY = "polyhe_attention";
 
     private DeclaredAttention() {}
+
+    /**
+     * The declared mechanism, for a caller that needs a polynomial one.
+     *
+     * @param whatToDo the way out the refusal names (the flag or config key that chooses one)
+     * @throws ConfigException naming config.json and {@value #KEY} when the checkpoint declares none
+     */
+    public static PluginChoice require(Path checkpoint, String whatToDo) {
+        return read(checkpoint).orElseThrow(() -> new ConfigException(checkpoint.resolve("config.json")
+                + " declares no attention mechanism ('" + KEY + "'), so it was trained with softmax, which the "
+                + "polynomial model cannot run: " + whatToDo));
+    }
 
     /**
      * @return the declared mechanism, or empty when config.json has no {@value #KEY}
