@@ -31,7 +31,7 @@ final class BlockLinear {
         int out = weight.rows();
         int b = columns;
         Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
-        int level = xs[0].level();
+        double target = engine.commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         for (int m = 0; m < ys.length; m++) {
             ProductSum acc = new ProductSum(engine, op);
@@ -46,7 +46,7 @@ final class BlockLinear {
                     }
                 }
                 if (any) {
-                    acc.add(engine.plainProductRaw(xs[j], engine.encode(w, w.length, level, op), op));
+                    acc.add(engine.plainProductRaw(xs[j], engine.encodeForProduct(w, w.length, xs[j], target, op), op));
                 }
             }
             if (acc.isEmpty()) {
@@ -75,7 +75,7 @@ final class BlockLinear {
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
         Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
-        int level = xs[0].level();
+        double target = engine.commonProductScale(xs);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {
             for (int k = 0; k < xs.length; k++) {
@@ -113,7 +113,8 @@ final class BlockLinear {
                         for (int i = 0; i < width; i++) {
                             pre[(i + shift) % width] = diag[i];
                         }
-                        inner.add(engine.plainProductRaw(rotated[k][a], engine.encode(pre, width, level, op), op));
+                        inner.add(engine.plainProductRaw(rotated[k][a],
+                                engine.encodeForProduct(pre, width, rotated[k][a], target, op), op));
                     }
                 }
                 if (inner.isEmpty()) {
@@ -192,6 +193,7 @@ final class BlockLinear {
         OperatorKind op = OperatorKind.OTHER;
         int b = m.perCiphertext;
         Ciphertext[] xs = engine.atCommonLevel(m.cts, op);
+        double target = engine.commonProductScale(xs);
         Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
         for (int ob = 0; ob < out.length; ob++) {
             Map<Long, double[]> moves = new java.util.TreeMap<>();
@@ -216,7 +218,7 @@ final class BlockLinear {
                 int sourceBlock = (int) (e.getKey() / (2L * b));
                 int shift = (int) (e.getKey() % (2L * b)) - b;
                 Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
-                Plaintext mask = engine.encode(e.getValue(), b * slots, moved.level(), op);
+                Plaintext mask = engine.encodeForProduct(e.getValue(), b * slots, moved, target, op);
                 acc.add(engine.plainProductRaw(moved, mask, op));
             }
             if (acc.isEmpty()) {

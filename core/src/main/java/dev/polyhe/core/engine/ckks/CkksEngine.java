@@ -630,6 +630,28 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale)), values);
     }
 
+    /**
+     * The scale every product of a plaintext linear map over {@code xs} is made to land on: Δ times the largest
+     * operand scale. Operands refreshed by different bootstraps (a pair's second comes back with its label off Δ) or
+     * rescaled by different primes differ in scale; were their products summed as they are, each mismatch would be
+     * rescaled alone and, at the last level, bootstrapped. Encoding each operand's weights at this scale over the
+     * operand's ({@link #encodeForProduct}) gives every product the same scale for free, and every weight at least Δ.
+     */
+    double commonProductScale(Ciphertext[] xs) {
+        double s = 0;
+        for (Ciphertext x : xs) {
+            s = Math.max(s, x.scale());
+        }
+        return s * scale;
+    }
+
+    /** Weights for a product with {@code operand} that lands on {@code productScale} (see {@link #commonProductScale}). */
+    Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
+        double at = productScale / operand.scale();
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, operand.level(), at)),
+                values);
+    }
+
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
