@@ -120,6 +120,17 @@ final class BenchLayerCommand implements Callable<Integer> {
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
             EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out,
                     spec.commandLine().getErr()));
+            if (trace.explainPlan) {
+                long boots = run.explain(loaded, inputs, cal, plain, json).get(0);
+                if (asJson) {
+                    ObjectNode plan = OutputJson.MAPPER.createObjectNode();
+                    plan.put("shape", s.name()).put("layers", s.layers()).put("tokens", tokens).put("seed", seed)
+                            .put("bootstraps", boots);
+                    stdout.println(plan.toPrettyString());
+                    stdout.flush();
+                }
+                return PolyHeCommand.OK;
+            }
             run.run(loaded, inputs, cal, plain, json, report, chart);
             double[] blocks = run.blockSeconds().get(0);
             double sum = 0;

@@ -57,8 +57,12 @@ final class EncryptedRun {
         return this;
     }
 
-    List<InferenceResult> run(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
-            InferenceService.Comparison plain, ObjectNode json, Path report, Path chart) {
+    /** The parameters a run uses, the tokens its keys serve, and whether the chain is shorter than the model. */
+    private record Chain(dev.polyhe.api.he.HeBackend he, dev.polyhe.api.he.CkksParameters params, int maxTokens,
+            int maxColumns, boolean bootstrapping) {
+    }
+
+    private Chain chain(LoadedModel loaded, InferenceService.Comparison plain, String doing) {
         var he = polyhe.plugins().backend(backend);
         int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
         int depth = plain.errors().maxDepth();
@@ -72,10 +76,45 @@ final class EncryptedRun {
         }
         // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
         boolean bootstrapping = params.maxLevel() < needed;
-        err.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; "
-                + "generating keys%n", he.name(), params.logN(), params.maxLevel(), depth,
-                bootstrapping ? "; bootstrapping" : "", params.security().configName());
+        err.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; %s%n",
+                he.name(), params.logN(), params.maxLevel(), depth, bootstrapping ? "; bootstrapping" : "",
+                params.security().configName(), doing);
         err.flush();
+        var info = loaded.model().info();
+        return new Chain(he, params, maxTokens, Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping);
+    }
+
+    /**
+     * {@code --explain-plan}: every sample through the engine on a symbolic context (levels and scales only, no keys,
+     * no arithmetic), printing where the engine bootstraps and why; nothing is encrypted or decrypted.
+     *
+     * @return the bootstrap calls of each sample
+     */
+    List<Long> explain(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
+            InferenceService.Comparison plain, ObjectNode json) {
+        Chain c = chain(loaded, plain, "planning (no keys, no arithmetic)");
+        EncryptedInference encrypted = new EncryptedInference(service);
+        List<Long> boots = new ArrayList<>();
+        ArrayNode samples = json.putArray("plans");
+        try (var keys = encrypted.planningKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
+            for (int i = 0; i < inputs.size(); i++) {
+                var result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
+                        calibration, step -> { });
+                var plan = new dev.polyhe.core.report.PlanExplanation(result.accounting());
+                out.printf(Locale.ROOT, "plan for sample %d (planned in %.2f s):%n", i, result.seconds());
+                out.print(plan.toText());
+                out.flush();
+                boots.add(plan.bootstraps());
+                samples.addObject().put("bootstraps", plan.bootstraps());
+            }
+        }
+        return boots;
+    }
+
+    List<InferenceResult> run(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
+            InferenceService.Comparison plain, ObjectNode json, Path report, Path chart) {
+        Chain c = chain(loaded, plain, "generating keys");
+        int depth = plain.errors().maxDepth();
         long keysStart = System.nanoTime();
         EncryptedInference encrypted = new EncryptedInference(service);
         List<InferenceResult> results = new ArrayList<>();
@@ -84,8 +123,8 @@ final class EncryptedRun {
         var info = loaded.model().info();
         ArrayNode traces = OutputJson.MAPPER.createArrayNode();
         ArrayNode samples = json.putArray("ckks_samples");
-        try (var keys = encrypted.generateKeys(he, params, maxTokens,
-                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)) {
+        try (var keys = encrypted.generateKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(),
+                c.bootstrapping())) {
             double keySeconds = (System.nanoTime() - keysStart) / 1e9;
             err.printf(Locale.ROOT, "ckks: keys generated in %.1f s%n", keySeconds);
             err.flush();

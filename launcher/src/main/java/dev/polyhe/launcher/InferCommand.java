@@ -105,6 +105,9 @@ final class InferCommand implements Callable<Integer> {
             if (trace.requested() && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--trace-errors traces the ckks engine; add --engine ckks");
             }
+            if (trace.explainPlan && kind != Engine.CKKS) {
+                throw new ErrorReport.InputException("--explain-plan plans the ckks engine; add --engine ckks");
+            }
             List<InferenceResult> results;
             try {
                 if (kind == Engine.PLAIN) {
@@ -114,6 +117,13 @@ final class InferCommand implements Callable<Integer> {
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
                     report(c.errors(), out);
                     EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out, spec.commandLine().getErr()));
+                    if (trace.explainPlan) {
+                        run.explain(loaded, inputs, cal, c, json);
+                        if (output != null) {
+                            OutputJson.write(json, output);
+                        }
+                        return PolyHeCommand.OK;
+                    }
                     results = run.run(loaded, inputs, cal, c, json, report, chart);
                 } else {
                     Calibration cal = calibration(service, loaded, inputs, out);

@@ -1,5 +1,6 @@
 package dev.polyhe.launcher;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
@@ -132,6 +133,20 @@ class GeneratedModelFidelityTest {
             assertTrue(a.maxAbs() <= 0.01, what);
             assertTrue(a.samePrediction(), (causal ? "a token at some position differs: " : "the label differs: ")
                     + what);
+            // the plan (levels and scales alone, no keys) places every bootstrap where the real run did
+            try (var planning = encrypted.planningKeys(backend, backend.preset(PRESET), poly.embeddings().rows(),
+                    Math.max(info.hiddenSize(), info.intermediateSize()), true)) {
+                var plan = encrypted.evaluate(planning, loaded, encrypted.encrypt(planning, loaded.model(),
+                        inputs.get(0)), cal, step -> { }).accounting();
+                assertEquals(bootstrapsPerOperator(result.accounting()), bootstrapsPerOperator(plan),
+                        "bootstraps per operator, real run vs plan: " + what);
+            }
         }
+    }
+
+    private static Map<String, Long> bootstrapsPerOperator(dev.polyhe.core.engine.ckks.Accounting accounting) {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        accounting.operators().forEach((path, s) -> m.put(path, s.bootstraps()));
+        return m;
     }
 }

@@ -43,6 +43,14 @@ public interface HeContext extends AutoCloseable {
         return generateEvaluationKeys(secretKey, rotationSteps, conjugation, !bootstrapSlots.isEmpty());
     }
 
+    /**
+     * The primes q_0 .. q_L of the modulus chain (a rescale at level l divides the scale by q_l), for planning
+     * without evaluating: the exact primes decide how far scales drift apart. Empty when the backend does not say.
+     */
+    default long[] chainPrimes() {
+        return new long[0];
+    }
+
     Encoder encoder();
 
     /** Public-key encryption. */

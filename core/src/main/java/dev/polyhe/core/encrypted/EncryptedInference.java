@@ -25,6 +25,7 @@ import dev.polyhe.core.engine.ckks.NoiseFlooding;
 import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
@@ -83,6 +84,31 @@ public final class EncryptedInference {
                 params.logN(), params.maxLevel(), packing.rotationSteps().size(), bootstrapping);
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, bootstrapSlots);
+        return new KeySet(backend.name(), ctx, sk, keys, packing);
+    }
+
+    /**
+     * A key set for planning ({@link SymbolicContext}): the same packing and bootstrapping as
+     * {@link #generateKeys}, no key material and no arithmetic, so that {@link #evaluate} runs a model of any size in
+     * seconds and its accounting shows where every bootstrap goes and why. The backend is opened only to read its
+     * chain's primes (their drift decides where scales must be aligned).
+     */
+    public KeySet planningKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
+            boolean bootstrapping) {
+        int slots = CkksEngine.packingSlotsFor(maxTokens);
+        if (slots > params.slots()) {
+            throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
+                    + " has " + params.slots());
+        }
+        long[] primes;
+        try (HeContext real = backend.open(params)) {
+            primes = real.chainPrimes();
+        }
+        SymbolicContext ctx = new SymbolicContext(params, primes, CkksEngine.topLevel(params));
+        Packing packing = Packing.blocks(slots, maxColumns, params.slots());
+        SecretKey sk = ctx.generateSecretKey();
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false,
+                bootstrapping ? packing.ciphertextSlots() : Set.of());
         return new KeySet(backend.name(), ctx, sk, keys, packing);
     }
 

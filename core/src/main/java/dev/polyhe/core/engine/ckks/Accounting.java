@@ -157,6 +157,30 @@ public final class Accounting {
         return java.util.Collections.unmodifiableMap(precisionRaises);
     }
 
+    /**
+     * One bootstrap the engine placed, and why: in {@code operator}, a ciphertext at {@code level} needed
+     * {@code levelsNeeded}; {@code paired}: a second ciphertext shared it; {@code precise}: it ran twice for
+     * precision.
+     */
+    public record Placement(String operator, int level, int levelsNeeded, boolean paired, boolean precise) {
+        /** The reason in words, for a plan's explanation. */
+        public String reason() {
+            return "needs " + levelsNeeded + " level" + (levelsNeeded == 1 ? "" : "s") + ", at level " + level
+                    + (paired ? "; paired with another ciphertext" : "") + (precise ? "; twice, for precision" : "");
+        }
+    }
+
+    private final java.util.List<Placement> placements = new java.util.ArrayList<>();
+
+    void placed(int level, int levelsNeeded, boolean paired, boolean precise) {
+        placements.add(new Placement(currentPath(), level, levelsNeeded, paired, precise));
+    }
+
+    /** Every bootstrap placement, in the order they were made. */
+    public java.util.List<Placement> placements() {
+        return java.util.Collections.unmodifiableList(placements);
+    }
+
     /** Per operator path, in first-seen order. */
     public Map<String, OperatorStats> operators() {
         return java.util.Collections.unmodifiableMap(operators);

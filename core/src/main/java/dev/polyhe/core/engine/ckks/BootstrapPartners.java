@@ -2,6 +2,8 @@ package dev.polyhe.core.engine.ckks;
 
 import dev.polyhe.api.he.Ciphertext;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Partners for pair bootstrapping ({@link dev.polyhe.api.he.Evaluator#bootstrapPair}): the few ciphertexts that
@@ -25,13 +27,34 @@ final class BootstrapPartners {
         return c;
     }
 
+    /** Ciphertexts of one tensor that are all about to be refreshed: partners for each other at any level. */
+    private final List<Ciphertext> group = new ArrayList<>();
+
+    /** Offers {@code cts} (about to be refreshed together) as partners for each other, until {@link #endGroup}. */
+    void group(List<Ciphertext> cts) {
+        group.clear();
+        group.addAll(cts);
+    }
+
+    void endGroup() {
+        group.clear();
+    }
+
     /**
-     * A partner for bootstrapping {@code c}: the latest nearly spent ciphertext with the same slots, a scale within
+     * A partner for bootstrapping {@code c}: another member of the current group, else the latest nearly spent ciphertext with the same slots, a scale within
      * 2× (a pair bootstrap reads both at one scale) and accepted by {@code compatible}, or null. Both leave the
      * nearly-spent list.
      */
     Ciphertext partnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
         nearlySpent.remove(c);
+        group.remove(c);
+        for (Ciphertext p : group) {
+            double ratio = p.scale() / c.scale();
+            if (p.slots() == c.slots() && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
+                group.remove(p);
+                return p;
+            }
+        }
         for (Ciphertext p : nearlySpent) {
             double ratio = p.scale() / c.scale();
             if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2 && compatible.test(p)) {

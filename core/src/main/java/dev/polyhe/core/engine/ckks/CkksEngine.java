@@ -126,7 +126,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * puts larger primes on top for the bootstrapping circuit alone; rescaling the model's products by them would
      * throw the scale off, so the model starts below them (where bootstrapping also returns ciphertexts).
      */
-    static int topLevel(dev.polyhe.api.he.CkksParameters p) {
+    public static int topLevel(dev.polyhe.api.he.CkksParameters p) {
         int top = p.maxLevel();
         while (top > 0 && Math.abs(p.logQ().get(top) - p.logScale()) > 1) {
             top--;
@@ -248,6 +248,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
         int k = partner == null ? alone : pairPrescale(alone);
         Ciphertext in = prescaled(c, k, op);
+        accounting.placed(c.level(), levels, partner != null, precise);
         if (LOG.isDebugEnabled()) {
             LOG.debug("bootstrap in {}: level {}, bound {}, input factor {}, {}{}", op.label(), c.level(), bounds.of(c),
                     Math.scalb(1.0, -k),
@@ -794,8 +795,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refreshable(c, maxAbs))) {
             return a;
         }
-        return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER) : c),
-                a.range);
+        // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one)
+        partners.group(Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList());
+        try {
+            return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
+                    : c), a.range);
+        } finally {
+            partners.endGroup();
+        }
     }
 
     /**

@@ -66,6 +66,15 @@ public final class CpuContext implements HeContext, SingleLimbNtt {
     }
 
     @Override
+    public long[] chainPrimes() {
+        long[] q = new long[params.maxLevel() + 1];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = params.q(i);
+        }
+        return q;
+    }
+
+    @Override
     public String parameterHash() {
         return params.hash();
     }

@@ -1,0 +1,49 @@
+package dev.polyhe.core.report;
+
+import dev.polyhe.core.engine.ckks.Accounting;
+import dev.polyhe.core.engine.ckks.OperatorStats;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The bootstrap plan of a run, for {@code --explain-plan}: per operator, the levels it consumed, how many bootstraps
+ * it took and why (the level each ciphertext was at and the levels the next step needed, whether it shared a
+ * bootstrap, whether precision asked for two), from the {@link Accounting} of a planning run or a real one.
+ */
+public final class PlanExplanation {
+    private final Accounting accounting;
+
+    public PlanExplanation(Accounting accounting) {
+        this.accounting = accounting;
+    }
+
+    /** Bootstrap calls in all (a pair counts once; a precise one, its two). */
+    public long bootstraps() {
+        return accounting.operators().values().stream().mapToLong(OperatorStats::bootstraps).sum();
+    }
+
+    public String toText() {
+        Map<String, Map<String, Integer>> reasons = new LinkedHashMap<>();
+        for (Accounting.Placement p : accounting.placements()) {
+            reasons.computeIfAbsent(p.operator(), k -> new LinkedHashMap<>()).merge(p.reason(), 1, Integer::sum);
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-50s %7s %7s  %s%n", "operator", "levels", "boots", "why"));
+        for (var e : accounting.operators().entrySet()) {
+            OperatorStats s = e.getValue();
+            Map<String, Integer> why = reasons.getOrDefault(e.getKey(), Map.of());
+            sb.append(String.format(Locale.ROOT, "%-50s %7d %7d  %s%n", e.getKey(), s.levelsUsed(), s.bootstraps(),
+                    why.isEmpty() ? "" : describe(why.entrySet().iterator().next())));
+            why.entrySet().stream().skip(1).forEach(w -> sb.append(String.format(Locale.ROOT, "%-50s %7s %7s  %s%n",
+                    "", "", "", describe(w))));
+        }
+        sb.append(String.format(Locale.ROOT, "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise "
+                + "bootstrap is two)%n", bootstraps()));
+        return sb.toString();
+    }
+
+    private static String describe(Map.Entry<String, Integer> reason) {
+        return reason.getValue() + " × " + reason.getKey();
+    }
+}
