@@ -98,14 +98,23 @@ final class EncryptedRun {
         ArrayNode samples = json.putArray("plans");
         try (var keys = encrypted.planningKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
             for (int i = 0; i < inputs.size(); i++) {
-                var result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
-                        calibration, step -> { });
-                var plan = new dev.polyhe.core.report.PlanExplanation(result.accounting());
-                out.printf(Locale.ROOT, "plan for sample %d (planned in %.2f s):%n", i, result.seconds());
+                var planned = encrypted.plan(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
+                        calibration);
+                if (planned == null) {
+                    out.printf(Locale.ROOT, "sample %d: the chain holds the whole model: no bootstraps to plan%n", i);
+                    boots.add(0L);
+                    samples.addObject().put("bootstraps", 0);
+                    continue;
+                }
+                var plan = new dev.polyhe.core.report.PlanExplanation(planned.accounting());
+                out.printf(Locale.ROOT, "sample %d: %s%n", i, planned.describe());
+                planned.trials().forEach((site, count) -> out.printf(Locale.ROOT, "  refresh before %s: %d calls%s%n",
+                        site, count, planned.plan().refreshesBefore(site) ? " (kept)" : ""));
                 out.print(plan.toText());
                 out.flush();
-                boots.add(plan.bootstraps());
-                samples.addObject().put("bootstraps", plan.bootstraps());
+                boots.add(planned.bootstraps());
+                samples.addObject().put("bootstraps", planned.bootstraps()).put("greedy_bootstraps",
+                        planned.greedyBootstraps()).put("plan", planned.plan().toString());
             }
         }
         return boots;
@@ -178,9 +187,18 @@ final class EncryptedRun {
                 out.printf(Locale.ROOT, "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
                         + "vs exact: mse %.3e, max %.3e, same prediction %s%n", i, result.seconds(), ap.mse(),
                         ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());
+                if (result.planned() != null) {
+                    out.printf(Locale.ROOT, "ckks sample %d: %s%n", i, result.planned().describe());
+                }
                 out.print(breakdown.toText());
                 out.flush();
                 ObjectNode sampleJson = samples.addObject();
+                if (result.planned() != null) {
+                    sampleJson.put("bootstrap_plan", result.planned().plan().toString())
+                            .put("planned_bootstraps", result.planned().bootstraps())
+                            .put("greedy_bootstraps", result.planned().greedyBootstraps())
+                            .put("planning_seconds", result.planned().seconds());
+                }
                 sampleJson.put("seconds", result.seconds());
                 ArrayNode blockJson = sampleJson.putArray("block_seconds");
                 blocks.forEach(blockJson::add);

@@ -50,9 +50,20 @@ public final class EncryptedInference {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EncryptedInference.class);
 
     private final InferenceService service;
+    private final boolean searchPlans;
 
     public EncryptedInference(InferenceService service) {
+        this(service, !"greedy".equals(System.getProperty(PLANNER_PROPERTY)));
+    }
+
+    private EncryptedInference(InferenceService service, boolean searchPlans) {
         this.service = service;
+        this.searchPlans = searchPlans;
+    }
+
+    /** The same, placing bootstraps greedily, without a planner's search (to compare). */
+    public EncryptedInference greedy() {
+        return new EncryptedInference(service, false);
     }
 
     /**
@@ -139,8 +150,48 @@ public final class EncryptedInference {
         return keys.engine().fromPlain(embeddings);
     }
 
-    /** What the server sends back, and how it went. */
-    public record ServerResult(ModelOutput<CkksTensor> output, Accounting accounting, double seconds) {
+    /**
+     * What the server sends back, and how it went.
+     *
+     * @param planned the bootstrap plan followed; null where the keys do not bootstrap (nothing to plan)
+     */
+    public record ServerResult(ModelOutput<CkksTensor> output, Accounting accounting, double seconds,
+            BootstrapPlanner.Planned planned) {
+    }
+
+    /** Set to {@code greedy} to skip planning and place bootstraps greedily (to compare, or to save the planning). */
+    public static final String PLANNER_PROPERTY = "polyhe.planner";
+
+    /**
+     * The bootstrap plan for {@code model} on {@code embeddings} ({@link BootstrapPlanner}), made on symbolic runs
+     * of the same parameters and packing as {@code keys}; greedy placement's alone where planning is switched off
+     * ({@value #PLANNER_PROPERTY}{@code =greedy}); null where the keys do not bootstrap.
+     */
+    public BootstrapPlanner.Planned plan(KeySet keys, LoadedModel model, CkksTensor embeddings,
+            Calibration calibration) {
+        EvaluationKeys real = keys.evaluationKeys();
+        if (real == null || !real.hasBootstrapping()) {
+            return null;
+        }
+        HeContext context = keys.context();
+        SymbolicContext symbolic = new SymbolicContext(context.parameters(), context.chainPrimes(),
+                CkksEngine.topLevel(context.parameters()));
+        SecretKey sk = symbolic.generateSecretKey();
+        EvaluationKeys symbolicKeys = real.bootstrapSlots().isEmpty()
+                ? symbolic.generateEvaluationKeys(sk, real.rotationSteps(), real.hasConjugation(), true)
+                : symbolic.generateEvaluationKeys(sk, real.rotationSteps(), real.hasConjugation(),
+                        real.bootstrapSlots());
+        KeySet planning = new KeySet(keys.backend(), symbolic, sk, symbolicKeys, keys.packing());
+        var nonlinearities = service.polynomialNonlinearities(calibration, false);
+        BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
+            CkksEngine engine = planning.engine();
+            engine.follow(plan);
+            model.model().forward(engine, withInputRange(engine, engine.likeOf(embeddings), calibration),
+                    nonlinearities);
+            return engine.accounting();
+        }).plan(searchPlans);
+        LOG.debug("{}", planned.describe());
+        return planned;
     }
 
     /**
@@ -159,13 +210,17 @@ public final class EncryptedInference {
      */
     public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
             Consumer<BlockProgress> progress, Consumer<Accounting> started) {
+        BootstrapPlanner.Planned planned = plan(keys, model, embeddings, calibration);
         CkksEngine engine = keys.engine();
+        if (planned != null) {
+            engine.follow(planned.plan());
+        }
         started.accept(engine.accounting());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
         ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
                 nonlinearities, blockProgress(model, engine, progress));
-        return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9);
+        return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9, planned);
     }
 
     /** A traced run: what the server would send back, and the error trace against the plaintext polynomial model. */
@@ -180,6 +235,10 @@ public final class EncryptedInference {
     public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
             Consumer<BlockProgress> progress) {
         CkksEngine engine = keys.engine();
+        BootstrapPlanner.Planned planned = plan(keys, model, engine.fromPlain(embeddings), calibration);
+        if (planned != null) {
+            engine.follow(planned.plan());
+        }
         PlainEngine plain = new PlainEngine();
         ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe(engine));
         engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(in.slots(), in.level(),
@@ -194,7 +253,7 @@ public final class EncryptedInference {
             double seconds = (System.nanoTime() - t0) / 1e9;
             ModelOutput<CkksTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
                     out.logits() == null ? null : out.logits().traced());
-            return new TracedResult(new ServerResult(encrypted, engine.accounting(), seconds), ops.trace());
+            return new TracedResult(new ServerResult(encrypted, engine.accounting(), seconds, planned), ops.trace());
         } finally {
             engine.observeBootstraps(null);
         }

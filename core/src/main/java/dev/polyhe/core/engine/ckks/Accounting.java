@@ -162,18 +162,33 @@ public final class Accounting {
      * {@code levelsNeeded}; {@code paired}: a second ciphertext shared it; {@code precise}: it ran twice for
      * precision.
      */
-    public record Placement(String operator, int level, int levelsNeeded, boolean paired, boolean precise) {
+    public record Placement(String operator, int level, int levelsNeeded, boolean paired, boolean precise,
+            boolean planned) {
         /** The reason in words, for a plan's explanation. */
         public String reason() {
-            return "needs " + levelsNeeded + " level" + (levelsNeeded == 1 ? "" : "s") + ", at level " + level
+            return (planned ? "planned refresh of a linear map's input, at level " + level
+                    : "needs " + levelsNeeded + " level" + (levelsNeeded == 1 ? "" : "s") + ", at level " + level)
                     + (paired ? "; paired with another ciphertext" : "") + (precise ? "; twice, for precision" : "");
         }
     }
 
     private final java.util.List<Placement> placements = new java.util.ArrayList<>();
+    private final java.util.Set<String> refreshSites = new java.util.LinkedHashSet<>();
 
-    void placed(int level, int levelsNeeded, boolean paired, boolean precise) {
-        placements.add(new Placement(currentPath(), level, levelsNeeded, paired, precise));
+    void placed(int level, int levelsNeeded, boolean paired, boolean precise, boolean planned) {
+        placements.add(new Placement(currentPath(), level, levelsNeeded, paired, precise, planned));
+    }
+
+    void refreshSite(String site) {
+        refreshSites.add(site);
+    }
+
+    /**
+     * The sites ({@link RefreshPlan#site}) where a planned refresh could have run: linear maps whose input had a
+     * ciphertext below the top level, in the order first met.
+     */
+    public java.util.Set<String> refreshSites() {
+        return java.util.Collections.unmodifiableSet(refreshSites);
     }
 
     /** Every bootstrap placement, in the order they were made. */

@@ -65,6 +65,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     private final Map<Ciphertext, Ciphertext> refreshedCopies = new java.util.WeakHashMap<>();
     private BootstrapObserver bootstrapObserver;
+    private RefreshPlan plan = RefreshPlan.GREEDY;
+    /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
+    private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
+    /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
+    private boolean plannedRefresh;
 
     /**
      * Sees every bootstrap the engine does: the ciphertext handed to the backend (after any scaling the engine
@@ -73,6 +78,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public interface BootstrapObserver {
         /** @param bound the bound on |values| the engine assumed (NaN: none) */
         void bootstrapped(Ciphertext in, Ciphertext out, double inputFactor, double bound);
+    }
+
+    /** Follows {@code plan} from the next operation on (the default: {@link RefreshPlan#GREEDY}). */
+    public void follow(RefreshPlan plan) {
+        this.plan = plan;
+    }
+
+    /**
+     * A tensor of this engine with the shape, layout and range of {@code other} (of another engine), its ciphertexts
+     * at the same levels and scales: how a planning engine ({@code SymbolicContext}) stands in for a real input.
+     */
+    public CkksTensor likeOf(CkksTensor other) {
+        if (encryptor == null) {
+            throw new IllegalStateException("likeOf encrypts: it needs an engine with an encryptor");
+        }
+        Ciphertext[] cts = new Ciphertext[other.cts.length];
+        for (int i = 0; i < cts.length; i++) {
+            Ciphertext c = other.cts[i];
+            cts[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
+        }
+        return ranged(other.with(cts, other.clean), other.range);
     }
 
     /** Sets (or, with null, removes) the observer of bootstraps. */
@@ -248,7 +274,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
         int k = partner == null ? alone : pairPrescale(alone);
         Ciphertext in = prescaled(c, k, op);
-        accounting.placed(c.level(), levels, partner != null, precise);
+        accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
         if (LOG.isDebugEnabled()) {
             LOG.debug("bootstrap in {}: level {}, bound {}, input factor {}, {}{}", op.label(), c.level(), bounds.of(c),
                     Math.scalb(1.0, -k),
@@ -561,8 +587,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (b.level() > a.level()) {
             return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
         }
-        Ciphertext x = withLevels(a, 1, op);
-        Ciphertext y = withLevels(b, 1, op);
+        // both spent: refreshed together, as one pair bootstrap where they allow it
+        partners.group(List.of(a, b));
+        Ciphertext x;
+        Ciphertext y;
+        try {
+            x = withLevels(a, 1, op);
+            y = withLevels(b, 1, op);
+        } finally {
+            partners.endGroup();
+        }
         if (x != a || y != b) {
             return aligned(x, y, op);
         }
@@ -1083,10 +1117,33 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (x.layout == Layout.DIAGONALS || x.layout == Layout.HEAD_DIAGONALS) {
             throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
         }
+        x = asPlanned(x);
         CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias)
                 : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias)
                 : blockLinear.intoBlocks(x, weight, bias);
         return ranged(y, linearRange(x.range, weight, bias));
+    }
+
+    /**
+     * The input of a linear map, refreshed to the top level first where the plan says so. Sites whose input has a
+     * ciphertext below the top level are offered to planners ({@link Accounting#refreshSites}).
+     */
+    private CkksTensor asPlanned(CkksTensor x) {
+        String path = accounting.currentOperator();
+        String site = RefreshPlan.site(path, linearMaps.merge(path, 1, Integer::sum) - 1);
+        if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && bootstraps(c))) {
+            return x;
+        }
+        accounting.refreshSite(site);
+        if (!plan.refreshesBefore(site)) {
+            return x;
+        }
+        plannedRefresh = true;
+        try {
+            return reserve(x, maxLevel, x.range == null ? Double.NaN : x.range.maxAbs());
+        } finally {
+            plannedRefresh = false;
+        }
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
