@@ -56,6 +56,10 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Option(names = "--layers", defaultValue = "1", description = "Transformer blocks (default: ${DEFAULT-VALUE}).")
     int layers;
 
+    @Option(names = "--vocab", paramLabel = "V", description = "Vocabulary of the LM head (default: the shape's; "
+            + "pythia-70m: 50304). The head is one wide matmul after the last block: a small V times the blocks alone.")
+    Integer vocab;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the weights and the input (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -94,6 +98,9 @@ final class BenchLayerCommand implements Callable<Integer> {
         RandomCheckpoint.Shape s;
         try {
             s = RandomCheckpoint.shape(shape).withLayers(layers);
+            if (vocab != null) {
+                s = s.withVocab(vocab);
+            }
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException("--shape: " + e.getMessage());
         }
@@ -113,7 +120,8 @@ final class BenchLayerCommand implements Callable<Integer> {
                 throw new ErrorReport.InputException(e.getMessage());
             }
             out.printf(Locale.ROOT, "bench layer: shape %s (hidden %d, %d heads, FFN %d), %d block(s), %d tokens, "
-                    + "random weights (seed %d)%n", s.name(), s.hidden(), s.heads(), s.ffn(), s.layers(), tokens, seed);
+                    + "vocabulary %d, random weights (seed %d)%n", s.name(), s.hidden(), s.heads(), s.ffn(), s.layers(),
+                    tokens, s.vocab(), seed);
             out.flush();
             Calibration cal = service.calibrate(loaded, inputs);
             InferenceService.Comparison plain = service.compare(loaded, inputs, cal);
@@ -148,7 +156,8 @@ final class BenchLayerCommand implements Callable<Integer> {
             if (asJson) {
                 ObjectNode report = OutputJson.MAPPER.createObjectNode();
                 report.put("shape", s.name()).put("hidden", s.hidden()).put("heads", s.heads()).put("ffn", s.ffn())
-                        .put("layers", s.layers()).put("tokens", tokens).put("seed", seed).put("backend", backend);
+                        .put("layers", s.layers()).put("vocab", s.vocab()).put("tokens", tokens).put("seed", seed)
+                        .put("backend", backend);
                 ArrayNode blockJson = report.putArray("block_seconds");
                 for (double b : blocks) {
                     blockJson.add(b);

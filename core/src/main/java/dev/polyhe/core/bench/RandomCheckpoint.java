@@ -78,15 +78,18 @@ public final class RandomCheckpoint {
         public Shape withLayers(int n) {
             return new Shape(name, hidden, heads, ffn, vocab, n, rotaryPct, imageSize, patchSize);
         }
+
+        public Shape withVocab(int n) {
+            return new Shape(name, hidden, heads, ffn, n, layers, rotaryPct, imageSize, patchSize);
+        }
     }
 
     /**
-     * Named shapes: {@code pythia-70m} (hidden 512, 8 heads, FFN 2048, rotary on a quarter of each head; a
-     * 128-token vocabulary, since the embedding runs on the client and the head's size is not the layer's) and
-     * {@code tiny} (hidden 8, 2 heads, FFN 16) for tests.
+     * Named shapes: {@code pythia-70m} (hidden 512, 8 heads, FFN 2048, rotary on a quarter of each head, Pythia's
+     * padded vocabulary of 50 304 tokens for the LM head) and {@code tiny} (hidden 8, 2 heads, FFN 16) for tests.
      */
     public static final Map<String, Shape> SHAPES = Map.of(
-            "pythia-70m", new Shape("pythia-70m", 512, 8, 2048, 128, 1, 0.25),
+            "pythia-70m", new Shape("pythia-70m", 512, 8, 2048, 50304, 1, 0.25),
             "tiny", new Shape("tiny", 8, 2, 16, 16, 1, 0.5));
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -97,6 +97,7 @@ final class BlockLinear {
                 rotated[k][steps[i] / slots] = r[i];
             }
         }
+        boolean symbolic = engine.valuesIgnored();
         Ciphertext[] ys = new Ciphertext[outBlocks];
         for (int m = 0; m < outBlocks; m++) {
             Ciphertext y = null;
@@ -105,16 +106,27 @@ final class BlockLinear {
                 ProductSum inner = new ProductSum(engine, op);
                 for (int k = 0; k < xs.length; k++) {
                     for (int a = 0; a < babies; a++) {
-                        double[] diag = diagonal(weight, x.cols, m, k, g * babies + a);
-                        if (diag == null) {
-                            continue;
+                        int d = g * babies + a;
+                        Plaintext w;
+                        if (symbolic) {
+                            // a planning run: which products happen and how large the weights are, not the weights
+                            double maxAbs = diagonalMaxAbs(weight, x.cols, m, k, d);
+                            if (maxAbs == 0) {
+                                continue;
+                            }
+                            w = engine.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
+                        } else {
+                            double[] diag = diagonal(weight, x.cols, m, k, d);
+                            if (diag == null) {
+                                continue;
+                            }
+                            double[] pre = new double[width];
+                            for (int i = 0; i < width; i++) {
+                                pre[(i + shift) % width] = diag[i];
+                            }
+                            w = engine.encodeForProduct(pre, width, rotated[k][a], target, op);
                         }
-                        double[] pre = new double[width];
-                        for (int i = 0; i < width; i++) {
-                            pre[(i + shift) % width] = diag[i];
-                        }
-                        inner.add(engine.plainProductRaw(rotated[k][a],
-                                engine.encodeForProduct(pre, width, rotated[k][a], target, op), op));
+                        inner.add(engine.plainProductRaw(rotated[k][a], w, op));
                     }
                 }
                 if (inner.isEmpty()) {
@@ -142,6 +154,15 @@ final class BlockLinear {
             Arrays.fill(v, c * slots, (c + 1) * slots, diagonalEntry(weight, in, m, k, d, c));
         }
         return v;
+    }
+
+    /** The largest |entry| of the d-th diagonal of block (m, k) (0: all zero), without building it. */
+    private double diagonalMaxAbs(Matrix weight, int in, int m, int k, int d) {
+        double max = 0;
+        for (int c = 0; c < columns; c++) {
+            max = Math.max(max, Math.abs(diagonalEntry(weight, in, m, k, d, c)));
+        }
+        return max;
     }
 
     /** Whether the d-th diagonal of block (m, k) has a nonzero entry (checked without building it). */

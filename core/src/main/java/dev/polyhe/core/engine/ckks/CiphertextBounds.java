@@ -68,7 +68,12 @@ final class CiphertextBounds {
         for (double v : values) {
             m = Math.max(m, Math.abs(v));
         }
-        plaintexts.put(p, m);
+        return set(p, m);
+    }
+
+    /** Records that p encodes values of at most {@code maxAbs} in magnitude. */
+    Plaintext set(Plaintext p, double maxAbs) {
+        plaintexts.put(p, maxAbs);
         return p;
     }
 

@@ -80,6 +80,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         void bootstrapped(Ciphertext in, Ciphertext out, double inputFactor, double bound);
     }
 
+    /**
+     * Whether encoded values are ignored (a planning engine on a {@code SymbolicContext}): plaintext weights need not
+     * be built then, only which of them are nonzero.
+     */
+    boolean valuesIgnored() {
+        return context instanceof dev.polyhe.core.engine.symbolic.SymbolicContext;
+    }
+
     /** Follows {@code plan} from the next operation on (the default: {@link RefreshPlan#GREEDY}). */
     public void follow(RefreshPlan plan) {
         this.plan = plan;
@@ -687,6 +695,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 values);
     }
 
+    /**
+     * {@link #encodeForProduct} on a planning engine ({@link #valuesIgnored}): no values, only their largest
+     * magnitude, which the bounds (and so the bootstrap decisions) follow.
+     */
+    Plaintext encodeForProductSymbolic(double maxAbs, int width, Ciphertext operand, double productScale,
+            OperatorKind op) {
+        double at = productScale / operand.scale();
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(),
+                at)), maxAbs);
+    }
+
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
@@ -905,11 +924,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         double lo = Double.POSITIVE_INFINITY;
         double hi = Double.NEGATIVE_INFINITY;
+        double xLo = r.lo(); // once: each is a pass over the range's samples
+        double xHi = r.hi();
         for (int o = 0; o < weight.rows(); o++) {
             double l = bias == null ? 0 : bias[o];
             double h = l;
             for (int j = 0; j < weight.cols(); j++) {
-                double[] p = ValueRange.products(r.lo(), r.hi(), weight.get(o, j), weight.get(o, j));
+                double[] p = ValueRange.products(xLo, xHi, weight.get(o, j), weight.get(o, j));
                 l += p[0];
                 h += p[1];
             }
