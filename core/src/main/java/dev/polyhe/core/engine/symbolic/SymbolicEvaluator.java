@@ -14,7 +14,8 @@ import dev.polyhe.api.he.Plaintext;
 final class SymbolicEvaluator implements Evaluator {
     /** Bootstrapping needs q_0/scale of at least this much (the CPU backend's bound). */
     private static final double MIN_HEADROOM = 0x1p10;
-    private static final double SCALE_MATCH = 0x1p-20;
+    /** As the CPU backend: scales this close (relatively) add as rounding. */
+    private static final double SCALE_MATCH = 0x1p-16;
 
     private final double[] primes;
     private final double[] logModulus;
