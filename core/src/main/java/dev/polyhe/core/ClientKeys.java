@@ -12,13 +12,16 @@ import java.nio.file.Path;
 public final class ClientKeys implements AutoCloseable {
     private final KeySet keys;
     private final ServerKeys serverView;
+    private final PolyHe owner;
 
-    ClientKeys(KeySet keys) {
+    /** @param owner the instance that releases these keys on its close, told when they are released first */
+    ClientKeys(KeySet keys, PolyHe owner) {
         if (!keys.clientSide()) {
             throw new IllegalArgumentException("a client key set needs the secret key");
         }
         this.keys = keys;
-        this.serverView = new ServerKeys(keys, false);
+        this.owner = owner;
+        this.serverView = new ServerKeys(keys, false, null);
     }
 
     KeySet keySet() {
@@ -49,5 +52,6 @@ public final class ClientKeys implements AutoCloseable {
     @Override
     public void close() {
         keys.close();
+        owner.untrack(this); // nothing left to release: the instance need not hold on to the keys
     }
 }

@@ -185,6 +185,11 @@ public final class PolyHe implements AutoCloseable {
         return resource;
     }
 
+    /** Forgets a key set its user released (a long-lived host would otherwise hold every one it ever made). */
+    void untrack(AutoCloseable resource) {
+        resources.remove(resource);
+    }
+
     /** Releases every key set made through this instance's façades (their contexts and keys). */
     @Override
     public void close() {

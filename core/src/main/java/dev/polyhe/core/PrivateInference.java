@@ -142,19 +142,19 @@ public final class PrivateInference {
     public ClientKeys generateKeys(String preset, int maxTokens, boolean bootstrapping) {
         var info = model.model().info();
         return owner.track(new ClientKeys(encrypted.generateKeys(backend, backend.preset(preset), maxTokens,
-                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping)));
+                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping), owner));
     }
 
     /** Client: a key folder written by {@link ClientKeys#write} or {@code polyhe keys generate}. */
     public ClientKeys loadClientKeys(Path dir) throws IOException {
-        return owner.track(new ClientKeys(KeyFiles.readClient(dir, backend)));
+        return owner.track(new ClientKeys(KeyFiles.readClient(dir, backend), owner));
     }
 
     /**
      * Server: a key folder without the secret key; parameters below 128 bits are refused unless accepted.
      */
     public ServerKeys loadServerKeys(Path dir, boolean acceptInsecure) throws IOException {
-        return owner.track(new ServerKeys(KeyFiles.readServer(dir, backend, acceptInsecure), true));
+        return owner.track(new ServerKeys(KeyFiles.readServer(dir, backend, acceptInsecure), true, owner));
     }
 
     /** Client: the input embedded (token lookup or patches) and encrypted. */

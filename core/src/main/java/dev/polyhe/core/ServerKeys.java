@@ -6,11 +6,16 @@ import dev.polyhe.core.encrypted.KeySet;
 public final class ServerKeys implements AutoCloseable {
     private final KeySet keys;
     private final boolean owned;
+    private final PolyHe owner;
 
-    /** @param owned whether closing these keys releases them (not for a client's own view) */
-    ServerKeys(KeySet keys, boolean owned) {
+    /**
+     * @param owned whether closing these keys releases them (not for a client's own view)
+     * @param owner the instance that releases owned keys on its close, told when they are released first (or null)
+     */
+    ServerKeys(KeySet keys, boolean owned, PolyHe owner) {
         this.keys = keys;
         this.owned = owned;
+        this.owner = owner;
     }
 
     KeySet keySet() {
@@ -21,6 +26,9 @@ public final class ServerKeys implements AutoCloseable {
     public void close() {
         if (owned) {
             keys.close();
+            if (owner != null) {
+                owner.untrack(this);
+            }
         }
     }
 }

@@ -48,15 +48,20 @@ final class DemoCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** "1 HE backend", "2 HE backends". */
+    private static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
-            out.printf(Locale.ROOT, "PolyHE demo: %d attention mechanisms, %d approximators, %d HE backends, "
-                    + "%d model architectures found%n%n", polyhe.registry().plugins(PluginKind.ATTENTION).size(),
-                    polyhe.registry().plugins(PluginKind.APPROXIMATION).size(),
-                    polyhe.registry().plugins(PluginKind.HE_BACKEND).size(),
-                    polyhe.registry().plugins(PluginKind.MODEL).size());
+            out.printf(Locale.ROOT, "PolyHE demo: %s, %s, %s, %s found%n%n",
+                    count(polyhe.registry().plugins(PluginKind.ATTENTION).size(), "attention mechanism"),
+                    count(polyhe.registry().plugins(PluginKind.APPROXIMATION).size(), "approximator"),
+                    count(polyhe.registry().plugins(PluginKind.HE_BACKEND).size(), "HE backend"),
+                    count(polyhe.registry().plugins(PluginKind.MODEL).size(), "model architecture"));
             out.flush();
             polynomialModel(polyhe, out);
             encryptedAttention(polyhe, out);
