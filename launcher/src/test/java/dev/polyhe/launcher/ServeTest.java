@@ -236,6 +236,14 @@ class ServeTest {
         var foreign = submit("tiny", id, Files.readAllBytes(encrypt("wide.ct", wide)));
         assertTrue(errorOf(foreign, 409).get("error").asText().contains("slots per column"), foreign.body());
 
+        // keys made the same way from another secret: same parameters and packing, another key set
+        Path twin = dir.resolve("twin-keys");
+        assertEquals(0, polyhe("keys", "generate", "--model", model.toString(), "--preset",
+                "insecure-test-boot-dense-N10", "--bootstrapping", "--max-tokens", "4", "--out", twin.toString()).code());
+        var stranger = submit("tiny", id, Files.readAllBytes(encrypt("twin.ct", twin)));
+        assertTrue(errorOf(stranger, 409).get("error").asText().contains("another key set with the same parameters and packing"),
+                stranger.body());
+
         var missing = send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/no-such-job")));
         errorOf(missing, 404);
         var early = send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/no-such-job/result")));

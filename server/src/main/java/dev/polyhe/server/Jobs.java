@@ -131,7 +131,10 @@ final class Jobs implements AutoCloseable {
         }
     }
 
-    /** The header names the key set's backend, parameters and packing, or the query is refused now. */
+    /**
+     * The header names the key set's backend, parameters, packing and (files of format 3) the key set itself, or the
+     * query is refused now rather than failing in a worker.
+     */
     private static void checkAgainstKeySet(Path query, Path keyDir) throws IOException {
         EncryptedTensorFormat.Identity id;
         try (InputStream in = Files.newInputStream(query)) {
@@ -152,6 +155,12 @@ final class Jobs implements AutoCloseable {
         if (!Integer.toString(id.packingSlots()).equals(p.getProperty("packing-slots"))) {
             throw new HttpError(409, "the query was packed for " + id.packingSlots() + " slots per column but this key "
                     + "set packs " + p.getProperty("packing-slots"));
+        }
+        String keySet = p.getProperty("key-set-id");
+        if (!id.keySetId().isEmpty() && keySet != null && !id.keySetId().equals(keySet)) {
+            throw new HttpError(409, "the query was encrypted under another key set with the same parameters and "
+                    + "packing (key set " + id.keySetId() + "; the one named: " + keySet + "): encrypt it with the keys "
+                    + "whose server half was uploaded");
         }
     }
 

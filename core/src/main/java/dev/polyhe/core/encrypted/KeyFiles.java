@@ -57,6 +57,7 @@ public final class KeyFiles {
         p.setProperty("packing-slots", Integer.toString(keys.packingSlots()));
         p.setProperty("columns-per-ciphertext", Integer.toString(keys.packing().columnsPerCiphertext()));
         p.setProperty("parameter-hash", keys.context().parameterHash());
+        p.setProperty("key-set-id", keys.evaluationKeys().keySetId());
         try (OutputStream out = Files.newOutputStream(server.resolve(KEYSET))) {
             p.store(out, "PolyHE key set");
         }

@@ -27,7 +27,9 @@ import java.util.zip.CRC32;
  */
 public final class EncryptedTensorFormat {
     private static final int MAGIC = 0x50484554; // "PHET"
-    private static final int VERSION = 2;
+    /** 3 names the key set after the packing width; 2 (still read) did not. */
+    private static final int VERSION = 3;
+    private static final int OLDEST_READ = 2;
 
     private EncryptedTensorFormat() {}
 
@@ -44,6 +46,8 @@ public final class EncryptedTensorFormat {
         h.writeUTF(backend);
         h.writeUTF(context.parameterHash());
         h.writeInt(packingSlots);
+        h.writeUTF(tensors.values().stream().flatMap(t -> java.util.Arrays.stream(t.cts)).findFirst()
+                .map(Ciphertext::keySetId).orElse(""));
         h.writeInt(metadata.size());
         for (var m : metadata.entrySet()) {
             h.writeUTF(m.getKey());
@@ -93,19 +97,27 @@ public final class EncryptedTensorFormat {
     public record Contents(int packingSlots, Map<String, String> metadata, Map<String, CkksTensor> tensors) {
     }
 
-    /** Magic, version, length and checksum checked: the header's bytes. */
-    private static byte[] header(DataInputStream d) throws IOException {
+    /** A header's format version and bytes. */
+    private record Header(int version, byte[] bytes) {
+        DataInputStream fields() {
+            return new DataInputStream(new ByteArrayInputStream(bytes));
+        }
+    }
+
+    /** Magic, version, length and checksum checked: the header. */
+    private static Header header(DataInputStream d) throws IOException {
         byte[] header;
+        int version;
         try {
             int magic = d.readInt();
             if (magic != MAGIC) {
                 throw new HeException("not a PolyHE encrypted tensor file (bad magic 0x" + Integer.toHexString(magic)
                         + ")");
             }
-            int version = d.readInt();
-            if (version != VERSION) {
+            version = d.readInt();
+            if (version < OLDEST_READ || version > VERSION) {
                 throw new HeException("encrypted tensor file format version " + version + " is not supported; this "
-                        + "PolyHE reads version " + VERSION);
+                        + "PolyHE reads versions " + OLDEST_READ + " to " + VERSION);
             }
             int length = d.readInt();
             if (length < 0 || length > 64 << 20) {
@@ -124,11 +136,12 @@ public final class EncryptedTensorFormat {
         } catch (EOFException e) {
             throw new HeException("encrypted tensor file is truncated (its header ends early)");
         }
-        return header;
+        return new Header(version, header);
     }
 
     /** Which key set and packing a file was written for, from its header alone (nothing else is read). */
-    public record Identity(String backend, String parameterHash, int packingSlots) {
+    /** @param keySetId the key set the ciphertexts were encrypted under; empty in a version-2 file (unknown) */
+    public record Identity(String backend, String parameterHash, int packingSlots, String keySetId) {
     }
 
     /**
@@ -138,19 +151,19 @@ public final class EncryptedTensorFormat {
      * @throws HeException for a file that is not one, or is truncated or corrupted
      */
     public static Identity identify(InputStream in) throws IOException {
-        DataInputStream h = new DataInputStream(new ByteArrayInputStream(header(new DataInputStream(in))));
+        Header header = header(new DataInputStream(in));
+        DataInputStream h = header.fields();
         try {
-            return new Identity(h.readUTF(), h.readUTF(), h.readInt());
+            return new Identity(h.readUTF(), h.readUTF(), h.readInt(), header.version() >= 3 ? h.readUTF() : "");
         } catch (EOFException | java.io.UTFDataFormatException e) {
             throw new HeException("encrypted tensor file is corrupted: its header ends inside a field");
         }
     }
 
     public static Contents read(HeContext context, String backend, InputStream in) throws IOException {
-        byte[] header = header(new DataInputStream(in));
-        DataInputStream h = new DataInputStream(new ByteArrayInputStream(header));
+        Header header = header(new DataInputStream(in));
         try {
-            return contents(context, backend, h, in);
+            return contents(context, backend, header.version(), header.fields(), in);
         } catch (EOFException e) {
             throw new HeException("encrypted tensor file is corrupted: its header ends inside a field");
         } catch (java.io.UTFDataFormatException e) {
@@ -170,8 +183,8 @@ public final class EncryptedTensorFormat {
      * The header's fields, each checked against a limit worked out from trusted values (the context's ring, the
      * packing width, the shapes already read) before anything is allocated on its word.
      */
-    private static Contents contents(HeContext context, String backend, DataInputStream h, InputStream in)
-            throws IOException {
+    private static Contents contents(HeContext context, String backend, int version, DataInputStream h,
+            InputStream in) throws IOException {
         String fileBackend = h.readUTF();
         String hash = h.readUTF();
         if (!fileBackend.equals(backend)) {
@@ -187,6 +200,9 @@ public final class EncryptedTensorFormat {
         if (Integer.bitCount(packingSlots) != 1) {
             throw new HeException("encrypted tensor file is corrupted: packing width " + packingSlots
                     + " is not a power of two");
+        }
+        if (version >= 3) {
+            h.readUTF(); // the key set: each ciphertext names its own, and the evaluator checks those
         }
         Map<String, String> metadata = new LinkedHashMap<>();
         int entries = field("metadata entries", h.readInt(), 0, MAX_ENTRIES);
