@@ -209,6 +209,17 @@ final class Jobs implements AutoCloseable {
             LOG.warn("job {} failed: {}", job.id, e.toString());
             job.finish(Job.State.FAILED, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
                     (System.nanoTime() - t0) / 1e9);
+        } catch (Error e) {
+            // a plugin's StackOverflowError or AssertionError ends the job, not the worker, and never leaves it
+            // "running" forever; a broken JVM (InternalError, ...) is still rethrown once the job is marked failed
+            failedJobs.incrementAndGet();
+            LOG.error("job {} died: {}", job.id, e.toString());
+            job.finish(Job.State.FAILED, "the worker died on this job: " + e, (System.nanoTime() - t0) / 1e9);
+            writeStatus(job);
+            if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+                throw e;
+            }
+            return;
         }
         writeStatus(job);
     }
