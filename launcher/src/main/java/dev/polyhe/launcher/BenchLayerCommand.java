@@ -132,8 +132,9 @@ final class BenchLayerCommand implements Callable<Integer> {
                 long boots = run.explain(loaded, inputs, cal, plain, json).get(0);
                 if (asJson) {
                     ObjectNode plan = OutputJson.MAPPER.createObjectNode();
-                    plan.put("shape", s.name()).put("layers", s.layers()).put("tokens", tokens).put("seed", seed)
-                            .put("bootstraps", boots);
+                    plan.put("shape", s.name()).put("layers", s.layers()).put("vocab", s.vocab()).put("tokens", tokens)
+                            .put("seed", seed).put("bootstraps", boots);
+                    plan.setAll(json);
                     stdout.println(plan.toPrettyString());
                     stdout.flush();
                 }

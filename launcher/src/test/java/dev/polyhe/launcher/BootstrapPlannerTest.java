@@ -84,7 +84,7 @@ class BootstrapPlannerTest {
     }
 
     @Test
-    void explainPlanPrintsWhereAndWhyWithoutKeys() {
+    void explainPlanPrintsWhereAndWhyWithoutKeys() throws Exception {
         var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "2", "--preset", PRESET,
                 "--explain-plan");
         assertEquals(0, r.code(), r.err() + r.out());
@@ -95,5 +95,12 @@ class BootstrapPlannerTest {
         assertTrue(r.out().contains("needs ") && r.out().contains(", at level "), "and why: " + r.out());
         assertTrue(r.out().contains("bootstrap plan: "), r.out());
         assertTrue(!r.out().contains("block 0:") && !r.out().contains("vs poly"), "nothing ran: " + r.out());
+
+        var j = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "2", "--preset", PRESET,
+                "--explain-plan", "--format", "json");
+        assertEquals(0, j.code(), j.err() + j.out());
+        var plan = new com.fasterxml.jackson.databind.ObjectMapper().readTree(j.out()).get("plans").get(0);
+        assertEquals(Integer.parseInt(total.group(1)), plan.get("bootstraps").asInt(), j.out());
+        assertTrue(plan.get("bootstraps").asInt() <= plan.get("greedy_bootstraps").asInt(), j.out());
     }
 }
