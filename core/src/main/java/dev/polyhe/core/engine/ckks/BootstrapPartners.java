@@ -41,9 +41,9 @@ final class BootstrapPartners {
     }
 
     /**
-     * A partner for bootstrapping {@code c}: another member of the current group, else the latest nearly spent ciphertext with the same slots, a scale within
-     * 2× (a pair bootstrap reads both at one scale) and accepted by {@code compatible}, or null. Both leave the
-     * nearly-spent list.
+     * A partner for bootstrapping {@code c}: another member of the current group, else the latest nearly spent
+     * ciphertext; with the same slots, a scale within 2× (a pair bootstrap reads both at one scale) and accepted by
+     * {@code compatible}; or null. Both leave the group and the nearly-spent list.
      */
     Ciphertext partnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
         nearlySpent.remove(c);
