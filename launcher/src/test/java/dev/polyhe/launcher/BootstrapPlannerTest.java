@@ -6,26 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
-import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.core.bench.RandomCheckpoint.Architecture;
 import dev.polyhe.core.bench.RandomCheckpoint.Init;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
-import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
-import dev.polyhe.core.inference.Calibration;
-import dev.polyhe.core.inference.InferenceResult;
-import dev.polyhe.core.inference.InferenceService;
-import dev.polyhe.core.inference.LoadedModel;
-import dev.polyhe.core.inference.ModelInputs;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -37,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * accuracy; and {@code --explain-plan} prints the plan without keys.
  */
 class BootstrapPlannerTest {
-    private static final String PRESET = "insecure-test-boot-dense-N10";
+    private static final String PRESET = GeneratedQuery.PRESET;
 
     @TempDir
     Path dir;
@@ -45,26 +34,13 @@ class BootstrapPlannerTest {
     @Test
     void thePlannedRunTakesNoMoreBootstrapsThanGreedyPlacementAtTheSameAccuracy() throws Exception {
         Shape shape = new Shape("gpt_neox", 32, 2, 96, 64, 2, 0.25);
-        Path model = RandomCheckpoint.write(dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF, 5);
-        Path inputFile = Files.writeString(model.resolve("input.json"),
-                RandomCheckpoint.randomInput(Architecture.GPT_NEOX, shape, 5, 5));
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            InferenceService service = polyhe.inference()
-                    .withAttention(new PluginChoice("power-softmax", Map.of("p", 4, "epsilon", 0.001)));
-            LoadedModel loaded = service.load(model);
-            List<ModelInput> inputs = ModelInputs.read(inputFile, loaded.model());
-            Calibration cal = service.calibrate(loaded, inputs);
-            InferenceResult poly = service.compare(loaded, inputs, cal).polynomial().get(0);
-            HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-            EncryptedInference planned = new EncryptedInference(service);
-            var info = loaded.model().info();
-            try (var keys = planned.generateKeys(backend, backend.preset(PRESET), poly.embeddings().rows(),
-                    Math.max(info.hiddenSize(), info.intermediateSize()), true)) {
-                var withPlan = planned.evaluate(keys, loaded, planned.encrypt(keys, loaded.model(), inputs.get(0)),
-                        cal, step -> { });
-                EncryptedInference greedy = planned.greedy();
-                var withoutPlan = greedy.evaluate(keys, loaded, greedy.encrypt(keys, loaded.model(), inputs.get(0)),
-                        cal, step -> { });
+            GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF,
+                    5, 5);
+            EncryptedInference planned = new EncryptedInference(q.service());
+            try (var keys = q.keys(planned)) {
+                var withPlan = q.evaluate(planned, keys);
+                var withoutPlan = q.evaluate(planned.greedy(), keys);
 
                 assertNotNull(withPlan.planned(), "a run that bootstraps is planned");
                 long plannedCalls = withPlan.accounting().countsByPrimitive().get(PrimitiveKind.BOOTSTRAP);
@@ -75,7 +51,7 @@ class BootstrapPlannerTest {
                 assertTrue(plannedCalls <= greedyCalls, what);
                 for (var result : List.of(withPlan, withoutPlan)) {
                     Matrix out = planned.decrypt(keys, result.output().logits());
-                    OutputAgreement a = OutputAgreement.between(out, poly.logits());
+                    OutputAgreement a = OutputAgreement.between(out, q.polynomial().logits());
                     assertTrue(a.mse() <= 1e-4 && a.maxAbs() <= 0.01 && a.samePrediction(),
                             "mse " + a.mse() + ", max " + a.maxAbs() + ": " + what);
                 }

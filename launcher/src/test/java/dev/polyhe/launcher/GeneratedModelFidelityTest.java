@@ -4,22 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
-import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.core.bench.RandomCheckpoint.Architecture;
 import dev.polyhe.core.bench.RandomCheckpoint.Init;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
-import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
-import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceResult;
-import dev.polyhe.core.inference.InferenceService;
-import dev.polyhe.core.inference.LoadedModel;
-import dev.polyhe.core.inference.ModelInputs;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -43,8 +35,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with {@code -Dpolyhe.fidelity=all}.
  */
 class GeneratedModelFidelityTest {
-    private static final String PRESET = "insecure-test-boot-dense-N10";
-
     @TempDir
     static Path dir;
 
@@ -102,24 +92,12 @@ class GeneratedModelFidelityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void encryptedEndToEndFollowsThePolynomialModel(Case c) throws Exception {
-        Path model = RandomCheckpoint.write(dir.resolve(String.valueOf(c.seed())), c.arch(), c.shape(), c.init(),
-                c.seed());
-        Path inputFile = Files.writeString(model.resolve("input.json"),
-                RandomCheckpoint.randomInput(c.arch(), c.shape(), c.tokens(), c.seed()));
-        InferenceService service = polyhe.inference()
-                .withAttention(new PluginChoice("power-softmax", Map.of("p", 4, "epsilon", 0.001)));
-        LoadedModel loaded = service.load(model);
-        List<ModelInput> inputs = ModelInputs.read(inputFile, loaded.model());
-        Calibration cal = service.calibrate(loaded, inputs);
-        InferenceResult poly = service.compare(loaded, inputs, cal).polynomial().get(0);
-
-        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-        EncryptedInference encrypted = new EncryptedInference(service);
-        var info = loaded.model().info();
-        try (var keys = encrypted.generateKeys(backend, backend.preset(PRESET), poly.embeddings().rows(),
-                Math.max(info.hiddenSize(), info.intermediateSize()), true)) {
-            var result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(0)), cal,
-                    step -> { });
+        GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve(String.valueOf(c.seed())), c.arch(), c.shape(),
+                c.init(), c.tokens(), c.seed());
+        InferenceResult poly = q.polynomial();
+        EncryptedInference encrypted = new EncryptedInference(q.service());
+        try (var keys = q.keys(encrypted)) {
+            var result = q.evaluate(encrypted, keys);
             boolean causal = c.arch() == Architecture.GPT_NEOX;
             Matrix out = encrypted.decrypt(keys, result.output().logits());
             OutputAgreement a = OutputAgreement.between(out, poly.logits());
@@ -134,10 +112,8 @@ class GeneratedModelFidelityTest {
             assertTrue(a.samePrediction(), (causal ? "a token at some position differs: " : "the label differs: ")
                     + what);
             // the plan (levels and scales alone, no keys) places every bootstrap where the real run did
-            try (var planning = encrypted.planningKeys(backend, backend.preset(PRESET), poly.embeddings().rows(),
-                    Math.max(info.hiddenSize(), info.intermediateSize()), true)) {
-                var plan = encrypted.evaluate(planning, loaded, encrypted.encrypt(planning, loaded.model(),
-                        inputs.get(0)), cal, step -> { }).accounting();
+            try (var planning = q.planningKeys(encrypted)) {
+                var plan = q.evaluate(encrypted, planning).accounting();
                 assertEquals(bootstrapsPerOperator(result.accounting()), bootstrapsPerOperator(plan),
                         "bootstraps per operator, real run vs plan: " + what);
             }

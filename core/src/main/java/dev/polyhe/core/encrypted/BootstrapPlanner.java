@@ -1,7 +1,6 @@
 package dev.polyhe.core.encrypted;
 
 import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import dev.polyhe.core.engine.ckks.RefreshPlan;
 import java.util.function.Function;
 
@@ -40,7 +39,7 @@ public final class BootstrapPlanner {
     public Planned plan(boolean search) {
         long t0 = System.nanoTime();
         Accounting greedy = symbolicRun.apply(RefreshPlan.GREEDY);
-        long greedyCount = bootstraps(greedy);
+        long greedyCount = greedy.bootstrapsSoFar();
         RefreshPlan best = RefreshPlan.GREEDY;
         Accounting bestRun = greedy;
         long bestCount = greedyCount;
@@ -57,7 +56,7 @@ public final class BootstrapPlanner {
                 RefreshPlan tried = best.with(site);
                 Accounting run = symbolicRun.apply(tried);
                 runs++;
-                long count = bootstraps(run);
+                long count = run.bootstrapsSoFar();
                 trials.put(site, count);
                 if (count < bestCount) {
                     best = tried;
@@ -69,9 +68,5 @@ public final class BootstrapPlanner {
         }
         return new Planned(best, bestCount, greedyCount, runs, (System.nanoTime() - t0) / 1e9, bestRun,
                 java.util.Collections.unmodifiableMap(trials));
-    }
-
-    static long bootstraps(Accounting a) {
-        return a.countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
     }
 }

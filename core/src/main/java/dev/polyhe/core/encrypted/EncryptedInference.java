@@ -74,16 +74,12 @@ public final class EncryptedInference {
      */
     public KeySet generateKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
             boolean bootstrapping) {
-        int slots = CkksEngine.packingSlotsFor(maxTokens);
         HeContext ctx = backend.open(params);
-        if (slots > params.slots()) {
-            ctx.close();
-            throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
-                    + " has " + params.slots());
-        }
-        Packing packing = Packing.blocks(slots, maxColumns, params.slots());
-        Set<Integer> bootstrapSlots = bootstrapping ? packing.ciphertextSlots() : Set.of();
+        Packing packing;
+        Set<Integer> bootstrapSlots;
         try {
+            packing = packing(params, maxTokens, maxColumns);
+            bootstrapSlots = bootstrapping ? packing.ciphertextSlots() : Set.of();
             requireHeap(ctx.evaluationKeyBytes(packing.rotationSteps(), false, bootstrapSlots),
                     Runtime.getRuntime().maxMemory());
         } catch (RuntimeException e) {
@@ -106,21 +102,37 @@ public final class EncryptedInference {
      */
     public KeySet planningKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
             boolean bootstrapping) {
+        Packing packing = packing(params, maxTokens, maxColumns);
+        long[] primes;
+        try (HeContext real = backend.open(params)) {
+            primes = real.chainPrimes();
+        }
+        return symbolicKeySet(backend.name(), params, primes, packing, packing.rotationSteps(), false, bootstrapping,
+                bootstrapping ? packing.ciphertextSlots() : Set.of());
+    }
+
+    /** The packing of keys for {@code maxTokens} tokens, refused when the ring has too few slots for them. */
+    private static Packing packing(CkksParameters params, int maxTokens, int maxColumns) {
         int slots = CkksEngine.packingSlotsFor(maxTokens);
         if (slots > params.slots()) {
             throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
                     + " has " + params.slots());
         }
-        long[] primes;
-        try (HeContext real = backend.open(params)) {
-            primes = real.chainPrimes();
-        }
+        return Packing.blocks(slots, maxColumns, params.slots());
+    }
+
+    /**
+     * Keys of a {@link SymbolicContext}: the rotations, conjugation and bootstrapping given (bootstrapping with no
+     * slot count named serves every count, as a backend's keys may).
+     */
+    private static KeySet symbolicKeySet(String backend, CkksParameters params, long[] primes, Packing packing,
+            Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping, Set<Integer> bootstrapSlots) {
         SymbolicContext ctx = new SymbolicContext(params, primes, CkksEngine.topLevel(params));
-        Packing packing = Packing.blocks(slots, maxColumns, params.slots());
         SecretKey sk = ctx.generateSecretKey();
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false,
-                bootstrapping ? packing.ciphertextSlots() : Set.of());
-        return new KeySet(backend.name(), ctx, sk, keys, packing);
+        EvaluationKeys keys = bootstrapSlots.isEmpty()
+                ? ctx.generateEvaluationKeys(sk, rotationSteps, conjugation, bootstrapping)
+                : ctx.generateEvaluationKeys(sk, rotationSteps, conjugation, bootstrapSlots);
+        return new KeySet(backend, ctx, sk, keys, packing);
     }
 
     /**
@@ -174,14 +186,9 @@ public final class EncryptedInference {
             return null;
         }
         HeContext context = keys.context();
-        SymbolicContext symbolic = new SymbolicContext(context.parameters(), context.chainPrimes(),
-                CkksEngine.topLevel(context.parameters()));
-        SecretKey sk = symbolic.generateSecretKey();
-        EvaluationKeys symbolicKeys = real.bootstrapSlots().isEmpty()
-                ? symbolic.generateEvaluationKeys(sk, real.rotationSteps(), real.hasConjugation(), true)
-                : symbolic.generateEvaluationKeys(sk, real.rotationSteps(), real.hasConjugation(),
-                        real.bootstrapSlots());
-        KeySet planning = new KeySet(keys.backend(), symbolic, sk, symbolicKeys, keys.packing());
+        KeySet planning = context instanceof SymbolicContext ? keys // already a planning key set
+                : symbolicKeySet(keys.backend(), context.parameters(), context.chainPrimes(), keys.packing(),
+                        real.rotationSteps(), real.hasConjugation(), true, real.bootstrapSlots());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
             CkksEngine engine = planning.engine();
@@ -235,7 +242,8 @@ public final class EncryptedInference {
     public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
             Consumer<BlockProgress> progress) {
         CkksEngine engine = keys.engine();
-        BootstrapPlanner.Planned planned = plan(keys, model, engine.fromPlain(embeddings), calibration);
+        CkksTensor encryptedInput = engine.fromPlain(embeddings);
+        BootstrapPlanner.Planned planned = plan(keys, model, encryptedInput, calibration);
         if (planned != null) {
             engine.follow(planned.plan());
         }
@@ -246,7 +254,7 @@ public final class EncryptedInference {
                 bound));
         try {
             var nonlinearities = service.polynomialNonlinearities(calibration, false);
-            Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), engine.fromPlain(embeddings));
+            Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), encryptedInput);
             long t0 = System.nanoTime();
             ModelOutput<Paired<PlainTensor, CkksTensor>> out = model.model().forward(ops,
                     withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, progress));

@@ -18,11 +18,6 @@ public final class PlanExplanation {
         this.accounting = accounting;
     }
 
-    /** Bootstrap calls in all (a pair counts once; a precise one, its two). */
-    public long bootstraps() {
-        return accounting.operators().values().stream().mapToLong(OperatorStats::bootstraps).sum();
-    }
-
     public String toText() {
         Map<String, Map<String, Integer>> reasons = new LinkedHashMap<>();
         for (Accounting.Placement p : accounting.placements()) {
@@ -39,7 +34,7 @@ public final class PlanExplanation {
                     "", "", "", describe(w))));
         }
         sb.append(String.format(Locale.ROOT, "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise "
-                + "bootstrap is two)%n", bootstraps()));
+                + "bootstrap is two)%n", accounting.bootstrapsSoFar()));
         return sb.toString();
     }
 

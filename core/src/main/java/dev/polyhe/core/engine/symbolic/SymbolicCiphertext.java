@@ -7,39 +7,7 @@ import dev.polyhe.api.he.Ciphertext;
  * operation makes a new one and equality is identity, as with real ciphertexts: the engine keys what it knows about
  * a ciphertext (bounds, refreshed copies) by the object.
  */
-final class SymbolicCiphertext implements Ciphertext {
-    private final int level;
-    private final double scale;
-    private final int slots;
-    private final String parameterHash;
-
-    SymbolicCiphertext(int level, double scale, int slots, String parameterHash) {
-        this.level = level;
-        this.scale = scale;
-        this.slots = slots;
-        this.parameterHash = parameterHash;
-    }
-
-    @Override
-    public int level() {
-        return level;
-    }
-
-    @Override
-    public double scale() {
-        return scale;
-    }
-
-    @Override
-    public int slots() {
-        return slots;
-    }
-
-    @Override
-    public String parameterHash() {
-        return parameterHash;
-    }
-
+record SymbolicCiphertext(int level, double scale, int slots, String parameterHash) implements Ciphertext {
     @Override
     public String keySetId() {
         return SymbolicContext.KEY_SET;
@@ -52,6 +20,16 @@ final class SymbolicCiphertext implements Ciphertext {
     /** A new ciphertext with the same level and scale (a rotation, a negation). */
     SymbolicCiphertext copy() {
         return with(level, scale);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(this);
     }
 
     @Override

@@ -60,18 +60,21 @@ final class SymbolicEvaluator implements Evaluator {
         return s;
     }
 
+    /** A sum or difference with an operand at {@code level} and {@code scale}: the lower level, a shared scale. */
+    private static Ciphertext combined(Ciphertext a, int level, double scale, String op) {
+        SymbolicCiphertext x = ct(a);
+        sameScale(x.scale(), scale, op);
+        return x.with(Math.min(x.level(), level), x.scale());
+    }
+
     @Override
     public Ciphertext add(Ciphertext a, Ciphertext b) {
-        SymbolicCiphertext x = ct(a);
-        sameScale(x.scale(), b.scale(), "add");
-        return x.with(Math.min(x.level(), b.level()), x.scale());
+        return combined(a, b.level(), b.scale(), "add");
     }
 
     @Override
     public Ciphertext sub(Ciphertext a, Ciphertext b) {
-        SymbolicCiphertext x = ct(a);
-        sameScale(x.scale(), b.scale(), "sub");
-        return x.with(Math.min(x.level(), b.level()), x.scale());
+        return combined(a, b.level(), b.scale(), "sub");
     }
 
     @Override
@@ -81,9 +84,7 @@ final class SymbolicEvaluator implements Evaluator {
 
     @Override
     public Ciphertext addPlain(Ciphertext a, Plaintext b) {
-        SymbolicCiphertext x = ct(a);
-        sameScale(x.scale(), b.scale(), "addPlain");
-        return x.with(Math.min(x.level(), b.level()), x.scale());
+        return combined(a, b.level(), b.scale(), "addPlain");
     }
 
     @Override

@@ -2,37 +2,15 @@ package dev.polyhe.core.engine.symbolic;
 
 import dev.polyhe.api.he.Plaintext;
 
-/** An encoding reduced to its level, scale and slot count; equality is identity, as with real plaintexts. */
-final class SymbolicPlaintext implements Plaintext {
-    private final int level;
-    private final double scale;
-    private final int slots;
-    private final String parameterHash;
-
-    SymbolicPlaintext(int level, double scale, int slots, String parameterHash) {
-        this.level = level;
-        this.scale = scale;
-        this.slots = slots;
-        this.parameterHash = parameterHash;
+/** An encoding reduced to its level, scale and slot count. Equality is identity, as with real plaintexts. */
+record SymbolicPlaintext(int level, double scale, int slots, String parameterHash) implements Plaintext {
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
     }
 
     @Override
-    public int level() {
-        return level;
-    }
-
-    @Override
-    public double scale() {
-        return scale;
-    }
-
-    @Override
-    public int slots() {
-        return slots;
-    }
-
-    @Override
-    public String parameterHash() {
-        return parameterHash;
+    public int hashCode() {
+        return System.identityHashCode(this);
     }
 }
