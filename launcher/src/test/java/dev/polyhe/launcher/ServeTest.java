@@ -176,6 +176,15 @@ class ServeTest {
         String metrics = send(HttpRequest.newBuilder(URI.create(url + "/metrics"))).body();
         assertTrue(metrics.contains("# TYPE polyhe_queue_length gauge") && metrics.contains("polyhe_jobs_done_total 3")
                 && metrics.contains("polyhe_key_cache_misses_total 1"), metrics);
+        double engine = metric(metrics, "polyhe_engine_seconds_total");
+        assertTrue(engine > 0 && engine <= metric(metrics, "polyhe_evaluation_seconds_total"),
+                "the engine's own time is part of the jobs' time: " + metrics);
+    }
+
+    private static double metric(String metrics, String name) {
+        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
+                l.substring(name.length() + 1).trim())).findFirst().orElseThrow(() -> new AssertionError(name
+                + " missing: " + metrics));
     }
 
     @Test

@@ -24,6 +24,7 @@ final class Job {
     private volatile int blocks;
     private volatile long bootstraps;
     private volatile double elapsedSeconds;
+    private volatile double engineSeconds = Double.NaN;
     private volatile String error;
     volatile boolean cancelRequested;
     private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
@@ -66,6 +67,11 @@ final class Job {
         changed();
     }
 
+    /** The engine's own evaluation time, of a job done: its elapsed time less keys, reading and writing. */
+    void engineSeconds(double seconds) {
+        this.engineSeconds = seconds;
+    }
+
     void watch(Consumer<Job> w) {
         watchers.add(w);
     }
@@ -83,6 +89,9 @@ final class Job {
         n.put("job_id", id).put("model", model).put("key_set", keySet).put("state", state.name().toLowerCase());
         n.put("blocks_done", blocksDone).put("blocks", blocks).put("bootstraps", bootstraps);
         n.put("elapsed_seconds", elapsedSeconds);
+        if (!Double.isNaN(engineSeconds)) {
+            n.put("engine_seconds", engineSeconds);
+        }
         if (state == State.RUNNING && blocksDone > 0) {
             n.put("eta_seconds", elapsedSeconds / blocksDone * (blocks - blocksDone));
         }
@@ -99,6 +108,7 @@ final class Job {
         j.blocksDone = n.path("blocks_done").asInt();
         j.bootstraps = n.path("bootstraps").asLong();
         j.elapsedSeconds = n.path("elapsed_seconds").asDouble();
+        j.engineSeconds = n.path("engine_seconds").asDouble(Double.NaN);
         j.error = n.hasNonNull("error") ? n.get("error").asText() : null;
         j.state = State.valueOf(n.get("state").asText().toUpperCase());
         return j;

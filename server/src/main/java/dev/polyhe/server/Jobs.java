@@ -2,10 +2,9 @@ package dev.polyhe.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.he.HeException;
+import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.encrypted.EncryptedInference;
-import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -51,6 +50,7 @@ final class Jobs implements AutoCloseable {
     final AtomicLong finishedJobs = new AtomicLong();
     final AtomicLong failedJobs = new AtomicLong();
     private final AtomicLong evaluationNanos = new AtomicLong();
+    private final AtomicLong engineNanos = new AtomicLong();
 
     Jobs(Path store, int workerCount, int maxQueue, long maxQueryBytes, KeyStore keys, KeyCache cache,
             ServedModels models) throws IOException {
@@ -136,31 +136,16 @@ final class Jobs implements AutoCloseable {
      * query is refused now rather than failing in a worker.
      */
     private static void checkAgainstKeySet(Path query, Path keyDir) throws IOException {
-        EncryptedTensorFormat.Identity id;
-        try (InputStream in = Files.newInputStream(query)) {
-            id = EncryptedTensorFormat.identify(in);
+        KeySetIdentity id;
+        try {
+            id = KeySetIdentity.ofEncryptedFile(query);
         } catch (HeException e) {
             throw new HttpError(400, "the query is not a valid encrypted tensor file: " + e.getMessage());
         }
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(keyDir.resolve(KeyFiles.KEYSET))) {
-            p.load(in);
-        }
-        if (!id.backend().equals(p.getProperty("backend"))
-                || !id.parameterHash().equals(p.getProperty("parameter-hash"))) {
-            throw new HttpError(409, "the query was encrypted under another key set (backend " + id.backend()
-                    + ", parameters " + id.parameterHash() + "; this key set: " + p.getProperty("backend") + ", "
-                    + p.getProperty("parameter-hash") + ")");
-        }
-        if (!Integer.toString(id.packingSlots()).equals(p.getProperty("packing-slots"))) {
-            throw new HttpError(409, "the query was packed for " + id.packingSlots() + " slots per column but this key "
-                    + "set packs " + p.getProperty("packing-slots"));
-        }
-        String keySet = p.getProperty("key-set-id");
-        if (!id.keySetId().isEmpty() && keySet != null && !id.keySetId().equals(keySet)) {
-            throw new HttpError(409, "the query was encrypted under another key set with the same parameters and "
-                    + "packing (key set " + id.keySetId() + "; the one named: " + keySet + "): encrypt it with the keys "
-                    + "whose server half was uploaded");
+        String mismatch = KeySetIdentity.ofKeyFolder(keyDir).mismatch(id);
+        if (mismatch != null) {
+            throw new HttpError(409, "the query cannot run with the key set named: " + mismatch + "; encrypt it "
+                    + "with the keys whose server half was uploaded");
         }
     }
 
@@ -181,7 +166,7 @@ final class Jobs implements AutoCloseable {
             if (embeddings == null) {
                 throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
-            var result = new EncryptedInference(served.service()).evaluate(lease.keys(), served.model(), embeddings,
+            var result = served.encrypted().evaluate(lease.keys(), served.model(), embeddings,
                     served.calibration(), step -> {
                         if (job.cancelRequested) {
                             throw new CancellationException();
@@ -197,7 +182,9 @@ final class Jobs implements AutoCloseable {
             EncryptedInference.write(lease.keys(), Map.of("model_type", served.model().modelType()), tensors, tmp);
             Files.move(tmp, jobDir.resolve(RESULT), StandardCopyOption.ATOMIC_MOVE);
             evaluationNanos.addAndGet(System.nanoTime() - t0);
+            engineNanos.addAndGet(Math.round(result.seconds() * 1e9));
             finishedJobs.incrementAndGet();
+            job.engineSeconds(result.seconds());
             job.finish(Job.State.DONE, null, (System.nanoTime() - t0) / 1e9);
         } catch (CancellationException e) {
             job.finish(Job.State.CANCELLED, null, (System.nanoTime() - t0) / 1e9);
@@ -282,6 +269,11 @@ final class Jobs implements AutoCloseable {
 
     double evaluationSeconds() {
         return evaluationNanos.get() / 1e9;
+    }
+
+    /** The engine's own evaluation time of finished jobs: their server time less keys, reading and writing. */
+    double engineSeconds() {
+        return engineNanos.get() / 1e9;
     }
 
     @Override

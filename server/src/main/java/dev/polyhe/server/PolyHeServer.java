@@ -242,8 +242,10 @@ public final class PolyHeServer implements AutoCloseable {
         counter(sb, "polyhe_key_cache_misses_total", "Jobs that loaded their keys.", cache.misses());
         counter(sb, "polyhe_jobs_done_total", "Jobs evaluated.", jobs.finishedJobs.get());
         counter(sb, "polyhe_jobs_failed_total", "Jobs that failed.", jobs.failedJobs.get());
-        counter(sb, "polyhe_evaluation_seconds_total", "Seconds spent evaluating finished jobs.",
-                jobs.evaluationSeconds());
+        counter(sb, "polyhe_evaluation_seconds_total", "Seconds finished jobs took on their workers (keys, "
+                + "reading the query, evaluation, writing the answer).", jobs.evaluationSeconds());
+        counter(sb, "polyhe_engine_seconds_total", "Seconds of the engine's own evaluation in finished jobs.",
+                jobs.engineSeconds());
         return sb.toString();
     }
 

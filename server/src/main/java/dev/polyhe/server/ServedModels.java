@@ -2,6 +2,7 @@ package dev.polyhe.server;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.ConfigException;
+import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.DeclaredAttention;
 import dev.polyhe.core.inference.InferenceService;
@@ -20,7 +21,9 @@ import java.util.TreeMap;
 final class ServedModels {
     static final String CALIBRATION = "calibration.json";
 
-    record Served(String name, Path dir, LoadedModel model, InferenceService service, Calibration calibration) {
+    /** @param encrypted one per model, so that its queries share the bootstrap plans already made */
+    record Served(String name, Path dir, LoadedModel model, InferenceService service, Calibration calibration,
+            EncryptedInference encrypted) {
     }
 
     private final Map<String, Served> models = new TreeMap<>();
@@ -39,7 +42,7 @@ final class ServedModels {
             }
             InferenceService service = polyhe.inference().withAttention(attention);
             models.put(name, new Served(name, dir, service.load(dir), service, Calibration.read(dir.resolve(
-                    CALIBRATION))));
+                    CALIBRATION)), new EncryptedInference(service)));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");

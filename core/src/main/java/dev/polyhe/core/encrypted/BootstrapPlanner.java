@@ -20,9 +20,19 @@ public final class BootstrapPlanner {
     public record Planned(RefreshPlan plan, long bootstraps, long greedyBootstraps, int symbolicRuns,
             double seconds, Accounting accounting, java.util.Map<String, Long> trials) {
         public String describe() {
+            if (symbolicRuns == 0) {
+                return String.format(java.util.Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy "
+                        + "placement: %d), planned before for the same model, key set and input shape", plan,
+                        bootstraps, greedyBootstraps);
+            }
             return String.format(java.util.Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy placement: "
                     + "%d), planned on %d symbolic run(s) in %.1f s", plan, bootstraps, greedyBootstraps,
                     symbolicRuns, seconds);
+        }
+
+        /** The same plan, taken from a cache: no symbolic run, no planning time. */
+        public Planned reused() {
+            return new Planned(plan, bootstraps, greedyBootstraps, 0, 0, accounting, trials);
         }
     }
 

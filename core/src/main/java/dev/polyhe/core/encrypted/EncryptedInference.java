@@ -51,6 +51,7 @@ public final class EncryptedInference {
 
     private final InferenceService service;
     private final boolean searchPlans;
+    private final PlanCache plans = new PlanCache();
 
     public EncryptedInference(InferenceService service) {
         this(service, !"greedy".equals(System.getProperty(PLANNER_PROPERTY)));
@@ -185,6 +186,16 @@ public final class EncryptedInference {
         if (real == null || !real.hasBootstrapping()) {
             return null;
         }
+        if (keys.context() instanceof SymbolicContext) {
+            return planAfresh(keys, model, embeddings, calibration);  // --explain-plan: every time, nothing kept
+        }
+        return plans.get(keys, model, embeddings, calibration, () -> planAfresh(keys, model, embeddings,
+                calibration));
+    }
+
+    private BootstrapPlanner.Planned planAfresh(KeySet keys, LoadedModel model, CkksTensor embeddings,
+            Calibration calibration) {
+        EvaluationKeys real = keys.evaluationKeys();
         HeContext context = keys.context();
         KeySet planning = context instanceof SymbolicContext ? keys // already a planning key set
                 : symbolicKeySet(keys.backend(), context.parameters(), context.chainPrimes(), keys.packing(),
