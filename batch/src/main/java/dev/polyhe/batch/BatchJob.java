@@ -1,0 +1,112 @@
+package dev.polyhe.batch;
+
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.core.KeySetIdentity;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+
+/**
+ * The driver's side of a batch: every {@code *.ct} of the queries folder is routed to its key set from its header
+ * (a query no key set fits, or that is not an encrypted file, is refused here and reported), then the others run as
+ * one Spark job of one task per query, and the outcomes come back in the queries' order.
+ */
+final class BatchJob {
+    static final String RESULT_SUFFIX = ".result.ct";
+
+    /** The whole batch: one outcome per query file, in name order. */
+    record Result(List<QueryOutcome> outcomes, double wallSeconds, String master, int keySets) {
+        long done() {
+            return outcomes.stream().filter(QueryOutcome::done).count();
+        }
+    }
+
+    private BatchJob() {}
+
+    static Result run(SparkConf conf, Path queries, Path keyStore, Path output, BatchSettings settings,
+            PrintWriter progress) throws IOException {
+        long t0 = System.nanoTime();
+        List<Path> files = queryFiles(queries);
+        KeyStoreIndex index = KeyStoreIndex.scan(keyStore);
+        Files.createDirectories(output);
+        Map<String, QueryOutcome> outcomes = new LinkedHashMap<>();
+        List<QuerySpec> specs = new ArrayList<>();
+        for (Path f : files) {
+            String name = f.getFileName().toString();
+            outcomes.put(name, null);
+            try {
+                Path keys = index.folderFor(KeySetIdentity.ofEncryptedFile(f));
+                String stem = name.substring(0, name.length() - ".ct".length());
+                specs.add(new QuerySpec(name, f.toAbsolutePath().toString(), keys.toAbsolutePath().toString(),
+                        output.resolve(stem + RESULT_SUFFIX).toAbsolutePath().toString()));
+            } catch (HeException e) {
+                outcomes.put(name, QueryOutcome.refused(name, "not a valid encrypted tensor file: " + e.getMessage()));
+            } catch (BatchInputException | IOException e) {
+                outcomes.put(name, QueryOutcome.refused(name, e.getMessage()));
+            }
+        }
+        progress.printf("batch: %d queries, %d refused before running, %d key set(s) in %s%n", files.size(),
+                files.size() - specs.size(), index.size(), keyStore);
+        progress.flush();
+        String master = conf.get("spark.master", "?");
+        if (!specs.isEmpty()) {
+            try (JavaSparkContext sc = new JavaSparkContext(conf)) {
+                master = sc.master();
+                sc.sc().addSparkListener(new Progress(progress, specs.size(), t0));
+                for (QueryOutcome o : sc.parallelize(specs, specs.size()).map(new QueryTask(settings)).collect()) {
+                    outcomes.put(o.name(), o);
+                }
+            }
+        }
+        return new Result(List.copyOf(outcomes.values()), (System.nanoTime() - t0) / 1e9, master, index.size());
+    }
+
+    private static List<Path> queryFiles(Path queries) throws IOException {
+        if (!Files.isDirectory(queries)) {
+            throw new BatchInputException("the queries folder " + queries + " is not a folder");
+        }
+        try (Stream<Path> s = Files.list(queries)) {
+            List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".ct")
+                    && !p.getFileName().toString().endsWith(RESULT_SUFFIX) && Files.isRegularFile(p)).sorted().toList();
+            if (files.isEmpty()) {
+                throw new BatchInputException("no query in " + queries + ": expected encrypted inputs named *.ct "
+                        + "(from 'polyhe encrypt')");
+            }
+            return files;
+        }
+    }
+
+    /** A line on the driver as each query's task ends. */
+    private static final class Progress extends SparkListener {
+        private final PrintWriter out;
+        private final int total;
+        private final long t0;
+        private final AtomicInteger ended = new AtomicInteger();
+
+        Progress(PrintWriter out, int total, long t0) {
+            this.out = out;
+            this.total = total;
+            this.t0 = t0;
+        }
+
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd end) {
+            synchronized (out) {
+                out.printf("batch: %d of %d queries finished, %.1f s%n", ended.incrementAndGet(), total,
+                        (System.nanoTime() - t0) / 1e9);
+                out.flush();
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.polyhe.batch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.model.ModelInput;
+import dev.polyhe.core.ClientKeys;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.PrivateInference;
+import dev.polyhe.core.bench.RandomCheckpoint;
+import dev.polyhe.core.inference.Calibration;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code polyhe batch} on Spark's local mode: four queries of a generated GPT-NeoX on an insecure small ring, two at
+ * a time, each decrypting to the plaintext polynomial model's answer with the key set read once; a file that is no
+ * query refused before Spark runs it, a corrupted query tried twice and reported while the others finish.
+ */
+class BatchCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dir;
+    static Path model;
+    static Path queries;
+    static Path store;
+    static PolyHe polyhe;
+    static PrivateInference inference;
+    static ClientKeys keys;
+    static Calibration calibration;
+    static final List<ModelInput> inputs = new ArrayList<>();
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 23);
+        String config = Files.readString(model.resolve("config.json"));
+        Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": {\"name\": \"power-softmax\", "
+                + "\"options\": {\"p\": 4, \"epsilon\": 0.001}}, " + config.substring(config.indexOf('{') + 1));
+        polyhe = PolyHe.builder().threads(1).build();
+        inference = polyhe.privateInference(model, "ckks-cpu");
+        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4], [1, 6, 2]]}");
+        calibration = inference.calibrate(inference.readInputs(dir.resolve("samples.json")));
+        calibration.write(model.resolve("calibration.json"));
+        keys = inference.generateKeys("insecure-test-boot-dense-N10", 4, true);
+        keys.write(dir.resolve("keys"));
+        // the store holds the server half only, as shared storage would
+        store = Files.createDirectories(dir.resolve("store").resolve("client-a"));
+        for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
+            Files.copy(dir.resolve("keys").resolve("server").resolve(f), store.resolve(f));
+        }
+        store = store.getParent();
+        queries = Files.createDirectories(dir.resolve("queries"));
+        for (int i = 0; i < 4; i++) {
+            Path in = dir.resolve("in" + i + ".json");
+            Files.writeString(in, "{\"input_ids\": [[" + (2 + i) + ", " + (9 - i) + ", " + (1 + 2 * i) + "]]}");
+            inputs.add(inference.readInputs(in).get(0));
+            inference.write(keys.serverKeys(), inference.encrypt(keys, inputs.get(i)), queries.resolve("q" + i + ".ct"));
+        }
+        Files.write(queries.resolve("junk.ct"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        // a sound header over damaged ciphertexts: routed to its key set, fails on the executor
+        byte[] q = Files.readAllBytes(queries.resolve("q0.ct"));
+        q[q.length - 9] ^= 0x5a;
+        Files.write(queries.resolve("q9-corrupt.ct"), java.util.Arrays.copyOf(q, q.length - 4));
+    }
+
+    @AfterAll
+    static void release() {
+        ExecutorCache.release();
+        polyhe.close();
+    }
+
+    record Run(int code, String out, String err) {
+    }
+
+    static Run batch(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = BatchCommand.execute(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void answersEveryQueryAndReportsTheOnesThatFailed() throws Exception {
+        Path output = dir.resolve("answers");
+        int loadsBefore = ExecutorCache.KEY_LOADS.get();
+        Run r = batch("--master", "local[2]", "--model", model.toString(), "--queries", queries.toString(),
+                "--keys-store", store.toString(), "--output", output.toString(), "--threads", "1", "--insecure-test");
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertEquals(1, ExecutorCache.KEY_LOADS.get() - loadsBefore, "the key set is read once for every query");
+
+        JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
+        assertEquals(6, report.get("queries").asInt());
+        assertEquals(4, report.get("done").asInt());
+        assertEquals(2, report.get("failed").asInt());
+        assertTrue(report.get("master").asText().startsWith("local[2]"), report.toString());
+        for (JsonNode row : report.get("results")) {
+            String name = row.get("query").asText();
+            switch (name) {
+                case "junk.ct" -> {
+                    assertEquals("failed", row.get("status").asText());
+                    assertEquals(0, row.get("attempts").asInt(), "refused by the driver, never run");
+                    assertTrue(row.get("error").asText().contains("not a valid encrypted tensor file"), row.toString());
+                }
+                case "q9-corrupt.ct" -> {
+                    assertEquals("failed", row.get("status").asText());
+                    assertEquals(2, row.get("attempts").asInt(), "tried again once, then reported");
+                    assertTrue(row.get("error").asText().contains("attempt 2: "), row.toString());
+                }
+                default -> {
+                    assertEquals("done", row.get("status").asText(), row.toString());
+                    assertEquals(1, row.get("attempts").asInt());
+                    assertTrue(row.get("seconds").get("evaluate").asDouble() > 0);
+                    assertTrue(row.get("bootstraps").asLong() > 0, "the tiny model is deeper than the N10 chain");
+                }
+            }
+        }
+        assertFalse(Files.exists(output.resolve("q9-corrupt.result.ct")), "no answer, not half of one");
+        try (var left = Files.list(output)) {
+            assertTrue(left.noneMatch(p -> p.toString().endsWith(".tmp")));
+        }
+        for (int i = 0; i < 4; i++) {
+            var answer = inference.readAnswer(keys, output.resolve("q" + i + ".result.ct"));
+            var agreement = inference.decrypt(keys, answer).agreementWith(inference.plaintextPolynomial(inputs.get(i),
+                    calibration));
+            assertTrue(agreement.mse() <= 1e-4, "query " + i + ": MSE " + agreement.mse());
+            assertTrue(agreement.samePrediction(), "query " + i);
+        }
+        assertTrue(r.out().contains("6 queries: 4 done, 2 failed"), r.out());
+        assertTrue(r.err().contains("of 5 queries finished"), r.err());
+    }
+
+    @Test
+    void badInputIsOneLineAndExitCodeTwo() throws Exception {
+        Path out = dir.resolve("unused");
+        Run noStore = batch("--master", "local[1]", "--model", model.toString(), "--queries", queries.toString(),
+                "--keys-store", Files.createDirectories(dir.resolve("empty-store")).toString(), "--output",
+                out.toString());
+        assertEquals(2, noStore.code(), noStore.err());
+        assertTrue(noStore.err().contains("no key set in"), noStore.err());
+
+        Path bare = RandomCheckpoint.write(dir.resolve("uncalibrated"), RandomCheckpoint.shape("tiny"), 5);
+        Run noAttention = batch("--model", bare.toString(), "--queries", queries.toString(), "--keys-store",
+                store.toString(), "--output", out.toString());
+        assertEquals(2, noAttention.code(), noAttention.err());
+        assertTrue(noAttention.err().contains("polyhe_attention"), noAttention.err());
+
+        Run noQueries = batch("--model", model.toString(), "--queries", Files.createDirectories(dir.resolve(
+                "no-queries")).toString(), "--keys-store", store.toString(), "--output", out.toString());
+        assertEquals(2, noQueries.code(), noQueries.err());
+        assertTrue(noQueries.err().contains("no query in"), noQueries.err());
+        assertFalse(noStore.err().contains("\tat "), "no stack trace");
+    }
+}
