@@ -10,6 +10,9 @@ import picocli.CommandLine;
  */
 @Command(name = "polyhe", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Transformer inference over CKKS-encrypted data with PowerSoftmax attention.",
+        footer = {"", "Batches on Apache Spark: './polyhe batch --help' from a source checkout (the batch module, kept "
+                + "apart so that this launcher carries no Spark), or spark-submit with batch/target's jars "
+                + "(docs/serving.md)."},
         subcommands = {DemoCommand.class, PluginsCommand.class, RunCommand.class, BenchCommand.class, InferCommand.class,
                 CalibrateCommand.class, KeysCommand.class, EncryptCommand.class, EvalCommand.class,
                 DecryptCommand.class, ServeCommand.class, RemoteCommand.class,

@@ -227,6 +227,52 @@ class ServeTest {
     }
 
     @Test
+    void concurrentUploadsOfOneKeySetStoreItOnce() throws Exception {
+        Path own = dir.resolve("race-store");
+        byte[] whole = zip(keys.resolve("server"));
+        try (PolyHeServer racing = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), own, 1, 1,
+                1L << 30, 256L << 20, 64L << 20, true))) {
+            ExecutorService uploaders = Executors.newFixedThreadPool(4);
+            List<Future<HttpResponse<String>>> ups = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                ups.add(uploaders.submit(() -> HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                        + racing.port() + "/v1/keys")).PUT(HttpRequest.BodyPublishers.ofByteArray(whole)).build(),
+                        HttpResponse.BodyHandlers.ofString())));
+            }
+            int created = 0;
+            for (var f : ups) {
+                var r = f.get();
+                assertTrue(r.statusCode() == 201 || r.statusCode() == 200, r.body());
+                assertEquals(keySetId(), JSON.readTree(r.body()).get("key_set").asText());
+                created += r.statusCode() == 201 ? 1 : 0;
+            }
+            uploaders.shutdown();
+            assertEquals(1, created, "one upload stored it, the others found it stored");
+        }
+        assertEquals(1, entries(own.resolve("keys")));
+        assertEquals(0, entries(own.resolve("tmp")), "no upload left half-written");
+    }
+
+    @Test
+    void aJobItsServerDiedUnderIsReportedFailedAfterTheRestart() throws Exception {
+        // what a killed server leaves: the query and its metadata, no status
+        Path own = dir.resolve("killed-store");
+        String job = java.util.UUID.randomUUID().toString();
+        Path jobDir = Files.createDirectories(own.resolve("jobs").resolve(job));
+        Files.copy(encrypt("killed.ct", keys), jobDir.resolve("query.ct"));
+        Files.writeString(jobDir.resolve("query.ct.meta"), "model=tiny\nkey_set=" + keySetId() + "\n");
+        try (PolyHeServer again = startServer(own, 1, 1, 256L << 20)) {
+            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body());
+            assertEquals("failed", status.get("state").asText(), status.toString());
+            assertTrue(status.get("error").asText().contains("submit it again"), status.toString());
+            errorOf(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job + "/result"))), 409);
+        } finally {
+            url = "http://localhost:" + server.port();
+        }
+        assertTrue(Files.isRegularFile(jobDir.resolve("status.json")), "the verdict is kept for the next restart");
+    }
+
+    @Test
     void queriesOfAnotherModelPackingOrFormatAreRefusedBeforeTheyAreQueued() throws Exception {
         polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
         String id = keySetId();
