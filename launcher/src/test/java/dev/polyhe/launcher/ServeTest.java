@@ -227,6 +227,40 @@ class ServeTest {
     }
 
     @Test
+    void aClientThatLeavesMidJobLeavesTheJobRunning() throws Exception {
+        try (PolyHeServer own = startServer(dir.resolve("left-store"), 1, 1, 256L << 20)) {
+            leaveMidJob(own);
+        } finally {
+            url = "http://localhost:" + server.port();
+        }
+    }
+
+    private void leaveMidJob(PolyHeServer own) throws Exception {
+        assertEquals(0, polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString()).code());
+        var submitted = submit("tiny", keySetId(), Files.readAllBytes(encrypt("left.ct", keys)));
+        assertEquals(202, submitted.statusCode(), submitted.body());
+        String job = JSON.readTree(submitted.body()).get("job_id").asText();
+        // follows the job's events, reads the first, and goes away without a word
+        try (Socket s = new Socket("localhost", own.port())) {
+            s.getOutputStream().write(("GET /v1/jobs/" + job + "/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            byte[] head = new byte[64];
+            assertTrue(s.getInputStream().read(head) > 0, "the stream started");
+        }
+        String state = "";
+        for (int i = 0; i < 1200 && !state.equals("done") && !state.equals("failed"); i++) {
+            Thread.sleep(100);
+            state = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body())
+                    .get("state").asText();
+        }
+        assertEquals("done", state, "the job outlives its watcher");
+        assertEquals(200, send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job + "/result"))).statusCode());
+        assertEquals("ok", JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body())
+                .get("status").asText());
+    }
+
+    @Test
     void concurrentUploadsOfOneKeySetStoreItOnce() throws Exception {
         Path own = dir.resolve("race-store");
         byte[] whole = zip(keys.resolve("server"));
