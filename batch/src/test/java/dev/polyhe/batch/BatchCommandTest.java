@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,9 +46,7 @@ class BatchCommandTest {
     @BeforeAll
     static void prepare() throws Exception {
         model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 23);
-        String config = Files.readString(model.resolve("config.json"));
-        Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": {\"name\": \"power-softmax\", "
-                + "\"options\": {\"p\": 4, \"epsilon\": 0.001}}, " + config.substring(config.indexOf('{') + 1));
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
         polyhe = PolyHe.builder().threads(1).build();
         inference = polyhe.privateInference(model, "ckks-cpu");
         Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4], [1, 6, 2]]}");

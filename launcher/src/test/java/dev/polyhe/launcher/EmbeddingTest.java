@@ -36,9 +36,7 @@ class EmbeddingTest {
             // a checkpoint that declares no polynomial attention is refused, naming the key
             var refused = assertThrows(ConfigException.class, () -> polyhe.privateInference(model, "ckks-cpu"));
             assertTrue(refused.getMessage().contains("polyhe_attention"), refused.getMessage());
-            String config = Files.readString(model.resolve("config.json"));
-            Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": {\"name\": \"power-softmax\", "
-                    + "\"options\": {\"p\": 4, \"epsilon\": 0.001}}, " + config.substring(config.indexOf('{') + 1));
+            RandomCheckpoint.declareAttention(model, "power-softmax", java.util.Map.of("p", 4, "epsilon", 0.001));
 
             PrivateInference inference = polyhe.privateInference(model, "ckks-cpu");
             assertEquals("gpt_neox", inference.modelType());

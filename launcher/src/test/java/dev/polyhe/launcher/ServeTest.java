@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -56,9 +57,7 @@ class ServeTest {
     @BeforeAll
     static void start() throws Exception {
         model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        String config = Files.readString(model.resolve("config.json"));
-        Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": {\"name\": \"power-softmax\", "
-                + "\"options\": {\"p\": 4, \"epsilon\": 0.001}}, " + config.substring(config.indexOf('{') + 1));
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
         Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
         for (int i = 0; i < 3; i++) {
             Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
@@ -224,6 +223,19 @@ class ServeTest {
             assertTrue(errorOf(big, 413).get("error").asText().contains("4096"), big.body());
         }
         assertEquals(0, entries(dir.resolve("small-store/keys")));
+    }
+
+    @Test
+    void theOpenApiDescriptionNamesEveryRoute() throws Exception {
+        var r = send(HttpRequest.newBuilder(URI.create(url + "/v1/openapi.json")));
+        assertEquals(200, r.statusCode());
+        JsonNode api = JSON.readTree(r.body());
+        assertTrue(api.get("openapi").asText().startsWith("3."), r.body());
+        for (String path : List.of("/v1/keys", "/v1/keys/{id}", "/v1/models", "/v1/models/{name}/calibration",
+                "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/health",
+                "/metrics")) {
+            assertTrue(api.get("paths").has(path), "the description lacks " + path);
+        }
     }
 
     @Test

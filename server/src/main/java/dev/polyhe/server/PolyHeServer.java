@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
  * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
+ * GET    /v1/openapi.json               these routes as an OpenAPI 3 description
  * GET    /metrics                       Prometheus text format
  * </pre>
  *
@@ -137,6 +138,7 @@ public final class PolyHeServer implements AutoCloseable {
         Map<String, String> q = query(ex);
         switch (p[0]) {
             case "health" -> json(ex, 200, health());
+            case "openapi.json" -> openApi(ex);
             case "keys" -> {
                 if (p.length == 1 && (method.equals("PUT") || method.equals("POST"))) {
                     KeyStore.Stored stored = keys.upload(ex.getRequestBody());
@@ -328,6 +330,20 @@ public final class PolyHeServer implements AutoCloseable {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
         ex.sendResponseHeaders(status, b.length);
+        ex.getResponseBody().write(b);
+    }
+
+    /** The routes as an OpenAPI 3 description, from the jar. */
+    private static void openApi(HttpExchange ex) throws IOException {
+        byte[] b;
+        try (InputStream in = PolyHeServer.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new HttpError(500, "this build carries no openapi.json");
+            }
+            b = in.readAllBytes();
+        }
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, b.length);
         ex.getResponseBody().write(b);
     }
 

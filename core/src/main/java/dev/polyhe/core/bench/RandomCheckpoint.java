@@ -109,6 +109,20 @@ public final class RandomCheckpoint {
         return write(dir, Architecture.GPT_NEOX, shape, Init.SCALED, seed);
     }
 
+    /**
+     * Declares the polynomial attention the checkpoint in {@code dir} was (notionally) trained with: {@code
+     * polyhe_attention} in its config.json, as a served or encrypted checkpoint needs. Returns {@code dir}.
+     */
+    public static Path declareAttention(Path dir, String name, Map<String, ?> options) throws IOException {
+        java.io.File file = dir.resolve("config.json").toFile();
+        ObjectNode config = (ObjectNode) JSON.readTree(file);
+        ObjectNode attention = config.putObject("polyhe_attention");
+        attention.put("name", name);
+        attention.set("options", JSON.valueToTree(options));
+        JSON.writerWithDefaultPrettyPrinter().writeValue(file, config);
+        return dir;
+    }
+
     /** Writes the checkpoint into {@code dir} (created if needed) and returns it. */
     public static Path write(Path dir, Architecture arch, Shape shape, Init init, long seed) throws IOException {
         Files.createDirectories(dir);
