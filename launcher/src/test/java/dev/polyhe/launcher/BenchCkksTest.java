@@ -43,6 +43,9 @@ class BenchCkksTest {
         assertEquals(0, r.code(), r.err());
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertTrue(json.get("ops").get("bootstrap").get("median_ms").asDouble() > 0, json.toString());
+        assertTrue(json.get("ops").get("bootstrap_2_at_once").get("median_ms").asDouble() > 0, json.toString());
+        assertTrue(json.get("precision_bits").get("bootstrap_2_at_once").asDouble() > 18,
+                "two bootstraps at once on one context are as exact as one: " + json.get("precision_bits"));
         JsonNode boot = json.get("bootstrap");
         assertEquals(3, boot.get("levels_left").asInt(), boot.toString());
         assertTrue(boot.get("precision_bits_min").asDouble() > 18, boot.toString());

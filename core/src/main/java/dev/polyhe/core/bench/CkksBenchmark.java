@@ -143,6 +143,12 @@ public final class CkksBenchmark {
                         + "%.2f worst slot; keys %.0f MiB generated in %.1f s%n", bootstrap.slots(),
                         bootstrap.levelsLeft(), bootstrap.precisionBitsMean(), bootstrap.precisionBitsMin(),
                         bootstrap.keyMib(), bootstrap.keygenSeconds()));
+                Timing one = ops.get("bootstrap");
+                Timing two = ops.get("bootstrap_2_at_once");
+                if (one != null && two != null) {
+                    sb.append(String.format(Locale.ROOT, "  two bootstraps at once: %.0f ms, %.2fx the throughput of "
+                            + "one at a time%n", two.medianMs(), 2 * one.medianMs() / two.medianMs()));
+                }
             }
             return sb.toString();
         }
@@ -219,6 +225,14 @@ public final class CkksBenchmark {
             if (bootstrap) {
                 Ciphertext bottom = ev.dropToLevel(cx, 0);
                 ops.put("bootstrap", time(() -> ev.bootstrap(bottom)));
+                // what parallelism across ciphertexts could give beside the limbs' (issue 17): two independent
+                // ciphertexts bootstrapped from two threads on the same context and thread pool
+                Ciphertext other = ev.dropToLevel(cy, 0);
+                ops.put("bootstrap_2_at_once", time(() -> twoAtOnce(() -> ev.bootstrap(bottom),
+                        () -> ev.bootstrap(other))));
+                Ciphertext[] both = twoAtOnce(() -> ev.bootstrap(bottom), () -> ev.bootstrap(other));
+                precision.put("bootstrap_2_at_once", Math.min(bits(x, encoder.decode(decryptor.decrypt(both[0]))),
+                        bits(y, encoder.decode(decryptor.decrypt(both[1])))));
                 Ciphertext refreshed = ev.bootstrap(bottom);
                 double[] back = encoder.decode(decryptor.decrypt(refreshed));
                 precision.put("bootstrap", bits(x, back));
@@ -228,6 +242,16 @@ public final class CkksBenchmark {
             return new Result(backend.name(), parameters.logN(), top, threads, ops, precision,
                     keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMib(), boot);
         }
+    }
+
+    /** Runs both at once, on this thread and one more, and returns both results. */
+    private static Ciphertext[] twoAtOnce(Supplier<Ciphertext> a, Supplier<Ciphertext> b) {
+        var other = java.util.concurrent.CompletableFuture.supplyAsync(b, r -> {
+            Thread t = new Thread(r, "bench-second");
+            t.setDaemon(true);
+            t.start();
+        });
+        return new Ciphertext[] {a.get(), other.join()};
     }
 
     private Timing time(Supplier<?> op) {
