@@ -68,8 +68,8 @@ public final class BatchCommand implements Callable<Integer> {
         if (retries < 0 || threads < 0) {
             throw new BatchInputException("--retries and --threads take a number of 0 or more");
         }
-        Path cal = calibration != null ? calibration : model.resolve("calibration.json");
-        checkModel(cal);
+        Path cal = calibration != null ? calibration : model.resolve(Calibration.SERVED_FILE);
+        checkModel();
         SparkConf conf = new SparkConf().setAppName("polyhe batch");
         if (master != null) {
             conf.setMaster(master);
@@ -95,16 +95,16 @@ public final class BatchCommand implements Callable<Integer> {
     }
 
     /** The model folder is servable (declared attention, readable domains) before Spark starts. */
-    private void checkModel(Path cal) {
+    private void checkModel() {
         if (!Files.isRegularFile(model.resolve("config.json"))) {
             throw new BatchInputException(model + " is not a checkpoint folder (no config.json)");
         }
         DeclaredAttention.require(model, "a batch's model declares its polynomial one");
-        if (!Files.isRegularFile(cal)) {
-            throw new BatchInputException("no approximation domains at " + cal + ": run 'polyhe calibrate --model "
-                    + model + " --input SAMPLES.json --output " + cal + "' or give --calibration");
+        if (calibration != null) {
+            Calibration.read(calibration);
+        } else {
+            Calibration.ofServedModel(model);
         }
-        Calibration.read(cal);
     }
 
     /** Runs the command; exit code as the description says. */

@@ -46,10 +46,11 @@ final class BatchJob {
             String name = f.getFileName().toString();
             outcomes.put(name, null);
             try {
-                Path keys = index.folderFor(KeySetIdentity.ofEncryptedFile(f));
+                KeySetIdentity identity = KeySetIdentity.ofEncryptedFile(f);
+                Path keys = index.folderFor(identity);
                 String stem = name.substring(0, name.length() - ".ct".length());
                 specs.add(new QuerySpec(name, f.toAbsolutePath().toString(), keys.toAbsolutePath().toString(),
-                        output.resolve(stem + RESULT_SUFFIX).toAbsolutePath().toString()));
+                        identity.backend(), output.resolve(stem + RESULT_SUFFIX).toAbsolutePath().toString()));
             } catch (HeException e) {
                 outcomes.put(name, QueryOutcome.refused(name, "not a valid encrypted tensor file: " + e.getMessage()));
             } catch (BatchInputException | IOException e) {

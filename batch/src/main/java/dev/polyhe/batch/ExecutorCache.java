@@ -1,6 +1,5 @@
 package dev.polyhe.batch;
 
-import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.PrivateInference;
 import dev.polyhe.core.ServerKeys;
@@ -54,11 +53,10 @@ final class ExecutorCache {
     }
 
     /** The evaluation keys of a key folder, and whether they were already held. */
-    record Keys(ServerKeys keys, String backend, boolean cached) {
+    record Keys(ServerKeys keys, boolean cached) {
     }
 
-    static Keys keys(BatchSettings s, String folder) throws IOException {
-        String backend = KeySetIdentity.ofKeyFolder(Path.of(folder)).backend();
+    static Keys keys(BatchSettings s, String folder, String backend) throws IOException {
         boolean[] loaded = {false};
         try {
             ServerKeys k = KEYS.computeIfAbsent(folder, f -> {
@@ -70,7 +68,7 @@ final class ExecutorCache {
                     throw new UncheckedIOException(e);
                 }
             });
-            return new Keys(k, backend, !loaded[0]);
+            return new Keys(k, !loaded[0]);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }

@@ -7,7 +7,6 @@ import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.DeclaredAttention;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +18,7 @@ import java.util.TreeMap;
  * polyhe calibrate}): everything the server needs besides a client's keys.
  */
 final class ServedModels {
-    static final String CALIBRATION = "calibration.json";
+    static final String CALIBRATION = Calibration.SERVED_FILE;
 
     /** @param encrypted one per model, so that its queries share the bootstrap plans already made */
     record Served(String name, Path dir, LoadedModel model, InferenceService service, Calibration calibration,
@@ -36,13 +35,10 @@ final class ServedModels {
                         + " and " + dir + "); model names are folder names");
             }
             var attention = DeclaredAttention.require(dir, "a served model declares its polynomial one");
-            if (!Files.isRegularFile(dir.resolve(CALIBRATION))) {
-                throw new ConfigException(dir + " has no " + CALIBRATION + ": run 'polyhe calibrate --model " + dir
-                        + " --input SAMPLES.json --output " + dir.resolve(CALIBRATION) + "'");
-            }
+            Calibration calibration = Calibration.ofServedModel(dir);
             InferenceService service = polyhe.inference().withAttention(attention);
-            models.put(name, new Served(name, dir, service.load(dir), service, Calibration.read(dir.resolve(
-                    CALIBRATION)), new EncryptedInference(service)));
+            models.put(name, new Served(name, dir, service.load(dir), service, calibration,
+                    new EncryptedInference(service)));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");

@@ -71,6 +71,23 @@ public record Calibration(@JsonProperty("model_type") String modelType, String a
         }
     }
 
+    /** Where a served model folder ({@code polyhe serve}, {@code polyhe batch}) keeps its domains. */
+    public static final String SERVED_FILE = "calibration.json";
+
+    /**
+     * The domains of a served model folder, from its {@value #SERVED_FILE}.
+     *
+     * @throws ConfigException naming the command that makes them when the folder has none
+     */
+    public static Calibration ofServedModel(Path dir) {
+        Path file = dir.resolve(SERVED_FILE);
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException(dir + " has no " + SERVED_FILE + ": run 'polyhe calibrate --model " + dir
+                    + " --input SAMPLES.json --output " + file + "'");
+        }
+        return read(file);
+    }
+
     /** @throws ConfigException naming the file and what is wrong with it */
     public static Calibration read(Path file) {
         try {
