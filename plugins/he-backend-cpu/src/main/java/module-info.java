@@ -1,6 +1,7 @@
-/** ckks-cpu: RNS-CKKS in pure Java (ring → rlwe → ckks, as in Lattigo). */
+/** ckks-cpu: the shared RNS-CKKS scheme (dev.polyhe.ckks) with its ring arithmetic on JVM arrays. */
 module dev.polyhe.backend.cpu {
     requires transitive dev.polyhe.api;
+    requires dev.polyhe.ckks;
     requires java.management;
 
     exports dev.polyhe.backend.cpu;

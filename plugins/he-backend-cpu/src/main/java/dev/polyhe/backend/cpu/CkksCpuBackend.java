@@ -5,9 +5,9 @@ import dev.polyhe.api.he.Availability;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
-import dev.polyhe.backend.cpu.ckks.CkksPresets;
-import dev.polyhe.backend.cpu.ckks.CpuContext;
-import dev.polyhe.backend.cpu.ckks.SecurityStandard;
+import dev.polyhe.ckks.scheme.CkksPresets;
+import dev.polyhe.ckks.scheme.CkksContext;
+import dev.polyhe.ckks.scheme.SecurityStandard;
 import java.util.List;
 import java.util.Optional;
 
@@ -102,6 +102,6 @@ public final class CkksCpuBackend implements HeBackend {
 
     @Override
     public HeContext open(CkksParameters parameters) {
-        return new CpuContext(parameters, threads);
+        return new CkksContext(parameters, threads);
     }
 }

@@ -1,0 +1,40 @@
+package dev.polyhe.ckks.bootstrap;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.ckks.scheme.SchemeParameters;
+
+/**
+ * Approximate reduction modulo 1 of real slots u = y / B: sin(2π·y) by the {@link ChebyshevSine} series
+ * ({@link ChebyshevSeries}, baby-step giant-step) and its double angles. Scales are kept exact: wherever two
+ * terms of different scale meet, the constant that multiplies one of them is encoded at the scale that makes
+ * the product's scale equal the other's, so no term is ever added under a wrong scale (a relative scale error
+ * of 2^-30 on a term of size 1 would otherwise swamp a message of size 2^-15). The output has the input's
+ * scale.
+ */
+final class EvalMod {
+    private final ChebyshevSine sine;
+    private final SchemeParameters params;
+    private final Encoder encoder;
+
+    EvalMod(ChebyshevSine sine, SchemeParameters params, Encoder encoder) {
+        this.sine = sine;
+        this.params = params;
+        this.encoder = encoder;
+    }
+
+    int depth() {
+        return sine.depth();
+    }
+
+    Ciphertext apply(Evaluator ev, Ciphertext u) {
+        Ciphertext c = sine.series().evaluate(ev, params, encoder, u, u.scale());
+        for (int i = 0; i < sine.doubleAngles(); i++) {
+            // cos 2θ = 2·cos²θ − 1: one product, exact scales
+            Ciphertext sq = ev.multiply(c, c);
+            c = ev.addConstant(ev.rescale(ev.multiplyInteger(sq, 2)), -1);
+        }
+        return c;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.polyhe.ckks.ring;
+
+/**
+ * Coefficient-wise arithmetic on RNS polynomials (limbs 0..level), spread over limbs. Results are fresh
+ * arrays: ciphertext limbs are shared and must never be written in place.
+ */
+public final class RnsArithmetic {
+    private final RnsRing ring;
+
+    public RnsArithmetic(RnsRing ring) {
+        this.ring = ring;
+    }
+
+    public long[][] add(long[][] a, long[][] b, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long q = ring.modulus(i).value();
+            long[] x = a[i];
+            long[] y = b[i];
+            long[] r = new long[x.length];
+            for (int c = 0; c < r.length; c++) {
+                long s = x[c] + y[c] - q;
+                r[c] = s + ((s >> 63) & q);
+            }
+            out[i] = r;
+        });
+        return out;
+    }
+
+    /** target += b, in place: only for arrays the caller owns (fresh results, never ciphertext limbs). */
+    public long[][] addInto(long[][] target, long[][] b, int level) {
+        ring.pool().forEach(level + 1, i -> {
+            long q = ring.modulus(i).value();
+            long[] x = target[i];
+            long[] y = b[i];
+            for (int c = 0; c < x.length; c++) {
+                long s = x[c] + y[c] - q;
+                x[c] = s + ((s >> 63) & q);
+            }
+        });
+        return target;
+    }
+
+    public long[][] sub(long[][] a, long[][] b, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long q = ring.modulus(i).value();
+            long[] x = a[i];
+            long[] y = b[i];
+            long[] r = new long[x.length];
+            for (int c = 0; c < r.length; c++) {
+                long s = x[c] - y[c];
+                r[c] = s + ((s >> 63) & q);
+            }
+            out[i] = r;
+        });
+        return out;
+    }
+
+    public long[][] negate(long[][] a, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long q = ring.modulus(i).value();
+            long[] x = a[i];
+            long[] r = new long[x.length];
+            for (int c = 0; c < r.length; c++) {
+                r[c] = x[c] == 0 ? 0 : q - x[c];
+            }
+            out[i] = r;
+        });
+        return out;
+    }
+
+    /** Pointwise product (NTT form). */
+    public long[][] multiply(long[][] a, long[][] b, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> out[i] = multiplyLimb(i, a[i], b[i]));
+        return out;
+    }
+
+    public long[] multiplyLimb(int prime, long[] x, long[] y) {
+        Modulus m = ring.modulus(prime);
+        long[] r = new long[x.length];
+        for (int c = 0; c < r.length; c++) {
+            r[c] = m.mul(x[c], y[c]);
+        }
+        return r;
+    }
+
+    /** Multiplies every coefficient of limb i by scalars[i] (already reduced mod q_i). */
+    public long[][] multiplyScalars(long[][] a, long[] scalars, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            Modulus m = ring.modulus(i);
+            long w = scalars[i];
+            long ws = m.shoup(w);
+            long[] x = a[i];
+            long[] r = new long[x.length];
+            for (int c = 0; c < r.length; c++) {
+                r[c] = m.mulShoup(x[c], w, ws);
+            }
+            out[i] = r;
+        });
+        return out;
+    }
+
+    /** Adds scalars[i] to every coefficient of limb i (a constant polynomial, in NTT form). */
+    public long[][] addScalars(long[][] a, long[] scalars, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long q = ring.modulus(i).value();
+            long w = scalars[i];
+            long[] x = a[i];
+            long[] r = new long[x.length];
+            for (int c = 0; c < r.length; c++) {
+                long s = x[c] + w - q;
+                r[c] = s + ((s >> 63) & q);
+            }
+            out[i] = r;
+        });
+        return out;
+    }
+
+    /** a(X^g) for every limb. */
+    public long[][] automorphism(long[][] a, Automorphism g, int level) {
+        long[][] out = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long[] r = new long[a[i].length];
+            g.apply(a[i], r);
+            out[i] = r;
+        });
+        return out;
+    }
+
+    /** The first level+1 limbs (shared, not copied). */
+    public static long[][] truncate(long[][] a, int level) {
+        long[][] out = new long[level + 1][];
+        System.arraycopy(a, 0, out, 0, level + 1);
+        return out;
+    }
+}

@@ -1,0 +1,106 @@
+package dev.polyhe.ckks.ring;
+
+/**
+ * The ring Z_M[X]/(X^N + 1) for M the product of a list of primes: the ciphertext primes q_0..q_L first, then
+ * the special primes p_0..p_{k-1}. Polynomials are arrays of limbs, one flat long[N] per prime, indexed like
+ * the prime list; a polynomial at level l over Q uses limbs 0..l.
+ */
+public final class RnsRing {
+    private final int logN;
+    private final int n;
+    private final Modulus[] moduli;
+    private final NttTables[] ntt;
+    private final int qCount;
+    private final LimbPool pool;
+
+    public RnsRing(int logN, long[] qPrimes, long[] pPrimes, LimbPool pool) {
+        this.logN = logN;
+        this.n = 1 << logN;
+        this.qCount = qPrimes.length;
+        this.pool = pool;
+        int total = qPrimes.length + pPrimes.length;
+        moduli = new Modulus[total];
+        ntt = new NttTables[total];
+        pool.forEach(total, i -> {
+            long p = i < qPrimes.length ? qPrimes[i] : pPrimes[i - qPrimes.length];
+            moduli[i] = new Modulus(p);
+            ntt[i] = new NttTables(moduli[i], logN);
+        });
+    }
+
+    public int logN() {
+        return logN;
+    }
+
+    public int n() {
+        return n;
+    }
+
+    public int qCount() {
+        return qCount;
+    }
+
+    public int pCount() {
+        return moduli.length - qCount;
+    }
+
+    /** Index in the prime list of special prime t. */
+    public int pIndex(int t) {
+        return qCount + t;
+    }
+
+    public Modulus modulus(int i) {
+        return moduli[i];
+    }
+
+    public NttTables ntt(int i) {
+        return ntt[i];
+    }
+
+    public LimbPool pool() {
+        return pool;
+    }
+
+    /** A zero polynomial with limbs for the given prime indices. */
+    public long[][] zeros(int limbs) {
+        return new long[limbs][n];
+    }
+
+    /**
+     * Prime index of limb position {@code pos} of a polynomial over Q_level ∪ P (limbs 0..level are q's,
+     * the following ones the special primes).
+     */
+    public int extendedIndex(int level, int pos) {
+        return pos <= level ? pos : qCount + (pos - level - 1);
+    }
+
+    /** Writes a small signed integer polynomial into limbs (residues mod each prime) and NTTs them. */
+    public void fromSigned(long[] coefficients, long[][] out, int[] primeIndices) {
+        pool.forEach(primeIndices.length, k -> {
+            Modulus m = moduli[primeIndices[k]];
+            long[] limb = out[k];
+            for (int j = 0; j < n; j++) {
+                limb[j] = m.reduceSigned(coefficients[j]);
+            }
+            ntt[primeIndices[k]].forward(limb);
+        });
+    }
+
+    /** Prime indices 0..level followed by all special primes. */
+    public int[] extendedIndices(int level) {
+        int[] idx = new int[level + 1 + pCount()];
+        for (int i = 0; i < idx.length; i++) {
+            idx[i] = extendedIndex(level, i);
+        }
+        return idx;
+    }
+
+    /** Prime indices 0..level. */
+    public static int[] prefix(int level) {
+        int[] idx = new int[level + 1];
+        for (int i = 0; i <= level; i++) {
+            idx[i] = i;
+        }
+        return idx;
+    }
+}

@@ -1,0 +1,279 @@
+package dev.polyhe.ckks.rlwe;
+
+import dev.polyhe.ckks.ring.BasisConverter;
+import dev.polyhe.ckks.ring.Modulus;
+import dev.polyhe.ckks.ring.NttTables;
+import dev.polyhe.ckks.ring.RnsRing;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Hybrid key switching (Han–Ki): decompose d into digits, raise each digit to Q_l ∪ P by fast basis
+ * conversion (ModUp), take the inner product with the key's digits, and divide by P (ModDown). The
+ * decomposition can be shared by several keys: that is a hoisted rotation.
+ */
+public final class KeySwitcher {
+    private final RnsRing ring;
+    private final GadgetDecomposition gadget;
+    private final ConcurrentHashMap<Long, ModUpPlan> modUpPlans = new ConcurrentHashMap<>();
+    private final BasisConverter pToQ;
+    private final long[] pInvModQ;
+    private final long[] pInvModQShoup;
+    private final long p0InvModQ0;
+    private final long p0InvModQ0Shoup;
+
+    public KeySwitcher(RnsRing ring, GadgetDecomposition gadget) {
+        this.ring = ring;
+        this.gadget = gadget;
+        int k = ring.pCount();
+        Modulus[] p = new Modulus[k];
+        for (int t = 0; t < k; t++) {
+            p[t] = ring.modulus(ring.pIndex(t));
+        }
+        Modulus[] q = new Modulus[ring.qCount()];
+        pInvModQ = new long[ring.qCount()];
+        pInvModQShoup = new long[ring.qCount()];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = ring.modulus(i);
+            long prod = 1;
+            for (Modulus pt : p) {
+                prod = q[i].mul(prod, q[i].reduce(pt.value()));
+            }
+            pInvModQ[i] = q[i].inv(prod);
+            pInvModQShoup[i] = q[i].shoup(pInvModQ[i]);
+        }
+        pToQ = new BasisConverter(p, q);
+        p0InvModQ0 = k == 0 ? 0 : q[0].inv(q[0].reduce(p[0].value()));
+        p0InvModQ0Shoup = k == 0 ? 0 : q[0].shoup(p0InvModQ0);
+    }
+
+    public GadgetDecomposition gadget() {
+        return gadget;
+    }
+
+    /**
+     * The digits of d (NTT form, limbs 0..level), each raised to Q_level ∪ P, in NTT form. The raised limbs are
+     * produced prime by prime (all digits of one prime in a row), so each prime's NTT tables are fetched once.
+     */
+    public long[][][] decompose(long[][] d, int level) {
+        int n = ring.n();
+        int digits = gadget.digitCount(level);
+        int width = level + 1 + ring.pCount();
+        ModUpPlan[] plans = new ModUpPlan[digits];
+        for (int j = 0; j < digits; j++) {
+            plans[j] = modUpPlans.computeIfAbsent(((long) level << 32) | j, key -> plan(level, (int) (key & 0xffffffffL)));
+        }
+        // y_i = [d_i · (Q_j/q_i)^-1]_{q_i} in coefficient form, for every limb i of its digit j
+        long[][] scaled = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            long[] coef = d[i].clone();
+            ring.ntt(i).inverse(coef);
+            int j = i / gadget.alpha();
+            plans[j].converter.scaleSource(i - gadget.firstPrime(j), coef, coef);
+            scaled[i] = coef;
+        });
+        long[][][] perDigit = new long[digits][][];
+        for (int j = 0; j < digits; j++) {
+            int first = gadget.firstPrime(j);
+            int end = gadget.endPrime(j, level);
+            perDigit[j] = java.util.Arrays.copyOfRange(scaled, first, end);
+        }
+        long[][][] out = new long[digits][width][];
+        ring.pool().forEach(width, pos -> {
+            NttTables ntt = ring.ntt(ring.extendedIndex(level, pos));
+            for (int j = 0; j < digits; j++) {
+                int t = plans[j].targetOf[pos];
+                if (t < 0) {
+                    out[j][pos] = d[pos]; // the digit's own prime: already in NTT form; shared, never written
+                    continue;
+                }
+                long[] limb = new long[n];
+                plans[j].converter.accumulateTarget(t, perDigit[j], limb);
+                ntt.forward(limb);
+                out[j][pos] = limb;
+            }
+        });
+        return out;
+    }
+
+    private ModUpPlan plan(int level, int digit) {
+        int first = gadget.firstPrime(digit);
+        int end = gadget.endPrime(digit, level);
+        Modulus[] source = new Modulus[end - first];
+        for (int i = first; i < end; i++) {
+            source[i - first] = ring.modulus(i);
+        }
+        int width = level + 1 + ring.pCount();
+        int[] targets = new int[width - source.length];
+        Modulus[] target = new Modulus[targets.length];
+        int t = 0;
+        for (int pos = 0; pos < width; pos++) {
+            if (pos < first || pos >= end) {
+                targets[t] = pos;
+                target[t] = ring.modulus(ring.extendedIndex(level, pos));
+                t++;
+            }
+        }
+        int[] targetOf = new int[width];
+        java.util.Arrays.fill(targetOf, -1);
+        for (int i = 0; i < targets.length; i++) {
+            targetOf[targets[i]] = i;
+        }
+        return new ModUpPlan(digit, new BasisConverter(source, target), targetOf);
+    }
+
+    /** (sum_j D_j · key_j) / P: the two key-switched components over Q_level, NTT form. */
+    public long[][][] apply(long[][][] digits, SwitchingKey key, int level) {
+        int n = ring.n();
+        int width = level + 1 + ring.pCount();
+        long[][] acc0 = new long[width][n];
+        long[][] acc1 = new long[width][n];
+        long[][][][] keyDigits = key.digits();
+        ring.pool().forEach(width, pos -> {
+            int prime = ring.extendedIndex(level, pos);
+            Modulus m = ring.modulus(prime);
+            int j = 0;
+            // Four digits at a time: products (each below q < 2^61) are summed before one reduction.
+            for (; j + 4 <= digits.length; j += 4) {
+                accumulate4(m, digits, keyDigits, j, pos, prime, acc0[pos], acc1[pos]);
+            }
+            for (; j < digits.length; j++) {
+                accumulate1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], acc0[pos], acc1[pos]);
+            }
+        });
+        return modDown(new long[][][] {acc0, acc1}, level);
+    }
+
+    private static void accumulate4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
+            long[] o0, long[] o1) {
+        long q = m.value();
+        long[] d0 = digits[j][pos];
+        long[] d1 = digits[j + 1][pos];
+        long[] d2 = digits[j + 2][pos];
+        long[] d3 = digits[j + 3][pos];
+        long[] b0 = key[j][0][prime];
+        long[] b1 = key[j + 1][0][prime];
+        long[] b2 = key[j + 2][0][prime];
+        long[] b3 = key[j + 3][0][prime];
+        long[] a0 = key[j][1][prime];
+        long[] a1 = key[j + 1][1][prime];
+        long[] a2 = key[j + 2][1][prime];
+        long[] a3 = key[j + 3][1][prime];
+        for (int c = 0; c < o0.length; c++) {
+            long x0 = d0[c];
+            long x1 = d1[c];
+            long x2 = d2[c];
+            long x3 = d3[c];
+            long s0 = m.mulMont(x0, b0[c]) + m.mulMont(x1, b1[c]) + m.mulMont(x2, b2[c]) + m.mulMont(x3, b3[c]);
+            long s1 = m.mulMont(x0, a0[c]) + m.mulMont(x1, a1[c]) + m.mulMont(x2, a2[c]) + m.mulMont(x3, a3[c]);
+            long r0 = m.reduce(s0) + o0[c] - q;
+            o0[c] = r0 + ((r0 >> 63) & q);
+            long r1 = m.reduce(s1) + o1[c] - q;
+            o1[c] = r1 + ((r1 >> 63) & q);
+        }
+    }
+
+    private static void accumulate1(Modulus m, long[] d, long[] b, long[] a, long[] o0, long[] o1) {
+        long q = m.value();
+        for (int c = 0; c < o0.length; c++) {
+            long x = d[c];
+            long r0 = o0[c] + m.mulMont(x, b[c]) - q;
+            o0[c] = r0 + ((r0 >> 63) & q);
+            long r1 = o1[c] + m.mulMont(x, a[c]) - q;
+            o1[c] = r1 + ((r1 >> 63) & q);
+        }
+    }
+
+    /** Key-switches d (NTT, limbs 0..level) with the key: returns (c0', c1') with c0' + c1'·s ≈ d·s'. */
+    public long[][][] switchKey(long[][] d, SwitchingKey key, int level) {
+        return apply(decompose(d, level), key, level);
+    }
+
+    /**
+     * Key-switches d (NTT, level 0) with a key on q_0 and p_0 alone ({@link SwitchingKeyGenerator#generateForLevelZero}):
+     * d raised to p_0 (exact: with one source prime the centred lift is the integer itself), the inner product
+     * on both primes, and a division by p_0. The error added is about d·e/p_0, below 2^-8·q_0·e at p_0 ≥ 2^8·q_0.
+     */
+    public long[][][] switchAtLevelZero(long[][] d, SwitchingKey key) {
+        int n = ring.n();
+        Modulus q0 = ring.modulus(0);
+        int p0Index = ring.pIndex(0);
+        Modulus p0 = ring.modulus(p0Index);
+        long[] raised = d[0].clone();
+        ring.ntt(0).inverse(raised);
+        centredLift(raised, q0, p0);
+        ring.ntt(p0Index).forward(raised);
+        long[][][] keyDigit = key.digits()[0];
+        long[][] out = new long[2][];
+        for (int part = 0; part < 2; part++) {
+            long[] onQ = new long[n];
+            long[] onP = new long[n];
+            long[] kq = keyDigit[part][0];
+            long[] kp = keyDigit[part][p0Index];
+            for (int c = 0; c < n; c++) {
+                onQ[c] = q0.mulMont(d[0][c], kq[c]);
+                onP[c] = p0.mulMont(raised[c], kp[c]);
+            }
+            // (x_q - [x_p]_q) / p_0 on q_0, the exact rounding-free division of hybrid key switching
+            ring.ntt(p0Index).inverse(onP);
+            centredLift(onP, p0, q0);
+            ring.ntt(0).forward(onP);
+            for (int c = 0; c < n; c++) {
+                onQ[c] = q0.mulShoup(q0.sub(onQ[c], onP[c]), p0InvModQ0, p0InvModQ0Shoup);
+            }
+            out[part] = onQ;
+        }
+        return new long[][][] {{out[0]}, {out[1]}};
+    }
+
+    /** Coefficients modulo {@code from}, in place, to the same centred integers modulo {@code to}. */
+    private static void centredLift(long[] x, Modulus from, Modulus to) {
+        long f = from.value();
+        long half = f >>> 1;
+        for (int c = 0; c < x.length; c++) {
+            long v = x[c];
+            x[c] = v > half ? to.neg(to.reduce(f - v)) : to.reduce(v);
+        }
+    }
+
+    /**
+     * Each x over Q_level ∪ P (NTT) to x / P over Q_level (NTT), limb by limb for all of them together (one
+     * fetch of each prime's tables). Overwrites the P limbs of the inputs.
+     */
+    public long[][][] modDown(long[][][] xs, int level) {
+        int n = ring.n();
+        int k = ring.pCount();
+        int count = xs.length;
+        long[][][] scaled = new long[count][k][n];
+        ring.pool().forEach(k, t -> {
+            for (int v = 0; v < count; v++) {
+                long[] limb = xs[v][level + 1 + t];
+                ring.ntt(ring.pIndex(t)).inverse(limb);
+                pToQ.scaleSource(t, limb, scaled[v][t]);
+            }
+        });
+        long[][][] out = new long[count][level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            NttTables ntt = ring.ntt(i);
+            Modulus m = ntt.modulus();
+            long q = m.value();
+            long w = pInvModQ[i];
+            long ws = pInvModQShoup[i];
+            for (int v = 0; v < count; v++) {
+                long[] conv = new long[n];
+                pToQ.accumulateTarget(i, scaled[v], conv);
+                ntt.forward(conv);
+                long[] xi = xs[v][i];
+                for (int c = 0; c < n; c++) {
+                    long diff = xi[c] - conv[c];
+                    diff += (diff >> 63) & q;
+                    conv[c] = m.mulShoup(diff, w, ws);
+                }
+                out[v][i] = conv;
+            }
+        });
+        return out;
+    }
+
+    /** targetOf[pos]: index among the converter's targets of limb position pos, or -1 inside the digit. */
+    private record ModUpPlan(int digit, BasisConverter converter, int[] targetOf) {}
+}

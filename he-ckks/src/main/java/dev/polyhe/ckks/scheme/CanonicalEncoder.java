@@ -1,0 +1,131 @@
+package dev.polyhe.ckks.scheme;
+
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.ckks.ring.Modulus;
+import dev.polyhe.ckks.ring.RnsRing;
+
+/**
+ * Encoding through the canonical embedding: slots -&gt; special inverse FFT -&gt; coefficients scaled by Δ and
+ * rounded -&gt; RNS -&gt; NTT. Decoding lifts the coefficients through the CRT with just enough primes for the
+ * scale (plus 64 bits of head-room), so a deep chain does not pay for primes it does not need.
+ */
+final class CanonicalEncoder implements Encoder {
+    private static final int HEADROOM_BITS = 64;
+    private final SchemeParameters params;
+    private final RnsRing ring;
+    private final SpecialFft fft;
+    private final CrtReconstruction crt;
+
+    CanonicalEncoder(SchemeParameters params) {
+        this.params = params;
+        this.ring = params.ring();
+        this.fft = new SpecialFft(ring.logN());
+        this.crt = new CrtReconstruction(ring);
+    }
+
+    @Override
+    public Plaintext encode(double[] values, int slots, int level, double scale) {
+        return encodeComplex(values, new double[0], slots, level, scale);
+    }
+
+    @Override
+    public Plaintext encodeComplex(double[] real, double[] imag, int slots, int level, double scale) {
+        checkSlots(slots);
+        if (real.length > slots || imag.length > slots) {
+            throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
+                    + " given but only " + slots + " slots");
+        }
+        if (level < 0 || level > params.maxLevel()) {
+            throw new IllegalArgumentException("level = " + level + " is out of range; allowed: 0 .. " + params.maxLevel());
+        }
+        checkScale(scale, level);
+        double[] re = new double[slots];
+        double[] im = new double[slots];
+        for (int i = 0; i < real.length; i++) {
+            re[i] = checkedFinite(real[i], "real", i);
+        }
+        for (int i = 0; i < imag.length; i++) {
+            im[i] = checkedFinite(imag[i], "imag", i);
+        }
+        fft.inverse(re, im, slots);
+        int n = ring.n();
+        int half = n / 2;
+        int gap = half / slots;
+        double[] coef = new double[n];
+        for (int i = 0; i < slots; i++) {
+            coef[i * gap] = Math.rint(re[i] * scale);
+            coef[half + i * gap] = Math.rint(im[i] * scale);
+        }
+        long[][] limbs = new long[level + 1][n];
+        ring.pool().forEach(level + 1, l -> {
+            Modulus m = ring.modulus(l);
+            long[] limb = limbs[l];
+            for (int c = 0; c < n; c++) {
+                limb[c] = ScaledInteger.residue(coef[c], m);
+            }
+            ring.ntt(l).forward(limb);
+        });
+        return new CkksPlaintext(limbs, level, scale, slots, params.hash());
+    }
+
+    @Override
+    public double[] decode(Plaintext plaintext) {
+        return decodeComplex(plaintext)[0];
+    }
+
+    @Override
+    public double[][] decodeComplex(Plaintext plaintext) {
+        CkksPlaintext pt = OperandCheck.plaintext(plaintext, params.hash());
+        int n = ring.n();
+        int k = 0;
+        double need = Math.max(0, Math.log(pt.scale()) / Math.log(2)) + HEADROOM_BITS;
+        while (k < pt.level() && params.logQ(k) < need) {
+            k++;
+        }
+        final int top = k;
+        long[][] coef = new long[top + 1][];
+        ring.pool().forEach(top + 1, l -> {
+            coef[l] = pt.limbs[l].clone();
+            ring.ntt(l).inverse(coef[l]);
+        });
+        double[] values = new double[n];
+        crt.lift(coef, top, values);
+        int slots = pt.slots();
+        int half = n / 2;
+        int gap = half / slots;
+        double[] re = new double[slots];
+        double[] im = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            re[i] = values[i * gap] / pt.scale();
+            im[i] = values[half + i * gap] / pt.scale();
+        }
+        fft.forward(re, im, slots);
+        return new double[][] {re, im};
+    }
+
+    private void checkSlots(int slots) {
+        if (slots < 1 || slots > params.slots() || Integer.bitCount(slots) != 1) {
+            throw new IllegalArgumentException("slots = " + slots + " must be a power of two in 1 .. " + params.slots());
+        }
+    }
+
+    private void checkScale(double scale, int level) {
+        if (!(scale >= 1) || Double.isInfinite(scale)) {
+            throw new IllegalArgumentException("scale = " + scale + " must be a finite number >= 1");
+        }
+        double logScale = Math.log(scale) / Math.log(2);
+        if (logScale + 1 >= params.logQ(level)) {
+            throw new HeException(String.format("scale 2^%.1f does not fit the modulus 2^%.1f of level %d", logScale,
+                    params.logQ(level), level));
+        }
+    }
+
+    private static double checkedFinite(double v, String part, int i) {
+        if (!Double.isFinite(v)) {
+            throw new IllegalArgumentException(part + "[" + i + "] = " + v + " is not a finite number");
+        }
+        return v;
+    }
+}

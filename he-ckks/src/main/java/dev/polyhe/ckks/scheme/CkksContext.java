@@ -1,0 +1,235 @@
+package dev.polyhe.ckks.scheme;
+
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.HeSerializer;
+import dev.polyhe.api.he.PublicKey;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SingleLimbNtt;
+import dev.polyhe.ckks.bootstrap.BootstrapParameters;
+import dev.polyhe.ckks.bootstrap.Bootstrapper;
+import dev.polyhe.ckks.ring.LimbPool;
+import dev.polyhe.ckks.ring.NttTables;
+import dev.polyhe.ckks.ring.RnsRescaler;
+import dev.polyhe.ckks.rlwe.KeySwitcher;
+import dev.polyhe.ckks.rlwe.SwitchingKey;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** An opened ckks-cpu parameter set. Owns the limb thread pool, released by {@link #close()}. */
+public final class CkksContext implements HeContext, SingleLimbNtt {
+    private final SchemeParameters params;
+    private final LimbPool pool;
+    private final CanonicalEncoder encoder;
+    private final CkksKeyGenerator keygen;
+    private final KeySwitcher switcher;
+    private final RnsRescaler rescaler;
+    private final CkksSerializer serializer;
+    private volatile boolean closed;
+
+    public CkksContext(CkksParameters parameters, int threads) {
+        // Tasks of at least 2^13 coefficients: one limb at N >= 2^13, several on the small test rings.
+        this.pool = new LimbPool(threads, Math.max(1, (1 << 13) >> parameters.logN()));
+        try {
+            this.params = new SchemeParameters(parameters, pool);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+        this.encoder = new CanonicalEncoder(params);
+        this.keygen = new CkksKeyGenerator(params);
+        this.switcher = new KeySwitcher(params.ring(), params.gadget());
+        this.rescaler = new RnsRescaler(params.ring());
+        this.serializer = new CkksSerializer(params);
+    }
+
+    /** The validated parameters (primes, ring); for benchmarks and tests in this module. */
+    public SchemeParameters schemeParameters() {
+        return params;
+    }
+
+    public int threads() {
+        return pool.threads();
+    }
+
+    @Override
+    public CkksParameters parameters() {
+        return params.literal();
+    }
+
+    @Override
+    public long[] chainPrimes() {
+        long[] q = new long[params.maxLevel() + 1];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = params.q(i);
+        }
+        return q;
+    }
+
+    @Override
+    public String parameterHash() {
+        return params.hash();
+    }
+
+    private void open() {
+        if (closed) {
+            throw new IllegalStateException("this ckks-cpu context is closed");
+        }
+    }
+
+    @Override
+    public SecretKey generateSecretKey() {
+        open();
+        return keygen.secretKey();
+    }
+
+    private CkksSecretKey secret(SecretKey key) {
+        if (!(key instanceof CkksSecretKey sk)) {
+            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName()) + " was not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
+        return sk;
+    }
+
+    @Override
+    public PublicKey generatePublicKey(SecretKey secretKey) {
+        open();
+        return keygen.publicKey(secret(secretKey));
+    }
+
+    /** With {@code bootstrapping}, keys for every slot count (see {@link Bootstrapper#everySlotCount}). */
+    @Override
+    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
+            boolean bootstrapping) {
+        return generateEvaluationKeys(secretKey, rotationSteps, conjugation,
+                bootstrapping ? Bootstrapper.everySlotCount(params) : Set.of());
+    }
+
+    @Override
+    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
+            Set<Integer> bootstrapSlots) {
+        open();
+        CkksSecretKey sk = secret(secretKey);
+        boolean bootstrapping = !bootstrapSlots.isEmpty();
+        if (bootstrapping) {
+            Set<Integer> all = new TreeSet<>(rotationSteps);
+            all.addAll(Bootstrapper.rotationSteps(params, bootstrapSlots));
+            rotationSteps = all;
+            conjugation = true;
+        }
+        SwitchingKey relin = keygen.relinearizationKey(sk);
+        Map<Integer, SwitchingKey> rotations = new HashMap<>();
+        for (int step : rotationSteps) {
+            int s = Math.floorMod(step, params.slots());
+            if (s != 0 && !rotations.containsKey(s)) {
+                rotations.put(s, keygen.galoisKey(sk, keygen.rotationElement(s)));
+            }
+        }
+        SwitchingKey conj = conjugation ? keygen.galoisKey(sk, keygen.conjugationElement()) : null;
+        EncapsulationKeys encapsulation = bootstrapping && BootstrapParameters.encapsulates(params)
+                ? keygen.encapsulationKeys(sk) : null;
+        return new CkksEvaluationKeys(relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapSlots,
+                encapsulation);
+    }
+
+    @Override
+    public long evaluationKeyBytes(Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
+        open();
+        Set<Integer> steps = new TreeSet<>();
+        for (int step : rotationSteps) {
+            steps.add(Math.floorMod(step, params.slots()));
+        }
+        if (!bootstrapSlots.isEmpty()) {
+            for (int step : Bootstrapper.rotationSteps(params, bootstrapSlots)) {
+                steps.add(Math.floorMod(step, params.slots()));
+            }
+            conjugation = true;
+        }
+        steps.remove(0);
+        // a key: per digit, (b, a) over every prime of Q and P, N coefficients of 8 bytes (the encapsulation keys,
+        // on q_0·p_0 alone, are too small to count)
+        long key = (long) params.gadget().digitCount() * 2 * (params.ring().qCount() + params.ring().pCount())
+                * params.ring().n() * Long.BYTES;
+        return key * (1 + steps.size() + (conjugation ? 1 : 0));
+    }
+
+    @Override
+    public Encoder encoder() {
+        open();
+        return encoder;
+    }
+
+    @Override
+    public Encryptor encryptor(PublicKey publicKey) {
+        open();
+        if (!(publicKey instanceof CkksPublicKey pk)) {
+            throw new HeException("public key " + (publicKey == null ? "null" : publicKey.getClass().getName())
+                    + " was not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(pk.parameterHash(), params.hash(), "public key");
+        return new CkksEncryptor(params, pk, null);
+    }
+
+    @Override
+    public Encryptor encryptor(SecretKey secretKey) {
+        open();
+        return new CkksEncryptor(params, null, secret(secretKey));
+    }
+
+    @Override
+    public Decryptor decryptor(SecretKey secretKey) {
+        open();
+        return new CkksDecryptor(params, secret(secretKey));
+    }
+
+    @Override
+    public Evaluator evaluator(EvaluationKeys keys, SecretKey onDemandKeys) {
+        open();
+        if (!(keys instanceof CkksEvaluationKeys ek)) {
+            throw new HeException("evaluation keys " + (keys == null ? "null" : keys.getClass().getName())
+                    + " were not made by ckks-cpu");
+        }
+        OperandCheck.sameParameters(ek.parameterHash(), params.hash(), "evaluation keys");
+        CkksSecretKey sk = null;
+        if (onDemandKeys != null) {
+            sk = secret(onDemandKeys);
+            OperandCheck.sameKeySet(sk, ek.keySetId(), "on-demand secret key");
+        }
+        return new CkksEvaluator(params, rescaler, switcher, keygen, ek, sk);
+    }
+
+    @Override
+    public HeSerializer serializer() {
+        return serializer;
+    }
+
+    @Override
+    public Runnable nttOfOneLimb() {
+        NttTables ntt = params.ring().ntt(0);
+        long[] limb = new long[params.ring().n()];
+        for (int i = 0; i < limb.length; i++) {
+            limb[i] = (i * 0x9E3779B97F4A7C15L >>> 8) % ntt.modulus().value();
+        }
+        return () -> ntt.forward(limb);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        pool.close();
+    }
+
+    @Override
+    public String toString() {
+        return "CkksContext[N=2^" + params.literal().logN() + ", levels=" + params.maxLevel() + ", hash=" + params.hash()
+                + ", threads=" + pool.threads() + "]";
+    }
+}

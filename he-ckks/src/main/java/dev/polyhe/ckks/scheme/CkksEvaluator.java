@@ -1,0 +1,417 @@
+package dev.polyhe.ckks.scheme;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.ckks.bootstrap.BootstrapParameters;
+import dev.polyhe.ckks.bootstrap.Bootstrapper;
+import dev.polyhe.ckks.bootstrap.SecretEncapsulation;
+import dev.polyhe.ckks.ring.Automorphism;
+import dev.polyhe.ckks.ring.Modulus;
+import dev.polyhe.ckks.ring.RnsArithmetic;
+import dev.polyhe.ckks.ring.RnsRescaler;
+import dev.polyhe.ckks.ring.RnsRing;
+import dev.polyhe.ckks.rlwe.KeySwitcher;
+import dev.polyhe.ckks.rlwe.SwitchingKey;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The homomorphic operations over one key set. Holds evaluation keys and, only for on-demand rotation keys,
+ * the client's secret; every operand is checked (parameters, key set) before any arithmetic.
+ */
+final class CkksEvaluator implements Evaluator {
+    private final SchemeParameters params;
+    private final RnsRing ring;
+    private final RnsArithmetic arith;
+    private final RnsRescaler rescaler;
+    private final KeySwitcher switcher;
+    private final CkksKeyGenerator keygen;
+    private final CkksEvaluationKeys keys;
+    private final CkksSecretKey onDemand;
+    private final Map<Integer, SwitchingKey> generated = new ConcurrentHashMap<>();
+    private volatile SwitchingKey generatedConjugation;
+    private volatile Bootstrapper bootstrapper;
+    private volatile EncapsulationKeys generatedEncapsulation;
+
+    CkksEvaluator(SchemeParameters params, RnsRescaler rescaler, KeySwitcher switcher, CkksKeyGenerator keygen,
+            CkksEvaluationKeys keys, CkksSecretKey onDemand) {
+        this.params = params;
+        this.ring = params.ring();
+        this.arith = new RnsArithmetic(ring);
+        this.rescaler = rescaler;
+        this.switcher = switcher;
+        this.keygen = keygen;
+        this.keys = keys;
+        this.onDemand = onDemand;
+    }
+
+    private CkksCiphertext ct(Ciphertext c) {
+        return OperandCheck.ciphertext(c, params.hash(), keys.keySetId());
+    }
+
+    private static CkksCiphertext atLevel(CkksCiphertext c, int level) {
+        if (c.level() == level) {
+            return c;
+        }
+        return c.with(RnsArithmetic.truncate(c.c0, level), RnsArithmetic.truncate(c.c1, level), level, c.scale());
+    }
+
+    @Override
+    public Ciphertext add(Ciphertext a, Ciphertext b) {
+        CkksCiphertext x = ct(a);
+        CkksCiphertext y = ct(b);
+        OperandCheck.sameScale(x.scale(), y.scale(), "add");
+        int level = Math.min(x.level(), y.level());
+        return x.with(arith.add(x.c0, y.c0, level), arith.add(x.c1, y.c1, level), level, x.scale());
+    }
+
+    @Override
+    public Ciphertext sub(Ciphertext a, Ciphertext b) {
+        CkksCiphertext x = ct(a);
+        CkksCiphertext y = ct(b);
+        OperandCheck.sameScale(x.scale(), y.scale(), "sub");
+        int level = Math.min(x.level(), y.level());
+        return x.with(arith.sub(x.c0, y.c0, level), arith.sub(x.c1, y.c1, level), level, x.scale());
+    }
+
+    @Override
+    public Ciphertext negate(Ciphertext a) {
+        CkksCiphertext x = ct(a);
+        return x.with(arith.negate(x.c0, x.level()), arith.negate(x.c1, x.level()), x.level(), x.scale());
+    }
+
+    @Override
+    public Ciphertext addPlain(Ciphertext a, Plaintext b) {
+        CkksCiphertext x = ct(a);
+        CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
+        OperandCheck.sameScale(x.scale(), p.scale(), "addPlain");
+        int level = Math.min(x.level(), p.level());
+        return x.with(arith.add(x.c0, p.limbs, level), RnsArithmetic.truncate(x.c1, level), level, x.scale());
+    }
+
+    @Override
+    public Ciphertext addConstant(Ciphertext a, double c) {
+        CkksCiphertext x = ct(a);
+        long[] k = residues(c * x.scale(), x.level());
+        return x.with(arith.addScalars(x.c0, k, x.level()), x.c1, x.level(), x.scale());
+    }
+
+    @Override
+    public Ciphertext multiply(Ciphertext a, Ciphertext b) {
+        CkksCiphertext x = ct(a);
+        CkksCiphertext y = ct(b);
+        int level = Math.min(x.level(), y.level());
+        double scale = productScale(x.scale(), y.scale(), level, "multiply");
+        if (keys.relinearization == null) {
+            throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
+        }
+        long[][] d0 = new long[level + 1][];
+        long[][] d1 = new long[level + 1][];
+        long[][] d2 = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            Modulus m = ring.modulus(i);
+            long q = m.value();
+            long[] a0 = x.c0[i];
+            long[] a1 = x.c1[i];
+            long[] b0 = y.c0[i];
+            long[] b1 = y.c1[i];
+            int n = a0.length;
+            long[] r0 = new long[n];
+            long[] r1 = new long[n];
+            long[] r2 = new long[n];
+            for (int c = 0; c < n; c++) {
+                long u0 = m.toMont(a0[c]);
+                long u1 = m.toMont(a1[c]);
+                r0[c] = m.mulMont(u0, b0[c]);
+                long s = m.mulMont(u0, b1[c]) + m.mulMont(u1, b0[c]) - q;
+                r1[c] = s + ((s >> 63) & q);
+                r2[c] = m.mulMont(u1, b1[c]);
+            }
+            d0[i] = r0;
+            d1[i] = r1;
+            d2[i] = r2;
+        });
+        long[][][] ks = switcher.switchKey(d2, keys.relinearization, level);
+        return x.with(arith.addInto(d0, ks[0], level), arith.addInto(d1, ks[1], level), level, scale);
+    }
+
+    @Override
+    public Ciphertext multiplyPlain(Ciphertext a, Plaintext b) {
+        CkksCiphertext x = ct(a);
+        CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
+        int level = Math.min(x.level(), p.level());
+        double scale = productScale(x.scale(), p.scale(), level, "multiplyPlain");
+        return x.with(arith.multiply(x.c0, p.limbs, level), arith.multiply(x.c1, p.limbs, level), level, scale);
+    }
+
+    @Override
+    public Ciphertext multiplyConstant(Ciphertext a, double c) {
+        CkksCiphertext x = ct(a);
+        if (!Double.isFinite(c)) {
+            throw new IllegalArgumentException("constant " + c + " is not a finite number");
+        }
+        double ql = params.q(x.level());
+        double scale = productScale(x.scale(), ql, x.level(), "multiplyConstant");
+        long[] k = residues(c * ql, x.level());
+        return x.with(arith.multiplyScalars(x.c0, k, x.level()), arith.multiplyScalars(x.c1, k, x.level()), x.level(),
+                scale);
+    }
+
+    @Override
+    public Ciphertext multiplyInteger(Ciphertext a, long k) {
+        CkksCiphertext x = ct(a);
+        long[] r = new long[x.level() + 1];
+        for (int i = 0; i <= x.level(); i++) {
+            r[i] = ring.modulus(i).reduceSigned(k);
+        }
+        return x.with(arith.multiplyScalars(x.c0, r, x.level()), arith.multiplyScalars(x.c1, r, x.level()), x.level(),
+                x.scale());
+    }
+
+    @Override
+    public Ciphertext rescale(Ciphertext a) {
+        CkksCiphertext x = ct(a);
+        if (x.level() == 0) {
+            throw new HeException("out of levels: the ciphertext is at level 0 and has no prime left to rescale by; "
+                    + "bootstrap it or use parameters with more levels");
+        }
+        int level = x.level();
+        double newScale = x.scale() / params.q(level);
+        if (newScale < 1) {
+            throw new HeException(String.format("rescale: the scale 2^%.1f is smaller than the prime q_%d = 2^%.1f it "
+                    + "would divide by; the message would be lost (multiply first, rescale after)",
+                    OperandCheck.log2(x.scale()), level, OperandCheck.log2(params.q(level))));
+        }
+        long[][][] out = rescaler.rescale(new long[][][] {x.c0, x.c1}, level);
+        return x.with(out[0], out[1], level - 1, newScale);
+    }
+
+    @Override
+    public Ciphertext dropToLevel(Ciphertext a, int level) {
+        CkksCiphertext x = ct(a);
+        if (level < 0 || level > x.level()) {
+            throw new HeException("dropToLevel: target level " + level + " must be in 0 .. " + x.level()
+                    + " (the ciphertext's level)");
+        }
+        return atLevel(x, level);
+    }
+
+    @Override
+    public Ciphertext rotate(Ciphertext a, int step) {
+        return rotateHoisted(a, new int[] {step})[0];
+    }
+
+    /**
+     * Decomposes c1 once; per step, the inner product with the (pre-permuted) Galois key, ModDown, and one
+     * automorphism of the result: sigma(c0 + ks0), sigma(ks1).
+     */
+    @Override
+    public Ciphertext[] rotateHoisted(Ciphertext a, int[] steps) {
+        CkksCiphertext x = ct(a);
+        Ciphertext[] out = new Ciphertext[steps.length];
+        long[][][] digits = null;
+        for (int k = 0; k < steps.length; k++) {
+            int s = Math.floorMod(steps[k], x.slots());
+            if (s == 0) {
+                out[k] = x;
+                continue;
+            }
+            int keyStep = rotationKeyStep(s, x.slots());
+            SwitchingKey key = rotationKey(keyStep);
+            if (digits == null) {
+                digits = switcher.decompose(x.c1, x.level());
+            }
+            out[k] = applyGalois(x, digits, keygen.automorphism(keygen.rotationElement(keyStep)), key);
+        }
+        return out;
+    }
+
+    @Override
+    public Ciphertext conjugate(Ciphertext a) {
+        CkksCiphertext x = ct(a);
+        SwitchingKey key = keys.conjugation != null ? keys.conjugation : generatedConjugation;
+        if (key == null) {
+            if (onDemand == null) {
+                throw new HeException("conjugate needs the conjugation key; these evaluation keys have none");
+            }
+            key = keygen.galoisKey(onDemand, keygen.conjugationElement());
+            generatedConjugation = key;
+        }
+        long[][][] digits = switcher.decompose(x.c1, x.level());
+        return applyGalois(x, digits, keygen.automorphism(keygen.conjugationElement()), key);
+    }
+
+    @Override
+    public Ciphertext bootstrap(Ciphertext a) {
+        return bootstrap(a, 1.0);
+    }
+
+    /** The factor joins the constant SlotsToCoeffs multiplies by anyway: no level. */
+    @Override
+    public Ciphertext bootstrap(Ciphertext a, double factor) {
+        CkksCiphertext x = ct(a);
+        return bootstrapper().bootstrap(this, x, keys, onDemand != null, encapsulation(), factor);
+    }
+
+    /**
+     * One bootstrap for two ciphertexts of real slots: Re a + i·Re b is refreshed (times 1/2, folded into
+     * SlotsToCoeffs), then a = w + w̄ and b = −i·(w − w̄). Multiplying by ±i is the monomial ±X^(N/2): no level.
+     * The real parts are taken first (2·Re a = a + ā, at level 0 where a conjugation is cheapest, the 2 folded into
+     * the same constant): the imaginary parts real computations accumulate as error would otherwise land in the
+     * other ciphertext's values. b joins at a's scale label (its values read times s_b/s_a) and leaves with its
+     * scale label times s_b/s_a, which reads them back exactly. Operands of other slot counts, or scales more than
+     * 2× apart, are bootstrapped one by one.
+     */
+    @Override
+    public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b) {
+        return bootstrapPair(a, b, 1.0, 1.0);
+    }
+
+    /**
+     * a's factor joins SlotsToCoeffs' constant; b's, where it differs, its scale label (b leaves with values
+     * factorB·b read at a scale factorA/factorB times its own: exact, no level, and the engine aligns scales where
+     * b meets others).
+     */
+    @Override
+    public Ciphertext[] bootstrapPair(Ciphertext a, Ciphertext b, double factorA, double factorB) {
+        CkksCiphertext x = ct(a);
+        CkksCiphertext y = ct(b);
+        double ratio = y.scale() / x.scale();
+        if (x.slots() != y.slots() || ratio > 2 || ratio < 0.5) {
+            return new Ciphertext[] {bootstrap(x, factorA), bootstrap(y, factorB)};
+        }
+        Bootstrapper boot = bootstrapper();
+        CkksCiphertext x0 = ct(twiceRealPart(dropToLevel(x, 0)));
+        CkksCiphertext iy = ct(multiplyPlain(twiceRealPart(dropToLevel(y, 0)), boot.imaginaryUnit(1, 0)));
+        Ciphertext joined = add(x0, iy.with(iy.c0, iy.c1, 0, x0.scale()));
+        Ciphertext w = boot.bootstrap(this, joined, keys, onDemand != null, encapsulation(), 0.25 * factorA);
+        Ciphertext conj = conjugate(w);
+        Ciphertext re = add(w, conj);
+        CkksCiphertext im = ct(multiplyPlain(sub(w, conj), boot.imaginaryUnit(-1, w.level())));
+        return new Ciphertext[] {re, im.with(im.c0, im.c1, im.level(), im.scale() * ratio * factorA / factorB)};
+    }
+
+    /** c + c̄: twice the real part of every slot. */
+    private Ciphertext twiceRealPart(Ciphertext c) {
+        return add(c, conjugate(c));
+    }
+
+    private Bootstrapper bootstrapper() {
+        Bootstrapper b = bootstrapper;
+        if (b == null) {
+            b = new Bootstrapper(params, new CanonicalEncoder(params), new CkksCiphertextLimbs());
+            bootstrapper = b;
+        }
+        return b;
+    }
+
+    /** Null for a sparse secret or keys without encapsulation; generated once when keys come on demand. */
+    private SecretEncapsulation encapsulation() {
+        if (!BootstrapParameters.encapsulates(params)) {
+            return null;
+        }
+        EncapsulationKeys k = keys.encapsulation != null ? keys.encapsulation : generatedEncapsulation;
+        if (k == null && onDemand != null) {
+            k = keygen.encapsulationKeys(onDemand);
+            generatedEncapsulation = k;
+        }
+        if (k == null) {
+            return null;
+        }
+        EncapsulationKeys held = k;
+        return new SecretEncapsulation() {
+            @Override
+            public Ciphertext toEphemeral(Ciphertext levelZero) {
+                CkksCiphertext x = ct(levelZero);
+                if (x.level() != 0) {
+                    throw new HeException("sparse-secret encapsulation takes a level-0 ciphertext, got level "
+                            + x.level());
+                }
+                long[][][] ks = switcher.switchAtLevelZero(x.c1, held.toEphemeral());
+                return x.with(arith.addInto(ks[0], x.c0, 0), ks[1], 0, x.scale());
+            }
+
+            @Override
+            public Ciphertext toMain(Ciphertext underEphemeral) {
+                return switchSecret(ct(underEphemeral), held.toMain());
+            }
+        };
+    }
+
+    /** (c0, c1) → (c0 + ks0, ks1), where ks0 + ks1·s_to ≈ c1·s_from. */
+    private CkksCiphertext switchSecret(CkksCiphertext x, SwitchingKey key) {
+        int level = x.level();
+        long[][][] ks = switcher.switchKey(x.c1, key, level);
+        return x.with(arith.addInto(ks[0], x.c0, level), ks[1], level, x.scale());
+    }
+
+    private CkksCiphertext applyGalois(CkksCiphertext x, long[][][] digits, Automorphism g, SwitchingKey key) {
+        int level = x.level();
+        long[][][] ks = switcher.apply(digits, key, level);
+        long[][] c0 = arith.automorphism(arith.addInto(ks[0], x.c0, level), g, level);
+        long[][] c1 = arith.automorphism(ks[1], g, level);
+        return x.with(c0, c1, level, x.scale());
+    }
+
+    /**
+     * The key step to use for a left rotation by s of a ciphertext with this many slots: s itself, or, for
+     * sparse packing (the vector repeats every {@code slots}), any held step congruent to s modulo slots.
+     */
+    private int rotationKeyStep(int s, int slots) {
+        if (keys.rotations.containsKey(s) || generated.containsKey(s)) {
+            return s;
+        }
+        if (slots < params.slots()) {
+            for (int k : keys.rotations.keySet()) {
+                if (Math.floorMod(k, slots) == s) {
+                    return k;
+                }
+            }
+        }
+        return s;
+    }
+
+    private SwitchingKey rotationKey(int step) {
+        SwitchingKey key = keys.rotations.get(step);
+        if (key != null) {
+            return key;
+        }
+        if (onDemand == null) {
+            throw new HeException("rotate by " + step + " needs a rotation key for step " + step
+                    + "; these evaluation keys have steps " + keys.rotationSteps());
+        }
+        return generated.computeIfAbsent(step, s -> keygen.galoisKey(onDemand, keygen.rotationElement(s)));
+    }
+
+    private double productScale(double a, double b, int level, String op) {
+        double scale = a * b;
+        double logScale = OperandCheck.log2(scale);
+        if (logScale + 1 >= params.logQ(level)) {
+            throw new HeException(String.format("%s: out of levels: the product's scale 2^%.1f does not fit the modulus "
+                    + "2^%.1f left at level %d; rescale first, or bootstrap", op, logScale, params.logQ(level), level));
+        }
+        return scale;
+    }
+
+    /** round(v) modulo q_0..q_level, exact for any magnitude. */
+    private long[] residues(double v, int level) {
+        long[] r = new long[level + 1];
+        if (ScaledInteger.fitsLong(v)) {
+            long k = Math.round(v);
+            for (int i = 0; i <= level; i++) {
+                r[i] = ring.modulus(i).reduceSigned(k);
+            }
+        } else {
+            BigInteger k = new BigDecimal(v).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact();
+            for (int i = 0; i <= level; i++) {
+                r[i] = k.mod(BigInteger.valueOf(ring.modulus(i).value())).longValueExact();
+            }
+        }
+        return r;
+    }
+}

@@ -1,0 +1,106 @@
+package dev.polyhe.ckks.scheme;
+
+/**
+ * The "special" FFT of CKKS: evaluates a real polynomial at the primitive 2N-th roots zeta^(5^j), j &lt; N/2
+ * (one of each conjugate pair), or inverts that map. Works on any power-of-two slot count n &le; N/2 (sparse
+ * packing: the message then lives on X^(N/2n)). Roots and the 5^j orbit are precomputed.
+ */
+final class SpecialFft {
+    private final int m; // 2N
+    private final double[] rootRe;
+    private final double[] rootIm;
+    private final int[] rotGroup;
+
+    SpecialFft(int logN) {
+        int n = 1 << logN;
+        m = 2 * n;
+        rootRe = new double[m + 1];
+        rootIm = new double[m + 1];
+        for (int k = 0; k <= m; k++) {
+            double angle = 2 * Math.PI * k / m;
+            rootRe[k] = Math.cos(angle);
+            rootIm[k] = Math.sin(angle);
+        }
+        rotGroup = new int[n / 2];
+        long g = 1;
+        for (int j = 0; j < n / 2; j++) {
+            rotGroup[j] = (int) g;
+            g = (g * 5) % m;
+        }
+    }
+
+    /** Coefficient-side values to slots (decoding direction), in place. */
+    void forward(double[] re, double[] im, int size) {
+        bitReverse(re, im, size);
+        for (int len = 2; len <= size; len <<= 1) {
+            int half = len >> 1;
+            int lenq = len << 2;
+            for (int i = 0; i < size; i += len) {
+                for (int j = 0; j < half; j++) {
+                    int idx = (int) ((long) (rotGroup[j] % lenq) * m / lenq);
+                    double wr = rootRe[idx];
+                    double wi = rootIm[idx];
+                    int a = i + j;
+                    int b = a + half;
+                    double vr = re[b] * wr - im[b] * wi;
+                    double vi = re[b] * wi + im[b] * wr;
+                    double ur = re[a];
+                    double ui = im[a];
+                    re[a] = ur + vr;
+                    im[a] = ui + vi;
+                    re[b] = ur - vr;
+                    im[b] = ui - vi;
+                }
+            }
+        }
+    }
+
+    /** Slots to coefficient-side values (encoding direction), in place, including the 1/size factor. */
+    void inverse(double[] re, double[] im, int size) {
+        for (int len = size; len >= 2; len >>= 1) {
+            int half = len >> 1;
+            int lenq = len << 2;
+            for (int i = 0; i < size; i += len) {
+                for (int j = 0; j < half; j++) {
+                    int idx = (int) ((long) (lenq - rotGroup[j] % lenq) * m / lenq);
+                    double wr = rootRe[idx];
+                    double wi = rootIm[idx];
+                    int a = i + j;
+                    int b = a + half;
+                    double ur = re[a] + re[b];
+                    double ui = im[a] + im[b];
+                    double dr = re[a] - re[b];
+                    double di = im[a] - im[b];
+                    re[a] = ur;
+                    im[a] = ui;
+                    re[b] = dr * wr - di * wi;
+                    im[b] = dr * wi + di * wr;
+                }
+            }
+        }
+        bitReverse(re, im, size);
+        double inv = 1.0 / size;
+        for (int i = 0; i < size; i++) {
+            re[i] *= inv;
+            im[i] *= inv;
+        }
+    }
+
+    private static void bitReverse(double[] re, double[] im, int size) {
+        for (int i = 1, j = 0; i < size; i++) {
+            int bit = size >> 1;
+            for (; (j & bit) != 0; bit >>= 1) {
+                j ^= bit;
+            }
+            j ^= bit;
+            if (i < j) {
+                double t = re[i];
+                re[i] = re[j];
+                re[j] = t;
+                t = im[i];
+                im[i] = im[j];
+                im[j] = t;
+            }
+        }
+    }
+}
