@@ -9,6 +9,7 @@ module dev.polyhe.ckks {
 
     exports dev.polyhe.ckks.ring;
     exports dev.polyhe.ckks.rlwe;
+    exports dev.polyhe.ckks.executor;
     exports dev.polyhe.ckks.scheme;
     exports dev.polyhe.ckks.bootstrap;
 }

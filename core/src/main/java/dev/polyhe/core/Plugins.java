@@ -4,6 +4,7 @@ import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.PolynomialApproximator;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.attention.AttentionMechanism;
+import dev.polyhe.api.he.Availability;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.model.ModelArchitecture;
 import dev.polyhe.core.config.PluginChoice;
@@ -41,6 +42,15 @@ public final class Plugins implements Approximations {
         }
     }
 
+    /** A backend that is installed but cannot run here (no GPU, no driver): the reason is the backend's. */
+    public static final class UnavailablePluginException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        UnavailablePluginException(String kind, String name, String reason) {
+            super(kind + " '" + name + "' is not available here: " + reason);
+        }
+    }
+
     private static <T> T select(Map<String, T> map, String kind, String name) {
         T t = map.get(name);
         if (t == null) {
@@ -69,8 +79,14 @@ public final class Plugins implements Approximations {
         return new TreeSet<>(approximators.keySet());
     }
 
+    /** The backend by name, refused when it cannot run here (its availability's reason). */
     public HeBackend backend(String name) {
-        return select(backends, "HE backend", name);
+        HeBackend b = select(backends, "HE backend", name);
+        Availability a = b.availability();
+        if (!a.available()) {
+            throw new UnavailablePluginException("HE backend", name, a.reason());
+        }
+        return b;
     }
 
     public ModelArchitecture model(String modelType) {

@@ -21,7 +21,8 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
      */
     static int exitCode(Throwable e) {
         if (e instanceof ConfigException || e instanceof PluginLoadException || e instanceof CheckpointException
-                || e instanceof Plugins.UnknownPluginException || e instanceof Options.InvalidOptionException
+                || e instanceof Plugins.UnknownPluginException || e instanceof Plugins.UnavailablePluginException
+                || e instanceof Options.InvalidOptionException
                 || e instanceof InputException || e instanceof NoSuchFileException
                 || e instanceof InsecureParametersException || e instanceof HeException
                 || e instanceof CommandLine.ParameterException) {

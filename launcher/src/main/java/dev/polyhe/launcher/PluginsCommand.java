@@ -2,6 +2,8 @@ package dev.polyhe.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.polyhe.api.he.Availability;
+import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.plugin.PluginDescriptor;
 import java.util.LinkedHashMap;
@@ -43,6 +45,13 @@ final class PluginsCommand implements Callable<Integer> {
                 for (PluginDescriptor p : plugins) {
                     out.printf(Locale.ROOT, fmt, p.kind().label(), p.name(), p.module(), p.version(), p.origin());
                 }
+                for (PluginDescriptor p : plugins) {
+                    Availability a = availability(p);
+                    if (!a.available()) {
+                        out.printf(Locale.ROOT, "%s '%s' is not available here: %s%n", p.kind().label(), p.name(),
+                                a.reason());
+                    }
+                }
             }
             out.flush();
         }
@@ -56,6 +65,16 @@ final class PluginsCommand implements Callable<Integer> {
         m.put("module", p.module());
         m.put("version", p.version());
         m.put("origin", p.origin());
+        Availability a = availability(p);
+        m.put("available", String.valueOf(a.available()));
+        if (!a.available()) {
+            m.put("reason", a.reason());
+        }
         return m;
+    }
+
+    /** Backends say whether they can run here (a GPU, a driver); every other plugin can. */
+    private static Availability availability(PluginDescriptor p) {
+        return p.provider() instanceof HeBackend b ? b.availability() : Availability.yes();
     }
 }

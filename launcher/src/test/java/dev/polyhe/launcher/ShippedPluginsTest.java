@@ -53,6 +53,30 @@ class ShippedPluginsTest {
                 "gelu-sigmoid", "taylor-exp")), approx.toString());
     }
 
+    /** ckks-cuda is always listed; where it cannot run, the listing and a command that selects it say why. */
+    @Test
+    void theGpuBackendIsListedAndSelectingItWhereItCannotRunIsAnInputError() throws Exception {
+        var r = polyhe("plugins", "--format", "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode cuda = null;
+        for (JsonNode n : new ObjectMapper().readTree(r.out())) {
+            if (n.get("kind").asText().equals("he-backend") && n.get("name").asText().equals("ckks-cuda")) {
+                cuda = n;
+            }
+        }
+        assertTrue(cuda != null, r.out());
+        assertEquals("dev.polyhe.backend.cuda", cuda.get("module").asText());
+        org.junit.jupiter.api.Assumptions.assumeTrue(cuda.get("available").asText().equals("false"),
+                "a GPU is here: the refusal below cannot be seen");
+        String reason = cuda.get("reason").asText();
+        assertTrue(!reason.isBlank(), cuda.toString());
+        assertTrue(polyhe("plugins").out().contains("'ckks-cuda' is not available here: " + reason));
+        var bench = polyhe("bench", "ckks", "--backend", "ckks-cuda", "--logN", "12", "--insecure-test");
+        assertEquals(2, bench.code(), bench.err());
+        assertEquals(1, bench.err().strip().lines().count(), "one line, no stack trace: " + bench.err());
+        assertTrue(bench.err().contains(reason), bench.err());
+    }
+
     @Test
     void theExampleConfigPrintsTheErrorAndDepthTable() {
         var r = polyhe("run", Path.of("../examples/configs/attention-benchmark.yaml").toString());

@@ -61,6 +61,11 @@ public interface HeContext extends AutoCloseable {
 
     Decryptor decryptor(SecretKey secretKey);
 
+    /** Where this context computes, for reports: "JVM arrays, 16 threads", a GPU's name and driver. */
+    default String device() {
+        return "unspecified";
+    }
+
     /**
      * An evaluator holding these keys and no secret. If a {@link SecretKey} is given (client-side convenience),
      * rotation keys missing from {@code keys} are generated on demand; without it a missing key is an error.

@@ -77,17 +77,18 @@ public final class CkksBenchmark {
             double keygenSeconds) {}
 
     /** Everything measured, in the order of the JSON form. Sizes in MiB (2^20 bytes). */
-    public record Result(String backend, int logN, int levels, int threads, Map<String, Timing> ops,
+    public record Result(String backend, String device, int logN, int levels, int threads, Map<String, Timing> ops,
             Map<String, Double> precisionBits, double relinKeyMib, double rotationKeyMib, double keygenRelinMs,
             double peakRssMib, Bootstrap bootstrap) {
 
         /**
-         * backend, logN, levels, threads (in force), ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
+         * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, threads (in force), ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
          * keygen_relin_ms, peak_rss_mib, bootstrap. A value that is not a number (no such figure) is null.
          */
         public ObjectNode toJson(ObjectMapper mapper) {
             ObjectNode root = mapper.createObjectNode();
             root.put("backend", backend);
+            root.put("device", device);
             root.put("logN", logN);
             root.put("levels", levels);
             root.put("threads", threads);
@@ -128,7 +129,8 @@ public final class CkksBenchmark {
         /** A human-readable table. */
         public String toTable() {
             StringBuilder sb = new StringBuilder();
-            sb.append(String.format(Locale.ROOT, "%s  N=2^%d  levels=%d  threads=%d%n", backend, logN, levels, threads));
+            sb.append(String.format(Locale.ROOT, "%s on %s  N=2^%d  levels=%d  threads=%d%n", backend, device, logN, levels,
+                    threads));
             for (Map.Entry<String, Timing> e : ops.entrySet()) {
                 sb.append(String.format(Locale.ROOT, "  %-18s %10.3f ms  (median of %d; caller CPU %.3f ms)%n",
                         e.getKey(), e.getValue().medianMs(), e.getValue().runs(), e.getValue().medianCpuMs()));
@@ -239,7 +241,7 @@ public final class CkksBenchmark {
                 boot = new Bootstrap(refreshed.level(), meanBits(x, back), bits(x, back),
                         (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots, keygenSeconds);
             }
-            return new Result(backend.name(), parameters.logN(), top, threads, ops, precision,
+            return new Result(backend.name(), ctx.device(), parameters.logN(), top, threads, ops, precision,
                     keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMib(), boot);
         }
     }

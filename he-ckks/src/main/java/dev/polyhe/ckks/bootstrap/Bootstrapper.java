@@ -58,7 +58,6 @@ public final class Bootstrapper {
     private final CiphertextLimbs limbs;
     private final BootstrapParameters shape;
     private final ChebyshevSine sine;
-    private final ModRaise modRaise;
     private final Map<Integer, Circuit> circuits = new ConcurrentHashMap<>();
 
     public Bootstrapper(SchemeParameters params, Encoder encoder, CiphertextLimbs limbs) {
@@ -71,7 +70,6 @@ public final class Bootstrapper {
         this.limbs = limbs;
         this.shape = shape;
         this.sine = ChebyshevSine.cheapest(shape.sineBound());
-        this.modRaise = new ModRaise(params.ring());
         requireLevels(params, shape, sine);
     }
 
@@ -201,10 +199,7 @@ public final class Bootstrapper {
         if (encapsulation != null) {
             x = encapsulation.toEphemeral(x);
         }
-        long[][][] l = limbs.limbs(x);
-        int top = params.maxLevel();
-        Ciphertext ct = limbs.of(x, modRaise.raise(l[0][0], top), modRaise.raise(l[1][0], top), top, c.raisedScale,
-                params.slots());
+        Ciphertext ct = limbs.modRaise(x, params.maxLevel(), c.raisedScale, params.slots());
         if (encapsulation != null) {
             ct = encapsulation.toMain(ct);
         }
@@ -235,8 +230,7 @@ public final class Bootstrapper {
         if (ct.slots() == slots) {
             return ct;
         }
-        long[][][] l = limbs.limbs(ct);
-        return limbs.of(ct, l[0], l[1], ct.level(), ct.scale(), slots);
+        return limbs.view(ct, slots);
     }
 
     /** The circuit's encoded constants for one slot count, built on first use. */

@@ -3,13 +3,16 @@ package dev.polyhe.ckks.bootstrap;
 import dev.polyhe.api.he.Ciphertext;
 
 /**
- * What bootstrapping needs below the {@link dev.polyhe.api.he.Evaluator} API: a ciphertext's limbs, and a
- * ciphertext made from limbs. Implemented by the ckks package, which owns the ciphertext type.
+ * What bootstrapping needs below the {@link dev.polyhe.api.he.Evaluator} API, implemented by the scheme package,
+ * which owns the ciphertext type and its ring executor.
  */
 public interface CiphertextLimbs {
-    /** {c0, c1}, limbs 0..level in NTT form; not to be written. */
-    long[][][] limbs(Ciphertext c);
+    /**
+     * ModRaise: a level-0 ciphertext's components, their centred coefficients read as integers modulo q_0..q_top,
+     * labelled with {@code scale} and viewed with {@code slots} slots.
+     */
+    Ciphertext modRaise(Ciphertext levelZero, int top, double scale, int slots);
 
-    /** A ciphertext of {@code like}'s key set, from limbs 0..level in NTT form, viewed with {@code slots} slots. */
-    Ciphertext of(Ciphertext like, long[][] c0, long[][] c1, int level, double scale, int slots);
+    /** The same limbs read with another slot count (a vector that repeats with the smaller one). */
+    Ciphertext view(Ciphertext c, int slots);
 }

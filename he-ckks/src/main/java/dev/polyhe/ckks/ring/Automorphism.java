@@ -28,6 +28,11 @@ public final class Automorphism {
         return galoisElement;
     }
 
+    /** out[i] = in[permutation[i]]: the slot each output slot reads (a copy). */
+    public int[] permutation() {
+        return source.clone();
+    }
+
     /** out = a(X^g) for one limb in NTT form; out must not alias in. */
     public void apply(long[] in, long[] out) {
         int[] src = source;

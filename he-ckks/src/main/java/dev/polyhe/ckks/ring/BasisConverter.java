@@ -56,6 +56,26 @@ public final class BasisConverter {
     }
 
     /**
+     * The converter's constants for an executor that runs it elsewhere (a GPU), copies: {(Q/q_j)^-1 mod q_j, their
+     * Shoup companions} per source j, then {(Q/q_j) mod p_t, their Shoup companions modulo p_t} row by row (index
+     * t·sources + j), plain, not in Montgomery form.
+     */
+    public long[][] tables() {
+        int s = source.length;
+        long[] hat = new long[target.length * s];
+        long[] hatShoup = new long[target.length * s];
+        for (int t = 0; t < target.length; t++) {
+            Modulus p = target[t];
+            for (int j = 0; j < s; j++) {
+                long plain = p.mulMont(qHatMont[t][j], 1);
+                hat[t * s + j] = plain;
+                hatShoup[t * s + j] = p.shoup(plain);
+            }
+        }
+        return new long[][] {qHatInv.clone(), qHatInvShoup.clone(), hat, hatShoup};
+    }
+
+    /**
      * Step 1, per source limb: y_j = x_j · (Q/q_j)^-1 mod q_j, centred into (-q_j/2, q_j/2], written into
      * {@code scaled} (which may be x itself).
      */

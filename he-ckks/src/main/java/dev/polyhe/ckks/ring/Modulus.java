@@ -37,6 +37,21 @@ public final class Modulus {
         return q;
     }
 
+    /** q^-1 mod 2^64, the Montgomery constant (R = 2^64), for executors that reduce elsewhere. */
+    public long montgomeryInverse() {
+        return qInv;
+    }
+
+    /** R^2 = 2^128 mod q: one Montgomery product by it gives a value's Montgomery form. */
+    public long montgomerySquare() {
+        return r2;
+    }
+
+    /** floor(2^64 / q) as an unsigned word: Barrett reduction of one 64-bit word. */
+    public long barrettFactor() {
+        return barrett;
+    }
+
     public int bits() {
         return 64 - Long.numberOfLeadingZeros(q);
     }

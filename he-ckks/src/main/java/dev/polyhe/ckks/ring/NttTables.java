@@ -61,6 +61,24 @@ public final class NttTables {
         return modulus;
     }
 
+    /**
+     * The transform's tables for an executor that runs it elsewhere (a GPU), copies: {psiRev, its Shoup companions,
+     * psiInvRev, its Shoup companions}, each of N entries in the order {@link #forward} and {@link #inverse} read them.
+     */
+    public long[][] twiddles() {
+        return new long[][] {psiRev.clone(), psiRevShoup.clone(), psiInvRev.clone(), psiInvRevShoup.clone()};
+    }
+
+    /** N^-1 mod q, which the inverse transform's last layer folds in. */
+    public long nInverse() {
+        return nInv;
+    }
+
+    /** psiInvRev[1]·N^-1 mod q: the last inverse layer's twiddle with N^-1 folded in. */
+    public long lastInverse() {
+        return lastInv;
+    }
+
     public int size() {
         return n;
     }

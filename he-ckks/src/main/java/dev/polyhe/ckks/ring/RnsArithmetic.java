@@ -78,6 +78,37 @@ public final class RnsArithmetic {
         return out;
     }
 
+    /** (x0, x1) ⊗ (y0, y1) = {x0·y0, x0·y1 + x1·y0, x1·y1}, one pass over each limb. */
+    public long[][][] tensor(long[][] x0, long[][] x1, long[][] y0, long[][] y1, int level) {
+        long[][] d0 = new long[level + 1][];
+        long[][] d1 = new long[level + 1][];
+        long[][] d2 = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            Modulus m = ring.modulus(i);
+            long q = m.value();
+            long[] a0 = x0[i];
+            long[] a1 = x1[i];
+            long[] b0 = y0[i];
+            long[] b1 = y1[i];
+            int n = a0.length;
+            long[] r0 = new long[n];
+            long[] r1 = new long[n];
+            long[] r2 = new long[n];
+            for (int c = 0; c < n; c++) {
+                long u0 = m.toMont(a0[c]);
+                long u1 = m.toMont(a1[c]);
+                r0[c] = m.mulMont(u0, b0[c]);
+                long s = m.mulMont(u0, b1[c]) + m.mulMont(u1, b0[c]) - q;
+                r1[c] = s + ((s >> 63) & q);
+                r2[c] = m.mulMont(u1, b1[c]);
+            }
+            d0[i] = r0;
+            d1[i] = r1;
+            d2[i] = r2;
+        });
+        return new long[][][] {d0, d1, d2};
+    }
+
     public long[] multiplyLimb(int prime, long[] x, long[] y) {
         Modulus m = ring.modulus(prime);
         long[] r = new long[x.length];

@@ -3,13 +3,15 @@ package dev.polyhe.ckks.scheme;
 import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.ckks.executor.RingExecutor;
 import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.RnsRing;
 
 /**
  * Encoding through the canonical embedding: slots -&gt; special inverse FFT -&gt; coefficients scaled by Δ and
  * rounded -&gt; RNS -&gt; NTT. Decoding lifts the coefficients through the CRT with just enough primes for the
- * scale (plus 64 bits of head-room), so a deep chain does not pay for primes it does not need.
+ * scale (plus 64 bits of head-room), so a deep chain does not pay for primes it does not need. The arithmetic is
+ * the host's; plaintexts are handed to the ring executor, where the evaluator uses them.
  */
 final class CanonicalEncoder implements Encoder {
     private static final int HEADROOM_BITS = 64;
@@ -17,9 +19,11 @@ final class CanonicalEncoder implements Encoder {
     private final RnsRing ring;
     private final SpecialFft fft;
     private final CrtReconstruction crt;
+    private final RingExecutor exec;
 
-    CanonicalEncoder(SchemeParameters params) {
+    CanonicalEncoder(SchemeParameters params, RingExecutor exec) {
         this.params = params;
+        this.exec = exec;
         this.ring = params.ring();
         this.fft = new SpecialFft(ring.logN());
         this.crt = new CrtReconstruction(ring);
@@ -67,7 +71,7 @@ final class CanonicalEncoder implements Encoder {
             }
             ring.ntt(l).forward(limb);
         });
-        return new CkksPlaintext(limbs, level, scale, slots, params.hash());
+        return new CkksPlaintext(exec.upload(limbs), level, scale, slots, params.hash());
     }
 
     @Override
@@ -86,8 +90,9 @@ final class CanonicalEncoder implements Encoder {
         }
         final int top = k;
         long[][] coef = new long[top + 1][];
+        long[][] limbs = exec.download(pt.poly, top + 1);
         ring.pool().forEach(top + 1, l -> {
-            coef[l] = pt.limbs[l].clone();
+            coef[l] = limbs[l].clone();
             ring.ntt(l).inverse(coef[l]);
         });
         double[] values = new double[n];

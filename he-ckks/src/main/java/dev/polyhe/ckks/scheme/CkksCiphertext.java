@@ -1,21 +1,22 @@
 package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.ckks.executor.RnsPoly;
 
 /**
- * (c0, c1) with c0 + c1·s ≈ Δ·m, limbs 0..level in NTT form. Immutable: limb arrays may be shared between
- * ciphertexts (a level drop shares them), so nothing ever writes into them after construction.
+ * (c0, c1) with c0 + c1·s ≈ Δ·m, limbs 0..level in NTT form, held by the context's ring executor. Immutable:
+ * limbs may be shared between ciphertexts (a level drop shares them), so nothing ever writes into them.
  */
 final class CkksCiphertext implements Ciphertext {
-    final long[][] c0;
-    final long[][] c1;
+    final RnsPoly c0;
+    final RnsPoly c1;
     private final int level;
     private final double scale;
     private final int slots;
     private final String parameterHash;
     private final String keySetId;
 
-    CkksCiphertext(long[][] c0, long[][] c1, int level, double scale, int slots, String parameterHash, String keySetId) {
+    CkksCiphertext(RnsPoly c0, RnsPoly c1, int level, double scale, int slots, String parameterHash, String keySetId) {
         this.c0 = c0;
         this.c1 = c1;
         this.level = level;
@@ -25,7 +26,7 @@ final class CkksCiphertext implements Ciphertext {
         this.keySetId = keySetId;
     }
 
-    CkksCiphertext with(long[][] n0, long[][] n1, int newLevel, double newScale) {
+    CkksCiphertext with(RnsPoly n0, RnsPoly n1, int newLevel, double newScale) {
         return new CkksCiphertext(n0, n1, newLevel, newScale, slots, parameterHash, keySetId);
     }
 

@@ -14,41 +14,51 @@ import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SingleLimbNtt;
 import dev.polyhe.ckks.bootstrap.BootstrapParameters;
 import dev.polyhe.ckks.bootstrap.Bootstrapper;
+import dev.polyhe.ckks.executor.HostRingExecutor;
+import dev.polyhe.ckks.executor.RingExecutor;
 import dev.polyhe.ckks.ring.LimbPool;
-import dev.polyhe.ckks.ring.NttTables;
-import dev.polyhe.ckks.ring.RnsRescaler;
-import dev.polyhe.ckks.rlwe.KeySwitcher;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
-/** An opened ckks-cpu parameter set. Owns the limb thread pool, released by {@link #close()}. */
+/**
+ * An opened parameter set over one ring executor. Owns the host's limb thread pool (key generation, encoding,
+ * encryption, and the host executor's arithmetic) and the executor, both released by {@link #close()}.
+ */
 public final class CkksContext implements HeContext, SingleLimbNtt {
     private final SchemeParameters params;
     private final LimbPool pool;
     private final CanonicalEncoder encoder;
     private final CkksKeyGenerator keygen;
-    private final KeySwitcher switcher;
-    private final RnsRescaler rescaler;
+    private final RingExecutor exec;
     private final CkksSerializer serializer;
     private volatile boolean closed;
 
+    /** Over the host executor: limbs in JVM arrays, arithmetic on {@code threads} threads. */
     public CkksContext(CkksParameters parameters, int threads) {
+        this(parameters, threads, p -> new HostRingExecutor(p.ring(), p.gadget()));
+    }
+
+    /**
+     * Over the executor {@code executors} opens for the validated parameters (which it may keep: primes, NTT
+     * tables, gadget); {@code threads} serve the host's share of the work.
+     */
+    public CkksContext(CkksParameters parameters, int threads, Function<SchemeParameters, RingExecutor> executors) {
         // Tasks of at least 2^13 coefficients: one limb at N >= 2^13, several on the small test rings.
         this.pool = new LimbPool(threads, Math.max(1, (1 << 13) >> parameters.logN()));
         try {
             this.params = new SchemeParameters(parameters, pool);
-        } catch (RuntimeException e) {
+            this.exec = executors.apply(params);
+        } catch (RuntimeException | Error e) {
             pool.close();
             throw e;
         }
-        this.encoder = new CanonicalEncoder(params);
+        this.encoder = new CanonicalEncoder(params, exec);
         this.keygen = new CkksKeyGenerator(params);
-        this.switcher = new KeySwitcher(params.ring(), params.gadget());
-        this.rescaler = new RnsRescaler(params.ring());
-        this.serializer = new CkksSerializer(params);
+        this.serializer = new CkksSerializer(params, exec);
     }
 
     /** The validated parameters (primes, ring); for benchmarks and tests in this module. */
@@ -81,7 +91,7 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
 
     private void open() {
         if (closed) {
-            throw new IllegalStateException("this ckks-cpu context is closed");
+            throw new IllegalStateException("this CKKS context is closed");
         }
     }
 
@@ -93,7 +103,7 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
 
     private CkksSecretKey secret(SecretKey key) {
         if (!(key instanceof CkksSecretKey sk)) {
-            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName()) + " was not made by ckks-cpu");
+            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName()) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
         return sk;
@@ -172,22 +182,22 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
         open();
         if (!(publicKey instanceof CkksPublicKey pk)) {
             throw new HeException("public key " + (publicKey == null ? "null" : publicKey.getClass().getName())
-                    + " was not made by ckks-cpu");
+                    + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(pk.parameterHash(), params.hash(), "public key");
-        return new CkksEncryptor(params, pk, null);
+        return new CkksEncryptor(params, exec, pk, null);
     }
 
     @Override
     public Encryptor encryptor(SecretKey secretKey) {
         open();
-        return new CkksEncryptor(params, null, secret(secretKey));
+        return new CkksEncryptor(params, exec, null, secret(secretKey));
     }
 
     @Override
     public Decryptor decryptor(SecretKey secretKey) {
         open();
-        return new CkksDecryptor(params, secret(secretKey));
+        return new CkksDecryptor(params, exec, secret(secretKey));
     }
 
     @Override
@@ -195,7 +205,7 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
         open();
         if (!(keys instanceof CkksEvaluationKeys ek)) {
             throw new HeException("evaluation keys " + (keys == null ? "null" : keys.getClass().getName())
-                    + " were not made by ckks-cpu");
+                    + " were not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(ek.parameterHash(), params.hash(), "evaluation keys");
         CkksSecretKey sk = null;
@@ -203,7 +213,7 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
             sk = secret(onDemandKeys);
             OperandCheck.sameKeySet(sk, ek.keySetId(), "on-demand secret key");
         }
-        return new CkksEvaluator(params, rescaler, switcher, keygen, ek, sk);
+        return new CkksEvaluator(params, exec, encoder, keygen, ek, sk);
     }
 
     @Override
@@ -213,18 +223,22 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
 
     @Override
     public Runnable nttOfOneLimb() {
-        NttTables ntt = params.ring().ntt(0);
-        long[] limb = new long[params.ring().n()];
-        for (int i = 0; i < limb.length; i++) {
-            limb[i] = (i * 0x9E3779B97F4A7C15L >>> 8) % ntt.modulus().value();
-        }
-        return () -> ntt.forward(limb);
+        return exec.nttOfOneLimb();
+    }
+
+    @Override
+    public String device() {
+        return exec.describe();
     }
 
     @Override
     public void close() {
         closed = true;
-        pool.close();
+        try {
+            exec.close();
+        } finally {
+            pool.close();
+        }
     }
 
     @Override

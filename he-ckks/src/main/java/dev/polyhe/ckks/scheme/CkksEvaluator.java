@@ -7,12 +7,11 @@ import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.ckks.bootstrap.BootstrapParameters;
 import dev.polyhe.ckks.bootstrap.Bootstrapper;
 import dev.polyhe.ckks.bootstrap.SecretEncapsulation;
+import dev.polyhe.ckks.executor.KeySwitchDigits;
+import dev.polyhe.ckks.executor.RingExecutor;
+import dev.polyhe.ckks.executor.RnsPoly;
 import dev.polyhe.ckks.ring.Automorphism;
-import dev.polyhe.ckks.ring.Modulus;
-import dev.polyhe.ckks.ring.RnsArithmetic;
-import dev.polyhe.ckks.ring.RnsRescaler;
 import dev.polyhe.ckks.ring.RnsRing;
-import dev.polyhe.ckks.rlwe.KeySwitcher;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -21,15 +20,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The homomorphic operations over one key set. Holds evaluation keys and, only for on-demand rotation keys,
- * the client's secret; every operand is checked (parameters, key set) before any arithmetic.
+ * The homomorphic operations over one key set: the scheme's logic (operand checks, levels, scales, which keys),
+ * with the ring arithmetic left to the context's {@link RingExecutor}. Holds evaluation keys and, only for
+ * on-demand rotation keys, the client's secret; every operand is checked (parameters, key set) before any
+ * arithmetic.
  */
 final class CkksEvaluator implements Evaluator {
     private final SchemeParameters params;
     private final RnsRing ring;
-    private final RnsArithmetic arith;
-    private final RnsRescaler rescaler;
-    private final KeySwitcher switcher;
+    private final RingExecutor exec;
+    private final CanonicalEncoder encoder;
     private final CkksKeyGenerator keygen;
     private final CkksEvaluationKeys keys;
     private final CkksSecretKey onDemand;
@@ -38,13 +38,12 @@ final class CkksEvaluator implements Evaluator {
     private volatile Bootstrapper bootstrapper;
     private volatile EncapsulationKeys generatedEncapsulation;
 
-    CkksEvaluator(SchemeParameters params, RnsRescaler rescaler, KeySwitcher switcher, CkksKeyGenerator keygen,
+    CkksEvaluator(SchemeParameters params, RingExecutor executor, CanonicalEncoder encoder, CkksKeyGenerator keygen,
             CkksEvaluationKeys keys, CkksSecretKey onDemand) {
         this.params = params;
         this.ring = params.ring();
-        this.arith = new RnsArithmetic(ring);
-        this.rescaler = rescaler;
-        this.switcher = switcher;
+        this.exec = executor;
+        this.encoder = encoder;
         this.keygen = keygen;
         this.keys = keys;
         this.onDemand = onDemand;
@@ -54,11 +53,11 @@ final class CkksEvaluator implements Evaluator {
         return OperandCheck.ciphertext(c, params.hash(), keys.keySetId());
     }
 
-    private static CkksCiphertext atLevel(CkksCiphertext c, int level) {
+    private CkksCiphertext atLevel(CkksCiphertext c, int level) {
         if (c.level() == level) {
             return c;
         }
-        return c.with(RnsArithmetic.truncate(c.c0, level), RnsArithmetic.truncate(c.c1, level), level, c.scale());
+        return c.with(exec.prefix(c.c0, level), exec.prefix(c.c1, level), level, c.scale());
     }
 
     @Override
@@ -67,7 +66,7 @@ final class CkksEvaluator implements Evaluator {
         CkksCiphertext y = ct(b);
         OperandCheck.sameScale(x.scale(), y.scale(), "add");
         int level = Math.min(x.level(), y.level());
-        return x.with(arith.add(x.c0, y.c0, level), arith.add(x.c1, y.c1, level), level, x.scale());
+        return x.with(exec.add(x.c0, y.c0, level), exec.add(x.c1, y.c1, level), level, x.scale());
     }
 
     @Override
@@ -76,13 +75,13 @@ final class CkksEvaluator implements Evaluator {
         CkksCiphertext y = ct(b);
         OperandCheck.sameScale(x.scale(), y.scale(), "sub");
         int level = Math.min(x.level(), y.level());
-        return x.with(arith.sub(x.c0, y.c0, level), arith.sub(x.c1, y.c1, level), level, x.scale());
+        return x.with(exec.sub(x.c0, y.c0, level), exec.sub(x.c1, y.c1, level), level, x.scale());
     }
 
     @Override
     public Ciphertext negate(Ciphertext a) {
         CkksCiphertext x = ct(a);
-        return x.with(arith.negate(x.c0, x.level()), arith.negate(x.c1, x.level()), x.level(), x.scale());
+        return x.with(exec.negate(x.c0, x.level()), exec.negate(x.c1, x.level()), x.level(), x.scale());
     }
 
     @Override
@@ -91,14 +90,14 @@ final class CkksEvaluator implements Evaluator {
         CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
         OperandCheck.sameScale(x.scale(), p.scale(), "addPlain");
         int level = Math.min(x.level(), p.level());
-        return x.with(arith.add(x.c0, p.limbs, level), RnsArithmetic.truncate(x.c1, level), level, x.scale());
+        return x.with(exec.add(x.c0, p.poly, level), exec.prefix(x.c1, level), level, x.scale());
     }
 
     @Override
     public Ciphertext addConstant(Ciphertext a, double c) {
         CkksCiphertext x = ct(a);
         long[] k = residues(c * x.scale(), x.level());
-        return x.with(arith.addScalars(x.c0, k, x.level()), x.c1, x.level(), x.scale());
+        return x.with(exec.addScalars(x.c0, k, x.level()), x.c1, x.level(), x.scale());
     }
 
     @Override
@@ -110,34 +109,9 @@ final class CkksEvaluator implements Evaluator {
         if (keys.relinearization == null) {
             throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
         }
-        long[][] d0 = new long[level + 1][];
-        long[][] d1 = new long[level + 1][];
-        long[][] d2 = new long[level + 1][];
-        ring.pool().forEach(level + 1, i -> {
-            Modulus m = ring.modulus(i);
-            long q = m.value();
-            long[] a0 = x.c0[i];
-            long[] a1 = x.c1[i];
-            long[] b0 = y.c0[i];
-            long[] b1 = y.c1[i];
-            int n = a0.length;
-            long[] r0 = new long[n];
-            long[] r1 = new long[n];
-            long[] r2 = new long[n];
-            for (int c = 0; c < n; c++) {
-                long u0 = m.toMont(a0[c]);
-                long u1 = m.toMont(a1[c]);
-                r0[c] = m.mulMont(u0, b0[c]);
-                long s = m.mulMont(u0, b1[c]) + m.mulMont(u1, b0[c]) - q;
-                r1[c] = s + ((s >> 63) & q);
-                r2[c] = m.mulMont(u1, b1[c]);
-            }
-            d0[i] = r0;
-            d1[i] = r1;
-            d2[i] = r2;
-        });
-        long[][][] ks = switcher.switchKey(d2, keys.relinearization, level);
-        return x.with(arith.addInto(d0, ks[0], level), arith.addInto(d1, ks[1], level), level, scale);
+        RnsPoly[] d = exec.tensor(x.c0, x.c1, y.c0, y.c1, level);
+        RnsPoly[] ks = exec.applyKey(exec.decompose(d[2], level), keys.relinearization, level);
+        return x.with(exec.addInto(d[0], ks[0], level), exec.addInto(d[1], ks[1], level), level, scale);
     }
 
     @Override
@@ -146,7 +120,7 @@ final class CkksEvaluator implements Evaluator {
         CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
         int level = Math.min(x.level(), p.level());
         double scale = productScale(x.scale(), p.scale(), level, "multiplyPlain");
-        return x.with(arith.multiply(x.c0, p.limbs, level), arith.multiply(x.c1, p.limbs, level), level, scale);
+        return x.with(exec.multiply(x.c0, p.poly, level), exec.multiply(x.c1, p.poly, level), level, scale);
     }
 
     @Override
@@ -158,7 +132,7 @@ final class CkksEvaluator implements Evaluator {
         double ql = params.q(x.level());
         double scale = productScale(x.scale(), ql, x.level(), "multiplyConstant");
         long[] k = residues(c * ql, x.level());
-        return x.with(arith.multiplyScalars(x.c0, k, x.level()), arith.multiplyScalars(x.c1, k, x.level()), x.level(),
+        return x.with(exec.multiplyScalars(x.c0, k, x.level()), exec.multiplyScalars(x.c1, k, x.level()), x.level(),
                 scale);
     }
 
@@ -169,7 +143,7 @@ final class CkksEvaluator implements Evaluator {
         for (int i = 0; i <= x.level(); i++) {
             r[i] = ring.modulus(i).reduceSigned(k);
         }
-        return x.with(arith.multiplyScalars(x.c0, r, x.level()), arith.multiplyScalars(x.c1, r, x.level()), x.level(),
+        return x.with(exec.multiplyScalars(x.c0, r, x.level()), exec.multiplyScalars(x.c1, r, x.level()), x.level(),
                 x.scale());
     }
 
@@ -187,7 +161,7 @@ final class CkksEvaluator implements Evaluator {
                     + "would divide by; the message would be lost (multiply first, rescale after)",
                     OperandCheck.log2(x.scale()), level, OperandCheck.log2(params.q(level))));
         }
-        long[][][] out = rescaler.rescale(new long[][][] {x.c0, x.c1}, level);
+        RnsPoly[] out = exec.rescale(new RnsPoly[] {x.c0, x.c1}, level);
         return x.with(out[0], out[1], level - 1, newScale);
     }
 
@@ -214,7 +188,7 @@ final class CkksEvaluator implements Evaluator {
     public Ciphertext[] rotateHoisted(Ciphertext a, int[] steps) {
         CkksCiphertext x = ct(a);
         Ciphertext[] out = new Ciphertext[steps.length];
-        long[][][] digits = null;
+        KeySwitchDigits digits = null;
         for (int k = 0; k < steps.length; k++) {
             int s = Math.floorMod(steps[k], x.slots());
             if (s == 0) {
@@ -224,7 +198,7 @@ final class CkksEvaluator implements Evaluator {
             int keyStep = rotationKeyStep(s, x.slots());
             SwitchingKey key = rotationKey(keyStep);
             if (digits == null) {
-                digits = switcher.decompose(x.c1, x.level());
+                digits = exec.decompose(x.c1, x.level());
             }
             out[k] = applyGalois(x, digits, keygen.automorphism(keygen.rotationElement(keyStep)), key);
         }
@@ -242,7 +216,7 @@ final class CkksEvaluator implements Evaluator {
             key = keygen.galoisKey(onDemand, keygen.conjugationElement());
             generatedConjugation = key;
         }
-        long[][][] digits = switcher.decompose(x.c1, x.level());
+        KeySwitchDigits digits = exec.decompose(x.c1, x.level());
         return applyGalois(x, digits, keygen.automorphism(keygen.conjugationElement()), key);
     }
 
@@ -304,7 +278,7 @@ final class CkksEvaluator implements Evaluator {
     private Bootstrapper bootstrapper() {
         Bootstrapper b = bootstrapper;
         if (b == null) {
-            b = new Bootstrapper(params, new CanonicalEncoder(params), new CkksCiphertextLimbs());
+            b = new Bootstrapper(params, encoder, new CkksCiphertextLimbs(exec));
             bootstrapper = b;
         }
         return b;
@@ -332,8 +306,8 @@ final class CkksEvaluator implements Evaluator {
                     throw new HeException("sparse-secret encapsulation takes a level-0 ciphertext, got level "
                             + x.level());
                 }
-                long[][][] ks = switcher.switchAtLevelZero(x.c1, held.toEphemeral());
-                return x.with(arith.addInto(ks[0], x.c0, 0), ks[1], 0, x.scale());
+                RnsPoly[] ks = exec.switchAtLevelZero(x.c1, held.toEphemeral());
+                return x.with(exec.addInto(ks[0], x.c0, 0), ks[1], 0, x.scale());
             }
 
             @Override
@@ -346,15 +320,15 @@ final class CkksEvaluator implements Evaluator {
     /** (c0, c1) → (c0 + ks0, ks1), where ks0 + ks1·s_to ≈ c1·s_from. */
     private CkksCiphertext switchSecret(CkksCiphertext x, SwitchingKey key) {
         int level = x.level();
-        long[][][] ks = switcher.switchKey(x.c1, key, level);
-        return x.with(arith.addInto(ks[0], x.c0, level), ks[1], level, x.scale());
+        RnsPoly[] ks = exec.applyKey(exec.decompose(x.c1, level), key, level);
+        return x.with(exec.addInto(ks[0], x.c0, level), ks[1], level, x.scale());
     }
 
-    private CkksCiphertext applyGalois(CkksCiphertext x, long[][][] digits, Automorphism g, SwitchingKey key) {
+    private CkksCiphertext applyGalois(CkksCiphertext x, KeySwitchDigits digits, Automorphism g, SwitchingKey key) {
         int level = x.level();
-        long[][][] ks = switcher.apply(digits, key, level);
-        long[][] c0 = arith.automorphism(arith.addInto(ks[0], x.c0, level), g, level);
-        long[][] c1 = arith.automorphism(ks[1], g, level);
+        RnsPoly[] ks = exec.applyKey(digits, key, level);
+        RnsPoly c0 = exec.automorphism(exec.addInto(ks[0], x.c0, level), g, level);
+        RnsPoly c1 = exec.automorphism(ks[1], g, level);
         return x.with(c0, c1, level, x.scale());
     }
 

@@ -1,17 +1,18 @@
 package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.ckks.executor.RnsPoly;
 
-/** An encoded vector: limbs 0..level in NTT form. Immutable (limbs are never written after construction). */
+/** An encoded vector: limbs 0..level in NTT form, held by the context's ring executor. Immutable. */
 final class CkksPlaintext implements Plaintext {
-    final long[][] limbs;
+    final RnsPoly poly;
     private final int level;
     private final double scale;
     private final int slots;
     private final String parameterHash;
 
-    CkksPlaintext(long[][] limbs, int level, double scale, int slots, String parameterHash) {
-        this.limbs = limbs;
+    CkksPlaintext(RnsPoly poly, int level, double scale, int slots, String parameterHash) {
+        this.poly = poly;
         this.level = level;
         this.scale = scale;
         this.slots = slots;

@@ -9,6 +9,7 @@ import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.api.he.PublicKey;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SecurityLevel;
+import dev.polyhe.ckks.executor.RingExecutor;
 import dev.polyhe.ckks.ring.RnsRing;
 import dev.polyhe.ckks.rlwe.RlweSecret;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
@@ -27,9 +28,11 @@ import java.util.TreeSet;
 final class CkksSerializer implements HeSerializer {
     private final SchemeParameters params;
     private final RnsRing ring;
+    private final RingExecutor exec;
 
-    CkksSerializer(SchemeParameters params) {
+    CkksSerializer(SchemeParameters params, RingExecutor exec) {
         this.params = params;
+        this.exec = exec;
         this.ring = params.ring();
     }
 
@@ -101,8 +104,8 @@ final class CkksSerializer implements HeSerializer {
         w.data.writeInt(ct.level());
         w.data.writeDouble(ct.scale());
         w.data.writeInt(ct.slots());
-        w.limbs(ct.c0, ct.level() + 1);
-        w.limbs(ct.c1, ct.level() + 1);
+        w.limbs(exec.download(ct.c0, ct.level() + 1), ct.level() + 1);
+        w.limbs(exec.download(ct.c1, ct.level() + 1), ct.level() + 1);
         w.finish();
     }
 
@@ -114,7 +117,7 @@ final class CkksSerializer implements HeSerializer {
             int slots = readSlots(r);
             long[][] c0 = readLimbs(r, level + 1);
             long[][] c1 = readLimbs(r, level + 1);
-            return new CkksCiphertext(c0, c1, level, scale, slots, params.hash(), r.keySetId);
+            return new CkksCiphertext(exec.upload(c0), exec.upload(c1), level, scale, slots, params.hash(), r.keySetId);
         });
     }
 
@@ -125,7 +128,7 @@ final class CkksSerializer implements HeSerializer {
         w.data.writeInt(pt.level());
         w.data.writeDouble(pt.scale());
         w.data.writeInt(pt.slots());
-        w.limbs(pt.limbs, pt.level() + 1);
+        w.limbs(exec.download(pt.poly, pt.level() + 1), pt.level() + 1);
         w.finish();
     }
 
@@ -135,14 +138,14 @@ final class CkksSerializer implements HeSerializer {
             int level = r.intInRange("level", 0, params.maxLevel());
             double scale = readScale(r);
             int slots = readSlots(r);
-            return new CkksPlaintext(readLimbs(r, level + 1), level, scale, slots, params.hash());
+            return new CkksPlaintext(exec.upload(readLimbs(r, level + 1)), level, scale, slots, params.hash());
         });
     }
 
     @Override
     public void writePublicKey(PublicKey key, OutputStream out) throws IOException {
         if (!(key instanceof CkksPublicKey pk)) {
-            throw new HeException("public key was not made by ckks-cpu");
+            throw new HeException("public key was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(pk.parameterHash(), params.hash(), "public key");
         BlobFormat.Writer w = new BlobFormat.Writer(out, BlobFormat.Kind.PUBLIC_KEY, params.hash(), pk.keySetId());
@@ -163,7 +166,7 @@ final class CkksSerializer implements HeSerializer {
     @Override
     public void writeEvaluationKeys(EvaluationKeys keys, OutputStream out) throws IOException {
         if (!(keys instanceof CkksEvaluationKeys ek)) {
-            throw new HeException("evaluation keys were not made by ckks-cpu");
+            throw new HeException("evaluation keys were not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(ek.parameterHash(), params.hash(), "evaluation keys");
         BlobFormat.Writer w = new BlobFormat.Writer(out, BlobFormat.Kind.EVALUATION_KEYS, params.hash(), ek.keySetId());
@@ -221,7 +224,7 @@ final class CkksSerializer implements HeSerializer {
     @Override
     public void writeSecretKey(SecretKey key, OutputStream out) throws IOException {
         if (!(key instanceof CkksSecretKey sk)) {
-            throw new HeException("secret key was not made by ckks-cpu");
+            throw new HeException("secret key was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
         BlobFormat.Writer w = new BlobFormat.Writer(out, BlobFormat.Kind.SECRET_KEY, params.hash(), sk.keySetId());

@@ -14,7 +14,7 @@ final class OperandCheck {
 
     static CkksPlaintext plaintext(Plaintext p, String parameterHash) {
         if (!(p instanceof CkksPlaintext pt)) {
-            throw new HeException("plaintext " + describe(p) + " was not made by ckks-cpu");
+            throw new HeException("plaintext " + describe(p) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         sameParameters(pt.parameterHash(), parameterHash, "plaintext");
         return pt;
@@ -22,7 +22,7 @@ final class OperandCheck {
 
     static CkksCiphertext ciphertext(Ciphertext c, String parameterHash, String keySetId) {
         if (!(c instanceof CkksCiphertext ct)) {
-            throw new HeException("ciphertext " + describe(c) + " was not made by ckks-cpu");
+            throw new HeException("ciphertext " + describe(c) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         sameParameters(ct.parameterHash(), parameterHash, "ciphertext");
         sameKeySet(ct, keySetId, "ciphertext");

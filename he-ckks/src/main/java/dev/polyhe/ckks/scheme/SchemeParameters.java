@@ -37,7 +37,7 @@ public final class SchemeParameters {
             throw new IllegalArgumentException("logP is empty; hybrid key switching needs at least one special prime");
         }
         if (literal.logN() < 3) {
-            throw new IllegalArgumentException("logN = " + literal.logN() + " is too small; ckks-cpu needs logN >= 3");
+            throw new IllegalArgumentException("logN = " + literal.logN() + " is too small; the CKKS scheme needs logN >= 3");
         }
         if (literal.logScale() < 1 || literal.logScale() > 60) {
             throw new IllegalArgumentException("logScale = " + literal.logScale() + " is out of range; allowed: 1 .. 60");

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.polyhe.api.he.Availability;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
@@ -17,6 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -60,8 +63,18 @@ public abstract class BootstrappingConformanceTest {
     private Evaluator ev;
     private final Random random = new Random(20260529);
 
+    /** A backend that cannot run here (no GPU, no driver) has every test skipped, with its reason. */
+    @BeforeEach
+    void requireAvailableBackend() {
+        Availability here = backend().availability();
+        assumeTrue(here.available(), () -> backend().name() + " cannot run here: " + here.reason());
+    }
+
     @BeforeAll
     void open() {
+        if (!backend().availability().available()) {
+            return; // each test is skipped with the reason (below)
+        }
         ctx = backend().open(parameters());
         sk = ctx.generateSecretKey();
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, true);

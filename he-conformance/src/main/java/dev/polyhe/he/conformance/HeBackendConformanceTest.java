@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.polyhe.api.he.Availability;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Decryptor;
@@ -32,6 +34,7 @@ import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -97,8 +100,18 @@ public abstract class HeBackendConformanceTest {
     protected double scale;
     private final Random random = new Random(20240611);
 
+    /** A backend that cannot run here (no GPU, no driver) has every test skipped, with its reason. */
+    @BeforeEach
+    void requireAvailableBackend() {
+        Availability here = backend().availability();
+        assumeTrue(here.available(), () -> backend().name() + " cannot run here: " + here.reason());
+    }
+
     @BeforeAll
     public void openContextAndKeys() {
+        if (!backend().availability().available()) {
+            return; // each test is skipped with the reason (below)
+        }
         CkksParameters p = parameters();
         context = backend().open(p);
         slots = p.slots();

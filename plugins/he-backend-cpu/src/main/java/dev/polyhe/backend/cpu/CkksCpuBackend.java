@@ -1,21 +1,17 @@
 package dev.polyhe.backend.cpu;
 
-import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.he.Availability;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
-import dev.polyhe.ckks.scheme.CkksPresets;
 import dev.polyhe.ckks.scheme.CkksContext;
-import dev.polyhe.ckks.scheme.SecurityStandard;
-import java.util.List;
-import java.util.Optional;
+import dev.polyhe.ckks.scheme.SchemeBackend;
 
 /**
  * The pure-Java RNS-CKKS backend {@code ckks-cpu}. Threads per context: the constructor argument, else the
  * system property {@value #THREADS_PROPERTY}, else the number of available processors.
  */
-public final class CkksCpuBackend implements HeBackend {
+public final class CkksCpuBackend extends SchemeBackend {
     public static final String NAME = "ckks-cpu";
     public static final String THREADS_PROPERTY = "polyhe.cpu.threads";
 
@@ -65,11 +61,6 @@ public final class CkksCpuBackend implements HeBackend {
     }
 
     @Override
-    public String apiVersion() {
-        return PolyHeApi.VERSION;
-    }
-
-    @Override
     public String description() {
         return "RNS-CKKS in pure Java: NTT, hybrid key switching, rotations (" + threads + " threads)";
     }
@@ -77,27 +68,6 @@ public final class CkksCpuBackend implements HeBackend {
     @Override
     public Availability availability() {
         return Availability.yes();
-    }
-
-    @Override
-    public List<String> presets() {
-        return CkksPresets.names();
-    }
-
-    @Override
-    public Optional<String> recommendedPreset(int minLogN, int levels, boolean bootstrapping) {
-        return CkksPresets.recommended(minLogN, levels, bootstrapping);
-    }
-
-    @Override
-    public CkksParameters preset(String name) {
-        return CkksPresets.get(name);
-    }
-
-    /** The security bound on the nominal bit sizes (primes of b bits lie below 2^b): nothing is built. */
-    @Override
-    public void validate(CkksParameters parameters) {
-        SecurityStandard.check(parameters, parameters.logQP());
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.polyhe.backend.cpu;
 
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.backend.cpu.CkksCpuBackend;
 import dev.polyhe.he.conformance.HeBackendConformanceTest;
 
 /** The whole kit on the small insecure ring N = 2^12 (5 levels, dnum 3, two special primes), two threads. */

@@ -2,7 +2,6 @@ package dev.polyhe.backend.cpu;
 
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.backend.cpu.CkksCpuBackend;
 import dev.polyhe.he.conformance.HeBackendConformanceTest;
 import java.util.List;
 

@@ -3,7 +3,6 @@ package dev.polyhe.backend.cpu;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.SecurityLevel;
-import dev.polyhe.backend.cpu.CkksCpuBackend;
 import dev.polyhe.ckks.scheme.CkksPresets;
 import dev.polyhe.he.conformance.HeBackendConformanceTest;
 import java.util.List;

@@ -8,7 +8,6 @@ import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
-import dev.polyhe.backend.cpu.CkksCpuBackend;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

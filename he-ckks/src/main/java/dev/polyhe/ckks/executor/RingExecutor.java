@@ -1,0 +1,72 @@
+package dev.polyhe.ckks.executor;
+
+import dev.polyhe.ckks.ring.Automorphism;
+import dev.polyhe.ckks.rlwe.SwitchingKey;
+
+/**
+ * The ring arithmetic the CKKS scheme runs on, over polynomials that live wherever the executor keeps them. Every
+ * operation reads limbs 0..level of its operands (which may hold more) and returns fresh handles of level + 1
+ * limbs; operands are never written. Implementations are safe for concurrent use.
+ */
+public interface RingExecutor extends AutoCloseable {
+    /** What and where, for reports: "JVM arrays, 2 threads", "NVIDIA H200 (driver 13.0)". */
+    String describe();
+
+    /** Host limbs (NTT form, one {@code long[N]} per prime from q_0) to a handle; the executor may keep the arrays. */
+    RnsPoly upload(long[][] limbs);
+
+    /** Limbs 0..limbs-1 of p as host arrays (NTT form), to be read, never written. */
+    long[][] download(RnsPoly p, int limbs);
+
+    /** Limbs 0..level of p, shared, not copied. */
+    RnsPoly prefix(RnsPoly p, int level);
+
+    RnsPoly add(RnsPoly a, RnsPoly b, int level);
+
+    /**
+     * fresh + b, possibly in place: {@code fresh} must be a result of this executor that no other handle shares
+     * (a key switch's output, say), and is not to be used after.
+     */
+    RnsPoly addInto(RnsPoly fresh, RnsPoly b, int level);
+
+    RnsPoly sub(RnsPoly a, RnsPoly b, int level);
+
+    RnsPoly negate(RnsPoly a, int level);
+
+    /** Coefficient-wise product (NTT form). */
+    RnsPoly multiply(RnsPoly a, RnsPoly b, int level);
+
+    /** Limb i times scalars[i] (reduced mod q_i). */
+    RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level);
+
+    /** Limb i plus scalars[i] in every coefficient (a constant polynomial, NTT form). */
+    RnsPoly addScalars(RnsPoly a, long[] scalars, int level);
+
+    /** (x0, x1) ⊗ (y0, y1) = {x0·y0, x0·y1 + x1·y0, x1·y1}. */
+    RnsPoly[] tensor(RnsPoly x0, RnsPoly x1, RnsPoly y0, RnsPoly y1, int level);
+
+    /** a(X^g) in NTT form. */
+    RnsPoly automorphism(RnsPoly a, Automorphism g, int level);
+
+    /** Each polynomial divided by q_level with rounding, on limbs 0..level-1. */
+    RnsPoly[] rescale(RnsPoly[] polys, int level);
+
+    /** The gadget digits of d raised to Q_level ∪ P (ModUp), to share among keys. */
+    KeySwitchDigits decompose(RnsPoly d, int level);
+
+    /** (Σ_j D_j·key_j) / P: the two key-switched components over Q_level. */
+    RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level);
+
+    /** Key switching at level 0 with a key on q_0 and p_0 alone (the sparse-secret encapsulation). */
+    RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key);
+
+    /** A level-0 polynomial's centred coefficients read as integers modulo q_0..q_top (bootstrapping's ModRaise). */
+    RnsPoly modRaise(RnsPoly levelZero, int top);
+
+    /** One forward NTT of one limb modulo q_0, in place on a limb the executor holds: the bench's "ntt" figure. */
+    Runnable nttOfOneLimb();
+
+    /** Releases what the executor holds (threads, device memory); handles are unusable after. */
+    @Override
+    void close();
+}

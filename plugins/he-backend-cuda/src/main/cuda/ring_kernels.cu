@@ -1,0 +1,469 @@
+// ckks-cuda: RNS ring kernels (version 1: no shared memory, no __syncthreads, one launch per NTT stage).
+//
+// Bit-exact counterparts of the Java ring arithmetic of ckks-cpu (dev.polyhe.backend.cpu.ring / rlwe /
+// bootstrap, commit 42a16af). Every output is the canonical residue in [0, q) that Java produces.
+//
+// =========================================================================================================
+// CONVENTIONS
+// =========================================================================================================
+// N = 2^logN coefficients per limb. A polynomial with L limbs is ONE contiguous uint64_t buffer of L*N words,
+// limb k at offset k*N. Every limb-batched kernel takes `const int* primes` (device, one int per limb): the
+// PRIME INDEX of limb k in the context's full prime list (q_0..q_{qCount-1}, then p_0..p_{pCount-1}, so
+// P = qCount + pCount entries). Over Q_l that is {0..l}; over Q_l ∪ P it is {0..l, qCount..qCount+pCount-1}
+// (RnsRing.extendedIndices(level)). A kernel on a sub-range of limbs is launched with the buffer pointer and
+// the primes pointer (and any per-limb array) advanced by the same number of limbs.
+//
+// Launch shape of every kernel: blockDim = (B, 1, 1) (e.g. B = 256), gridDim = (ceil(count / B), limbs, 1)
+// where `count` is N for coefficient-wise kernels and N/2 for an NTT stage; blockIdx.y is the limb (output
+// limb for the basis-conversion / lift / rescale kernels). Every thread computes outputs no other thread of
+// the same launch reads or writes, so a launch is order-independent (that is what the host emulation in
+// src/test/cuda relies on). Element-wise kernels may run in place (out == an input) unless noted.
+//
+// =========================================================================================================
+// CONTEXT TABLES (uploaded once per context; P primes; all uint64_t unless stated)
+// =========================================================================================================
+// pc[P * PC_STRIDE]        per-prime constants, see modarith.cuh: for prime index p, pc[8p + 0..7] =
+//                          { q, q^-1 mod 2^64, 2^128 mod q, floor(2^64/q),
+//                            nInv, shoup(nInv), lastInv = psiInvRev[1]*nInv mod q, shoup(lastInv) }
+//                          (nInv, lastInv exactly as NttTables computes them; shoup(w) = Modulus.shoup(w) =
+//                          floor(w * 2^64 / q)).
+// psiRev[P * N]            row p = NttTables(p).psiRev         (twiddles, bit-reversed order, as in Java)
+// psiRevShoup[P * N]       row p = NttTables(p).psiRevShoup
+// psiInvRev[P * N]         row p = NttTables(p).psiInvRev
+// psiInvRevShoup[P * N]    row p = NttTables(p).psiInvRevShoup
+//
+// OPERATION TABLES (built once per context from the same prime list; see each kernel)
+// perm[N] (int32)          Galois automorphism g: perm[i] = Automorphism.source[i] =
+//                          bitrev(((g * (2*bitrev(i) + 1) mod 2N) - 1) / 2)  (g reduced mod 2N first)
+// BasisConverter S sources -> T targets (BasisConverter.java):
+//   qHatInv[S], qHatInvShoup[S]   (Q/q_j)^-1 mod q_j and its Shoup companion (mod q_j), per source j
+//   qHat[T * S], qHatShoup[T * S] row t: (Q/q_j) mod p_t, PLAIN (not Montgomery) and Shoup companion mod p_t
+// Key switching (KeySwitcher.java), gadget alpha, level l, width = l + 1 + pCount:
+//   ModUp, per level l:   qHatInv over limbs 0..l: entry i = qHatInv of prime i within its digit
+//                         (digit j = i / alpha, sources j*alpha .. min((j+1)*alpha, l+1) - 1) + Shoup
+//   ModUp, per (l, digit j): qHat[T_j * S_j] + Shoup, targets = the positions 0..width-1 outside the digit,
+//                         in increasing position order (KeySwitcher.plan), sources = the digit's primes
+//   ModDown: pToQ converter, sources p_0..p_{k-1}, targets q_0..q_{qCount-1}: qHatInv[k] (+Shoup) and
+//                         qHat[qCount * k] (+Shoup) (rows 0..l used at level l);
+//                         pInvModQ[qCount] = P^-1 mod q_i (+Shoup)
+//   Switching key: key[((j * 2 + part) * P + prime) * N + c], part 0 = b, 1 = a: SwitchingKey.digits()
+//                         [j][part][prime] AS JAVA STORES IT (NTT AND MONTGOMERY form); limbs Java leaves
+//                         null (level-0 keys) may be left zero; they are never read.
+// Rescale (RnsRescaler.java): rescaleInv[qCount * qCount], row l, column i = q_l^-1 mod q_i (i < l) + Shoup.
+// switchAtLevelZero: p0InvModQ0 = p_0^-1 mod q_0 (+Shoup), as a 1-entry per-limb scalar array.
+// Per-limb scalars (poly_mul_scalar, poly_add_scalar): w[k] < q of limb k, wShoup[k] = Modulus.shoup(w[k]).
+//
+// =========================================================================================================
+// COMPOSITE SEQUENCES (what the host layer launches; each verified by src/test/cuda/host_emulation.cu)
+// =========================================================================================================
+// Key switch of d (NTT, limbs 0..l), KeySwitcher.switchKey = apply(decompose(d)); ext = extendedIndices(l),
+// width = l + 1 + pCount, digits D = l / alpha + 1, digit j = primes [first_j, end_j):
+//   ModUp (decompose; can be shared by several keys = hoisting):
+//   1. s = copy of d; ntt_inv stages on s (l+1 limbs, primes ext)
+//   2. bconv_scale(s, s, modUpQHatInv[l], ...) over l+1 limbs                       (s: centred, coeff form)
+//   3. per digit j, into R_j = raised + j * width * N (width limbs):
+//      a. copy d limbs [first_j, end_j) to R_j limbs [first_j, end_j) (device-to-device memcpy: NTT form)
+//      b. bconv_accumulate(R_j, s + first_j*N, S_j, qHat_j, ..., tgtPrimes = ext, targets first_j)
+//         bconv_accumulate(R_j + end_j*N, s + first_j*N, S_j, qHat_j + first_j*S_j, ...,
+//                          tgtPrimes = ext + end_j, targets width - end_j)
+//      c. ntt_fwd stages on R_j limbs [0, first_j) and on R_j limbs [end_j, width) (primes ext, ext + end_j)
+//   Inner product: keyswitch_inner_product(acc0, acc1, raised, D, width, key, P, ext) over width limbs.
+//   ModDown of each acc (KeySwitcher.modDown; overwrites acc's P limbs):
+//   1. ntt_inv stages on acc limbs [l+1, width) (primes ext + l + 1)
+//   2. bconv_scale(sp, acc + (l+1)*N, modDownQHatInv, ..., primes ext + l + 1) over pCount limbs
+//   3. bconv_accumulate(conv, sp, pCount, modDownQHat (rows 0..l), ..., tgtPrimes = ext) over l+1 limbs
+//   4. ntt_fwd stages on conv (l+1 limbs); poly_sub_mul_scalar(out, acc, conv, pInvModQ, ...) over l+1 limbs
+// Level-0 key switch (KeySwitcher.switchAtLevelZero), key with limbs on q_0 and p_0 only:
+//   R = [d, lift] (2 limbs): lift = centred_lift(ntt_inv_{q0}(d), from q_0, primes {p0}) then ntt_fwd_{p0};
+//   keyswitch_inner_product(acc0, acc1, R, 1, 2, key, P, primes {0, p0});
+//   per acc: ntt_inv_{p0}(acc limb 1); t = centred_lift(that, from p_0, primes {0}); ntt_fwd_{q0}(t);
+//            poly_sub_mul_scalar(out, acc limb 0, t, p0InvModQ0, ..., primes {0}).
+// ModRaise.raise(limb, top): ntt_inv_{q0}(limb); centred_lift(out, it, from q_0, primes {0..top});
+//   ntt_fwd stages on out (top+1 limbs).
+// Ciphertext product (CpuEvaluator.multiply): poly_tensor -> key switch of d2 -> poly_add_into(d0, ks0),
+//   poly_add_into(d1, ks1). Rotation (applyGalois): key switch of c1, poly_add_into(ks0, c0), then
+//   automorphism_ntt of ks0 and of ks1 with the element's perm.
+// =========================================================================================================
+
+#include "modarith.cuh"
+
+#if defined(__CUDACC__)
+#define PHE_GRID_INDEX(count)                                                                                 \
+    const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;                                               \
+    const uint32_t limb = blockIdx.y;                                                                         \
+    if (idx >= (uint32_t)(count)) return;
+#endif
+
+#define PHE_PC(p, field) pc[(size_t)(p) * PC_STRIDE + (field)]
+
+// =========================================================================================================
+// NTT (NttTables.forward / inverse), one launch per stage, stages 0 .. logN-1 in order.
+// Forward: input coefficients in [0, q) (anything < 4q works), stages 0..logN-2 keep values lazily in
+// [0, 4q), stage logN-1 reduces to [0, q). Output slot i holds a(psi^(2*bitrev(i)+1)), as in Java.
+// Inverse: input evaluations in [0, q), stages 0..logN-2 keep values in [0, 2q), stage logN-1 folds in
+// N^-1 and reduces to [0, q). Both in place on `a` (limbs x N), count = N/2 butterflies per limb.
+// =========================================================================================================
+
+/** Forward stage `stage` (Java's m = 2^stage, t = N >> (stage+1)), butterfly b of limb `limb`. */
+PHE_HD void ntt_fwd_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int* primes, const uint64_t* pc,
+                              const uint64_t* psiRev, const uint64_t* psiRevShoup, int logN, int stage) {
+    const size_t n = (size_t)1 << logN;
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t twoQ = q << 1;
+    const int logT = logN - 1 - stage;
+    const size_t t = (size_t)1 << logT;
+    const size_t i = b >> logT;            // group
+    const size_t j = b & (t - 1);          // offset within the group
+    const size_t tw = ((size_t)1 << stage) + i;
+    const uint64_t w = psiRev[(size_t)p * n + tw];
+    const uint64_t ws = psiRevShoup[(size_t)p * n + tw];
+    uint64_t* lo = a + (size_t)limb * n + 2 * i * t + j;
+    uint64_t* hi = lo + t;
+    uint64_t x = *lo;
+    x = x >= twoQ ? x - twoQ : x;                      // [0, 2q)
+    const uint64_t v = phe_shoup_lazy(*hi, w, ws, q); // [0, 2q)
+    if (stage < logN - 1) {
+        *lo = x + v;          // [0, 4q)
+        *hi = x + twoQ - v;   // (0, 4q)
+    } else {
+        *lo = phe_reduce_4q(x + v, q);
+        *hi = phe_reduce_4q(x + twoQ - v, q);
+    }
+}
+
+/** Inverse stage `stage` (Java's t = 2^stage, h = N >> (stage+1) twiddle groups), butterfly b. */
+PHE_HD void ntt_inv_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int* primes, const uint64_t* pc,
+                              const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup, int logN, int stage) {
+    const size_t n = (size_t)1 << logN;
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t twoQ = q << 1;
+    const size_t t = (size_t)1 << stage;
+    const size_t i = b >> stage;
+    const size_t j = b & (t - 1);
+    uint64_t* lo = a + (size_t)limb * n + 2 * i * t + j;
+    uint64_t* hi = lo + t;
+    const uint64_t x = *lo;  // [0, 2q)
+    const uint64_t y = *hi;  // [0, 2q)
+    const uint64_t d = x + twoQ - y; // (0, 4q)
+    if (stage < logN - 1) {
+        const size_t tw = (n >> (stage + 1)) + i;
+        const uint64_t w = psiInvRev[(size_t)p * n + tw];
+        const uint64_t ws = psiInvRevShoup[(size_t)p * n + tw];
+        const uint64_t s = x + y;
+        *lo = s >= twoQ ? s - twoQ : s;              // [0, 2q)
+        *hi = phe_shoup_lazy(d, w, ws, q);            // [0, 2q)
+    } else {
+        // last stage (one twiddle, psiInvRev[1]) with N^-1 folded in, as NttTables.inverse
+        const uint64_t s = x + y; // [0, 4q)
+        *lo = phe_reduce_2q(phe_shoup_lazy(s, PHE_PC(p, PC_NINV), PHE_PC(p, PC_NINV_SHOUP), q), q);
+        *hi = phe_reduce_2q(phe_shoup_lazy(d, PHE_PC(p, PC_LASTINV), PHE_PC(p, PC_LASTINV_SHOUP), q), q);
+    }
+}
+
+// =========================================================================================================
+// Coefficient-wise arithmetic (RnsArithmetic, CpuEvaluator.multiply). Inputs canonical [0, q); any form
+// (NTT or coefficient) as long as all operands share it; pointwise multiply / tensor need NTT form for
+// the ring product. count = N. Per-limb scalars are indexed by LIMB POSITION k (not prime index).
+// =========================================================================================================
+
+PHE_HD void poly_add_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const uint64_t* b,
+                           const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    out[o] = phe_add_mod(a[o], b[o], PHE_PC(primes[limb], PC_Q));
+}
+
+PHE_HD void poly_sub_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const uint64_t* b,
+                           const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    out[o] = phe_sub_mod(a[o], b[o], PHE_PC(primes[limb], PC_Q));
+}
+
+PHE_HD void poly_neg_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const int* primes,
+                           const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    out[o] = phe_neg_mod(a[o], PHE_PC(primes[limb], PC_Q));
+}
+
+/** acc += b (RnsArithmetic.addInto). */
+PHE_HD void poly_add_into_coeff(uint32_t limb, uint32_t c, uint64_t* acc, const uint64_t* b, const int* primes,
+                                const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    acc[o] = phe_add_mod(acc[o], b[o], PHE_PC(primes[limb], PC_Q));
+}
+
+PHE_HD void poly_mul_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const uint64_t* b,
+                           const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const int p = primes[limb];
+    out[o] = phe_mul_mod(a[o], b[o], PHE_PC(p, PC_Q), PHE_PC(p, PC_QINV), PHE_PC(p, PC_R2));
+}
+
+/** out = a * w[limb] (RnsArithmetic.multiplyScalars; w[k] < q, wShoup[k] = Modulus.shoup(w[k])). */
+PHE_HD void poly_mul_scalar_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const uint64_t* w,
+                                  const uint64_t* wShoup, const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    out[o] = phe_shoup_mul(a[o], w[limb], wShoup[limb], PHE_PC(primes[limb], PC_Q));
+}
+
+/** out = a + w[limb] (RnsArithmetic.addScalars; w[k] < q). */
+PHE_HD void poly_add_scalar_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* a, const uint64_t* w,
+                                  const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    out[o] = phe_add_mod(a[o], w[limb], PHE_PC(primes[limb], PC_Q));
+}
+
+/**
+ * out = (x - y) * w[limb]: the ModDown combine (KeySwitcher.modDown, w = P^-1 mod q_i), the rescale combine
+ * (RnsRescaler, w = q_l^-1 mod q_i) and the level-0 key-switch combine (w = p_0^-1 mod q_0).
+ */
+PHE_HD void poly_sub_mul_scalar_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* x,
+                                      const uint64_t* y, const uint64_t* w, const uint64_t* wShoup,
+                                      const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const uint64_t q = PHE_PC(primes[limb], PC_Q);
+    out[o] = phe_shoup_mul(phe_sub_mod(x[o], y[o], q), w[limb], wShoup[limb], q);
+}
+
+/** The ct x ct tensor of CpuEvaluator.multiply (NTT form): d0 = a0 b0, d1 = a0 b1 + a1 b0, d2 = a1 b1. */
+PHE_HD void poly_tensor_coeff(uint32_t limb, uint32_t c, uint64_t* d0, uint64_t* d1, uint64_t* d2,
+                              const uint64_t* a0, const uint64_t* a1, const uint64_t* b0, const uint64_t* b1,
+                              const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t qinv = PHE_PC(p, PC_QINV);
+    const uint64_t r2 = PHE_PC(p, PC_R2);
+    const uint64_t u0 = phe_to_mont(a0[o], q, qinv, r2);
+    const uint64_t u1 = phe_to_mont(a1[o], q, qinv, r2);
+    const uint64_t x0 = b0[o];
+    const uint64_t x1 = b1[o];
+    const uint64_t r0 = phe_mont_mul(u0, x0, q, qinv);
+    const uint64_t r1 = phe_add_mod(phe_mont_mul(u0, x1, q, qinv), phe_mont_mul(u1, x0, q, qinv), q);
+    const uint64_t r2v = phe_mont_mul(u1, x1, q, qinv);
+    d0[o] = r0;
+    d1[o] = r1;
+    d2[o] = r2v;
+}
+
+// =========================================================================================================
+// Automorphism in NTT form (Automorphism.apply): out[i] = in[perm[i]] per limb. out must NOT alias in.
+// =========================================================================================================
+
+PHE_HD void automorphism_coeff(uint32_t limb, uint32_t i, uint64_t* out, const uint64_t* in, const int* perm,
+                               int n) {
+    const size_t base = (size_t)limb * n;
+    out[base + i] = in[base + (size_t)perm[i]];
+}
+
+// =========================================================================================================
+// Fast basis conversion (BasisConverter). Input x in COEFFICIENT form, canonical.
+// bconv_scale: per source limb k, y = x * qHatInv[k] mod q, centred into (-q/2, q/2] and stored as a
+//   two's-complement int64 in the uint64 buffer (like Java's long[] scaled). In place allowed.
+// bconv_accumulate: per target limb t (blockIdx.y), out = sum_{s < S} y_s * qHat[t * S + s] mod p_t,
+//   canonical, COEFFICIENT form; y = the S scaled limbs (contiguous). out must not alias y.
+// =========================================================================================================
+
+PHE_HD void bconv_scale_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* x, const uint64_t* qHatInv,
+                              const uint64_t* qHatInvShoup, const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const uint64_t q = PHE_PC(primes[limb], PC_Q);
+    const uint64_t y = phe_shoup_mul(x[o], qHatInv[limb], qHatInvShoup[limb], q);
+    out[o] = y > (q >> 1) ? y - q : y; // wraps to the two's complement of y - q
+}
+
+PHE_HD void bconv_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* y, int numSources,
+                                   const uint64_t* qHat, const uint64_t* qHatShoup, const int* tgtPrimes,
+                                   const uint64_t* pc, int n) {
+    const uint64_t p = PHE_PC(tgtPrimes[limb], PC_Q);
+    const uint64_t* row = qHat + (size_t)limb * numSources;
+    const uint64_t* rowShoup = qHatShoup + (size_t)limb * numSources;
+    uint64_t acc = 0;
+    for (int s = 0; s < numSources; s++) {
+        const int64_t v = (int64_t)y[(size_t)s * n + c];
+        const uint64_t mag = v >= 0 ? (uint64_t)v : (uint64_t)0 - (uint64_t)v; // < 2^63
+        const uint64_t term = phe_shoup_mul(mag, row[s], rowShoup[s], p);
+        acc = phe_add_mod(acc, v >= 0 ? term : phe_neg_mod(term, p), p);
+    }
+    out[(size_t)limb * n + c] = acc;
+}
+
+// =========================================================================================================
+// Rescale (RnsRescaler.rescale), caller-side sequence for one polynomial x (NTT, limbs 0..l, l >= 1):
+//   1. last = copy of limb l of x; ntt_inv stages on it (primes = {l})          -> coefficient form
+//   2. rescale_lift(t, last, l, primes = {0..l-1})                              -> t, coefficient form:
+//        t_i = ([last + h]_{q_l} - h) mod q_i with h = floor(q_l / 2)
+//   3. ntt_fwd stages on t (l limbs, primes {0..l-1})                           -> NTT form
+//   4. poly_sub_mul_scalar(out, x, t, rescaleInv row l, ...) over l limbs      -> out = (x - t) / q_l, NTT
+// =========================================================================================================
+
+PHE_HD void rescale_lift_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* last, int lastPrime,
+                               const int* primes, const uint64_t* pc, int n) {
+    const uint64_t ql = PHE_PC(lastPrime, PC_Q);
+    const uint64_t h = ql >> 1;
+    uint64_t v = last[c] + h;
+    v = v >= ql ? v - ql : v; // [x + h]_{q_l}
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t barrett = PHE_PC(p, PC_BARRETT);
+    out[(size_t)limb * n + c] = phe_sub_mod(phe_reduce64(v, q, barrett), phe_reduce64(h, q, barrett), q);
+}
+
+// =========================================================================================================
+// Centred lift (KeySwitcher.centredLift, ModRaise.raise): `in` is ONE limb modulo prime `fromPrime` in
+// COEFFICIENT form; out limb k = the centred integer (in (-f/2, f/2]) modulo prime primes[k], coefficient
+// form (the caller runs ntt_fwd afterwards). out must not alias in.
+// =========================================================================================================
+
+PHE_HD void centred_lift_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* in, int fromPrime,
+                               const int* primes, const uint64_t* pc, int n) {
+    const uint64_t f = PHE_PC(fromPrime, PC_Q);
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t barrett = PHE_PC(p, PC_BARRETT);
+    const uint64_t v = in[c];
+    out[(size_t)limb * n + c] =
+        v > (f >> 1) ? phe_neg_mod(phe_reduce64(f - v, q, barrett), q) : phe_reduce64(v, q, barrett);
+}
+
+// =========================================================================================================
+// Key-switching inner product (KeySwitcher.apply before modDown), NTT form. digits = the D raised digits,
+// [D][width][N] (digit j, limb position pos at (j * width + pos) * N), canonical; key as in the table notes
+// (Montgomery form, indexed by prime); primes = the width prime indices (Q_l ∪ P).
+// acc0[pos] = sum_j digits[j][pos] * b_j, acc1[pos] = sum_j digits[j][pos] * a_j (both width x N, written,
+// not accumulated into).
+// =========================================================================================================
+
+PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
+                                          const uint64_t* digits, int numDigits, int width, const uint64_t* key,
+                                          int numPrimes, const int* primes, const uint64_t* pc, int n) {
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t qinv = PHE_PC(p, PC_QINV);
+    uint64_t s0 = 0;
+    uint64_t s1 = 0;
+    for (int j = 0; j < numDigits; j++) {
+        const uint64_t x = digits[((size_t)j * width + limb) * n + c];
+        const uint64_t kb = key[(((size_t)j * 2 + 0) * numPrimes + p) * n + c];
+        const uint64_t ka = key[(((size_t)j * 2 + 1) * numPrimes + p) * n + c];
+        s0 = phe_add_mod(s0, phe_mont_mul(x, kb, q, qinv), q);
+        s1 = phe_add_mod(s1, phe_mont_mul(x, ka, q, qinv), q);
+    }
+    const size_t o = (size_t)limb * n + c;
+    acc0[o] = s0;
+    acc1[o] = s1;
+}
+
+// =========================================================================================================
+// __global__ wrappers: index computation only. Parameter order = the body's order after (limb, idx).
+// =========================================================================================================
+#if defined(__CUDACC__)
+
+extern "C" __global__ void ntt_fwd_stage(uint64_t* a, const int* primes, const uint64_t* pc, const uint64_t* psiRev,
+                                         const uint64_t* psiRevShoup, int logN, int stage) {
+    PHE_GRID_INDEX(1u << (logN - 1))
+    ntt_fwd_butterfly(limb, idx, a, primes, pc, psiRev, psiRevShoup, logN, stage);
+}
+
+extern "C" __global__ void ntt_inv_stage(uint64_t* a, const int* primes, const uint64_t* pc,
+                                         const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup, int logN,
+                                         int stage) {
+    PHE_GRID_INDEX(1u << (logN - 1))
+    ntt_inv_butterfly(limb, idx, a, primes, pc, psiInvRev, psiInvRevShoup, logN, stage);
+}
+
+extern "C" __global__ void poly_add(uint64_t* out, const uint64_t* a, const uint64_t* b, const int* primes,
+                                    const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_add_coeff(limb, idx, out, a, b, primes, pc, n);
+}
+
+extern "C" __global__ void poly_sub(uint64_t* out, const uint64_t* a, const uint64_t* b, const int* primes,
+                                    const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_sub_coeff(limb, idx, out, a, b, primes, pc, n);
+}
+
+extern "C" __global__ void poly_neg(uint64_t* out, const uint64_t* a, const int* primes, const uint64_t* pc,
+                                    int n) {
+    PHE_GRID_INDEX(n)
+    poly_neg_coeff(limb, idx, out, a, primes, pc, n);
+}
+
+extern "C" __global__ void poly_add_into(uint64_t* acc, const uint64_t* b, const int* primes, const uint64_t* pc,
+                                         int n) {
+    PHE_GRID_INDEX(n)
+    poly_add_into_coeff(limb, idx, acc, b, primes, pc, n);
+}
+
+extern "C" __global__ void poly_mul(uint64_t* out, const uint64_t* a, const uint64_t* b, const int* primes,
+                                    const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_mul_coeff(limb, idx, out, a, b, primes, pc, n);
+}
+
+extern "C" __global__ void poly_mul_scalar(uint64_t* out, const uint64_t* a, const uint64_t* w,
+                                           const uint64_t* wShoup, const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_mul_scalar_coeff(limb, idx, out, a, w, wShoup, primes, pc, n);
+}
+
+extern "C" __global__ void poly_add_scalar(uint64_t* out, const uint64_t* a, const uint64_t* w, const int* primes,
+                                           const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_add_scalar_coeff(limb, idx, out, a, w, primes, pc, n);
+}
+
+extern "C" __global__ void poly_sub_mul_scalar(uint64_t* out, const uint64_t* x, const uint64_t* y,
+                                               const uint64_t* w, const uint64_t* wShoup, const int* primes,
+                                               const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_sub_mul_scalar_coeff(limb, idx, out, x, y, w, wShoup, primes, pc, n);
+}
+
+extern "C" __global__ void poly_tensor(uint64_t* d0, uint64_t* d1, uint64_t* d2, const uint64_t* a0,
+                                       const uint64_t* a1, const uint64_t* b0, const uint64_t* b1,
+                                       const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_tensor_coeff(limb, idx, d0, d1, d2, a0, a1, b0, b1, primes, pc, n);
+}
+
+extern "C" __global__ void automorphism_ntt(uint64_t* out, const uint64_t* in, const int* perm, int n) {
+    PHE_GRID_INDEX(n)
+    automorphism_coeff(limb, idx, out, in, perm, n);
+}
+
+extern "C" __global__ void bconv_scale(uint64_t* out, const uint64_t* x, const uint64_t* qHatInv,
+                                       const uint64_t* qHatInvShoup, const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    bconv_scale_coeff(limb, idx, out, x, qHatInv, qHatInvShoup, primes, pc, n);
+}
+
+extern "C" __global__ void bconv_accumulate(uint64_t* out, const uint64_t* y, int numSources, const uint64_t* qHat,
+                                            const uint64_t* qHatShoup, const int* tgtPrimes, const uint64_t* pc,
+                                            int n) {
+    PHE_GRID_INDEX(n)
+    bconv_accumulate_coeff(limb, idx, out, y, numSources, qHat, qHatShoup, tgtPrimes, pc, n);
+}
+
+extern "C" __global__ void rescale_lift(uint64_t* out, const uint64_t* last, int lastPrime, const int* primes,
+                                        const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    rescale_lift_coeff(limb, idx, out, last, lastPrime, primes, pc, n);
+}
+
+extern "C" __global__ void centred_lift(uint64_t* out, const uint64_t* in, int fromPrime, const int* primes,
+                                        const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    centred_lift_coeff(limb, idx, out, in, fromPrime, primes, pc, n);
+}
+
+extern "C" __global__ void keyswitch_inner_product(uint64_t* acc0, uint64_t* acc1, const uint64_t* digits,
+                                                   int numDigits, int width, const uint64_t* key, int numPrimes,
+                                                   const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    keyswitch_inner_product_coeff(limb, idx, acc0, acc1, digits, numDigits, width, key, numPrimes, primes, pc, n);
+}
+
+#endif // __CUDACC__

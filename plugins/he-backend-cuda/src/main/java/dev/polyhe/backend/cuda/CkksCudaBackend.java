@@ -1,0 +1,67 @@
+package dev.polyhe.backend.cuda;
+
+import dev.polyhe.api.he.Availability;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.HeException;
+import dev.polyhe.ckks.scheme.CkksContext;
+import dev.polyhe.ckks.scheme.SchemeBackend;
+
+/**
+ * The GPU backend {@code ckks-cuda}: the same scheme as {@code ckks-cpu} (its presets, keys and blob format), with
+ * ciphertexts and evaluation keys in GPU memory and the ring arithmetic in CUDA kernels. Host threads serve the
+ * client's work (key generation, encoding, encryption).
+ */
+public final class CkksCudaBackend extends SchemeBackend {
+    public static final String NAME = "ckks-cuda";
+
+    private final int threads;
+
+    /** The ServiceLoader constructor: host threads = the processor count. */
+    public CkksCudaBackend() {
+        this(Runtime.getRuntime().availableProcessors());
+    }
+
+    public CkksCudaBackend(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
+        }
+        this.threads = threads;
+    }
+
+    @Override
+    public int parallelism() {
+        return threads;
+    }
+
+    @Override
+    public HeBackend withParallelism(int threads) {
+        return threads == this.threads ? this : new CkksCudaBackend(threads);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public String description() {
+        return "RNS-CKKS on an NVIDIA GPU (JCuda driver API, kernels for sm_80/sm_90): the ckks-cpu scheme, data on "
+                + "the device";
+    }
+
+    @Override
+    public Availability availability() {
+        return CudaProbe.availability();
+    }
+
+    @Override
+    public HeContext open(CkksParameters parameters) {
+        Availability a = availability();
+        if (!a.available()) {
+            throw new HeException(a.reason());
+        }
+        return new CkksContext(parameters, threads, CudaRingExecutor::open);
+    }
+}

@@ -1,0 +1,550 @@
+package dev.polyhe.backend.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+
+import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
+import dev.polyhe.ckks.executor.ForeignPolynomialException;
+import dev.polyhe.ckks.executor.KeySwitchDigits;
+import dev.polyhe.ckks.executor.RingExecutor;
+import dev.polyhe.ckks.executor.RnsPoly;
+import dev.polyhe.ckks.ring.Automorphism;
+import dev.polyhe.ckks.ring.Modulus;
+import dev.polyhe.ckks.ring.RnsRing;
+import dev.polyhe.ckks.rlwe.GadgetDecomposition;
+import dev.polyhe.ckks.rlwe.SwitchingKey;
+import dev.polyhe.ckks.scheme.SchemeParameters;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation
+ * keys are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel
+ * launches of ring_kernels.cu on one stream, each operation ending with a synchronization (so errors surface at
+ * the operation that caused them, and host timings are device timings). Operations hold one lock: the stream is
+ * the device's order anyway, and the temporaries and tables are shared. The steps mirror the Java ring classes
+ * (KeySwitcher, RnsRescaler, ModRaise) so that the limbs agree exactly with {@code ckks-cpu}'s.
+ */
+final class CudaRingExecutor implements RingExecutor {
+    private final CudaDevice device;
+    private final DeviceMemory memory;
+    private final DeviceTables tables;
+    private final RnsRing ring;
+    private final GadgetDecomposition gadget;
+    private final int n;
+    private final long limbBytes;
+    private final Map<SwitchingKey, Allocation> keys = new WeakHashMap<>();
+    private final Map<Long, Allocation> permutations = new ConcurrentHashMap<>();
+    private final Object lock = new Object();
+    private boolean closed;
+
+    private CudaRingExecutor(CudaDevice device, SchemeParameters params) {
+        this.device = device;
+        this.memory = new DeviceMemory(device);
+        this.ring = params.ring();
+        this.gadget = params.gadget();
+        this.n = ring.n();
+        this.limbBytes = (long) n * Long.BYTES;
+        this.tables = new DeviceTables(this, ring, gadget);
+    }
+
+    /** Opens GPU 0 for these parameters: kernels loaded, NTT tables uploaded. */
+    static CudaRingExecutor open(SchemeParameters params) {
+        CudaDevice device = CudaDevice.open();
+        try {
+            return new CudaRingExecutor(device, params);
+        } catch (RuntimeException | Error e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    /** A polynomial in device memory: limbs 0..limbs-1 from the allocation's start (prefixes share it). */
+    private record DevicePoly(CudaRingExecutor owner, Allocation memory, int limbs) implements RnsPoly {
+        @Override
+        public int limbCount() {
+            return limbs;
+        }
+    }
+
+    /** digitCount × width limbs: digit j's raised limbs at j·width·N words. */
+    private record DeviceDigits(Allocation memory, int level, int digitCount, int width) implements KeySwitchDigits {}
+
+    private DevicePoly d(RnsPoly p) {
+        if (p instanceof DevicePoly dp && dp.owner() == this) {
+            return dp;
+        }
+        throw new ForeignPolynomialException(p);
+    }
+
+    // ---- memory --------------------------------------------------------------------------------------------
+
+    Allocation allocate(long bytes) {
+        return memory.allocate(bytes);
+    }
+
+    private DevicePoly poly(int limbs) {
+        return new DevicePoly(this, memory.allocate(limbs * limbBytes), limbs);
+    }
+
+    private CUdeviceptr limb(Allocation a, int k) {
+        return k == 0 ? a.ptr : a.ptr.withByteOffset(k * limbBytes);
+    }
+
+    private CUdeviceptr limb(DevicePoly p, int k) {
+        return limb(p.memory(), k);
+    }
+
+    Allocation upload(long[] words) {
+        Allocation a = memory.allocate((long) words.length * Long.BYTES);
+        CudaDevice.check(cuMemcpyHtoD(a.ptr, Pointer.to(words), (long) words.length * Long.BYTES), "cuMemcpyHtoD");
+        return a;
+    }
+
+    Allocation upload(int[] words) {
+        Allocation a = memory.allocate((long) words.length * Integer.BYTES);
+        CudaDevice.check(cuMemcpyHtoD(a.ptr, Pointer.to(words), (long) words.length * Integer.BYTES), "cuMemcpyHtoD");
+        return a;
+    }
+
+    private void copy(CUdeviceptr to, CUdeviceptr from, int limbs) {
+        CudaDevice.check(cuMemcpyDtoD(to, from, limbs * limbBytes), "cuMemcpyDtoD");
+    }
+
+    /** A value and its Shoup companion per limb, modulo primes 0..level, uploaded as one array {w..., w'...}. */
+    private Allocation scalars(long[] w, int level) {
+        long[] both = new long[2 * (level + 1)];
+        for (int i = 0; i <= level; i++) {
+            Modulus m = ring.modulus(i);
+            both[i] = w[i];
+            both[level + 1 + i] = m.shoup(w[i]);
+        }
+        return upload(both);
+    }
+
+    private static Pointer arg(CUdeviceptr p) {
+        return Pointer.to(p);
+    }
+
+    private static Pointer arg(int v) {
+        return Pointer.to(new int[] {v});
+    }
+
+    // ---- transforms ----------------------------------------------------------------------------------------
+
+    /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]. */
+    private void forward(CUdeviceptr a, int limbs, CUdeviceptr primes) {
+        for (int stage = 0; stage < ring.logN(); stage++) {
+            device.launch("ntt_fwd_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiRev),
+                    arg(tables.psiRevShoup), arg(ring.logN()), arg(stage));
+        }
+    }
+
+    private void inverse(CUdeviceptr a, int limbs, CUdeviceptr primes) {
+        for (int stage = 0; stage < ring.logN(); stage++) {
+            device.launch("ntt_inv_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiInvRev),
+                    arg(tables.psiInvRevShoup), arg(ring.logN()), arg(stage));
+        }
+    }
+
+    /** Under the lock: refuses a closed executor, binds the context to this thread. */
+    private void begin() {
+        if (closed) {
+            throw new IllegalStateException("this ckks-cuda context is closed");
+        }
+        device.bind();
+    }
+
+    // ---- RingExecutor --------------------------------------------------------------------------------------
+
+    @Override
+    public String describe() {
+        return device.name() + " (compute " + device.computeCapability() + ", driver " + device.driverVersion()
+                + ", " + (device.totalMemory() >> 20) + " MiB)";
+    }
+
+    /** Device memory this executor holds now and at most so far, in bytes. */
+    long bytesInUse() {
+        return memory.bytesInUse();
+    }
+
+    long peakBytes() {
+        return memory.peakBytes();
+    }
+
+    @Override
+    public RnsPoly upload(long[][] limbs) {
+        synchronized (lock) {
+            begin();
+            DevicePoly p = poly(limbs.length);
+            for (int k = 0; k < limbs.length; k++) {
+                CudaDevice.check(cuMemcpyHtoD(limb(p, k), Pointer.to(limbs[k]), limbBytes), "cuMemcpyHtoD");
+            }
+            return p;
+        }
+    }
+
+    @Override
+    public long[][] download(RnsPoly p, int limbs) {
+        synchronized (lock) {
+            begin();
+            long[][] out = new long[limbs][n];
+            for (int k = 0; k < limbs; k++) {
+                CudaDevice.check(cuMemcpyDtoH(Pointer.to(out[k]), limb(d(p), k), limbBytes), "cuMemcpyDtoH");
+            }
+            return out;
+        }
+    }
+
+    @Override
+    public RnsPoly prefix(RnsPoly p, int level) {
+        DevicePoly x = d(p);
+        return level + 1 == x.limbs() ? x : new DevicePoly(this, x.memory(), level + 1);
+    }
+
+    private RnsPoly binary(String kernel, RnsPoly a, RnsPoly b, int level) {
+        synchronized (lock) {
+            begin();
+            DevicePoly out = poly(level + 1);
+            device.launch(kernel, n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
+                    arg(d(b).memory().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.synchronize();
+            return out;
+        }
+    }
+
+    @Override
+    public RnsPoly add(RnsPoly a, RnsPoly b, int level) {
+        return binary("poly_add", a, b, level);
+    }
+
+    @Override
+    public RnsPoly addInto(RnsPoly fresh, RnsPoly b, int level) {
+        synchronized (lock) {
+            begin();
+            device.launch("poly_add_into", n, level + 1, arg(d(fresh).memory().ptr), arg(d(b).memory().ptr),
+                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.synchronize();
+            return prefix(fresh, level);
+        }
+    }
+
+    @Override
+    public RnsPoly sub(RnsPoly a, RnsPoly b, int level) {
+        return binary("poly_sub", a, b, level);
+    }
+
+    @Override
+    public RnsPoly multiply(RnsPoly a, RnsPoly b, int level) {
+        return binary("poly_mul", a, b, level);
+    }
+
+    @Override
+    public RnsPoly negate(RnsPoly a, int level) {
+        synchronized (lock) {
+            begin();
+            DevicePoly out = poly(level + 1);
+            device.launch("poly_neg", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
+                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.synchronize();
+            return out;
+        }
+    }
+
+    @Override
+    public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
+        synchronized (lock) {
+            begin();
+            Allocation w = scalars(scalars, level);
+            DevicePoly out = poly(level + 1);
+            device.launch("poly_mul_scalar", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
+                    arg(w.ptr), arg(w.ptr.withByteOffset((level + 1L) * Long.BYTES)), arg(tables.identity.ptr),
+                    arg(tables.pc), arg(n));
+            device.synchronize();
+            w.release();
+            return out;
+        }
+    }
+
+    @Override
+    public RnsPoly addScalars(RnsPoly a, long[] scalars, int level) {
+        synchronized (lock) {
+            begin();
+            long[] w = new long[level + 1];
+            System.arraycopy(scalars, 0, w, 0, level + 1);
+            Allocation dw = upload(w);
+            DevicePoly out = poly(level + 1);
+            device.launch("poly_add_scalar", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
+                    arg(dw.ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.synchronize();
+            dw.release();
+            return out;
+        }
+    }
+
+    @Override
+    public RnsPoly[] tensor(RnsPoly x0, RnsPoly x1, RnsPoly y0, RnsPoly y1, int level) {
+        synchronized (lock) {
+            begin();
+            DevicePoly d0 = poly(level + 1);
+            DevicePoly d1 = poly(level + 1);
+            DevicePoly d2 = poly(level + 1);
+            device.launch("poly_tensor", n, level + 1, arg(d0.memory().ptr), arg(d1.memory().ptr),
+                    arg(d2.memory().ptr), arg(d(x0).memory().ptr), arg(d(x1).memory().ptr), arg(d(y0).memory().ptr),
+                    arg(d(y1).memory().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.synchronize();
+            return new RnsPoly[] {d0, d1, d2};
+        }
+    }
+
+    @Override
+    public RnsPoly automorphism(RnsPoly a, Automorphism g, int level) {
+        synchronized (lock) {
+            begin();
+            Allocation perm = permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
+            DevicePoly out = poly(level + 1);
+            device.launch("automorphism_ntt", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
+                    arg(perm.ptr), arg(n));
+            device.synchronize();
+            return out;
+        }
+    }
+
+    /** As RnsRescaler: t = [x_l + h]_{q_l} − h on limbs 0..l−1, then (x − t)·q_l^-1. */
+    @Override
+    public RnsPoly[] rescale(RnsPoly[] polys, int level) {
+        if (level < 1) {
+            throw new IllegalArgumentException("rescale needs level >= 1, got " + level);
+        }
+        synchronized (lock) {
+            begin();
+            RnsPoly[] out = new RnsPoly[polys.length];
+            Allocation last = memory.allocate(limbBytes);
+            CUdeviceptr inv = tables.rescaleInverse.ptr.withByteOffset((long) level * ring.qCount() * Long.BYTES);
+            CUdeviceptr invShoup = tables.rescaleInverseShoup.ptr
+                    .withByteOffset((long) level * ring.qCount() * Long.BYTES);
+            for (int k = 0; k < polys.length; k++) {
+                DevicePoly x = d(polys[k]);
+                copy(last.ptr, limb(x, level), 1);
+                inverse(last.ptr, 1, tables.prime(level));
+                DevicePoly t = poly(level);
+                device.launch("rescale_lift", n, level, arg(t.memory().ptr), arg(last.ptr), arg(level),
+                        arg(tables.identity.ptr), arg(tables.pc), arg(n));
+                forward(t.memory().ptr, level, tables.identity.ptr);
+                device.launch("poly_sub_mul_scalar", n, level, arg(t.memory().ptr), arg(x.memory().ptr),
+                        arg(t.memory().ptr), arg(inv), arg(invShoup), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+                out[k] = t;
+            }
+            device.synchronize();
+            last.release();
+            return out;
+        }
+    }
+
+    /**
+     * ModUp as KeySwitcher.decompose: d to coefficients, y_i = [d_i·(Q_j/q_i)^-1]_{q_i} centred, then per digit j the
+     * targets outside the digit by basis conversion (and NTT), the digit's own limbs copied from d.
+     */
+    @Override
+    public KeySwitchDigits decompose(RnsPoly d, int level) {
+        synchronized (lock) {
+            begin();
+            DevicePoly x = d(d);
+            int digits = gadget.digitCount(level);
+            int width = level + 1 + ring.pCount();
+            DeviceTables.LevelTables lt = tables.level(level);
+            Allocation scaled = memory.allocate((level + 1) * limbBytes);
+            copy(scaled.ptr, x.memory().ptr, level + 1);
+            inverse(scaled.ptr, level + 1, tables.identity.ptr);
+            device.launch("bconv_scale", n, level + 1, arg(scaled.ptr), arg(scaled.ptr), arg(lt.modUpInverse().ptr),
+                    arg(lt.modUpInverseShoup().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            Allocation out = memory.allocate((long) digits * width * limbBytes);
+            for (int j = 0; j < digits; j++) {
+                int first = gadget.firstPrime(j);
+                int end = gadget.endPrime(j, level);
+                int sources = end - first;
+                DeviceTables.Conversion c = lt.modUp(j);
+                CUdeviceptr base = limb(out, j * width);
+                CUdeviceptr y = limb(scaled, first);
+                // targets below the digit (positions 0..first-1), then above it (end..width-1)
+                device.launch("bconv_accumulate", n, first, arg(base), arg(y), arg(sources), arg(c.qHat().ptr),
+                        arg(c.qHatShoup().ptr), arg(lt.extended().ptr), arg(tables.pc), arg(n));
+                device.launch("bconv_accumulate", n, width - end, arg(limb(out, j * width + end)), arg(y),
+                        arg(sources), arg(c.qHat().ptr.withByteOffset((long) first * sources * Long.BYTES)),
+                        arg(c.qHatShoup().ptr.withByteOffset((long) first * sources * Long.BYTES)),
+                        arg(lt.extended().ptr.withByteOffset((long) end * Integer.BYTES)), arg(tables.pc), arg(n));
+                forward(base, first, lt.extended().ptr);
+                forward(limb(out, j * width + end), width - end,
+                        lt.extended().ptr.withByteOffset((long) end * Integer.BYTES));
+                copy(limb(out, j * width + first), limb(x, first), sources);
+            }
+            device.synchronize();
+            scaled.release();
+            return new DeviceDigits(out, level, digits, width);
+        }
+    }
+
+    @Override
+    public RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level) {
+        synchronized (lock) {
+            begin();
+            DeviceDigits dd = (DeviceDigits) digits;
+            DeviceTables.LevelTables lt = tables.level(level);
+            Allocation k = key(key);
+            int width = dd.width();
+            Allocation acc0 = memory.allocate(width * limbBytes);
+            Allocation acc1 = memory.allocate(width * limbBytes);
+            device.launch("keyswitch_inner_product", n, width, arg(acc0.ptr), arg(acc1.ptr), arg(dd.memory().ptr),
+                    arg(dd.digitCount()), arg(width), arg(k.ptr), arg(tables.primeCount), arg(lt.extended().ptr),
+                    arg(tables.pc), arg(n));
+            RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
+            device.synchronize();
+            acc0.release();
+            acc1.release();
+            return out;
+        }
+    }
+
+    /** x over Q_level ∪ P (NTT) to x / P over Q_level, as KeySwitcher.modDown; overwrites x's P limbs. */
+    private DevicePoly modDown(Allocation x, int level) {
+        int k = ring.pCount();
+        CUdeviceptr special = limb(x, level + 1);
+        CUdeviceptr pPrimes = tables.prime(ring.qCount());
+        inverse(special, k, pPrimes);
+        Allocation scaled = memory.allocate(k * limbBytes);
+        device.launch("bconv_scale", n, k, arg(scaled.ptr), arg(special), arg(tables.pToQInverse.ptr),
+                arg(tables.pToQInverseShoup.ptr), arg(pPrimes), arg(tables.pc), arg(n));
+        DevicePoly out = poly(level + 1);
+        device.launch("bconv_accumulate", n, level + 1, arg(out.memory().ptr), arg(scaled.ptr), arg(k),
+                arg(tables.pToQ.ptr), arg(tables.pToQShoup.ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+        forward(out.memory().ptr, level + 1, tables.identity.ptr);
+        device.launch("poly_sub_mul_scalar", n, level + 1, arg(out.memory().ptr), arg(x.ptr), arg(out.memory().ptr),
+                arg(tables.pInverse.ptr), arg(tables.pInverseShoup.ptr), arg(tables.identity.ptr), arg(tables.pc),
+                arg(n));
+        scaled.release();
+        return out;
+    }
+
+    /** As KeySwitcher.switchAtLevelZero: d raised to p_0, the inner product on q_0 and p_0, then ÷ p_0. */
+    @Override
+    public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
+        synchronized (lock) {
+            begin();
+            int p0 = ring.pIndex(0);
+            Allocation k = key(key);
+            Allocation pair = memory.allocate(2 * limbBytes); // {d mod q_0, d raised to p_0}, NTT
+            Allocation tmp = memory.allocate(limbBytes);
+            copy(pair.ptr, d(d).memory().ptr, 1);
+            copy(tmp.ptr, d(d).memory().ptr, 1);
+            inverse(tmp.ptr, 1, tables.prime(0));
+            device.launch("centred_lift", n, 1, arg(limb(pair, 1)), arg(tmp.ptr), arg(0), arg(tables.prime(p0)),
+                    arg(tables.pc), arg(n));
+            forward(limb(pair, 1), 1, tables.prime(p0));
+            Allocation acc0 = memory.allocate(2 * limbBytes);
+            Allocation acc1 = memory.allocate(2 * limbBytes);
+            device.launch("keyswitch_inner_product", n, 2, arg(acc0.ptr), arg(acc1.ptr), arg(pair.ptr), arg(1), arg(2),
+                    arg(k.ptr), arg(tables.primeCount), arg(tables.levelZeroPair.ptr), arg(tables.pc), arg(n));
+            RnsPoly[] out = new RnsPoly[2];
+            Allocation[] accs = {acc0, acc1};
+            for (int part = 0; part < 2; part++) {
+                CUdeviceptr onP = limb(accs[part], 1);
+                inverse(onP, 1, tables.prime(p0));
+                device.launch("centred_lift", n, 1, arg(tmp.ptr), arg(onP), arg(p0), arg(tables.prime(0)),
+                        arg(tables.pc), arg(n));
+                forward(tmp.ptr, 1, tables.prime(0));
+                DevicePoly r = poly(1);
+                device.launch("poly_sub_mul_scalar", n, 1, arg(r.memory().ptr), arg(accs[part].ptr), arg(tmp.ptr),
+                        arg(tables.p0Inverse.ptr), arg(tables.p0Inverse.ptr.withByteOffset(Long.BYTES)),
+                        arg(tables.prime(0)), arg(tables.pc), arg(n));
+                out[part] = r;
+            }
+            device.synchronize();
+            pair.release();
+            tmp.release();
+            acc0.release();
+            acc1.release();
+            return out;
+        }
+    }
+
+    /** As ModRaise: limb 0 to coefficients, centred, read modulo q_0..q_top, back to NTT form. */
+    @Override
+    public RnsPoly modRaise(RnsPoly levelZero, int top) {
+        synchronized (lock) {
+            begin();
+            Allocation tmp = memory.allocate(limbBytes);
+            copy(tmp.ptr, d(levelZero).memory().ptr, 1);
+            inverse(tmp.ptr, 1, tables.prime(0));
+            DevicePoly out = poly(top + 1);
+            device.launch("centred_lift", n, top + 1, arg(out.memory().ptr), arg(tmp.ptr), arg(0),
+                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            forward(out.memory().ptr, top + 1, tables.identity.ptr);
+            device.synchronize();
+            tmp.release();
+            return out;
+        }
+    }
+
+    /**
+     * The key's limbs on the device, uploaded on first use, as the inner-product kernel reads them:
+     * [digit][b, a][prime][coefficient] over every prime (limbs a level-0 key lacks are zero and never read).
+     */
+    private Allocation key(SwitchingKey key) {
+        Allocation a = keys.get(key);
+        if (a != null) {
+            return a;
+        }
+        long[][][][] digits = key.digits();
+        int primes = tables.primeCount;
+        a = memory.allocate((long) digits.length * 2 * primes * limbBytes);
+        CudaDevice.check(cuMemsetD8(a.ptr, (byte) 0, a.bytes), "cuMemsetD8");
+        for (int j = 0; j < digits.length; j++) {
+            for (int part = 0; part < 2; part++) {
+                for (int p = 0; p < primes; p++) {
+                    long[] l = digits[j][part][p];
+                    if (l != null) {
+                        CudaDevice.check(cuMemcpyHtoD(limb(a, (j * 2 + part) * primes + p), Pointer.to(l), limbBytes),
+                                "cuMemcpyHtoD");
+                    }
+                }
+            }
+        }
+        keys.put(key, a);
+        return a;
+    }
+
+    @Override
+    public Runnable nttOfOneLimb() {
+        long[] limb = new long[n];
+        for (int i = 0; i < n; i++) {
+            limb[i] = (i * 0x9E3779B97F4A7C15L >>> 8) % ring.modulus(0).value();
+        }
+        DevicePoly p = d(upload(new long[][] {limb}));
+        return () -> {
+            synchronized (lock) {
+                begin();
+                forward(p.memory().ptr, 1, tables.prime(0));
+                device.synchronize();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            keys.clear();
+            permutations.clear();
+            memory.close();
+            device.close();
+        }
+    }
+}

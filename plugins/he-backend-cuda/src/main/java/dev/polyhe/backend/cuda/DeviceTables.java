@@ -1,0 +1,185 @@
+package dev.polyhe.backend.cuda;
+
+import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
+import dev.polyhe.ckks.ring.BasisConverter;
+import dev.polyhe.ckks.ring.Modulus;
+import dev.polyhe.ckks.ring.NttTables;
+import dev.polyhe.ckks.ring.RnsRing;
+import dev.polyhe.ckks.rlwe.GadgetDecomposition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * The constants the kernels read, taken from the same Java ring classes ckks-cpu uses and uploaded once
+ * per context (the layouts are documented at the top of ring_kernels.cu): per prime the reduction and NTT
+ * constants and twiddles; per level the ModUp converters of each digit; the ModDown, rescale and level-0 constants.
+ * Every allocation is held here for the context's lifetime.
+ */
+final class DeviceTables {
+    private static final int PC_STRIDE = 8;
+
+    private final CudaRingExecutor exec;
+    private final RnsRing ring;
+    private final GadgetDecomposition gadget;
+    private final List<Allocation> held = new ArrayList<>();
+    private final Map<Integer, LevelTables> levels = new ConcurrentHashMap<>();
+
+    final int primeCount;
+    final CUdeviceptr pc;
+    final CUdeviceptr psiRev;
+    final CUdeviceptr psiRevShoup;
+    final CUdeviceptr psiInvRev;
+    final CUdeviceptr psiInvRevShoup;
+    /** ints 0..P-1: limb k is prime k; offset by p for the primes from p on. */
+    final Allocation identity;
+    /** ints {0, index of p_0}: the level-0 key switch's two limbs. */
+    final Allocation levelZeroPair;
+    final Allocation pToQInverse;
+    final Allocation pToQInverseShoup;
+    final Allocation pToQ;
+    final Allocation pToQShoup;
+    final Allocation pInverse;
+    final Allocation pInverseShoup;
+    final Allocation rescaleInverse;
+    final Allocation rescaleInverseShoup;
+    /** {p_0^-1 mod q_0, its Shoup companion}. */
+    final Allocation p0Inverse;
+
+    DeviceTables(CudaRingExecutor exec, RnsRing ring, GadgetDecomposition gadget) {
+        this.exec = exec;
+        this.ring = ring;
+        this.gadget = gadget;
+        this.primeCount = ring.qCount() + ring.pCount();
+        int n = ring.n();
+        long[] constants = new long[primeCount * PC_STRIDE];
+        long[][] twiddles = new long[4][primeCount * n];
+        for (int p = 0; p < primeCount; p++) {
+            Modulus m = ring.modulus(p);
+            NttTables ntt = ring.ntt(p);
+            long[] c = {m.value(), m.montgomeryInverse(), m.montgomerySquare(), m.barrettFactor(), ntt.nInverse(),
+                m.shoup(ntt.nInverse()), ntt.lastInverse(), m.shoup(ntt.lastInverse())};
+            System.arraycopy(c, 0, constants, p * PC_STRIDE, PC_STRIDE);
+            long[][] t = ntt.twiddles();
+            for (int k = 0; k < 4; k++) {
+                System.arraycopy(t[k], 0, twiddles[k], p * n, n);
+            }
+        }
+        pc = hold(constants).ptr;
+        psiRev = hold(twiddles[0]).ptr;
+        psiRevShoup = hold(twiddles[1]).ptr;
+        psiInvRev = hold(twiddles[2]).ptr;
+        psiInvRevShoup = hold(twiddles[3]).ptr;
+        int[] ids = new int[primeCount];
+        for (int p = 0; p < primeCount; p++) {
+            ids[p] = p;
+        }
+        identity = hold(ids);
+        levelZeroPair = hold(new int[] {0, ring.pIndex(0)});
+
+        int qCount = ring.qCount();
+        int k = ring.pCount();
+        Modulus[] special = new Modulus[k];
+        for (int t = 0; t < k; t++) {
+            special[t] = ring.modulus(ring.pIndex(t));
+        }
+        Modulus[] chain = new Modulus[qCount];
+        for (int i = 0; i < qCount; i++) {
+            chain[i] = ring.modulus(i);
+        }
+        long[][] down = new BasisConverter(special, chain).tables();
+        pToQInverse = hold(down[0]);
+        pToQInverseShoup = hold(down[1]);
+        pToQ = hold(down[2]);
+        pToQShoup = hold(down[3]);
+        long[] pInv = new long[qCount];
+        long[] pInvShoup = new long[qCount];
+        for (int i = 0; i < qCount; i++) {
+            long prod = 1;
+            for (Modulus pt : special) {
+                prod = chain[i].mul(prod, chain[i].reduce(pt.value()));
+            }
+            pInv[i] = chain[i].inv(prod);
+            pInvShoup[i] = chain[i].shoup(pInv[i]);
+        }
+        pInverse = hold(pInv);
+        pInverseShoup = hold(pInvShoup);
+        long[] rInv = new long[qCount * qCount];
+        long[] rInvShoup = new long[qCount * qCount];
+        for (int l = 1; l < qCount; l++) {
+            for (int i = 0; i < l; i++) {
+                rInv[l * qCount + i] = chain[i].inv(chain[i].reduce(chain[l].value()));
+                rInvShoup[l * qCount + i] = chain[i].shoup(rInv[l * qCount + i]);
+            }
+        }
+        rescaleInverse = hold(rInv);
+        rescaleInverseShoup = hold(rInvShoup);
+        long p0Inv = k == 0 ? 0 : chain[0].inv(chain[0].reduce(special[0].value()));
+        p0Inverse = hold(new long[] {p0Inv, k == 0 ? 0 : chain[0].shoup(p0Inv)});
+    }
+
+    private Allocation hold(long[] words) {
+        Allocation a = exec.upload(words);
+        held.add(a);
+        return a;
+    }
+
+    private Allocation hold(int[] words) {
+        Allocation a = exec.upload(words);
+        held.add(a);
+        return a;
+    }
+
+    /** The limbs from prime index p on (a one-prime launch reads only the first). */
+    CUdeviceptr prime(int p) {
+        return identity.ptr.withByteOffset((long) p * Integer.BYTES);
+    }
+
+    /** A basis conversion's second-step table: rows over the targets, columns over the sources. */
+    record Conversion(Allocation qHat, Allocation qHatShoup) {}
+
+    /**
+     * What key switching at one level reads: the prime index of each position of Q_level ∪ P, each limb's
+     * (Q_j/q_i)^-1 within its digit, and per digit the conversion to the positions outside it.
+     */
+    record LevelTables(Allocation extended, Allocation modUpInverse, Allocation modUpInverseShoup,
+            List<Conversion> conversions) {
+        Conversion modUp(int digit) {
+            return conversions.get(digit);
+        }
+    }
+
+    LevelTables level(int level) {
+        return levels.computeIfAbsent(level, this::buildLevel);
+    }
+
+    private LevelTables buildLevel(int level) {
+        int width = level + 1 + ring.pCount();
+        int[] ext = ring.extendedIndices(level);
+        long[] inv = new long[level + 1];
+        long[] invShoup = new long[level + 1];
+        List<Conversion> conversions = new ArrayList<>();
+        for (int j = 0; j < gadget.digitCount(level); j++) {
+            int first = gadget.firstPrime(j);
+            int end = gadget.endPrime(j, level);
+            Modulus[] source = new Modulus[end - first];
+            for (int i = first; i < end; i++) {
+                source[i - first] = ring.modulus(i);
+            }
+            Modulus[] target = new Modulus[width - source.length];
+            int t = 0;
+            for (int pos = 0; pos < width; pos++) {
+                if (pos < first || pos >= end) {
+                    target[t++] = ring.modulus(ext[pos]);
+                }
+            }
+            long[][] h = new BasisConverter(source, target).tables();
+            System.arraycopy(h[0], 0, inv, first, source.length);
+            System.arraycopy(h[1], 0, invShoup, first, source.length);
+            conversions.add(new Conversion(hold(h[2]), hold(h[3])));
+        }
+        return new LevelTables(hold(ext), hold(inv), hold(invShoup), List.copyOf(conversions));
+    }
+}

@@ -1,0 +1,444 @@
+// Host emulation of the ckks-cuda ring kernels: compiled by nvcc (host code path, no GPU needed), it includes
+// ring_kernels.cu, runs each kernel's per-thread __host__ __device__ body over the kernel's grid with plain
+// loops (every launch is order-independent by construction), chains the launches the way the JCuda layer will
+// (NTT stage by stage, ModUp / inner product / ModDown, rescale, centred lifts) and compares with the Java
+// outputs written by RingReference.java. One line per check; exit status 0 iff every check passes.
+//
+// Usage: host_emulation <vector folder written by RingReference>
+#include "../../main/cuda/ring_kernels.cu"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+typedef std::vector<uint64_t> V;
+typedef std::vector<int> I;
+
+static std::string g_dir;
+static std::map<std::string, std::vector<std::string> > g_params;
+static int g_pass = 0;
+static int g_fail = 0;
+
+static std::vector<char> readFile(const std::string& name) {
+    std::string path = g_dir + "/" + name + ".bin";
+    std::ifstream in(path.c_str(), std::ios::binary);
+    if (!in) {
+        fprintf(stderr, "cannot read %s\n", path.c_str());
+        exit(2);
+    }
+    return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+static V load64(const std::string& name) {
+    std::vector<char> b = readFile(name);
+    V v(b.size() / 8);
+    for (size_t i = 0; i < v.size(); i++) { // little-endian, independent of the host's byte order
+        uint64_t w = 0;
+        for (int k = 7; k >= 0; k--) w = (w << 8) | (uint8_t)b[8 * i + k];
+        v[i] = w;
+    }
+    return v;
+}
+
+static I load32(const std::string& name) {
+    std::vector<char> b = readFile(name);
+    I v(b.size() / 4);
+    for (size_t i = 0; i < v.size(); i++) {
+        uint32_t w = 0;
+        for (int k = 3; k >= 0; k--) w = (w << 8) | (uint8_t)b[4 * i + k];
+        v[i] = (int)w;
+    }
+    return v;
+}
+
+static void loadParams() {
+    std::ifstream in((g_dir + "/params.txt").c_str());
+    if (!in) {
+        fprintf(stderr, "cannot read %s/params.txt\n", g_dir.c_str());
+        exit(2);
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string key, v;
+        ls >> key;
+        while (ls >> v) g_params[key].push_back(v);
+    }
+}
+
+static int paramInt(const char* key) { return atoi(g_params[key].at(0).c_str()); }
+
+/** PASS / FAIL line: first mismatch reported as limb, coefficient, got, expected. */
+static bool check(const std::string& name, const uint64_t* got, const V& expected, int n, size_t count = 0) {
+    if (count == 0) count = expected.size();
+    if (count != expected.size()) {
+        printf("FAIL %-28s size %zu, expected %zu words\n", name.c_str(), count, expected.size());
+        g_fail++;
+        return false;
+    }
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (got[i] != expected[i]) {
+            if (bad++ == 0) first = i;
+        }
+    }
+    if (bad == 0) {
+        printf("PASS %-28s (%zu limbs x %d)\n", name.c_str(), count / n, n);
+        g_pass++;
+        return true;
+    }
+    printf("FAIL %-28s %zu of %zu words differ; first at limb %zu coeff %zu: got %" PRIu64 " expected %" PRIu64 "\n",
+           name.c_str(), bad, count, first / n, first % n, got[first], expected[first]);
+    g_fail++;
+    return false;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Grid emulation: the body of a kernel launched with gridDim.y = limbs and >= count threads along x.
+// -------------------------------------------------------------------------------------------------------------
+template <class F>
+static void grid(uint32_t limbs, uint32_t count, F body) {
+    for (uint32_t limb = 0; limb < limbs; limb++)
+        for (uint32_t idx = 0; idx < count; idx++) body(limb, idx);
+}
+
+struct Ctx {
+    int logN, n, qCount, pCount, P;
+    V pc, psiRev, psiRevShoup, psiInvRev, psiInvRevShoup;
+};
+
+// One "launch" per kernel call, with the arguments the JCuda layer passes.
+static void launch_ntt_fwd(const Ctx& c, uint64_t* a, const int* primes, int limbs) {
+    for (int stage = 0; stage < c.logN; stage++)
+        grid(limbs, c.n / 2, [&](uint32_t l, uint32_t i) {
+            ntt_fwd_butterfly(l, i, a, primes, c.pc.data(), c.psiRev.data(), c.psiRevShoup.data(), c.logN, stage);
+        });
+}
+
+static void launch_ntt_inv(const Ctx& c, uint64_t* a, const int* primes, int limbs) {
+    for (int stage = 0; stage < c.logN; stage++)
+        grid(limbs, c.n / 2, [&](uint32_t l, uint32_t i) {
+            ntt_inv_butterfly(l, i, a, primes, c.pc.data(), c.psiInvRev.data(), c.psiInvRevShoup.data(), c.logN,
+                              stage);
+        });
+}
+
+static void launch_bconv_scale(const Ctx& c, uint64_t* out, const uint64_t* x, const uint64_t* w, const uint64_t* ws,
+                               const int* primes, int limbs) {
+    grid(limbs, c.n, [&](uint32_t l, uint32_t i) { bconv_scale_coeff(l, i, out, x, w, ws, primes, c.pc.data(), c.n); });
+}
+
+static void launch_bconv_accumulate(const Ctx& c, uint64_t* out, const uint64_t* y, int numSources, const uint64_t* qHat,
+                                    const uint64_t* qHatShoup, const int* tgtPrimes, int targets) {
+    grid(targets, c.n, [&](uint32_t l, uint32_t i) {
+        bconv_accumulate_coeff(l, i, out, y, numSources, qHat, qHatShoup, tgtPrimes, c.pc.data(), c.n);
+    });
+}
+
+static void launch_sub_mul_scalar(const Ctx& c, uint64_t* out, const uint64_t* x, const uint64_t* y, const uint64_t* w,
+                                  const uint64_t* ws, const int* primes, int limbs) {
+    grid(limbs, c.n,
+         [&](uint32_t l, uint32_t i) { poly_sub_mul_scalar_coeff(l, i, out, x, y, w, ws, primes, c.pc.data(), c.n); });
+}
+
+static void launch_centred_lift(const Ctx& c, uint64_t* out, const uint64_t* in, int fromPrime, const int* primes,
+                                int limbs) {
+    grid(limbs, c.n,
+         [&](uint32_t l, uint32_t i) { centred_lift_coeff(l, i, out, in, fromPrime, primes, c.pc.data(), c.n); });
+}
+
+static I range(int from, int to) { // [from, to)
+    I r;
+    for (int i = from; i < to; i++) r.push_back(i);
+    return r;
+}
+
+static I extendedIndices(const Ctx& c, int level) {
+    I r = range(0, level + 1);
+    for (int t = 0; t < c.pCount; t++) r.push_back(c.qCount + t);
+    return r;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Composite operations, sequenced as the device layer will sequence the kernels.
+// -------------------------------------------------------------------------------------------------------------
+
+/** RnsRescaler.rescale of one polynomial x (NTT, limbs 0..level) into out (limbs 0..level-1). */
+static void rescale(const Ctx& c, uint64_t* out, const uint64_t* x, int level, const V& inv, const V& invShoup) {
+    const int n = c.n;
+    V last(x + (size_t)level * n, x + (size_t)(level + 1) * n);
+    I lastPrime(1, level);
+    launch_ntt_inv(c, last.data(), lastPrime.data(), 1);
+    I primes = range(0, level);
+    V t((size_t)level * n);
+    grid(level, n, [&](uint32_t l, uint32_t i) {
+        rescale_lift_coeff(l, i, t.data(), last.data(), level, primes.data(), c.pc.data(), n);
+    });
+    launch_ntt_fwd(c, t.data(), primes.data(), level);
+    launch_sub_mul_scalar(c, out, x, t.data(), inv.data() + (size_t)level * c.qCount,
+                          invShoup.data() + (size_t)level * c.qCount, primes.data(), level);
+}
+
+/** KeySwitcher.modDown of one acc (NTT over Q_level ∪ P, width limbs; its P limbs are overwritten). */
+static void modDown(const Ctx& c, uint64_t* out, uint64_t* acc, int level) {
+    static V qhatinv, qhatinvS, qhat, qhatS, pinv, pinvS;
+    if (qhat.empty()) {
+        qhatinv = load64("moddown_qhatinv");
+        qhatinvS = load64("moddown_qhatinv_shoup");
+        qhat = load64("moddown_qhat");
+        qhatS = load64("moddown_qhat_shoup");
+        pinv = load64("moddown_pinv");
+        pinvS = load64("moddown_pinv_shoup");
+    }
+    const int n = c.n, k = c.pCount;
+    I ext = extendedIndices(c, level);
+    uint64_t* pLimbs = acc + (size_t)(level + 1) * n;
+    const int* pPrimes = ext.data() + level + 1;
+    launch_ntt_inv(c, pLimbs, pPrimes, k);
+    V scaled((size_t)k * n);
+    launch_bconv_scale(c, scaled.data(), pLimbs, qhatinv.data(), qhatinvS.data(), pPrimes, k);
+    V conv((size_t)(level + 1) * n);
+    // targets q_0..q_level: rows 0..level of the [qCount][k] table
+    launch_bconv_accumulate(c, conv.data(), scaled.data(), k, qhat.data(), qhatS.data(), ext.data(), level + 1);
+    launch_ntt_fwd(c, conv.data(), ext.data(), level + 1);
+    launch_sub_mul_scalar(c, out, acc, conv.data(), pinv.data(), pinvS.data(), ext.data(), level + 1);
+}
+
+// -------------------------------------------------------------------------------------------------------------
+
+static void testNtt(const Ctx& c) {
+    const int n = c.n;
+    I all = range(0, c.P);
+    V a = load64("ntt_fwd_in");
+    launch_ntt_fwd(c, a.data(), all.data(), c.P);
+    check("ntt_fwd (all primes)", a.data(), load64("ntt_fwd_out"), n);
+    V b = load64("ntt_inv_in");
+    launch_ntt_inv(c, b.data(), all.data(), c.P);
+    check("ntt_inv (all primes)", b.data(), load64("ntt_inv_out"), n);
+    I rev = load32("reversed_primes");
+    V r = load64("ntt_fwd_rev_in");
+    V r2 = r;
+    launch_ntt_fwd(c, r.data(), rev.data(), c.P);
+    check("ntt_fwd (reversed primes)", r.data(), load64("ntt_fwd_rev_out"), n);
+    launch_ntt_inv(c, r2.data(), rev.data(), c.P);
+    check("ntt_inv (reversed primes)", r2.data(), load64("ntt_inv_rev_out"), n);
+    // round trip
+    V in = load64("ntt_fwd_in");
+    V rt = in;
+    launch_ntt_fwd(c, rt.data(), all.data(), c.P);
+    launch_ntt_inv(c, rt.data(), all.data(), c.P);
+    check("ntt_inv(ntt_fwd(x)) == x", rt.data(), in, n);
+}
+
+static void testElementWise(const Ctx& c) {
+    const int n = c.n, L = c.qCount;
+    const uint64_t* pc = c.pc.data();
+    I primes = range(0, L);
+    const int* pr = primes.data();
+    V a = load64("ew_a"), b = load64("ew_b"), cc = load64("ew_c"), d = load64("ew_d");
+    V w = load64("ew_scalars"), ws = load64("ew_scalars_shoup");
+    V out(a.size());
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_coeff(l, i, out.data(), a.data(), b.data(), pr, pc, n); });
+    check("poly_add", out.data(), load64("ew_add"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_sub_coeff(l, i, out.data(), a.data(), b.data(), pr, pc, n); });
+    check("poly_sub", out.data(), load64("ew_sub"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_neg_coeff(l, i, out.data(), a.data(), pr, pc, n); });
+    check("poly_neg", out.data(), load64("ew_neg"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_mul_coeff(l, i, out.data(), a.data(), b.data(), pr, pc, n); });
+    check("poly_mul", out.data(), load64("ew_mul"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) {
+        poly_mul_scalar_coeff(l, i, out.data(), a.data(), w.data(), ws.data(), pr, pc, n);
+    });
+    check("poly_mul_scalar", out.data(), load64("ew_mul_scalar"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_scalar_coeff(l, i, out.data(), a.data(), w.data(), pr, pc, n); });
+    check("poly_add_scalar", out.data(), load64("ew_add_scalar"), n);
+    V acc = a;
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_into_coeff(l, i, acc.data(), b.data(), pr, pc, n); });
+    check("poly_add_into", acc.data(), load64("ew_add_into"), n);
+    V d0(a.size()), d1(a.size()), d2(a.size());
+    grid(L, n, [&](uint32_t l, uint32_t i) {
+        poly_tensor_coeff(l, i, d0.data(), d1.data(), d2.data(), a.data(), b.data(), cc.data(), d.data(), pr, pc, n);
+    });
+    check("poly_tensor d0", d0.data(), load64("tensor_d0"), n);
+    check("poly_tensor d1", d1.data(), load64("tensor_d1"), n);
+    check("poly_tensor d2", d2.data(), load64("tensor_d2"), n);
+}
+
+static void testAutomorphism(const Ctx& c) {
+    V a = load64("ew_a");
+    V out(a.size());
+    for (const std::string& g : g_params["galois"]) {
+        I perm = load32("perm_" + g);
+        grid(c.qCount, c.n,
+             [&](uint32_t l, uint32_t i) { automorphism_coeff(l, i, out.data(), a.data(), perm.data(), c.n); });
+        check("automorphism g=" + g, out.data(), load64("auto_" + g), c.n);
+    }
+}
+
+static void testBasisConversion(const Ctx& c) {
+    const int count = paramInt("bconvCount");
+    for (int k = 0; k < count; k++) {
+        std::string pre = "bc" + std::to_string(k) + "_";
+        I src = load32(pre + "src"), tgt = load32(pre + "tgt");
+        V x = load64(pre + "in");
+        V scaled(x.size());
+        launch_bconv_scale(c, scaled.data(), x.data(), load64(pre + "qhatinv").data(),
+                           load64(pre + "qhatinv_shoup").data(), src.data(), (int)src.size());
+        std::string label = "bconv " + std::to_string(src.size()) + "->" + std::to_string(tgt.size()) + " #" +
+                            std::to_string(k);
+        check(label + " scale", scaled.data(), load64(pre + "scaled"), c.n);
+        V out((size_t)tgt.size() * c.n);
+        V qhat = load64(pre + "qhat"), qhatS = load64(pre + "qhat_shoup");
+        launch_bconv_accumulate(c, out.data(), scaled.data(), (int)src.size(), qhat.data(), qhatS.data(), tgt.data(),
+                                (int)tgt.size());
+        check(label + " accumulate", out.data(), load64(pre + "out"), c.n);
+    }
+}
+
+static void testRescale(const Ctx& c) {
+    V inv = load64("rescale_inv"), invS = load64("rescale_inv_shoup");
+    for (const std::string& lv : g_params["rescaleLevels"]) {
+        int level = atoi(lv.c_str());
+        std::string pre = "rescale_l" + lv + "_";
+        for (int part = 0; part < 2; part++) {
+            V x = load64(pre + "c" + std::to_string(part));
+            V out((size_t)level * c.n);
+            rescale(c, out.data(), x.data(), level, inv, invS);
+            check("rescale level " + lv + " c" + std::to_string(part), out.data(),
+                  load64(pre + "out" + std::to_string(part)), c.n);
+        }
+    }
+}
+
+static void testKeySwitch(const Ctx& c) {
+    const int n = c.n;
+    for (const std::string& cfg : g_params["ksConfigs"]) {
+        int dnum = atoi(cfg.substr(0, cfg.find(':')).c_str());
+        int level = atoi(cfg.substr(cfg.find(':') + 1).c_str());
+        int alpha = (c.qCount + dnum - 1) / dnum;
+        int digits = level / alpha + 1;
+        int width = level + 1 + c.pCount;
+        std::string pre = "ks_" + std::to_string(dnum) + "_" + std::to_string(level) + "_";
+        std::string label = "keyswitch dnum=" + std::to_string(dnum) + " level=" + std::to_string(level);
+        I ext = extendedIndices(c, level);
+        V d = load64(pre + "d");
+        V key = load64("key_dnum" + std::to_string(dnum));
+        // ModUp: INTT of every limb, scale by the digit's qHatInv (one launch over limbs 0..level)
+        V scaled = d;
+        launch_ntt_inv(c, scaled.data(), ext.data(), level + 1);
+        launch_bconv_scale(c, scaled.data(), scaled.data(), load64(pre + "modup_qhatinv").data(),
+                           load64(pre + "modup_qhatinv_shoup").data(), ext.data(), level + 1);
+        V raised((size_t)digits * width * n);
+        for (int j = 0; j < digits; j++) {
+            int first = j * alpha, end = std::min((j + 1) * alpha, level + 1), S = end - first;
+            uint64_t* rj = raised.data() + (size_t)j * width * n;
+            // the digit's own limbs: copied from d (already NTT)
+            memcpy(rj + (size_t)first * n, d.data() + (size_t)first * n, sizeof(uint64_t) * S * n);
+            V qhat = load64(pre + "modup_qhat_" + std::to_string(j));
+            V qhatS = load64(pre + "modup_qhat_shoup_" + std::to_string(j));
+            const uint64_t* y = scaled.data() + (size_t)first * n;
+            // targets = positions [0, first) then [end, width): two contiguous runs
+            launch_bconv_accumulate(c, rj, y, S, qhat.data(), qhatS.data(), ext.data(), first);
+            launch_bconv_accumulate(c, rj + (size_t)end * n, y, S, qhat.data() + (size_t)first * S,
+                                    qhatS.data() + (size_t)first * S, ext.data() + end, width - end);
+            launch_ntt_fwd(c, rj, ext.data(), first);
+            launch_ntt_fwd(c, rj + (size_t)end * n, ext.data() + end, width - end);
+        }
+        check(label + " modup", raised.data(), load64(pre + "modup"), n);
+        // inner product over Q_level ∪ P
+        V acc0((size_t)width * n), acc1((size_t)width * n);
+        grid(width, n, [&](uint32_t l, uint32_t i) {
+            keyswitch_inner_product_coeff(l, i, acc0.data(), acc1.data(), raised.data(), digits, width, key.data(), c.P,
+                                          ext.data(), c.pc.data(), n);
+        });
+        V out0((size_t)(level + 1) * n), out1((size_t)(level + 1) * n);
+        modDown(c, out0.data(), acc0.data(), level);
+        modDown(c, out1.data(), acc1.data(), level);
+        check(label + " out0", out0.data(), load64(pre + "out0"), n);
+        check(label + " out1", out1.data(), load64(pre + "out1"), n);
+    }
+}
+
+static void testSwitchAtLevelZero(const Ctx& c) {
+    const int n = c.n;
+    const int p0 = c.qCount;
+    V d = load64("ks0_d"), key = load64("ks0_key");
+    V w = load64("ks0_p0inv"), ws = load64("ks0_p0inv_shoup");
+    I q0(1, 0), pp0(1, p0), both;
+    both.push_back(0);
+    both.push_back(p0);
+    // digit buffer [1][2][N]: limb 0 = d (NTT mod q_0), limb 1 = d lifted to p_0 (NTT)
+    V digit(2 * (size_t)n);
+    memcpy(digit.data(), d.data(), sizeof(uint64_t) * n);
+    V coef = d;
+    launch_ntt_inv(c, coef.data(), q0.data(), 1);
+    launch_centred_lift(c, digit.data() + n, coef.data(), 0, pp0.data(), 1);
+    launch_ntt_fwd(c, digit.data() + n, pp0.data(), 1);
+    V acc0(2 * (size_t)n), acc1(2 * (size_t)n);
+    grid(2, n, [&](uint32_t l, uint32_t i) {
+        keyswitch_inner_product_coeff(l, i, acc0.data(), acc1.data(), digit.data(), 1, 2, key.data(), c.P, both.data(),
+                                      c.pc.data(), n);
+    });
+    V* accs[2] = {&acc0, &acc1};
+    for (int part = 0; part < 2; part++) {
+        V& acc = *accs[part];
+        launch_ntt_inv(c, acc.data() + n, pp0.data(), 1);
+        V lifted(n);
+        launch_centred_lift(c, lifted.data(), acc.data() + n, p0, q0.data(), 1);
+        launch_ntt_fwd(c, lifted.data(), q0.data(), 1);
+        V out(n);
+        launch_sub_mul_scalar(c, out.data(), acc.data(), lifted.data(), w.data(), ws.data(), q0.data(), 1);
+        check("switchAtLevelZero out" + std::to_string(part), out.data(), load64("ks0_out" + std::to_string(part)), n);
+    }
+}
+
+static void testModRaise(const Ctx& c) {
+    const int n = c.n, top = c.qCount - 1;
+    V in = load64("modraise_in");
+    I q0(1, 0);
+    launch_ntt_inv(c, in.data(), q0.data(), 1);
+    I primes = range(0, top + 1);
+    V out((size_t)(top + 1) * n);
+    launch_centred_lift(c, out.data(), in.data(), 0, primes.data(), top + 1);
+    launch_ntt_fwd(c, out.data(), primes.data(), top + 1);
+    check("modraise (centred lift)", out.data(), load64("modraise_out"), n);
+}
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <vector folder>\n", argv[0]);
+        return 2;
+    }
+    g_dir = argv[1];
+    loadParams();
+    Ctx c;
+    c.logN = paramInt("logN");
+    c.n = 1 << c.logN;
+    c.qCount = paramInt("qCount");
+    c.pCount = paramInt("pCount");
+    c.P = c.qCount + c.pCount;
+    c.pc = load64("pc");
+    c.psiRev = load64("psi_rev");
+    c.psiRevShoup = load64("psi_rev_shoup");
+    c.psiInvRev = load64("psi_inv_rev");
+    c.psiInvRevShoup = load64("psi_inv_rev_shoup");
+    printf("host emulation: logN=%d, %d q primes + %d special primes, vectors from %s\n", c.logN, c.qCount, c.pCount,
+           g_dir.c_str());
+    testNtt(c);
+    testElementWise(c);
+    testAutomorphism(c);
+    testBasisConversion(c);
+    testRescale(c);
+    testKeySwitch(c);
+    testSwitchAtLevelZero(c);
+    testModRaise(c);
+    printf("%s: %d passed, %d failed\n", g_fail == 0 ? "ALL PASS" : "FAILURES", g_pass, g_fail);
+    return g_fail == 0 ? 0 : 1;
+}
