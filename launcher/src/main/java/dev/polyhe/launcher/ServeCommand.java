@@ -45,6 +45,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "heap).")
     Long memoryBudget;
 
+    @Option(names = "--weight-cache", paramLabel = "BYTES",
+            description = "Bytes of encoded weight diagonals each served model keeps per key set, so that warm queries "
+                    + "skip encoding them; 0: none (default: 10 % of the heap).")
+    Long weightCache;
+
     @Option(names = "--max-upload", defaultValue = "17179869184", paramLabel = "BYTES",
             description = "Largest key upload (default: 16 GiB).")
     long maxUpload;
@@ -60,8 +65,9 @@ final class ServeCommand implements Callable<Integer> {
         long budget = memoryBudget != null ? memoryBudget : (long) (0.6 * Runtime.getRuntime().maxMemory());
         PolyHeServer.Settings settings;
         try {
+            long weights = weightCache != null ? weightCache : (long) (0.1 * Runtime.getRuntime().maxMemory());
             settings = new PolyHeServer.Settings(port, models, store, workers, maxQueue, budget, maxUpload,
-                    1L << 32, insecure);
+                    1L << 32, insecure, weights);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -76,8 +76,9 @@ class ServeTest {
     }
 
     static PolyHeServer startServer(Path store, int workers, int queue, long maxUpload) throws Exception {
+        // a weight cache, so that the concurrent jobs below share encoded weights and still answer right
         PolyHeServer s = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), store, workers, queue,
-                1L << 30, maxUpload, 64L << 20, true));
+                1L << 30, maxUpload, 64L << 20, true, 64L << 20));
         url = "http://localhost:" + s.port();
         return s;
     }

@@ -25,6 +25,8 @@ final class Job {
     private volatile long bootstraps;
     private volatile double elapsedSeconds;
     private volatile double engineSeconds = Double.NaN;
+    /** {hits, misses} of the job's weight products in the model's weight cache; null without one. */
+    private volatile long[] weightCache;
     private volatile String error;
     volatile boolean cancelRequested;
     private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
@@ -72,6 +74,11 @@ final class Job {
         this.engineSeconds = seconds;
     }
 
+    /** How many of the job's weight products found their weights encoded, and how many encoded them. */
+    void weightCache(long hits, long misses) {
+        this.weightCache = new long[] {hits, misses};
+    }
+
     void watch(Consumer<Job> w) {
         watchers.add(w);
     }
@@ -92,6 +99,10 @@ final class Job {
         if (!Double.isNaN(engineSeconds)) {
             n.put("engine_seconds", engineSeconds);
         }
+        long[] w = weightCache;
+        if (w != null) {
+            n.putObject("weight_cache").put("hits", w[0]).put("misses", w[1]);
+        }
         if (state == State.RUNNING && blocksDone > 0) {
             n.put("eta_seconds", elapsedSeconds / blocksDone * (blocks - blocksDone));
         }
@@ -109,6 +120,10 @@ final class Job {
         j.bootstraps = n.path("bootstraps").asLong();
         j.elapsedSeconds = n.path("elapsed_seconds").asDouble();
         j.engineSeconds = n.path("engine_seconds").asDouble(Double.NaN);
+        if (n.has("weight_cache")) {
+            j.weightCache = new long[] {n.get("weight_cache").path("hits").asLong(), n.get("weight_cache")
+                    .path("misses").asLong()};
+        }
         j.error = n.hasNonNull("error") ? n.get("error").asText() : null;
         j.state = State.valueOf(n.get("state").asText().toUpperCase());
         return j;

@@ -185,6 +185,10 @@ final class Jobs implements AutoCloseable {
             engineNanos.addAndGet(Math.round(result.seconds() * 1e9));
             finishedJobs.incrementAndGet();
             job.engineSeconds(result.seconds());
+            var weights = result.accounting().weightCache();
+            if (weights != null) {
+                job.weightCache(weights.hits(), weights.misses());
+            }
             job.finish(Job.State.DONE, null, (System.nanoTime() - t0) / 1e9);
         } catch (CancellationException e) {
             job.finish(Job.State.CANCELLED, null, (System.nanoTime() - t0) / 1e9);

@@ -57,7 +57,14 @@ public final class PolyHeServer implements AutoCloseable {
      * @param acceptInsecure accept key sets below 128 bits (tests)
      */
     public record Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure) {
+            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
+        /** Without a weight cache. */
+        public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
+                long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure) {
+            this(port, models, store, workers, maxQueue, memoryBudget, maxUploadBytes, maxQueryBytes, acceptInsecure,
+                    0);
+        }
+
         public Settings {
             if (workers < 1 || maxQueue < 1) {
                 throw new IllegalArgumentException("workers and queue need at least 1, got " + workers + " and "
@@ -75,7 +82,7 @@ public final class PolyHeServer implements AutoCloseable {
     private final long started = System.nanoTime();
 
     private PolyHeServer(PolyHe polyhe, Settings s) throws IOException {
-        this.models = new ServedModels(polyhe, s.models());
+        this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
         this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure());
         this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), keys, cache, models);

@@ -27,7 +27,8 @@ final class ServedModels {
 
     private final Map<String, Served> models = new TreeMap<>();
 
-    ServedModels(PolyHe polyhe, List<Path> dirs) {
+    /** @param weightCacheBytes encoded weights each model keeps per key set across queries (0: none) */
+    ServedModels(PolyHe polyhe, List<Path> dirs, long weightCacheBytes) {
         for (Path dir : dirs) {
             String name = dir.toAbsolutePath().normalize().getFileName().toString();
             if (models.containsKey(name)) {
@@ -38,7 +39,7 @@ final class ServedModels {
             Calibration calibration = Calibration.ofServedModel(dir);
             InferenceService service = polyhe.inference().withAttention(attention);
             models.put(name, new Served(name, dir, service.load(dir), service, calibration,
-                    new EncryptedInference(service)));
+                    new EncryptedInference(service).keepWeights(weightCacheBytes)));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");

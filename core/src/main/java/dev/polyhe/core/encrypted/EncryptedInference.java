@@ -19,6 +19,7 @@ import dev.polyhe.core.engine.trace.ErrorTrace;
 import dev.polyhe.core.engine.trace.ErrorTracingOps;
 import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.WeightCache;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.NoiseFlooding;
@@ -52,6 +53,9 @@ public final class EncryptedInference {
     private final InferenceService service;
     private final boolean searchPlans;
     private final PlanCache plans = new PlanCache();
+    /** Per opened key set (its context), the weights its runs encoded; none while the budget is 0. */
+    private final Map<HeContext, WeightCache> weights = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private volatile long weightBudget;
 
     public EncryptedInference(InferenceService service) {
         this(service, !"greedy".equals(System.getProperty(PLANNER_PROPERTY)));
@@ -172,6 +176,27 @@ public final class EncryptedInference {
             BootstrapPlanner.Planned planned) {
     }
 
+    /**
+     * Keeps up to {@code bytes} of encoded weight diagonals per key set across this instance's runs (0, the default:
+     * none), so that a served model's warm query skips encoding them ({@link WeightCache}). Returns this.
+     */
+    public EncryptedInference keepWeights(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("weight cache of " + bytes + " bytes: give 0 or more");
+        }
+        this.weightBudget = bytes;
+        return this;
+    }
+
+    private void attachWeights(KeySet keys, CkksEngine engine) {
+        long budget = weightBudget;
+        if (budget > 0) {
+            HeContext ctx = keys.context();
+            engine.useWeightCache(weights.computeIfAbsent(ctx,
+                    c -> new WeightCache(budget, (long) Long.BYTES << c.parameters().logN())));
+        }
+    }
+
     /** Set to {@code greedy} to skip planning and place bootstraps greedily (to compare, or to save the planning). */
     public static final String PLANNER_PROPERTY = "polyhe.planner";
 
@@ -233,6 +258,7 @@ public final class EncryptedInference {
         if (planned != null) {
             engine.follow(planned.plan());
         }
+        attachWeights(keys, engine);
         started.accept(engine.accounting());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();

@@ -25,6 +25,7 @@ public final class LatencyBreakdown {
     private final Map<PrimitiveKind, Long> primitiveCounts;
     private final Map<String, OperatorStats> operators;
     private final Map<String, Accounting.PrecisionRaise> precisionRaises;
+    private final dev.polyhe.core.engine.ckks.WeightCache.Stats weightCache;
 
     /** @param totalSeconds the wall time of the whole run (what the shares are shares of) */
     public LatencyBreakdown(Accounting accounting, double totalSeconds) {
@@ -36,6 +37,7 @@ public final class LatencyBreakdown {
         this.primitiveCounts = new EnumMap<>(accounting.countsByPrimitive());
         this.operators = new LinkedHashMap<>(accounting.operators());
         this.precisionRaises = new LinkedHashMap<>(accounting.precisionRaises());
+        this.weightCache = accounting.weightCache();
     }
 
     /** Where the engine bootstrapped twice for precision (see {@link Accounting#precisionRaises}). */
@@ -73,6 +75,12 @@ public final class LatencyBreakdown {
             double s = byPrimitive.getOrDefault(p, 0.0);
             sb.append(String.format(Locale.ROOT, "  %-26s %10.3f s %6.1f %%  (%d calls)%n", p.label(), s, share(s),
                     primitiveCounts.getOrDefault(p, 0L)));
+        }
+        if (weightCache != null) {
+            sb.append(String.format(Locale.ROOT, "Weight cache: %d of %d weight products found their weights encoded "
+                    + "(%d encoded now); the key set's cache holds %d plaintexts, %.1f of %.1f MiB%n", weightCache.hits(),
+                    weightCache.hits() + weightCache.misses(), weightCache.misses(), weightCache.entries(),
+                    weightCache.bytes() / 1048576.0, weightCache.budgetBytes() / 1048576.0));
         }
         sb.append("By operator:\n");
         sb.append(String.format(Locale.ROOT, "  %-40s %9s %6s %7s %7s %7s %6s %5s %6s%n", "operator", "seconds", "calls",
@@ -117,6 +125,11 @@ public final class LatencyBreakdown {
         ObjectNode raised = root.putObject("precision_raised");
         precisionRaises.forEach((path, r) -> raised.putObject(path).put("ciphertexts", r.ciphertexts())
                 .put("asked_bits", r.askedBits()).put("single_bootstrap_bits", r.singleBits()));
+        if (weightCache != null) {
+            root.putObject("weight_cache").put("hits", weightCache.hits()).put("misses", weightCache.misses())
+                    .put("entries", weightCache.entries()).put("bytes", weightCache.bytes())
+                    .put("budget_bytes", weightCache.budgetBytes());
+        }
         return root;
     }
 

@@ -21,6 +21,9 @@ public final class Accounting {
     /** For a progress display on another thread: the innermost operator now, and the bootstraps so far. */
     private volatile String current = "(top level)";
     private final java.util.concurrent.atomic.AtomicLong bootstraps = new java.util.concurrent.atomic.AtomicLong();
+    private long weightHits;
+    private long weightMisses;
+    private WeightCache weightCache;
 
     private static final class Frame {
         final String path;
@@ -211,5 +214,26 @@ public final class Accounting {
 
     public Map<PrimitiveKind, Long> countsByPrimitive() {
         return java.util.Collections.unmodifiableMap(primitiveCounts);
+    }
+
+    void countWeightLookup(WeightCache cache, boolean hit) {
+        weightCache = cache;
+        if (hit) {
+            weightHits++;
+        } else {
+            weightMisses++;
+        }
+    }
+
+    /**
+     * This run's weight products that found their weights encoded by an earlier run ({@code hits}) and those that
+     * encoded them ({@code misses}), with what the key set's cache holds now; null where the run had no cache.
+     */
+    public WeightCache.Stats weightCache() {
+        if (weightCache == null) {
+            return null;
+        }
+        WeightCache.Stats now = weightCache.stats();
+        return new WeightCache.Stats(weightHits, weightMisses, now.entries(), now.bytes(), now.budgetBytes());
     }
 }

@@ -54,6 +54,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
+    private WeightCache weights;
     private final double[] primes;
     private final BootstrapPartners partners = new BootstrapPartners();
     private final BlockAttention blockAttention;
@@ -86,6 +87,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     boolean valuesIgnored() {
         return context instanceof dev.polyhe.core.engine.symbolic.SymbolicContext;
+    }
+
+    /**
+     * Keeps encoded weights in {@code cache} (the key set's, shared by its runs) and takes them from it: a warm query
+     * of a served model skips encoding its weight diagonals. Null: none (the default).
+     */
+    public void useWeightCache(WeightCache cache) {
+        this.weights = cache;
     }
 
     /** Follows {@code plan} from the next operation on (the default: {@link RefreshPlan#GREEDY}). */
@@ -691,8 +700,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** Weights for a product with {@code operand} that lands on {@code productScale} (see {@link #commonProductScale}). */
     Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, operand.level(), at)),
-                values);
+        java.util.function.Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
+                () -> encoder.encode(values, width, operand.level(), at));
+        if (weights == null) {
+            return bounds.set(encode.get(), values);
+        }
+        boolean[] encoded = {false};
+        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
+            encoded[0] = true;
+            return encode.get();
+        });
+        accounting.countWeightLookup(weights, !encoded[0]);
+        return bounds.set(p, values);
     }
 
     /**
