@@ -61,6 +61,10 @@ run() {
     out="${1:?usage: device-check.sh run RESULTS}"
     mkdir -p "$out"
     [ -x "$dev/jre/bin/java" ] || { echo "device-check: no .device/jre: run 'device-check.sh prepare' first and carry .device" >&2; exit 2; }
+    # the driver's libcuda.so.1, where an image mounts it outside the loader's default path
+    for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
+        [ -e "$d/libcuda.so.1" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    done
     local java="$dev/jre/bin/java"
     local jvm=(-Xmx64g -Dguice_bytecode_gen_option=DISABLED -Djava.library.path="$dev/native")
     local polyhe=("$java" "${jvm[@]}" --module-path "$dev/lib" --add-modules ALL-MODULE-PATH

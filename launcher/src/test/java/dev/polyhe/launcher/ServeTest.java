@@ -170,6 +170,18 @@ class ServeTest {
         }
         clients.shutdown();
 
+        // the weight cache: every job looked its weights up; the last to start (after one of the first two ended)
+        // found them all, and the three still answered right (above)
+        boolean warmJob = false;
+        for (int i = 0; i < 3; i++) {
+            String job = JSON.readTree(dir.resolve("out" + i + ".json").toFile()).get("job_id").asText();
+            JsonNode w = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body())
+                    .get("weight_cache");
+            assertTrue(w != null && w.get("hits").asLong() + w.get("misses").asLong() > 0, "job " + job + ": " + w);
+            warmJob |= w.get("misses").asLong() == 0 && w.get("hits").asLong() > 0;
+        }
+        assertTrue(warmJob, "one job found every weight encoded");
+
         JsonNode health = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body());
         assertEquals("ok", health.get("status").asText());
         assertEquals(1, health.get("keys_cached").asInt(), "the keys were loaded once for the three: " + health);
