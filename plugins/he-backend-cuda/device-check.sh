@@ -78,7 +78,7 @@ run() {
     # the tests on the class path (one loader: the tests reach the backend's package-private classes)
     local cp="$dev/tests/classes:$(ls "$dev"/tests/polyhe-he-conformance-*.jar):$(ls "$dev"/lib/*.jar | paste -sd:)"
     run_step tests 120 "$java" "${jvm[@]}" -jar "$dev"/tests/junit-platform-console-standalone-*.jar execute \
-        --class-path "$cp" --select-package dev.polyhe.backend.cuda --exclude-classname '.*HostEmulationTest' \
+        --class-path "$cp" --select-package dev.polyhe.backend.cuda --exclude-classname '.*(HostEmulation|Emulated).*' \
         --details=tree \
         --reports-dir "$out/junit"
     run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2

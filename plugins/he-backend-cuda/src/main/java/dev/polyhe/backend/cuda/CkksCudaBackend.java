@@ -7,6 +7,7 @@ import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.ckks.scheme.CkksContext;
 import dev.polyhe.ckks.scheme.SchemeBackend;
+import java.util.function.Supplier;
 
 /**
  * The GPU backend {@code ckks-cuda}: the same scheme as {@code ckks-cpu} (its presets, keys and blob format), with
@@ -17,6 +18,8 @@ public final class CkksCudaBackend extends SchemeBackend {
     public static final String NAME = "ckks-cuda";
 
     private final int threads;
+    /** Null: GPU 0 through the driver; else where each context's device comes from (tests: an emulated one). */
+    private final Supplier<DeviceApi> devices;
 
     /** The ServiceLoader constructor: host threads = the processor count. */
     public CkksCudaBackend() {
@@ -24,10 +27,15 @@ public final class CkksCudaBackend extends SchemeBackend {
     }
 
     public CkksCudaBackend(int threads) {
+        this(threads, null);
+    }
+
+    CkksCudaBackend(int threads, Supplier<DeviceApi> devices) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
         }
         this.threads = threads;
+        this.devices = devices;
     }
 
     @Override
@@ -37,7 +45,7 @@ public final class CkksCudaBackend extends SchemeBackend {
 
     @Override
     public HeBackend withParallelism(int threads) {
-        return threads == this.threads ? this : new CkksCudaBackend(threads);
+        return threads == this.threads ? this : new CkksCudaBackend(threads, devices);
     }
 
     @Override
@@ -53,7 +61,7 @@ public final class CkksCudaBackend extends SchemeBackend {
 
     @Override
     public Availability availability() {
-        return CudaProbe.availability();
+        return devices != null ? Availability.yes() : CudaProbe.availability();
     }
 
     @Override
@@ -62,6 +70,7 @@ public final class CkksCudaBackend extends SchemeBackend {
         if (!a.available()) {
             throw new HeException(a.reason());
         }
-        return new CkksContext(parameters, threads, CudaRingExecutor::open);
+        return new CkksContext(parameters, threads, devices == null ? CudaRingExecutor::open
+                : p -> CudaRingExecutor.open(devices.get(), p));
     }
 }

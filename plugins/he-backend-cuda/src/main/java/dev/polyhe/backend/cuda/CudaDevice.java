@@ -12,6 +12,13 @@ import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
 import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadFatBinary;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
@@ -22,10 +29,12 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
@@ -34,7 +43,7 @@ import jcuda.driver.CUresult;
  * GPU 0 through the driver API: its primary context, the ring kernels loaded from the fatbin in this jar, and
  * kernel launches. Every call binds the context to the calling thread first (driver contexts are per thread).
  */
-final class CudaDevice implements AutoCloseable {
+final class CudaDevice implements DeviceApi {
     static final String KERNELS = "ring_kernels.fatbin";
     /** Threads per block of every launch; the kernels take any. */
     private static final int BLOCK = 256;
@@ -43,6 +52,8 @@ final class CudaDevice implements AutoCloseable {
     private final CUcontext context = new CUcontext();
     private final CUmodule module = new CUmodule();
     private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
+    private final Map<Long, CUdeviceptr> allocations = new ConcurrentHashMap<>();
+    private final AtomicLong handles = new AtomicLong();
     private final String name;
     private final int driverVersion;
     private final long totalMemory;
@@ -100,29 +111,97 @@ final class CudaDevice implements AutoCloseable {
         }
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
     /** "13.0" from the driver's 13000. */
-    String driverVersion() {
+    @Override
+    public String driverVersion() {
         return (driverVersion / 1000) + "." + (driverVersion % 1000) / 10;
     }
 
-    long totalMemory() {
+    @Override
+    public long totalMemory() {
         return totalMemory;
     }
 
-    String computeCapability() {
+    @Override
+    public String computeCapability() {
         return (computeCapability / 10) + "." + (computeCapability % 10);
     }
 
-    void bind() {
+    @Override
+    public void bind() {
         check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
     }
 
-    void synchronize() {
+    @Override
+    public void synchronize() {
         check(cuCtxSynchronize(), "cuCtxSynchronize");
+    }
+
+    @Override
+    public long[] memoryInfo() {
+        long[] free = {0};
+        long[] total = {0};
+        cuMemGetInfo(free, total);
+        return new long[] {free[0], total[0]};
+    }
+
+    @Override
+    public long allocate(long bytes) {
+        CUdeviceptr p = new CUdeviceptr();
+        int rc = cuMemAlloc(p, bytes);
+        if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+            return OUT_OF_MEMORY;
+        }
+        check(rc, "cuMemAlloc of " + bytes + " bytes");
+        long h = handles.incrementAndGet();
+        allocations.put(h, p);
+        return h;
+    }
+
+    @Override
+    public void free(long handle) {
+        CUdeviceptr p = allocations.remove(handle);
+        if (p != null) {
+            cuMemFree(p);
+        }
+    }
+
+    private CUdeviceptr ptr(Ptr p) {
+        CUdeviceptr base = allocations.get(p.handle());
+        if (base == null) {
+            throw new IllegalStateException("ckks-cuda: device allocation " + p.handle() + " was freed");
+        }
+        return p.offset() == 0 ? base : base.withByteOffset(p.offset());
+    }
+
+    @Override
+    public void upload(Ptr to, long[] words) {
+        check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Long.BYTES), "cuMemcpyHtoD");
+    }
+
+    @Override
+    public void upload(Ptr to, int[] words) {
+        check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Integer.BYTES), "cuMemcpyHtoD");
+    }
+
+    @Override
+    public void download(long[] to, Ptr from) {
+        check(cuMemcpyDtoH(Pointer.to(to), ptr(from), (long) to.length * Long.BYTES), "cuMemcpyDtoH");
+    }
+
+    @Override
+    public void copy(Ptr to, Ptr from, long bytes) {
+        check(cuMemcpyDtoD(ptr(to), ptr(from), bytes), "cuMemcpyDtoD");
+    }
+
+    @Override
+    public void zero(Ptr to, long bytes) {
+        check(cuMemsetD8(ptr(to), (byte) 0, bytes), "cuMemsetD8");
     }
 
     private CUfunction function(String kernel) {
@@ -133,16 +212,18 @@ final class CudaDevice implements AutoCloseable {
         });
     }
 
-    /**
-     * One launch over {@code count} indices per limb and {@code limbs} limbs (grid x over the indices, y over the
-     * limbs); {@code args} are the kernel's parameters, each a {@link Pointer} to the value or device pointer.
-     */
-    void launch(String kernel, long count, int limbs, Pointer... args) {
+    /** Grid x over the indices, y over the limbs, {@value #BLOCK} threads a block. */
+    @Override
+    public void launch(String kernel, long count, int limbs, Object... args) {
         if (count == 0 || limbs == 0) {
             return;
         }
+        Pointer[] params = new Pointer[args.length];
+        for (int i = 0; i < args.length; i++) {
+            params[i] = args[i] instanceof Ptr p ? Pointer.to(ptr(p)) : Pointer.to(new int[] {(Integer) args[i]});
+        }
         int blocks = (int) ((count + BLOCK - 1) / BLOCK);
-        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, BLOCK, 1, 1, 0, null, Pointer.to(args), null),
+        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, BLOCK, 1, 1, 0, null, Pointer.to(params), null),
                 "launching " + kernel);
     }
 
@@ -155,6 +236,8 @@ final class CudaDevice implements AutoCloseable {
     @Override
     public void close() {
         bind();
+        allocations.values().forEach(p -> cuMemFree(p));
+        allocations.clear();
         cuModuleUnload(module);
         cuDevicePrimaryCtxRelease(device);
     }

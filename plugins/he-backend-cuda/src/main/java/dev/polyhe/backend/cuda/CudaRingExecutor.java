@@ -1,10 +1,6 @@
 package dev.polyhe.backend.cuda;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuMemsetD8;
-
+import dev.polyhe.backend.cuda.DeviceApi.Ptr;
 import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
 import dev.polyhe.ckks.executor.ForeignPolynomialException;
 import dev.polyhe.ckks.executor.KeySwitchDigits;
@@ -19,8 +15,6 @@ import dev.polyhe.ckks.scheme.SchemeParameters;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
-import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation
@@ -31,7 +25,7 @@ import jcuda.driver.CUdeviceptr;
  * (KeySwitcher, RnsRescaler, ModRaise) so that the limbs agree exactly with {@code ckks-cpu}'s.
  */
 final class CudaRingExecutor implements RingExecutor {
-    private final CudaDevice device;
+    private final DeviceApi device;
     private final DeviceMemory memory;
     private final DeviceTables tables;
     private final RnsRing ring;
@@ -43,7 +37,7 @@ final class CudaRingExecutor implements RingExecutor {
     private final Object lock = new Object();
     private boolean closed;
 
-    private CudaRingExecutor(CudaDevice device, SchemeParameters params) {
+    CudaRingExecutor(DeviceApi device, SchemeParameters params) {
         this.device = device;
         this.memory = new DeviceMemory(device);
         this.ring = params.ring();
@@ -55,7 +49,11 @@ final class CudaRingExecutor implements RingExecutor {
 
     /** Opens GPU 0 for these parameters: kernels loaded, NTT tables uploaded. */
     static CudaRingExecutor open(SchemeParameters params) {
-        CudaDevice device = CudaDevice.open();
+        return open(CudaDevice.open(), params);
+    }
+
+    /** On {@code device} (closed with the executor, or now if the tables cannot be uploaded). */
+    static CudaRingExecutor open(DeviceApi device, SchemeParameters params) {
         try {
             return new CudaRingExecutor(device, params);
         } catch (RuntimeException | Error e) {
@@ -92,28 +90,28 @@ final class CudaRingExecutor implements RingExecutor {
         return new DevicePoly(this, memory.allocate(limbs * limbBytes), limbs);
     }
 
-    private CUdeviceptr limb(Allocation a, int k) {
-        return k == 0 ? a.ptr : a.ptr.withByteOffset(k * limbBytes);
+    private Ptr limb(Allocation a, int k) {
+        return k == 0 ? a.ptr : a.ptr.plus(k * limbBytes);
     }
 
-    private CUdeviceptr limb(DevicePoly p, int k) {
+    private Ptr limb(DevicePoly p, int k) {
         return limb(p.memory(), k);
     }
 
     Allocation upload(long[] words) {
         Allocation a = memory.allocate((long) words.length * Long.BYTES);
-        CudaDevice.check(cuMemcpyHtoD(a.ptr, Pointer.to(words), (long) words.length * Long.BYTES), "cuMemcpyHtoD");
+        device.upload(a.ptr, words);
         return a;
     }
 
     Allocation upload(int[] words) {
         Allocation a = memory.allocate((long) words.length * Integer.BYTES);
-        CudaDevice.check(cuMemcpyHtoD(a.ptr, Pointer.to(words), (long) words.length * Integer.BYTES), "cuMemcpyHtoD");
+        device.upload(a.ptr, words);
         return a;
     }
 
-    private void copy(CUdeviceptr to, CUdeviceptr from, int limbs) {
-        CudaDevice.check(cuMemcpyDtoD(to, from, limbs * limbBytes), "cuMemcpyDtoD");
+    private void copy(Ptr to, Ptr from, int limbs) {
+        device.copy(to, from, limbs * limbBytes);
     }
 
     /** A value and its Shoup companion per limb, modulo primes 0..level, uploaded as one array {w..., w'...}. */
@@ -127,25 +125,25 @@ final class CudaRingExecutor implements RingExecutor {
         return upload(both);
     }
 
-    private static Pointer arg(CUdeviceptr p) {
-        return Pointer.to(p);
+    private static Object arg(Ptr p) {
+        return p;
     }
 
-    private static Pointer arg(int v) {
-        return Pointer.to(new int[] {v});
+    private static Object arg(int v) {
+        return v;
     }
 
     // ---- transforms ----------------------------------------------------------------------------------------
 
     /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]. */
-    private void forward(CUdeviceptr a, int limbs, CUdeviceptr primes) {
+    private void forward(Ptr a, int limbs, Ptr primes) {
         for (int stage = 0; stage < ring.logN(); stage++) {
             device.launch("ntt_fwd_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiRev),
                     arg(tables.psiRevShoup), arg(ring.logN()), arg(stage));
         }
     }
 
-    private void inverse(CUdeviceptr a, int limbs, CUdeviceptr primes) {
+    private void inverse(Ptr a, int limbs, Ptr primes) {
         for (int stage = 0; stage < ring.logN(); stage++) {
             device.launch("ntt_inv_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiInvRev),
                     arg(tables.psiInvRevShoup), arg(ring.logN()), arg(stage));
@@ -183,7 +181,7 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             DevicePoly p = poly(limbs.length);
             for (int k = 0; k < limbs.length; k++) {
-                CudaDevice.check(cuMemcpyHtoD(limb(p, k), Pointer.to(limbs[k]), limbBytes), "cuMemcpyHtoD");
+                device.upload(limb(p, k), limbs[k]);
             }
             return p;
         }
@@ -195,7 +193,7 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             long[][] out = new long[limbs][n];
             for (int k = 0; k < limbs; k++) {
-                CudaDevice.check(cuMemcpyDtoH(Pointer.to(out[k]), limb(d(p), k), limbBytes), "cuMemcpyDtoH");
+                device.download(out[k], limb(d(p), k));
             }
             return out;
         }
@@ -263,7 +261,7 @@ final class CudaRingExecutor implements RingExecutor {
             Allocation w = scalars(scalars, level);
             DevicePoly out = poly(level + 1);
             device.launch("poly_mul_scalar", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(w.ptr), arg(w.ptr.withByteOffset((level + 1L) * Long.BYTES)), arg(tables.identity.ptr),
+                    arg(w.ptr), arg(w.ptr.plus((level + 1L) * Long.BYTES)), arg(tables.identity.ptr),
                     arg(tables.pc), arg(n));
             device.synchronize();
             w.release();
@@ -325,9 +323,9 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             RnsPoly[] out = new RnsPoly[polys.length];
             Allocation last = memory.allocate(limbBytes);
-            CUdeviceptr inv = tables.rescaleInverse.ptr.withByteOffset((long) level * ring.qCount() * Long.BYTES);
-            CUdeviceptr invShoup = tables.rescaleInverseShoup.ptr
-                    .withByteOffset((long) level * ring.qCount() * Long.BYTES);
+            Ptr inv = tables.rescaleInverse.ptr.plus((long) level * ring.qCount() * Long.BYTES);
+            Ptr invShoup = tables.rescaleInverseShoup.ptr
+                    .plus((long) level * ring.qCount() * Long.BYTES);
             for (int k = 0; k < polys.length; k++) {
                 DevicePoly x = d(polys[k]);
                 copy(last.ptr, limb(x, level), 1);
@@ -369,18 +367,18 @@ final class CudaRingExecutor implements RingExecutor {
                 int end = gadget.endPrime(j, level);
                 int sources = end - first;
                 DeviceTables.Conversion c = lt.modUp(j);
-                CUdeviceptr base = limb(out, j * width);
-                CUdeviceptr y = limb(scaled, first);
+                Ptr base = limb(out, j * width);
+                Ptr y = limb(scaled, first);
                 // targets below the digit (positions 0..first-1), then above it (end..width-1)
                 device.launch("bconv_accumulate", n, first, arg(base), arg(y), arg(sources), arg(c.qHat().ptr),
                         arg(c.qHatShoup().ptr), arg(lt.extended().ptr), arg(tables.pc), arg(n));
                 device.launch("bconv_accumulate", n, width - end, arg(limb(out, j * width + end)), arg(y),
-                        arg(sources), arg(c.qHat().ptr.withByteOffset((long) first * sources * Long.BYTES)),
-                        arg(c.qHatShoup().ptr.withByteOffset((long) first * sources * Long.BYTES)),
-                        arg(lt.extended().ptr.withByteOffset((long) end * Integer.BYTES)), arg(tables.pc), arg(n));
+                        arg(sources), arg(c.qHat().ptr.plus((long) first * sources * Long.BYTES)),
+                        arg(c.qHatShoup().ptr.plus((long) first * sources * Long.BYTES)),
+                        arg(lt.extended().ptr.plus((long) end * Integer.BYTES)), arg(tables.pc), arg(n));
                 forward(base, first, lt.extended().ptr);
                 forward(limb(out, j * width + end), width - end,
-                        lt.extended().ptr.withByteOffset((long) end * Integer.BYTES));
+                        lt.extended().ptr.plus((long) end * Integer.BYTES));
                 copy(limb(out, j * width + first), limb(x, first), sources);
             }
             device.synchronize();
@@ -413,8 +411,8 @@ final class CudaRingExecutor implements RingExecutor {
     /** x over Q_level ∪ P (NTT) to x / P over Q_level, as KeySwitcher.modDown; overwrites x's P limbs. */
     private DevicePoly modDown(Allocation x, int level) {
         int k = ring.pCount();
-        CUdeviceptr special = limb(x, level + 1);
-        CUdeviceptr pPrimes = tables.prime(ring.qCount());
+        Ptr special = limb(x, level + 1);
+        Ptr pPrimes = tables.prime(ring.qCount());
         inverse(special, k, pPrimes);
         Allocation scaled = memory.allocate(k * limbBytes);
         device.launch("bconv_scale", n, k, arg(scaled.ptr), arg(special), arg(tables.pToQInverse.ptr),
@@ -452,14 +450,14 @@ final class CudaRingExecutor implements RingExecutor {
             RnsPoly[] out = new RnsPoly[2];
             Allocation[] accs = {acc0, acc1};
             for (int part = 0; part < 2; part++) {
-                CUdeviceptr onP = limb(accs[part], 1);
+                Ptr onP = limb(accs[part], 1);
                 inverse(onP, 1, tables.prime(p0));
                 device.launch("centred_lift", n, 1, arg(tmp.ptr), arg(onP), arg(p0), arg(tables.prime(0)),
                         arg(tables.pc), arg(n));
                 forward(tmp.ptr, 1, tables.prime(0));
                 DevicePoly r = poly(1);
                 device.launch("poly_sub_mul_scalar", n, 1, arg(r.memory().ptr), arg(accs[part].ptr), arg(tmp.ptr),
-                        arg(tables.p0Inverse.ptr), arg(tables.p0Inverse.ptr.withByteOffset(Long.BYTES)),
+                        arg(tables.p0Inverse.ptr), arg(tables.p0Inverse.ptr.plus(Long.BYTES)),
                         arg(tables.prime(0)), arg(tables.pc), arg(n));
                 out[part] = r;
             }
@@ -502,14 +500,13 @@ final class CudaRingExecutor implements RingExecutor {
         long[][][][] digits = key.digits();
         int primes = tables.primeCount;
         a = memory.allocate((long) digits.length * 2 * primes * limbBytes);
-        CudaDevice.check(cuMemsetD8(a.ptr, (byte) 0, a.bytes), "cuMemsetD8");
+        device.zero(a.ptr, a.bytes);
         for (int j = 0; j < digits.length; j++) {
             for (int part = 0; part < 2; part++) {
                 for (int p = 0; p < primes; p++) {
                     long[] l = digits[j][part][p];
                     if (l != null) {
-                        CudaDevice.check(cuMemcpyHtoD(limb(a, (j * 2 + part) * primes + p), Pointer.to(l), limbBytes),
-                                "cuMemcpyHtoD");
+                        device.upload(limb(a, (j * 2 + part) * primes + p), l);
                     }
                 }
             }

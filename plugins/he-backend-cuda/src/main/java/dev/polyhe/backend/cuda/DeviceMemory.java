@@ -1,16 +1,11 @@
 package dev.polyhe.backend.cuda;
 
-import static jcuda.driver.JCudaDriver.cuMemAlloc;
-import static jcuda.driver.JCudaDriver.cuMemFree;
-import static jcuda.driver.JCudaDriver.cuMemGetInfo;
-
 import dev.polyhe.api.he.HeException;
+import dev.polyhe.backend.cuda.DeviceApi.Ptr;
 import java.lang.ref.Cleaner;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUresult;
 
 /**
  * Device memory for one executor: buffers are taken from free lists by size (a context allocates few distinct
@@ -22,14 +17,15 @@ import jcuda.driver.CUresult;
 final class DeviceMemory implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private final CudaDevice device;
-    private final Map<Long, ArrayDeque<CUdeviceptr>> free = new HashMap<>();
+    private final DeviceApi device;
+    private final Map<Long, ArrayDeque<Long>> free = new HashMap<>();
     private long inUse;
-    private long pooled;
     private long peak;
+    /** Buffers handed back so far: whether a collection freed anything. */
+    private long returned;
     private boolean closed;
 
-    DeviceMemory(CudaDevice device) {
+    DeviceMemory(DeviceApi device) {
         this.device = device;
     }
 
@@ -38,43 +34,56 @@ final class DeviceMemory implements AutoCloseable {
      * shares it holds the allocation) or when it is released.
      */
     Allocation allocate(long bytes) {
-        CUdeviceptr ptr = take(bytes);
-        Allocation a = new Allocation(ptr, bytes);
-        a.cleanable = CLEANER.register(a, new GiveBack(this, ptr, bytes));
+        long handle = take(bytes);
+        Allocation a = new Allocation(new Ptr(handle, 0), bytes);
+        a.cleanable = CLEANER.register(a, new GiveBack(this, handle, bytes));
         return a;
     }
 
-    private synchronized CUdeviceptr take(long bytes) {
+    private synchronized long take(long bytes) {
         if (closed) {
             throw new IllegalStateException("this ckks-cuda context is closed");
         }
-        ArrayDeque<CUdeviceptr> list = free.get(bytes);
-        CUdeviceptr ptr = list == null ? null : list.poll();
-        if (ptr != null) {
-            pooled -= bytes;
+        ArrayDeque<Long> list = free.get(bytes);
+        Long pooled = list == null ? null : list.poll();
+        long handle;
+        if (pooled != null) {
+            handle = pooled;
         } else {
-            ptr = new CUdeviceptr();
-            int rc = cuMemAlloc(ptr, bytes);
-            if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
-                trim();
-                System.gc();
-                waitForCleaner();
-                rc = cuMemAlloc(ptr, bytes);
+            handle = device.allocate(bytes);
+            if (handle == DeviceApi.OUT_OF_MEMORY) {
+                handle = reclaim(bytes);
             }
-            if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
-                long[] freeBytes = {0};
-                long[] total = {0};
-                cuMemGetInfo(freeBytes, total);
-                throw new HeException(String.format("ckks-cuda: out of device memory on %s: needed %.1f MiB more, "
-                        + "%.1f MiB free of %.1f MiB (%.1f MiB held by this context); use fewer rotation keys, "
-                        + "smaller parameters or a larger GPU", device.name(), mib(bytes), mib(freeBytes[0]),
-                        mib(total[0]), mib(inUse)));
+            if (handle == DeviceApi.OUT_OF_MEMORY) {
+                long[] info = device.memoryInfo();
+                throw new HeException(String.format("ckks-cuda: out of device memory on %s: needed %s more, %s free "
+                        + "of %s (%s held by this context); use fewer rotation keys, smaller parameters or a larger GPU",
+                        device.name(), size(bytes), size(info[0]), size(info[1]), size(inUse)));
             }
-            CudaDevice.check(rc, "cuMemAlloc of " + bytes + " bytes");
         }
         inUse += bytes;
         peak = Math.max(peak, inUse);
-        return ptr;
+        return handle;
+    }
+
+    /**
+     * What the device refused, after giving it back what the pool holds and collecting the handles nobody holds (their
+     * buffers come back to the pool through the cleaner): a buffer of this size from the pool, or a new one.
+     */
+    private long reclaim(long bytes) {
+        trim();
+        long before = returned;
+        System.gc();
+        for (int i = 0; i < 20 && returned == before; i++) {
+            waitForCleaner(); // up to a second for the cleaner to hand the collected buffers back
+        }
+        ArrayDeque<Long> list = free.get(bytes);
+        Long back = list == null ? null : list.poll();
+        if (back != null) {
+            return back;
+        }
+        trim();
+        return device.allocate(bytes);
     }
 
     /** Cleaner threads finish returning buffers: a short wait, as the collection above has queued them. */
@@ -86,26 +95,25 @@ final class DeviceMemory implements AutoCloseable {
         }
     }
 
-    private synchronized void give(CUdeviceptr ptr, long bytes) {
+    private synchronized void give(long handle, long bytes) {
         inUse -= bytes;
+        returned++;
         if (closed) {
             return;
         }
-        free.computeIfAbsent(bytes, k -> new ArrayDeque<>()).push(ptr);
-        pooled += bytes;
+        free.computeIfAbsent(bytes, k -> new ArrayDeque<>()).push(handle);
         notifyAll();
     }
 
-    /** Frees the pooled buffers (the device context must be current). */
+    /** Frees the pooled buffers (the device is bound to this thread). */
     private void trim() {
         device.bind();
-        for (ArrayDeque<CUdeviceptr> list : free.values()) {
-            for (CUdeviceptr p : list) {
-                cuMemFree(p);
+        for (ArrayDeque<Long> list : free.values()) {
+            for (long h : list) {
+                device.free(h);
             }
         }
         free.clear();
-        pooled = 0;
     }
 
     synchronized long bytesInUse() {
@@ -124,25 +132,26 @@ final class DeviceMemory implements AutoCloseable {
         }
     }
 
-    private static double mib(long bytes) {
-        return bytes / (1024.0 * 1024.0);
+    private static String size(long bytes) {
+        return bytes >= 1L << 20 ? String.format("%.1f MiB", bytes / 1048576.0)
+                : String.format("%.1f KiB", bytes / 1024.0);
     }
 
     /** Runs once, from {@link Allocation#release()} or the cleaner; holds nothing that keeps the allocation alive. */
-    private record GiveBack(DeviceMemory pool, CUdeviceptr ptr, long bytes) implements Runnable {
+    private record GiveBack(DeviceMemory pool, long handle, long bytes) implements Runnable {
         @Override
         public void run() {
-            pool.give(ptr, bytes);
+            pool.give(handle, bytes);
         }
     }
 
     /** One device buffer. Kernels run in launch order on one stream, so a buffer may be reused as soon as it is back. */
     static final class Allocation {
-        final CUdeviceptr ptr;
+        final Ptr ptr;
         final long bytes;
         private Cleaner.Cleanable cleanable;
 
-        private Allocation(CUdeviceptr ptr, long bytes) {
+        private Allocation(Ptr ptr, long bytes) {
             this.ptr = ptr;
             this.bytes = bytes;
         }

@@ -1,5 +1,6 @@
 package dev.polyhe.backend.cuda;
 
+import dev.polyhe.backend.cuda.DeviceApi.Ptr;
 import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
 import dev.polyhe.ckks.ring.BasisConverter;
 import dev.polyhe.ckks.ring.Modulus;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * The constants the kernels read, taken from the same Java ring classes ckks-cpu uses and uploaded once
@@ -28,11 +28,11 @@ final class DeviceTables {
     private final Map<Integer, LevelTables> levels = new ConcurrentHashMap<>();
 
     final int primeCount;
-    final CUdeviceptr pc;
-    final CUdeviceptr psiRev;
-    final CUdeviceptr psiRevShoup;
-    final CUdeviceptr psiInvRev;
-    final CUdeviceptr psiInvRevShoup;
+    final Ptr pc;
+    final Ptr psiRev;
+    final Ptr psiRevShoup;
+    final Ptr psiInvRev;
+    final Ptr psiInvRevShoup;
     /** ints 0..P-1: limb k is prime k; offset by p for the primes from p on. */
     final Allocation identity;
     /** ints {0, index of p_0}: the level-0 key switch's two limbs. */
@@ -133,8 +133,8 @@ final class DeviceTables {
     }
 
     /** The limbs from prime index p on (a one-prime launch reads only the first). */
-    CUdeviceptr prime(int p) {
-        return identity.ptr.withByteOffset((long) p * Integer.BYTES);
+    Ptr prime(int p) {
+        return identity.ptr.plus((long) p * Integer.BYTES);
     }
 
     /** A basis conversion's second-step table: rows over the targets, columns over the sources. */

@@ -38,21 +38,30 @@ class CudaLimbTest {
     private CudaRingExecutor gpu;
     private final SplittableRandom random = new SplittableRandom(20261201);
 
+    /** Where the executor under test runs: GPU 0 (or nothing, where there is none). */
+    Availability availability() {
+        return new CkksCudaBackend().availability();
+    }
+
+    CudaRingExecutor executor(SchemeParameters params) {
+        return CudaRingExecutor.open(params);
+    }
+
     @BeforeAll
     void open() {
-        if (!new CkksCudaBackend().availability().available()) {
+        if (!availability().available()) {
             return; // each test is skipped with the reason (below)
         }
         pool = new LimbPool(2, 1);
         params = new SchemeParameters(CkksPresets.get("insecure-test-N12"), pool);
         ring = params.ring();
         host = new HostRingExecutor(ring, params.gadget());
-        gpu = CudaRingExecutor.open(params);
+        gpu = executor(params);
     }
 
     @BeforeEach
     void requireGpu() {
-        Availability a = new CkksCudaBackend().availability();
+        Availability a = availability();
         assumeTrue(a.available(), () -> "ckks-cuda cannot run here: " + a.reason());
     }
 
@@ -249,7 +258,7 @@ class CudaLimbTest {
 
     @Test
     void aClosedExecutorRefusesWork() {
-        CudaRingExecutor other = CudaRingExecutor.open(params);
+        CudaRingExecutor other = executor(params);
         other.close();
         long[][] limbs = randomLimbs(1, 0);
         IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,

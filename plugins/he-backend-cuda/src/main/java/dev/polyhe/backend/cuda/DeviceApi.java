@@ -1,0 +1,58 @@
+package dev.polyhe.backend.cuda;
+
+/**
+ * What the executor asks of a device: memory by handle, copies, kernel launches by name. {@link CudaDevice} does it
+ * through JCuda's driver API; the tests also run the executor on a device emulated in Java, so that everything above
+ * the kernels (the launch sequences, offsets and tables) is checked without a GPU.
+ */
+interface DeviceApi extends AutoCloseable {
+    /** Returned by {@link #allocate} when the device is out of memory. */
+    long OUT_OF_MEMORY = -1;
+
+    /** A place in device memory: an allocation and a byte offset into it. */
+    record Ptr(long handle, long offset) {
+        Ptr plus(long bytes) {
+            return bytes == 0 ? this : new Ptr(handle, offset + bytes);
+        }
+    }
+
+    String name();
+
+    String driverVersion();
+
+    String computeCapability();
+
+    long totalMemory();
+
+    /** {free, total} bytes now. */
+    long[] memoryInfo();
+
+    /** Makes the device current for the calling thread. */
+    void bind();
+
+    /** A new allocation's handle (never 0), or {@link #OUT_OF_MEMORY}. */
+    long allocate(long bytes);
+
+    void free(long handle);
+
+    void upload(Ptr to, long[] words);
+
+    void upload(Ptr to, int[] words);
+
+    void download(long[] to, Ptr from);
+
+    void copy(Ptr to, Ptr from, long bytes);
+
+    void zero(Ptr to, long bytes);
+
+    /**
+     * One launch over {@code count} indices per limb and {@code limbs} limbs; {@code args} are the kernel's parameters
+     * in order, each a {@link Ptr} or an {@link Integer}.
+     */
+    void launch(String kernel, long count, int limbs, Object... args);
+
+    void synchronize();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,340 @@
+package dev.polyhe.backend.cuda;
+
+import dev.polyhe.ckks.ring.Modulus;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A device in Java for the tests: memory is word arrays, and each kernel of ring_kernels.cu is replaced by what it
+ * computes, in exact modular arithmetic (the kernels' lazy reductions end in the same canonical residues, which the
+ * host emulation of the CUDA bodies checks separately). So the executor above the kernels (launch sequences, grid
+ * sizes, pointer offsets, the uploaded tables and the memory pool) runs here as it will on a GPU, and its limbs can be
+ * compared with the Java executor's. Launches check that they stay inside their allocations.
+ */
+final class EmulatedDevice implements DeviceApi {
+    /** By handle (handles count up from 1); null once freed. */
+    private volatile long[][] memory = new long[64][];
+    private final AtomicLong handles = new AtomicLong();
+    private final Map<Long, Modulus> moduli = new ConcurrentHashMap<>();
+    /** One context's constants table serves all its launches: moduli by prime index. */
+    private final Modulus[] byPrime = new Modulus[256];
+    private final long capacity;
+    private final AtomicLong used = new AtomicLong();
+    final AtomicLong launches = new AtomicLong();
+
+    /** @param capacity bytes the device holds: allocations beyond return {@link #OUT_OF_MEMORY} */
+    EmulatedDevice(long capacity) {
+        this.capacity = capacity;
+    }
+
+    @Override
+    public String name() {
+        return "emulated device";
+    }
+
+    @Override
+    public String driverVersion() {
+        return "none";
+    }
+
+    @Override
+    public String computeCapability() {
+        return "emulated";
+    }
+
+    @Override
+    public long totalMemory() {
+        return capacity;
+    }
+
+    @Override
+    public long[] memoryInfo() {
+        return new long[] {capacity - used.get(), capacity};
+    }
+
+    @Override
+    public void bind() {}
+
+    @Override
+    public long allocate(long bytes) {
+        if (used.addAndGet(bytes) > capacity) {
+            used.addAndGet(-bytes);
+            return OUT_OF_MEMORY;
+        }
+        long h = handles.incrementAndGet();
+        synchronized (this) {
+            if (h >= memory.length) {
+                memory = java.util.Arrays.copyOf(memory, (int) Math.max(2 * memory.length, h + 1));
+            }
+            memory[(int) h] = new long[(int) ((bytes + 7) / 8)];
+        }
+        return h;
+    }
+
+    @Override
+    public synchronized void free(long handle) {
+        long[] m = memory[(int) handle];
+        memory[(int) handle] = null;
+        if (m != null) {
+            used.addAndGet(-8L * m.length);
+        }
+    }
+
+    private long[] words(Ptr p) {
+        long[] m = memory[(int) p.handle()];
+        if (m == null) {
+            throw new IllegalStateException("allocation " + p.handle() + " is not live");
+        }
+        return m;
+    }
+
+    private long get(Ptr p, long i) {
+        long[] m = words(p);
+        return m[checked(p, m, i)];
+    }
+
+    private void set(Ptr p, long i, long v) {
+        long[] m = words(p);
+        m[checked(p, m, i)] = v;
+    }
+
+    private static int checked(Ptr p, long[] m, long i) {
+        long w = (p.offset() >> 3) + i;
+        if ((p.offset() & 7) != 0 || w < 0 || w >= m.length) {
+            throw new IndexOutOfBoundsException("word " + w + " (byte offset " + p.offset() + ") outside allocation "
+                    + p.handle() + " of " + m.length + " words");
+        }
+        return (int) w;
+    }
+
+    private int getInt(Ptr p, long i) {
+        long byteOffset = p.offset() + 4 * i;
+        long w = byteOffset / 8;
+        if (w >= words(p).length) {
+            throw new IndexOutOfBoundsException("int " + i + " outside allocation " + p.handle());
+        }
+        long word = words(p)[(int) w];
+        return (int) (byteOffset % 8 == 0 ? word : word >>> 32); // little endian
+    }
+
+    @Override
+    public void upload(Ptr to, long[] src) {
+        for (int i = 0; i < src.length; i++) {
+            set(to, i, src[i]);
+        }
+    }
+
+    @Override
+    public void upload(Ptr to, int[] src) {
+        if (to.offset() % 8 != 0) {
+            throw new IllegalStateException("int upload at byte offset " + to.offset());
+        }
+        for (int i = 0; i < src.length; i += 2) {
+            long lo = src[i] & 0xffffffffL;
+            long hi = i + 1 < src.length ? (long) src[i + 1] << 32 : 0;
+            set(to, i / 2, lo | hi);
+        }
+    }
+
+    @Override
+    public void download(long[] to, Ptr from) {
+        for (int i = 0; i < to.length; i++) {
+            to[i] = get(from, i);
+        }
+    }
+
+    @Override
+    public void copy(Ptr to, Ptr from, long bytes) {
+        long[] tmp = new long[(int) (bytes / 8)];
+        download(tmp, from);
+        upload(to, tmp);
+    }
+
+    @Override
+    public void zero(Ptr to, long bytes) {
+        for (long i = 0; i < bytes / 8; i++) {
+            set(to, i, 0);
+        }
+    }
+
+    @Override
+    public void synchronize() {}
+
+    @Override
+    public synchronized void close() {
+        java.util.Arrays.fill(memory, null);
+    }
+
+    // ---- the kernels ---------------------------------------------------------------------------------------
+
+    private Modulus modulus(Ptr pc, int prime) {
+        Modulus m = byPrime[prime];
+        long q = get(pc, 8L * prime);
+        if (m == null || m.value() != q) {
+            m = moduli.computeIfAbsent(q, Modulus::new);
+            byPrime[prime] = m;
+        }
+        return m;
+    }
+
+    private static Ptr p(Object[] a, int i) {
+        return (Ptr) a[i];
+    }
+
+    private static int n(Object[] a, int i) {
+        return (Integer) a[i];
+    }
+
+    @Override
+    public void launch(String kernel, long count, int limbs, Object... a) {
+        launches.incrementAndGet();
+        for (int limb = 0; limb < limbs; limb++) {
+            for (long idx = 0; idx < count; idx++) {
+                run(kernel, limb, idx, a);
+            }
+        }
+    }
+
+    private void run(String kernel, int limb, long c, Object[] a) {
+        switch (kernel) {
+            case "ntt_fwd_stage" -> nttForward(limb, c, p(a, 0), p(a, 1), p(a, 2), p(a, 3), n(a, 5), n(a, 6));
+            case "ntt_inv_stage" -> nttInverse(limb, c, p(a, 0), p(a, 1), p(a, 2), p(a, 3), n(a, 5), n(a, 6));
+            case "poly_add", "poly_sub", "poly_mul" -> {
+                int size = n(a, 5);
+                Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
+                long o = (long) limb * size + c;
+                long x = get(p(a, 1), o);
+                long y = get(p(a, 2), o);
+                set(p(a, 0), o, kernel.equals("poly_add") ? m.add(x, y) : kernel.equals("poly_sub") ? m.sub(x, y)
+                        : m.mul(x, y));
+            }
+            case "poly_neg" -> {
+                long o = (long) limb * n(a, 4) + c;
+                set(p(a, 0), o, modulus(p(a, 3), getInt(p(a, 2), limb)).neg(get(p(a, 1), o)));
+            }
+            case "poly_add_into" -> {
+                long o = (long) limb * n(a, 4) + c;
+                set(p(a, 0), o, modulus(p(a, 3), getInt(p(a, 2), limb)).add(get(p(a, 0), o), get(p(a, 1), o)));
+            }
+            case "poly_mul_scalar" -> {
+                long o = (long) limb * n(a, 6) + c;
+                Modulus m = modulus(p(a, 5), getInt(p(a, 4), limb));
+                set(p(a, 0), o, m.mul(get(p(a, 1), o), get(p(a, 2), limb)));
+            }
+            case "poly_add_scalar" -> {
+                long o = (long) limb * n(a, 5) + c;
+                Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
+                set(p(a, 0), o, m.add(get(p(a, 1), o), get(p(a, 2), limb)));
+            }
+            case "poly_sub_mul_scalar" -> {
+                long o = (long) limb * n(a, 7) + c;
+                Modulus m = modulus(p(a, 6), getInt(p(a, 5), limb));
+                set(p(a, 0), o, m.mul(m.sub(get(p(a, 1), o), get(p(a, 2), o)), get(p(a, 3), limb)));
+            }
+            case "poly_tensor" -> {
+                long o = (long) limb * n(a, 9) + c;
+                Modulus m = modulus(p(a, 8), getInt(p(a, 7), limb));
+                long a0 = get(p(a, 3), o);
+                long a1 = get(p(a, 4), o);
+                long b0 = get(p(a, 5), o);
+                long b1 = get(p(a, 6), o);
+                set(p(a, 0), o, m.mul(a0, b0));
+                set(p(a, 1), o, m.add(m.mul(a0, b1), m.mul(a1, b0)));
+                set(p(a, 2), o, m.mul(a1, b1));
+            }
+            case "automorphism_ntt" -> {
+                long base = (long) limb * n(a, 3);
+                set(p(a, 0), base + c, get(p(a, 1), base + getInt(p(a, 2), c)));
+            }
+            case "bconv_scale" -> {
+                long o = (long) limb * n(a, 6) + c;
+                Modulus m = modulus(p(a, 5), getInt(p(a, 4), limb));
+                long y = m.mul(get(p(a, 1), o), get(p(a, 2), limb));
+                set(p(a, 0), o, y > m.value() / 2 ? y - m.value() : y);
+            }
+            case "bconv_accumulate" -> {
+                int sources = n(a, 2);
+                int size = n(a, 7);
+                Modulus m = modulus(p(a, 6), getInt(p(a, 5), limb));
+                long acc = 0;
+                for (int s = 0; s < sources; s++) {
+                    long y = m.reduceSigned(get(p(a, 1), (long) s * size + c));
+                    acc = m.add(acc, m.mul(y, get(p(a, 3), (long) limb * sources + s)));
+                }
+                set(p(a, 0), (long) limb * size + c, acc);
+            }
+            case "rescale_lift" -> {
+                Modulus last = modulus(p(a, 4), n(a, 2));
+                Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
+                long h = last.value() >>> 1;
+                long v = get(p(a, 1), c) + h;
+                v = v >= last.value() ? v - last.value() : v;
+                set(p(a, 0), (long) limb * n(a, 5) + c, m.sub(m.reduce(v), m.reduce(h)));
+            }
+            case "centred_lift" -> {
+                Modulus from = modulus(p(a, 4), n(a, 2));
+                Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
+                long v = get(p(a, 1), c);
+                set(p(a, 0), (long) limb * n(a, 5) + c, v > from.value() / 2 ? m.neg(m.reduce(from.value() - v))
+                        : m.reduce(v));
+            }
+            case "keyswitch_inner_product" -> {
+                int digits = n(a, 3);
+                int width = n(a, 4);
+                int primes = n(a, 6);
+                int size = n(a, 9);
+                int prime = getInt(p(a, 7), limb);
+                Modulus m = modulus(p(a, 8), prime);
+                long s0 = 0;
+                long s1 = 0;
+                for (int j = 0; j < digits; j++) {
+                    long x = get(p(a, 2), ((long) j * width + limb) * size + c);
+                    s0 = m.add(s0, m.mulMont(x, get(p(a, 5), (((long) j * 2) * primes + prime) * size + c)));
+                    s1 = m.add(s1, m.mulMont(x, get(p(a, 5), (((long) j * 2 + 1) * primes + prime) * size + c)));
+                }
+                set(p(a, 0), (long) limb * size + c, s0);
+                set(p(a, 1), (long) limb * size + c, s1);
+            }
+            default -> throw new IllegalArgumentException("no kernel " + kernel);
+        }
+    }
+
+    /** (a, primes, pc, psiRev, psiRevShoup, logN, stage): the butterfly b of stage {@code stage}, exactly. */
+    private void nttForward(int limb, long b, Ptr a, Ptr primes, Ptr pc, Ptr psiRev, int logN, int stage) {
+        int prime = getInt(primes, limb);
+        Modulus m = modulus(pc, prime);
+        long size = 1L << logN;
+        int logT = logN - 1 - stage;
+        long t = 1L << logT;
+        long i = b >> logT;
+        long j = b & (t - 1);
+        long w = get(psiRev, prime * size + (1L << stage) + i);
+        long lo = limb * size + 2 * i * t + j;
+        long x = get(a, lo);
+        long v = m.mul(get(a, lo + t), w);
+        set(a, lo, m.add(x, v));
+        set(a, lo + t, m.sub(x, v));
+    }
+
+    /** (a, primes, pc, psiInvRev, psiInvRevShoup, logN, stage); the last stage folds in N^-1 as the kernel does. */
+    private void nttInverse(int limb, long b, Ptr a, Ptr primes, Ptr pc, Ptr psiInvRev, int logN, int stage) {
+        int prime = getInt(primes, limb);
+        Modulus m = modulus(pc, prime);
+        long size = 1L << logN;
+        long t = 1L << stage;
+        long i = b >> stage;
+        long j = b & (t - 1);
+        long lo = limb * size + 2 * i * t + j;
+        long x = get(a, lo);
+        long y = get(a, lo + t);
+        if (stage < logN - 1) {
+            long w = get(psiInvRev, prime * size + (size >> (stage + 1)) + i);
+            set(a, lo, m.add(x, y));
+            set(a, lo + t, m.mul(m.sub(x, y), w));
+        } else {
+            set(a, lo, m.mul(m.add(x, y), get(pc, 8L * prime + 4)));
+            set(a, lo + t, m.mul(m.sub(x, y), get(pc, 8L * prime + 6)));
+        }
+    }
+}
