@@ -27,22 +27,27 @@ final class CudaProbe {
         try {
             CudaDevice.kernels();
         } catch (HeException e) {
-            return Availability.no(e.getMessage());
+            return no(e.getMessage());
         }
         try {
             Class.forName("jcuda.driver.JCudaDriver", true, CudaProbe.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            return Availability.no("ckks-cuda: JCuda is not on the module path (jcuda-12.6.0.jar)");
+            return Availability.no("JCuda is not on the module path (jcuda-12.6.0.jar)");
         } catch (LinkageError e) {
             return Availability.no(nativeReason(e));
         }
         try (CudaDevice device = CudaDevice.open()) {
             return Availability.yes();
         } catch (HeException e) {
-            return Availability.no(e.getMessage());
+            return no(e.getMessage());
         } catch (LinkageError e) {
             return Availability.no(nativeReason(e));
         }
+    }
+
+    /** The reason without the backend's name, which the listing already shows beside it. */
+    private static Availability no(String message) {
+        return Availability.no(message.startsWith("ckks-cuda: ") ? message.substring("ckks-cuda: ".length()) : message);
     }
 
     /** JCuda reports a missing driver and a missing binding alike (UnsatisfiedLinkError): tell them apart. */
@@ -56,9 +61,9 @@ final class CudaProbe {
             return "no CUDA driver: libcuda.so.1 not found";
         }
         if (text.contains("JCudaDriver")) {
-            return "ckks-cuda: JCuda's driver binding " + BINDING + " is not on java.library.path (the polyhe script "
+            return "JCuda's driver binding " + BINDING + " is not on java.library.path (the polyhe script "
                     + "adds launcher/target/native/lib; elsewhere pass -Djava.library.path=<that folder>)";
         }
-        return "ckks-cuda: JCuda could not load: " + text.lines().findFirst().orElse(e.toString());
+        return "JCuda could not load: " + text.lines().findFirst().orElse(e.toString());
     }
 }
