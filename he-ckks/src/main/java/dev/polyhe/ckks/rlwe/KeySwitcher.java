@@ -183,11 +183,6 @@ public final class KeySwitcher {
         }
     }
 
-    /** Key-switches d (NTT, limbs 0..level) with the key: returns (c0', c1') with c0' + c1'·s ≈ d·s'. */
-    public long[][][] switchKey(long[][] d, SwitchingKey key, int level) {
-        return apply(decompose(d, level), key, level);
-    }
-
     /**
      * Key-switches d (NTT, level 0) with a key on q_0 and p_0 alone ({@link SwitchingKeyGenerator#generateForLevelZero}):
      * d raised to p_0 (exact: with one source prime the centred lift is the integer itself), the inner product

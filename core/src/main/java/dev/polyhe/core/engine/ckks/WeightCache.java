@@ -55,16 +55,17 @@ public final class WeightCache {
     /** The plaintext of these weights at this level and scale: held, else encoded (and held while under budget). */
     Plaintext get(double[] values, int width, int level, double scale, Supplier<Plaintext> encode) {
         Key key = Key.of(values, width, level, scale);
-        Plaintext held = entries.get(key);
-        if (held != null) {
+        Plaintext found = entries.get(key);
+        if (found != null) {
             hits.incrementAndGet();
-            return held;
+            return found;
         }
         misses.incrementAndGet();
         Plaintext p = encode.get();
         long size = (level + 1L) * bytesPerLimb + 8L * values.length;
         if (bytes.addAndGet(size) <= budgetBytes) {
-            if (entries.putIfAbsent(Key.of(values.clone(), width, level, scale), p) != null) {
+            Key held = new Key(values.clone(), width, level, key.scaleBits(), key.hash());
+            if (entries.putIfAbsent(held, p) != null) {
                 bytes.addAndGet(-size); // another run put it first
             }
         } else {

@@ -125,28 +125,20 @@ final class CudaRingExecutor implements RingExecutor {
         return upload(both);
     }
 
-    private static Object arg(Ptr p) {
-        return p;
-    }
-
-    private static Object arg(int v) {
-        return v;
-    }
-
     // ---- transforms ----------------------------------------------------------------------------------------
 
     /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]. */
     private void forward(Ptr a, int limbs, Ptr primes) {
         for (int stage = 0; stage < ring.logN(); stage++) {
-            device.launch("ntt_fwd_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiRev),
-                    arg(tables.psiRevShoup), arg(ring.logN()), arg(stage));
+            device.launch("ntt_fwd_stage", n / 2, limbs, a, primes, tables.pc, tables.psiRev,
+                    tables.psiRevShoup, ring.logN(), stage);
         }
     }
 
     private void inverse(Ptr a, int limbs, Ptr primes) {
         for (int stage = 0; stage < ring.logN(); stage++) {
-            device.launch("ntt_inv_stage", n / 2, limbs, arg(a), arg(primes), arg(tables.pc), arg(tables.psiInvRev),
-                    arg(tables.psiInvRevShoup), arg(ring.logN()), arg(stage));
+            device.launch("ntt_inv_stage", n / 2, limbs, a, primes, tables.pc, tables.psiInvRev,
+                    tables.psiInvRevShoup, ring.logN(), stage);
         }
     }
 
@@ -209,8 +201,8 @@ final class CudaRingExecutor implements RingExecutor {
         synchronized (lock) {
             begin();
             DevicePoly out = poly(level + 1);
-            device.launch(kernel, n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(d(b).memory().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch(kernel, n, level + 1, out.memory().ptr, d(a).memory().ptr,
+                    d(b).memory().ptr, tables.identity.ptr, tables.pc, n);
             device.synchronize();
             return out;
         }
@@ -225,8 +217,8 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly addInto(RnsPoly fresh, RnsPoly b, int level) {
         synchronized (lock) {
             begin();
-            device.launch("poly_add_into", n, level + 1, arg(d(fresh).memory().ptr), arg(d(b).memory().ptr),
-                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("poly_add_into", n, level + 1, d(fresh).memory().ptr, d(b).memory().ptr,
+                    tables.identity.ptr, tables.pc, n);
             device.synchronize();
             return prefix(fresh, level);
         }
@@ -247,8 +239,8 @@ final class CudaRingExecutor implements RingExecutor {
         synchronized (lock) {
             begin();
             DevicePoly out = poly(level + 1);
-            device.launch("poly_neg", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+                    tables.identity.ptr, tables.pc, n);
             device.synchronize();
             return out;
         }
@@ -260,9 +252,9 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             Allocation w = scalars(scalars, level);
             DevicePoly out = poly(level + 1);
-            device.launch("poly_mul_scalar", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(w.ptr), arg(w.ptr.plus((level + 1L) * Long.BYTES)), arg(tables.identity.ptr),
-                    arg(tables.pc), arg(n));
+            device.launch("poly_mul_scalar", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+                    w.ptr, w.ptr.plus((level + 1L) * Long.BYTES), tables.identity.ptr,
+                    tables.pc, n);
             device.synchronize();
             w.release();
             return out;
@@ -277,8 +269,8 @@ final class CudaRingExecutor implements RingExecutor {
             System.arraycopy(scalars, 0, w, 0, level + 1);
             Allocation dw = upload(w);
             DevicePoly out = poly(level + 1);
-            device.launch("poly_add_scalar", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(dw.ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("poly_add_scalar", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+                    dw.ptr, tables.identity.ptr, tables.pc, n);
             device.synchronize();
             dw.release();
             return out;
@@ -292,9 +284,9 @@ final class CudaRingExecutor implements RingExecutor {
             DevicePoly d0 = poly(level + 1);
             DevicePoly d1 = poly(level + 1);
             DevicePoly d2 = poly(level + 1);
-            device.launch("poly_tensor", n, level + 1, arg(d0.memory().ptr), arg(d1.memory().ptr),
-                    arg(d2.memory().ptr), arg(d(x0).memory().ptr), arg(d(x1).memory().ptr), arg(d(y0).memory().ptr),
-                    arg(d(y1).memory().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("poly_tensor", n, level + 1, d0.memory().ptr, d1.memory().ptr,
+                    d2.memory().ptr, d(x0).memory().ptr, d(x1).memory().ptr, d(y0).memory().ptr,
+                    d(y1).memory().ptr, tables.identity.ptr, tables.pc, n);
             device.synchronize();
             return new RnsPoly[] {d0, d1, d2};
         }
@@ -306,8 +298,8 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             Allocation perm = permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
             DevicePoly out = poly(level + 1);
-            device.launch("automorphism_ntt", n, level + 1, arg(out.memory().ptr), arg(d(a).memory().ptr),
-                    arg(perm.ptr), arg(n));
+            device.launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+                    perm.ptr, n);
             device.synchronize();
             return out;
         }
@@ -331,11 +323,11 @@ final class CudaRingExecutor implements RingExecutor {
                 copy(last.ptr, limb(x, level), 1);
                 inverse(last.ptr, 1, tables.prime(level));
                 DevicePoly t = poly(level);
-                device.launch("rescale_lift", n, level, arg(t.memory().ptr), arg(last.ptr), arg(level),
-                        arg(tables.identity.ptr), arg(tables.pc), arg(n));
+                device.launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level,
+                        tables.identity.ptr, tables.pc, n);
                 forward(t.memory().ptr, level, tables.identity.ptr);
-                device.launch("poly_sub_mul_scalar", n, level, arg(t.memory().ptr), arg(x.memory().ptr),
-                        arg(t.memory().ptr), arg(inv), arg(invShoup), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+                device.launch("poly_sub_mul_scalar", n, level, t.memory().ptr, x.memory().ptr,
+                        t.memory().ptr, inv, invShoup, tables.identity.ptr, tables.pc, n);
                 out[k] = t;
             }
             device.synchronize();
@@ -359,8 +351,8 @@ final class CudaRingExecutor implements RingExecutor {
             Allocation scaled = memory.allocate((level + 1) * limbBytes);
             copy(scaled.ptr, x.memory().ptr, level + 1);
             inverse(scaled.ptr, level + 1, tables.identity.ptr);
-            device.launch("bconv_scale", n, level + 1, arg(scaled.ptr), arg(scaled.ptr), arg(lt.modUpInverse().ptr),
-                    arg(lt.modUpInverseShoup().ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("bconv_scale", n, level + 1, scaled.ptr, scaled.ptr, lt.modUpInverse().ptr,
+                    lt.modUpInverseShoup().ptr, tables.identity.ptr, tables.pc, n);
             Allocation out = memory.allocate((long) digits * width * limbBytes);
             for (int j = 0; j < digits; j++) {
                 int first = gadget.firstPrime(j);
@@ -370,12 +362,12 @@ final class CudaRingExecutor implements RingExecutor {
                 Ptr base = limb(out, j * width);
                 Ptr y = limb(scaled, first);
                 // targets below the digit (positions 0..first-1), then above it (end..width-1)
-                device.launch("bconv_accumulate", n, first, arg(base), arg(y), arg(sources), arg(c.qHat().ptr),
-                        arg(c.qHatShoup().ptr), arg(lt.extended().ptr), arg(tables.pc), arg(n));
-                device.launch("bconv_accumulate", n, width - end, arg(limb(out, j * width + end)), arg(y),
-                        arg(sources), arg(c.qHat().ptr.plus((long) first * sources * Long.BYTES)),
-                        arg(c.qHatShoup().ptr.plus((long) first * sources * Long.BYTES)),
-                        arg(lt.extended().ptr.plus((long) end * Integer.BYTES)), arg(tables.pc), arg(n));
+                device.launch("bconv_accumulate", n, first, base, y, sources, c.qHat().ptr,
+                        c.qHatShoup().ptr, lt.extended().ptr, tables.pc, n);
+                device.launch("bconv_accumulate", n, width - end, limb(out, j * width + end), y,
+                        sources, c.qHat().ptr.plus((long) first * sources * Long.BYTES),
+                        c.qHatShoup().ptr.plus((long) first * sources * Long.BYTES),
+                        lt.extended().ptr.plus((long) end * Integer.BYTES), tables.pc, n);
                 forward(base, first, lt.extended().ptr);
                 forward(limb(out, j * width + end), width - end,
                         lt.extended().ptr.plus((long) end * Integer.BYTES));
@@ -397,9 +389,9 @@ final class CudaRingExecutor implements RingExecutor {
             int width = dd.width();
             Allocation acc0 = memory.allocate(width * limbBytes);
             Allocation acc1 = memory.allocate(width * limbBytes);
-            device.launch("keyswitch_inner_product", n, width, arg(acc0.ptr), arg(acc1.ptr), arg(dd.memory().ptr),
-                    arg(dd.digitCount()), arg(width), arg(k.ptr), arg(tables.primeCount), arg(lt.extended().ptr),
-                    arg(tables.pc), arg(n));
+            device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, dd.memory().ptr,
+                    dd.digitCount(), width, k.ptr, tables.primeCount, lt.extended().ptr,
+                    tables.pc, n);
             RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
             device.synchronize();
             acc0.release();
@@ -415,15 +407,15 @@ final class CudaRingExecutor implements RingExecutor {
         Ptr pPrimes = tables.prime(ring.qCount());
         inverse(special, k, pPrimes);
         Allocation scaled = memory.allocate(k * limbBytes);
-        device.launch("bconv_scale", n, k, arg(scaled.ptr), arg(special), arg(tables.pToQInverse.ptr),
-                arg(tables.pToQInverseShoup.ptr), arg(pPrimes), arg(tables.pc), arg(n));
+        device.launch("bconv_scale", n, k, scaled.ptr, special, tables.pToQInverse.ptr,
+                tables.pToQInverseShoup.ptr, pPrimes, tables.pc, n);
         DevicePoly out = poly(level + 1);
-        device.launch("bconv_accumulate", n, level + 1, arg(out.memory().ptr), arg(scaled.ptr), arg(k),
-                arg(tables.pToQ.ptr), arg(tables.pToQShoup.ptr), arg(tables.identity.ptr), arg(tables.pc), arg(n));
+        device.launch("bconv_accumulate", n, level + 1, out.memory().ptr, scaled.ptr, k,
+                tables.pToQ.ptr, tables.pToQShoup.ptr, tables.identity.ptr, tables.pc, n);
         forward(out.memory().ptr, level + 1, tables.identity.ptr);
-        device.launch("poly_sub_mul_scalar", n, level + 1, arg(out.memory().ptr), arg(x.ptr), arg(out.memory().ptr),
-                arg(tables.pInverse.ptr), arg(tables.pInverseShoup.ptr), arg(tables.identity.ptr), arg(tables.pc),
-                arg(n));
+        device.launch("poly_sub_mul_scalar", n, level + 1, out.memory().ptr, x.ptr, out.memory().ptr,
+                tables.pInverse.ptr, tables.pInverseShoup.ptr, tables.identity.ptr, tables.pc,
+                n);
         scaled.release();
         return out;
     }
@@ -440,25 +432,25 @@ final class CudaRingExecutor implements RingExecutor {
             copy(pair.ptr, d(d).memory().ptr, 1);
             copy(tmp.ptr, d(d).memory().ptr, 1);
             inverse(tmp.ptr, 1, tables.prime(0));
-            device.launch("centred_lift", n, 1, arg(limb(pair, 1)), arg(tmp.ptr), arg(0), arg(tables.prime(p0)),
-                    arg(tables.pc), arg(n));
+            device.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0),
+                    tables.pc, n);
             forward(limb(pair, 1), 1, tables.prime(p0));
             Allocation acc0 = memory.allocate(2 * limbBytes);
             Allocation acc1 = memory.allocate(2 * limbBytes);
-            device.launch("keyswitch_inner_product", n, 2, arg(acc0.ptr), arg(acc1.ptr), arg(pair.ptr), arg(1), arg(2),
-                    arg(k.ptr), arg(tables.primeCount), arg(tables.levelZeroPair.ptr), arg(tables.pc), arg(n));
+            device.launch("keyswitch_inner_product", n, 2, acc0.ptr, acc1.ptr, pair.ptr, 1, 2,
+                    k.ptr, tables.primeCount, tables.levelZeroPair.ptr, tables.pc, n);
             RnsPoly[] out = new RnsPoly[2];
             Allocation[] accs = {acc0, acc1};
             for (int part = 0; part < 2; part++) {
                 Ptr onP = limb(accs[part], 1);
                 inverse(onP, 1, tables.prime(p0));
-                device.launch("centred_lift", n, 1, arg(tmp.ptr), arg(onP), arg(p0), arg(tables.prime(0)),
-                        arg(tables.pc), arg(n));
+                device.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0),
+                        tables.pc, n);
                 forward(tmp.ptr, 1, tables.prime(0));
                 DevicePoly r = poly(1);
-                device.launch("poly_sub_mul_scalar", n, 1, arg(r.memory().ptr), arg(accs[part].ptr), arg(tmp.ptr),
-                        arg(tables.p0Inverse.ptr), arg(tables.p0Inverse.ptr.plus(Long.BYTES)),
-                        arg(tables.prime(0)), arg(tables.pc), arg(n));
+                device.launch("poly_sub_mul_scalar", n, 1, r.memory().ptr, accs[part].ptr, tmp.ptr,
+                        tables.p0Inverse.ptr, tables.p0Inverse.ptr.plus(Long.BYTES),
+                        tables.prime(0), tables.pc, n);
                 out[part] = r;
             }
             device.synchronize();
@@ -479,8 +471,8 @@ final class CudaRingExecutor implements RingExecutor {
             copy(tmp.ptr, d(levelZero).memory().ptr, 1);
             inverse(tmp.ptr, 1, tables.prime(0));
             DevicePoly out = poly(top + 1);
-            device.launch("centred_lift", n, top + 1, arg(out.memory().ptr), arg(tmp.ptr), arg(0),
-                    arg(tables.identity.ptr), arg(tables.pc), arg(n));
+            device.launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0,
+                    tables.identity.ptr, tables.pc, n);
             forward(out.memory().ptr, top + 1, tables.identity.ptr);
             device.synchronize();
             tmp.release();

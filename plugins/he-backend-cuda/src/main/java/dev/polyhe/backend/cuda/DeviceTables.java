@@ -57,11 +57,8 @@ final class DeviceTables {
         long[] constants = new long[primeCount * PC_STRIDE];
         long[][] twiddles = new long[4][primeCount * n];
         for (int p = 0; p < primeCount; p++) {
-            Modulus m = ring.modulus(p);
             NttTables ntt = ring.ntt(p);
-            long[] c = {m.value(), m.montgomeryInverse(), m.montgomerySquare(), m.barrettFactor(), ntt.nInverse(),
-                m.shoup(ntt.nInverse()), ntt.lastInverse(), m.shoup(ntt.lastInverse())};
-            System.arraycopy(c, 0, constants, p * PC_STRIDE, PC_STRIDE);
+            System.arraycopy(primeConstants(ntt), 0, constants, p * PC_STRIDE, PC_STRIDE);
             long[][] t = ntt.twiddles();
             for (int k = 0; k < 4; k++) {
                 System.arraycopy(t[k], 0, twiddles[k], p * n, n);
@@ -118,6 +115,16 @@ final class DeviceTables {
         rescaleInverseShoup = hold(rInvShoup);
         long p0Inv = k == 0 ? 0 : chain[0].inv(chain[0].reduce(special[0].value()));
         p0Inverse = hold(new long[] {p0Inv, k == 0 ? 0 : chain[0].shoup(p0Inv)});
+    }
+
+    /**
+     * One prime's row of the constants table (modarith.cuh's PC_ fields): {q, q^-1 mod 2^64, 2^128 mod q,
+     * floor(2^64/q), N^-1, its Shoup companion, the inverse NTT's last twiddle with N^-1, its Shoup companion}.
+     */
+    static long[] primeConstants(NttTables ntt) {
+        Modulus m = ntt.modulus();
+        return new long[] {m.value(), m.montgomeryInverse(), m.montgomerySquare(), m.barrettFactor(), ntt.nInverse(),
+            m.shoup(ntt.nInverse()), ntt.lastInverse(), m.shoup(ntt.lastInverse())};
     }
 
     private Allocation hold(long[] words) {

@@ -15,7 +15,6 @@ import dev.polyhe.ckks.rlwe.KeySwitcher;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -61,91 +60,12 @@ final class RingReference {
     }
 
     // ------------------------------------------------------------------------------------------------------
-    // Tables as the device layer uploads them (everything derived from public ckks-cpu API).
+    // Tables as the device layer uploads them: the ring classes' own accessors, as DeviceTables takes them.
     // ------------------------------------------------------------------------------------------------------
 
-    /** NttTables' four twiddle arrays {psiRev, psiRevShoup, psiInvRev, psiInvRevShoup}, as its constructor makes them. */
-    static long[][] twiddles(Modulus m, int logN) {
-        int n = 1 << logN;
-        long psi = NttPrimes.primitiveRoot2N(m, logN);
-        long psiInv = m.inv(psi);
-        long[] pows = new long[n];
-        long[] powsInv = new long[n];
-        long pw = 1;
-        long pwInv = 1;
-        for (int i = 0; i < n; i++) {
-            pows[i] = pw;
-            powsInv[i] = pwInv;
-            pw = m.mul(pw, psi);
-            pwInv = m.mul(pwInv, psiInv);
-        }
-        long[][] t = new long[4][n];
-        for (int i = 0; i < n; i++) {
-            int r = NttTables.bitReverse(i, logN);
-            t[0][i] = pows[r];
-            t[1][i] = m.shoup(pows[r]);
-            t[2][i] = powsInv[r];
-            t[3][i] = m.shoup(powsInv[r]);
-        }
-        return t;
-    }
-
-    /** pc[8p + ...] = {q, q^-1 mod 2^64, 2^128 mod q, floor(2^64/q), nInv, shoup, lastInv, shoup}. */
-    static long[] primeConstants(Modulus m, long psiInvRev1, int n) {
-        BigInteger q = BigInteger.valueOf(m.value());
-        BigInteger two64 = BigInteger.ONE.shiftLeft(64);
-        long nInv = m.inv(n);
-        long lastInv = m.mul(psiInvRev1, nInv);
-        return new long[] {m.value(), q.modInverse(two64).longValue(), BigInteger.ONE.shiftLeft(128).mod(q).longValue(),
-            two64.divide(q).longValue(), nInv, m.shoup(nInv), lastInv, m.shoup(lastInv)};
-    }
-
-    /** Automorphism.source: out[i] = in[perm[i]]. */
-    static int[] automorphismPermutation(int logN, long galoisElement) {
-        int n = 1 << logN;
-        long twoN = 2L * n;
-        long g = Math.floorMod(galoisElement, twoN);
-        int[] perm = new int[n];
-        for (int i = 0; i < n; i++) {
-            long e = 2L * NttTables.bitReverse(i, logN) + 1;
-            long f = (e * g) % twoN;
-            perm[i] = NttTables.bitReverse((int) ((f - 1) >>> 1), logN);
-        }
-        return perm;
-    }
-
-    /** {qHatInv[S], qHatInvShoup[S], qHat[T*S], qHatShoup[T*S]} of BasisConverter(source, target). */
+    /** {qHatInv[S], qHatInvShoup[S], qHat[T*S], qHatShoup[T*S]}: what the device layer uploads for a conversion. */
     static long[][] converterTables(Modulus[] source, Modulus[] target) {
-        int s = source.length;
-        long[] qHatInv = new long[s];
-        long[] qHatInvShoup = new long[s];
-        for (int j = 0; j < s; j++) {
-            Modulus qj = source[j];
-            long prod = 1;
-            for (int i = 0; i < s; i++) {
-                if (i != j) {
-                    prod = qj.mul(prod, qj.reduce(source[i].value()));
-                }
-            }
-            qHatInv[j] = qj.inv(prod);
-            qHatInvShoup[j] = qj.shoup(qHatInv[j]);
-        }
-        long[] qHat = new long[target.length * s];
-        long[] qHatShoup = new long[target.length * s];
-        for (int t = 0; t < target.length; t++) {
-            Modulus p = target[t];
-            for (int j = 0; j < s; j++) {
-                long prod = 1;
-                for (int i = 0; i < s; i++) {
-                    if (i != j) {
-                        prod = p.mul(prod, p.reduce(source[i].value()));
-                    }
-                }
-                qHat[t * s + j] = prod;
-                qHatShoup[t * s + j] = p.shoup(prod);
-            }
-        }
-        return new long[][] {qHatInv, qHatInvShoup, qHat, qHatShoup};
+        return new BasisConverter(source, target).tables();
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -189,11 +109,12 @@ final class RingReference {
         long[][] tw = new long[4][total * n];
         long[] pc = new long[total * 8];
         for (int i = 0; i < total; i++) {
-            long[][] t = twiddles(mod[i], logN);
+            NttTables ntt = new NttTables(mod[i], logN);
+            long[][] t = ntt.twiddles();
             for (int k = 0; k < 4; k++) {
                 System.arraycopy(t[k], 0, tw[k], i * n, n);
             }
-            System.arraycopy(primeConstants(mod[i], t[2][n > 1 ? 1 : 0], n), 0, pc, i * 8, 8);
+            System.arraycopy(DeviceTables.primeConstants(ntt), 0, pc, i * 8, 8);
         }
         u64("pc", pc);
         u64("psi_rev", tw[0]);
@@ -266,7 +187,7 @@ final class RingReference {
         StringBuilder gs = new StringBuilder();
         for (long g : galois) {
             gs.append(g).append(' ');
-            i32("perm_" + g, automorphismPermutation(logN, g));
+            i32("perm_" + g, new Automorphism(logN, g).permutation());
             u64("auto_" + g, flat(arith.automorphism(a, new Automorphism(logN, g), top)));
         }
         params.append("galois ").append(gs.toString().trim()).append('\n');
