@@ -9,9 +9,10 @@
 #   bash plugins/he-backend-cuda/device-check.sh run RESULTS
 #       on the GPU machine, from the repository root: the limb-by-limb tests and both conformance kits against
 #       ckks-cuda, then `bench ckks --logN 16`, `bench ckks --op bootstrap` and `bench layer --shape pythia-70m
-#       --tokens 128`, all with --backend ckks-cuda, writing JSON (STEP.out) and logs (STEP.log) to RESULTS, and
+#       --tokens 128`, all with --backend ckks-cuda, and, for issue 17's many-core figure, `bench ckks --op bootstrap
+#       --threads 16` on the machine's CPU (ckks-cpu), writing JSON (STEP.out) and logs (STEP.log) to RESULTS, and
 #       all of it as RESULTS/results.tar.gz. Each step has its own time limit (run_step's second argument), so a
-#       slow step costs its own figures only; the whole run stays inside 8 minutes.
+#       slow step costs its own figures only; the whole run stays inside 9 minutes.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -85,6 +86,9 @@ run() {
     run_step bench-bootstrap 120 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
     run_step bench-layer 150 "${polyhe[@]}" bench layer --backend ckks-cuda --shape pythia-70m --tokens 128 \
         --vocab 128 --preset N16-boot-128 --format json --report "$out/layer.json"
+    # the CPU backend on the machine's 16 cores: limbs and independent ciphertexts at once (docs/benchmarks.md)
+    run_step bench-bootstrap-cpu16 80 "${polyhe[@]}" bench ckks --backend ckks-cpu --op bootstrap --threads 16 \
+        --format json --runs 1 --warmup 0
     echo "== end $(date -u +%T)" | tee -a "$out/summary.txt"
     # what comes back from a device machine is a few files: everything in one archive, the summary beside it
     tar -czf "$out/results.tar.gz" -C "$out" --exclude results.tar.gz .

@@ -72,4 +72,13 @@ public interface Evaluator {
         }
         return new Ciphertext[] {bootstrap(a, factorA), bootstrap(b, factorB)};
     }
+
+    /**
+     * The independent operations this evaluator gains from being called with at once, from as many threads, each on
+     * its own operands (the bootstraps of one tensor, say): 1, the default, where calls must not overlap or overlap
+     * for nothing (a device that runs one operation at a time). An engine runs at most this many at once.
+     */
+    default int concurrency() {
+        return 1;
+    }
 }

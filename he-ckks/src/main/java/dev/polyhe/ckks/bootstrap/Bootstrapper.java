@@ -213,11 +213,11 @@ public final class Bootstrapper {
             // [w, −i·w] + conjugate = [2·Re w, 2·Im w]: one EvalMod for both halves
             ct = c.evalMod.apply(ev, ev.add(ct, conj));
         } else {
-            Ciphertext re = ev.add(ct, conj);
-            Ciphertext im = ev.multiplyPlain(ev.sub(ct, conj), c.unit(-1, ct.level()));
-            re = c.evalMod.apply(ev, re);
-            im = c.evalMod.apply(ev, im);
-            ct = ev.add(re, ev.multiplyPlain(im, c.unit(1, im.level())));
+            // the real and imaginary halves are independent: their EvalMods run at once where threads allow
+            Ciphertext[] halves = {ev.add(ct, conj), ev.multiplyPlain(ev.sub(ct, conj), c.unit(-1, ct.level()))};
+            params.ring().pool().both(() -> halves[0] = c.evalMod.apply(ev, halves[0]),
+                    () -> halves[1] = c.evalMod.apply(ev, halves[1]));
+            ct = ev.add(halves[0], ev.multiplyPlain(halves[1], c.unit(1, halves[1].level())));
         }
         ct = c.slotsToCoeffs.apply(ev, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
         ct = view(ct, n);

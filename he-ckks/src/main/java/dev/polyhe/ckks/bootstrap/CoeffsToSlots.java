@@ -27,7 +27,8 @@ final class CoeffsToSlots {
             double constant) {
         List<DiagonalMatrix> groups = matrices(slots, levels, packed, constant);
         for (int i = 0; i < groups.size(); i++) {
-            transforms.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i)));
+            transforms.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i),
+                    params.ring().pool()));
         }
     }
 

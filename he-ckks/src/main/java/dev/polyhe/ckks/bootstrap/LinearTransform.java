@@ -4,6 +4,8 @@ import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.ckks.ring.LimbPool;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -13,16 +15,21 @@ import java.util.TreeSet;
  * A slot-wise linear map evaluated baby-step giant-step: with each diagonal offset k = g + b (b in [0, n1)),
  * M·z = Σ_g rot(Σ_b rot(diag_k, −g) ⊙ rot(z, b), g). The baby rotations share one hoisted decomposition, so
  * the cost is about |babies| + |giants| key switches instead of one per diagonal. The diagonals are encoded
- * once, at the level the transform runs at and the plaintext scale the caller chose; the caller rescales.
+ * once, at the level the transform runs at and the plaintext scale the caller chose; the caller rescales. The
+ * giant steps are independent ciphertexts: they run at once where the pool has threads to spare (one step's key
+ * switch leaves cores idle between its limb-parallel stretches), and are summed in order, so the result does not
+ * depend on the threads.
  */
 final class LinearTransform {
     private final int n;
     private final int[] babies;
     /** giant step -&gt; baby step -&gt; encoded, pre-rotated diagonal. */
     private final Map<Integer, Map<Integer, Plaintext>> plaintexts = new TreeMap<>();
+    private final LimbPool pool;
 
-    LinearTransform(DiagonalMatrix m, Encoder encoder, int level, double plaintextScale) {
+    LinearTransform(DiagonalMatrix m, Encoder encoder, int level, double plaintextScale, LimbPool pool) {
         this.n = m.size();
+        this.pool = pool;
         int n1 = babyStepSize(m);
         Set<Integer> b = new TreeSet<>();
         for (Map.Entry<Integer, double[][]> e : m.diagonals().entrySet()) {
@@ -51,19 +58,26 @@ final class LinearTransform {
         for (int i = 0; i < babies.length; i++) {
             byBaby.put(babies[i], rotated[i]);
         }
-        Ciphertext sum = null;
-        for (Map.Entry<Integer, Map<Integer, Plaintext>> g : plaintexts.entrySet()) {
-            Ciphertext inner = null;
-            for (Map.Entry<Integer, Plaintext> e : g.getValue().entrySet()) {
-                Ciphertext t = ev.multiplyPlain(byBaby.get(e.getKey()), e.getValue());
-                inner = inner == null ? t : ev.add(inner, t);
-            }
-            if (g.getKey() != 0) {
-                inner = ev.rotate(inner, Math.floorMod(g.getKey(), n));
-            }
-            sum = sum == null ? inner : ev.add(sum, inner);
+        List<Map.Entry<Integer, Map<Integer, Plaintext>>> giants = List.copyOf(plaintexts.entrySet());
+        Ciphertext[] parts = new Ciphertext[giants.size()];
+        pool.forEach(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(), giants.get(i).getValue(),
+                byBaby));
+        Ciphertext sum = parts[0];
+        for (int i = 1; i < parts.length; i++) {
+            sum = ev.add(sum, parts[i]);
         }
         return sum;
+    }
+
+    /** rot(Σ_b rot(diag_(g+b), −g) ⊙ rot(z, b), g) for one giant step g. */
+    private Ciphertext giantStep(Evaluator ev, int giant, Map<Integer, Plaintext> diagonals,
+            Map<Integer, Ciphertext> byBaby) {
+        Ciphertext inner = null;
+        for (Map.Entry<Integer, Plaintext> e : diagonals.entrySet()) {
+            Ciphertext t = ev.multiplyPlain(byBaby.get(e.getKey()), e.getValue());
+            inner = inner == null ? t : ev.add(inner, t);
+        }
+        return giant == 0 ? inner : ev.rotate(inner, Math.floorMod(giant, n));
     }
 
     /** The rotation steps (normalised to [0, n)) that evaluating m needs. */

@@ -32,7 +32,8 @@ final class SlotsToCoeffs {
         this.startLevel = level;
         this.groups = matrices(slots, levels, packed);
         for (int i = 0; i < groups.size() - 1; i++) {
-            leading.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i)));
+            leading.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i),
+                    params.ring().pool()));
         }
     }
 
@@ -51,7 +52,7 @@ final class SlotsToCoeffs {
         Last l = last;
         if (l == null || !l.key().equals(key)) {
             l = new Last(key, new LinearTransform(groups.get(groups.size() - 1).scaled(constant), encoder, level,
-                    outputScale * params.q(level) / inputScale));
+                    outputScale * params.q(level) / inputScale, params.ring().pool()));
             last = l;
         }
         return ev.rescale(l.transform().apply(ev, ct));

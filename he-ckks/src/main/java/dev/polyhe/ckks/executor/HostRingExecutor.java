@@ -165,4 +165,9 @@ public final class HostRingExecutor implements RingExecutor {
     /** The limb pool belongs to the context. */
     @Override
     public void close() {}
+
+    @Override
+    public int concurrency() {
+        return ring.pool().threads();
+    }
 }

@@ -12,6 +12,15 @@ public interface RingExecutor extends AutoCloseable {
     /** What and where, for reports: "JVM arrays, 2 threads", "NVIDIA H200 (driver 13.0)". */
     String describe();
 
+    /**
+     * Independent operations worth running at once from as many threads: the host's threads for an executor that
+     * computes on them; 1 for one that serializes its operations (a device stream), where overlapping calls gain
+     * nothing.
+     */
+    default int concurrency() {
+        return 1;
+    }
+
     /** Host limbs (NTT form, one {@code long[N]} per prime from q_0) to a handle; the executor may keep the arrays. */
     RnsPoly upload(long[][] limbs);
 

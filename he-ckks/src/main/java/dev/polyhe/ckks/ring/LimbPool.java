@@ -52,10 +52,46 @@ public final class LimbPool implements AutoCloseable {
             return;
         }
         Range task = new Range(body, 0, count, grain);
-        if (ForkJoinTask.getPool() == pool) { // nested call from one of our workers: fork within the pool
-            task.invoke();
-        } else {
-            pool.invoke(task);
+        run(task);
+    }
+
+    /**
+     * Runs two independent pieces of work at once, on the pool's workers, when more than one thread is configured,
+     * else one after the other on the caller. Each may itself spread its limbs over the pool:
+     * where one ciphertext's operations leave cores idle (a bootstrap's two EvalMods, each with fewer limbs than a
+     * many-core server has threads), two ciphertexts keep more of them busy.
+     */
+    public void both(Runnable first, Runnable second) {
+        if (pool == null) {
+            first.run();
+            second.run();
+            return;
+        }
+        ForkJoinTask<?> a = ForkJoinTask.adapt(first);
+        ForkJoinTask<?> b = ForkJoinTask.adapt(second);
+        run(ForkJoinTask.adapt(() -> ForkJoinTask.invokeAll(a, b)));
+    }
+
+    /**
+     * Runs a task in the pool (forked within it when called from one of its workers) and rethrows what it threw as
+     * it was thrown: the pool hands a worker's exception back as a copy wrapping the original.
+     */
+    private void run(ForkJoinTask<?> task) {
+        try {
+            if (ForkJoinTask.getPool() == pool) {
+                task.invoke();
+            } else {
+                pool.invoke(task);
+            }
+        } catch (RuntimeException | Error e) {
+            Throwable original = e;
+            while (original.getCause() != null && original.getCause().getClass() == original.getClass()) {
+                original = original.getCause();
+            }
+            if (original instanceof RuntimeException r) {
+                throw r;
+            }
+            throw (Error) original;
         }
     }
 

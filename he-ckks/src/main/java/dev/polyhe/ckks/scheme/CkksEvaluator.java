@@ -182,27 +182,41 @@ final class CkksEvaluator implements Evaluator {
 
     /**
      * Decomposes c1 once; per step, the inner product with the (pre-permuted) Galois key, ModDown, and one
-     * automorphism of the result: sigma(c0 + ks0), sigma(ks1).
+     * automorphism of the result: sigma(c0 + ks0), sigma(ks1). The steps are independent ciphertexts and run at
+     * once where the pool has threads (each one's limb loops fill fewer cores than a many-core server has).
      */
     @Override
     public Ciphertext[] rotateHoisted(Ciphertext a, int[] steps) {
         CkksCiphertext x = ct(a);
         Ciphertext[] out = new Ciphertext[steps.length];
-        KeySwitchDigits digits = null;
+        SwitchingKey[] keyFor = new SwitchingKey[steps.length];
+        int[] keyStep = new int[steps.length];
+        boolean any = false;
         for (int k = 0; k < steps.length; k++) {
             int s = Math.floorMod(steps[k], x.slots());
             if (s == 0) {
                 out[k] = x;
                 continue;
             }
-            int keyStep = rotationKeyStep(s, x.slots());
-            SwitchingKey key = rotationKey(keyStep);
-            if (digits == null) {
-                digits = exec.decompose(x.c1, x.level());
-            }
-            out[k] = applyGalois(x, digits, keygen.automorphism(keygen.rotationElement(keyStep)), key);
+            keyStep[k] = rotationKeyStep(s, x.slots());
+            keyFor[k] = rotationKey(keyStep[k]); // a missing key fails before any work
+            any = true;
         }
+        if (!any) {
+            return out;
+        }
+        KeySwitchDigits digits = exec.decompose(x.c1, x.level());
+        params.ring().pool().forEach(steps.length, k -> {
+            if (keyFor[k] != null) {
+                out[k] = applyGalois(x, digits, keygen.automorphism(keygen.rotationElement(keyStep[k])), keyFor[k]);
+            }
+        });
         return out;
+    }
+
+    @Override
+    public int concurrency() {
+        return exec.concurrency();
     }
 
     @Override

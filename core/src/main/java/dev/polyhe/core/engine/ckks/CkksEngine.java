@@ -257,13 +257,31 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * refreshed when its own turn comes (Goldschmidt's two sequences run out of levels together).
      */
     Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
+        Ciphertext ready = ready(c, levels);
+        if (ready != null) {
+            return ready;
+        }
+        Refresh r = refresh(c, levels, op, Set.of());
+        r.run();
+        r.finish(1.0);
+        return refreshedCopies.get(c);
+    }
+
+    /** c itself or its refreshed copy where either has the levels, else null. */
+    private Ciphertext ready(Ciphertext c, int levels) {
         if (c.level() >= levels) {
             return c;
         }
         Ciphertext copy = refreshedCopies.get(c);
-        if (copy != null && copy.level() >= levels) {
-            return copy;
-        }
+        return copy != null && copy.level() >= levels ? copy : null;
+    }
+
+    /**
+     * Decides how c is refreshed (its partner, prescaling and precision) and does the cheap preparation; the
+     * bootstraps themselves are left to {@link Refresh#run}, so that a group's can run at once. {@code claimed}:
+     * ciphertexts already taken by refreshes decided but not yet finished, which cannot be partners.
+     */
+    private Refresh refresh(Ciphertext c, int levels, OperatorKind op, Set<Ciphertext> claimed) {
         if (!bootstraps(c)) {
             throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
@@ -272,8 +290,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1) {
             // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first
             Ciphertext onDelta = bounds.same(adjust(c, c.level() - 1, scale, op), c);
-            Ciphertext r = onDelta.level() >= levels ? onDelta : withLevels(onDelta, levels, op);
-            refreshedCopies.put(c, r);
+            Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
+                    claimed);
+            r.aliases.add(c);
             return r;
         }
         int alone = prescale(c);
@@ -288,49 +307,165 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext found = !wellScaled(c, alone) ? null : partners.partnerFor(c, p -> precise
                 ? prescale(p) == alone && wellScaled(p, alone) && !Double.isNaN(bounds.of(p))
                 : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
-        Ciphertext partner = found == null || refreshedCopies.containsKey(found) ? null : found;
+        Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
+                : found;
         int k = partner == null ? alone : pairPrescale(alone);
-        Ciphertext in = prescaled(c, k, op);
         accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
         if (LOG.isDebugEnabled()) {
             LOG.debug("bootstrap in {}: level {}, bound {}, input factor {}, {}{}", op.label(), c.level(), bounds.of(c),
                     Math.scalb(1.0, -k),
                     partner == null ? "alone" : "paired", precise ? ", twice for precision" : "");
         }
-        Ciphertext b;
-        if (precise && partner != null) {
-            Ciphertext inPartner = prescaled(partner, k, op);
-            Ciphertext[] both = bootstrapTwicePair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(bounds.of(c), k),
-                    Math.scalb(bounds.of(partner), k), op);
-            b = both[0];
-            refreshedCopies.put(partner, bounds.same(both[1], partner));
-            observed(inPartner, both[1], Math.scalb(1.0, k), bounds.of(partner));
-        } else if (precise) {
-            b = bootstrapTwice(in, Math.scalb(1.0, -k), Math.scalb(bounds.of(c), k), op);
-        } else if (partner == null) {
-            b = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(in, Math.scalb(1.0, -k)));
-        } else {
-            int kp = pairPrescale(prescale(partner));
-            Ciphertext inPartner = prescaled(partner, kp, op);
-            // The second of a pair leaves with its scale label times (its factor's ratio to the first's) = 2^(k2 − k1):
-            // the one scaled up more goes first, so that no label ends above Δ, where bootstrapping it again would
-            // have less than q_0/Δ of headroom.
-            boolean partnerFirst = kp > k;
-            Ciphertext[] both = timed(op, PrimitiveKind.BOOTSTRAP, () -> partnerFirst
-                    ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), Math.scalb(1.0, -k))
-                    : evaluator.bootstrapPair(in, inPartner, Math.scalb(1.0, -k), Math.scalb(1.0, -kp)));
-            b = both[partnerFirst ? 1 : 0];
-            Ciphertext partnerOut = both[partnerFirst ? 0 : 1];
-            refreshedCopies.put(partner, bounds.same(partnerOut, partner));
-            observed(inPartner, partnerOut, Math.scalb(1.0, kp), bounds.of(partner));
+        Ciphertext in = prescaled(c, k, op);
+        if (partner == null) {
+            return new Refresh(c, in, k, null, null, 0, precise, levels, op);
         }
-        bounds.same(b, c);
-        observed(in, b, Math.scalb(1.0, k), bounds.of(c));
-        refreshedCopies.put(c, b);
-        if (b.level() < levels) {
-            throw new HeException("bootstrapping left " + b.level() + " level(s) but the operator needs " + levels);
+        // Precise pairs share one factor; otherwise the second of a pair leaves with its scale label times (its
+        // factor's ratio to the first's) = 2^(k2 − k1): the one scaled up more goes first, so that no label ends above
+        // Δ, where bootstrapping it again would have less than q_0/Δ of headroom.
+        int kp = precise ? k : pairPrescale(prescale(partner));
+        return new Refresh(c, in, k, partner, prescaled(partner, kp, op), kp, precise, levels, op);
+    }
+
+    /**
+     * One refresh, decided by {@link #refresh}: {@link #run} does the bootstraps (evaluator calls only, so that
+     * the refreshes of a group can run at once), {@link #finish} the engine's bookkeeping, on the engine's thread and
+     * in the order the refreshes were decided.
+     */
+    private final class Refresh {
+        final Ciphertext c;
+        final Ciphertext in;
+        final int k;
+        final Ciphertext partner;
+        final Ciphertext inPartner;
+        final int kp;
+        final boolean precise;
+        final int levels;
+        final OperatorKind op;
+        final double boundC;
+        final double boundP;
+        final double askedBits;
+        /** Ciphertexts that stand for c (c before its scale was brought back onto Δ): served c's refreshed copy. */
+        final List<Ciphertext> aliases = new ArrayList<>();
+        Ciphertext out;
+        Ciphertext partnerOut;
+        int bootstrapCalls;
+        long nanos;
+
+        Refresh(Ciphertext c, Ciphertext in, int k, Ciphertext partner, Ciphertext inPartner, int kp, boolean precise,
+                int levels, OperatorKind op) {
+            this.c = c;
+            this.in = in;
+            this.k = k;
+            this.partner = partner;
+            this.inPartner = inPartner;
+            this.kp = kp;
+            this.precise = precise;
+            this.levels = levels;
+            this.op = op;
+            this.boundC = bounds.of(c);
+            this.boundP = partner == null ? Double.NaN : bounds.of(partner);
+            this.askedBits = Math.max(requiredBits, singleBootstrapBits());
         }
-        return b;
+
+        /** Nothing to bootstrap: c already has the levels (a scale correction was enough). */
+        Refresh(Ciphertext c, int levels, OperatorKind op) {
+            this(c, c, 0, null, null, 0, false, levels, op);
+            this.out = c;
+        }
+
+        void run() {
+            if (out != null) {
+                return;
+            }
+            long t0 = System.nanoTime();
+            double factor = Math.scalb(1.0, -k);
+            if (precise && partner != null) {
+                Ciphertext[] both = bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
+                        Math.scalb(boundP, k));
+                out = both[0];
+                partnerOut = both[1];
+                bootstrapCalls = 2;
+            } else if (precise) {
+                out = bootstrapTwice(in, factor, Math.scalb(boundC, k));
+                bootstrapCalls = 2;
+            } else if (partner == null) {
+                out = evaluator.bootstrap(in, factor);
+                bootstrapCalls = 1;
+            } else {
+                boolean partnerFirst = kp > k;
+                Ciphertext[] both = partnerFirst
+                        ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), factor)
+                        : evaluator.bootstrapPair(in, inPartner, factor, Math.scalb(1.0, -kp));
+                out = both[partnerFirst ? 1 : 0];
+                partnerOut = both[partnerFirst ? 0 : 1];
+                bootstrapCalls = 1;
+            }
+            nanos = System.nanoTime() - t0;
+        }
+
+        /**
+         * Records the bootstraps ({@code share} of their time: where refreshes ran at once, each is charged its part
+         * of the wall-clock time) and serves the refreshed copies.
+         */
+        void finish(double share) {
+            for (int i = 0; i < bootstrapCalls; i++) {
+                accounting.record(op, PrimitiveKind.BOOTSTRAP, Math.round(nanos * share / bootstrapCalls));
+            }
+            if (precise) {
+                for (int i = partner == null ? 1 : 2; i > 0; i--) {
+                    accounting.preciseBootstrap(askedBits, singleBootstrapBits());
+                }
+            }
+            if (partner != null) {
+                refreshedCopies.put(partner, bounds.same(partnerOut, partner));
+                observed(inPartner, partnerOut, Math.scalb(1.0, kp), bounds.of(partner));
+            }
+            if (out != c) {
+                bounds.same(out, c);
+                observed(in, out, Math.scalb(1.0, k), bounds.of(c));
+            }
+            if (out != c) { // a copy of itself would keep c alive in the weak map
+                refreshedCopies.put(c, out);
+            }
+            for (Ciphertext alias : aliases) {
+                refreshedCopies.put(alias, out);
+            }
+            if (out.level() < levels) {
+                throw new HeException("bootstrapping left " + out.level() + " level(s) but the operator needs "
+                        + levels);
+            }
+        }
+    }
+
+    /**
+     * Refreshes the ciphertexts of one tensor that need it, in order, as {@link #withLevels} would one by one, but
+     * with their bootstraps run at once, up to the evaluator's {@link Evaluator#concurrency}: the decisions
+     * (partners, prescaling) and the bookkeeping stay on this thread, in order, so the result and the bootstraps
+     * placed do not depend on the threads.
+     */
+    private void refreshAtOnce(List<Ciphertext> cts, int levels, OperatorKind op) {
+        List<Refresh> jobs = new ArrayList<>();
+        Set<Ciphertext> claimed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Ciphertext c : cts) {
+            if (claimed.contains(c) || ready(c, levels) != null) {
+                continue;
+            }
+            Refresh r = refresh(c, levels, op, claimed);
+            claimed.add(c);
+            if (r.partner != null) {
+                claimed.add(r.partner);
+            }
+            jobs.add(r);
+        }
+        long t0 = System.nanoTime();
+        ConcurrentRefresh.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency());
+        long wall = System.nanoTime() - t0;
+        long sum = jobs.stream().mapToLong(r -> r.nanos).sum();
+        double share = sum == 0 ? 1.0 : Math.min(1.0, (double) wall / sum);
+        for (Refresh r : jobs) {
+            r.finish(share);
+        }
     }
 
     /**
@@ -414,13 +549,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * is then that of x itself at level 0 (its rescaling noise), about 30 bits. {@code factor} is applied as a
      * single bootstrap would; {@code scaledBound} bounds |x|.
      */
-    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound, OperatorKind op) {
-        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
-        Ciphertext x = atLevel(in, 0);
-        Ciphertext first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrap(x, factor));
+    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound) {
+        Ciphertext x = bottom(in);
+        Ciphertext first = evaluator.bootstrap(x, factor);
         Residual r = residual(x, first, factor, scaledBound, 1);
-        Ciphertext correction = timed(op, PrimitiveKind.BOOTSTRAP,
-                () -> evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits())));
+        Ciphertext correction = evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits()));
         return evaluator.add(first, correction);
     }
 
@@ -431,19 +564,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * its input's, so the corrections add onto the first results exactly.
      */
     private Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
-            double boundB, OperatorKind op) {
-        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
-        accounting.preciseBootstrap(Math.max(requiredBits, singleBootstrapBits()), singleBootstrapBits());
-        Ciphertext xa = atLevel(inA, 0);
-        Ciphertext xb = atLevel(inB, 0);
-        Ciphertext[] first = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(xa, xb, factor, factor));
+            double boundB) {
+        Ciphertext xa = bottom(inA);
+        Ciphertext xb = bottom(inB);
+        Ciphertext[] first = evaluator.bootstrapPair(xa, xb, factor, factor);
         Residual ra = residual(xa, first[0], factor, boundA, 2);
         Residual rb = residual(xb, first[1], factor, boundB, 2);
         int t = Math.min(ra.bits(), rb.bits());
         double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
-        Ciphertext[] corrections = timed(op, PrimitiveKind.BOOTSTRAP, () -> evaluator.bootstrapPair(scaledUp(ra, t),
-                scaledUp(rb, t), correctionFactor, correctionFactor));
+        Ciphertext[] corrections = evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor,
+                correctionFactor);
         return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
+    }
+
+    /** c at level 0, by the evaluator alone (no bookkeeping: a refresh's intermediates are its own). */
+    private Ciphertext bottom(Ciphertext c) {
+        return c.level() == 0 ? c : evaluator.dropToLevel(c, 0);
     }
 
     /**
@@ -452,7 +588,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * the bits t it can be scaled up by (its bound about 2^-t of the target, {@code margin} bits to spare).
      */
     private Residual residual(Ciphertext x, Ciphertext first, double factor, double scaledBound, int margin) {
-        Ciphertext back = atLevel(first, 0);
+        Ciphertext back = bottom(first);
         Ciphertext residual;
         double residualFactor;
         if (factor <= 1) {
@@ -867,9 +1003,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refreshable(c, maxAbs))) {
             return a;
         }
-        // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one)
-        partners.group(Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList());
+        // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one), and the
+        // bootstraps of different pairs at once where the evaluator gains from it
+        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList();
+        partners.group(due);
         try {
+            refreshAtOnce(due, wanted, OperatorKind.OTHER);
             return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
                     : c), a.range);
         } finally {
