@@ -82,11 +82,11 @@ class ConcurrentRefreshTest {
     @Test
     void aTensorsBootstrapsRunAtOnceAndDecideAsOneAtATime() {
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            HeBackend backend = polyhe.plugins().backend("ckks-cpu").withParallelism(2);
+            HeBackend backend = polyhe.plugins().backend("ckks-cpu").withParallelism(4);
             try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
                 SecretKey sk = ctx.generateSecretKey();
                 EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-                assertEquals(2, ctx.evaluator(keys).concurrency(), "the CPU backend on two threads");
+                assertEquals(4, ctx.evaluator(keys).concurrency(), "the CPU backend on four threads");
                 double[] v = new double[TOKENS * 6];
                 Random rnd = new Random(17);
                 for (int i = 0; i < v.length; i++) {

@@ -60,7 +60,7 @@ final class LinearTransform {
         }
         List<Map.Entry<Integer, Map<Integer, Plaintext>>> giants = List.copyOf(plaintexts.entrySet());
         Ciphertext[] parts = new Ciphertext[giants.size()];
-        pool.forEach(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(), giants.get(i).getValue(),
+        pool.forEachCiphertext(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(), giants.get(i).getValue(),
                 byBaby));
         Ciphertext sum = parts[0];
         for (int i = 1; i < parts.length; i++) {

@@ -168,6 +168,6 @@ public final class HostRingExecutor implements RingExecutor {
 
     @Override
     public int concurrency() {
-        return ring.pool().threads();
+        return ring.pool().acrossCiphertexts() ? ring.pool().threads() : 1;
     }
 }

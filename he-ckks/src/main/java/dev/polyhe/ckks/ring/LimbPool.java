@@ -43,6 +43,33 @@ public final class LimbPool implements AutoCloseable {
         return threads;
     }
 
+    /**
+     * The fewest threads with which independent ciphertexts run at once ({@link #both}, {@link #forEachCiphertext}):
+     * below it the limbs of one ciphertext already keep every thread busy, and two ciphertexts at once only double
+     * the working set the cores' caches and memory bandwidth share (measured on two cores: a Pythia-70M-shaped layer
+     * ran slower with them at once).
+     */
+    public static final int ACROSS_CIPHERTEXTS = 4;
+
+    /** Whether independent ciphertexts run at once on this pool (see {@link #ACROSS_CIPHERTEXTS}). */
+    public boolean acrossCiphertexts() {
+        return threads >= ACROSS_CIPHERTEXTS;
+    }
+
+    /**
+     * Runs body(i) for i in [0, count), each i an independent ciphertext's work: at once where the pool has
+     * {@link #ACROSS_CIPHERTEXTS} threads or more, else in order on the caller (each body still spreads its limbs).
+     */
+    public void forEachCiphertext(int count, IntConsumer body) {
+        if (!acrossCiphertexts() || count <= 1) {
+            for (int i = 0; i < count; i++) {
+                body.accept(i);
+            }
+            return;
+        }
+        run(new Range(body, 0, count, 1));
+    }
+
     /** Runs body(i) for i in [0, count), in parallel when more than one thread is configured. */
     public void forEach(int count, IntConsumer body) {
         if (pool == null || count <= grain) {
@@ -56,13 +83,13 @@ public final class LimbPool implements AutoCloseable {
     }
 
     /**
-     * Runs two independent pieces of work at once, on the pool's workers, when more than one thread is configured,
-     * else one after the other on the caller. Each may itself spread its limbs over the pool:
+     * Runs two independent pieces of work at once, on the pool's workers, where the pool has
+     * {@link #ACROSS_CIPHERTEXTS} threads or more, else one after the other on the caller. Each may itself spread its limbs over the pool:
      * where one ciphertext's operations leave cores idle (a bootstrap's two EvalMods, each with fewer limbs than a
      * many-core server has threads), two ciphertexts keep more of them busy.
      */
     public void both(Runnable first, Runnable second) {
-        if (pool == null) {
+        if (!acrossCiphertexts()) {
             first.run();
             second.run();
             return;

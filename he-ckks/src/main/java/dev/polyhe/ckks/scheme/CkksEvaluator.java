@@ -206,7 +206,7 @@ final class CkksEvaluator implements Evaluator {
             return out;
         }
         KeySwitchDigits digits = exec.decompose(x.c1, x.level());
-        params.ring().pool().forEach(steps.length, k -> {
+        params.ring().pool().forEachCiphertext(steps.length, k -> {
             if (keyFor[k] != null) {
                 out[k] = applyGalois(x, digits, keygen.automorphism(keygen.rotationElement(keyStep[k])), keyFor[k]);
             }

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 class LimbPoolTest {
     @Test
-    void bothRunsItsTwoPiecesAtOnceWithTwoThreads() {
-        try (LimbPool pool = new LimbPool(2)) {
+    void bothRunsItsTwoPiecesAtOnceWithEnoughThreads() {
+        try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS)) {
             // each piece waits for the other: this returns only if they run at the same time
             CyclicBarrier meet = new CyclicBarrier(2);
             Runnable await = () -> {
@@ -28,8 +28,8 @@ class LimbPoolTest {
     }
 
     @Test
-    void bothWithOneThreadRunsTheFirstThenTheSecondOnTheCaller() {
-        try (LimbPool pool = new LimbPool(1)) {
+    void bothWithFewThreadsRunsTheFirstThenTheSecondOnTheCaller() {
+        try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS - 1)) {
             List<String> order = new ArrayList<>();
             Thread caller = Thread.currentThread();
             pool.both(() -> order.add("first:" + (Thread.currentThread() == caller)),
@@ -40,7 +40,7 @@ class LimbPoolTest {
 
     @Test
     void limbWorkInsideBothAndBothInsideLimbWorkComplete() {
-        try (LimbPool pool = new LimbPool(2)) {
+        try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS)) {
             AtomicLongArray sums = new AtomicLongArray(4);
             pool.forEach(2, outer -> pool.both(
                     () -> pool.forEach(100, i -> sums.addAndGet(2 * outer, i)),
@@ -55,7 +55,7 @@ class LimbPoolTest {
 
     @Test
     void anExceptionInEitherPieceReachesTheCaller() {
-        try (LimbPool pool = new LimbPool(2)) {
+        try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS)) {
             IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                     () -> pool.both(() -> { }, () -> {
                         throw new IllegalStateException("second failed");
