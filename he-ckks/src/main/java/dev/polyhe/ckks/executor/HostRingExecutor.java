@@ -166,6 +166,7 @@ public final class HostRingExecutor implements RingExecutor {
     @Override
     public void close() {}
 
+    /** Its threads where its pool runs ciphertexts at once ({@code LimbPool.acrossCiphertexts()}), else 1. */
     @Override
     public int concurrency() {
         return ring.pool().acrossCiphertexts() ? ring.pool().threads() : 1;
