@@ -61,25 +61,23 @@ public final class LimbPool implements AutoCloseable {
      * {@link #ACROSS_CIPHERTEXTS} threads or more, else in order on the caller (each body still spreads its limbs).
      */
     public void forEachCiphertext(int count, IntConsumer body) {
-        if (!acrossCiphertexts() || count <= 1) {
-            for (int i = 0; i < count; i++) {
-                body.accept(i);
-            }
-            return;
-        }
-        run(new Range(body, 0, count, 1));
+        forEach(count, acrossCiphertexts() ? 1 : Integer.MAX_VALUE, body);
     }
 
     /** Runs body(i) for i in [0, count), in parallel when more than one thread is configured. */
     public void forEach(int count, IntConsumer body) {
+        forEach(count, grain, body);
+    }
+
+    /** body(i) for i in [0, count), on the caller where there are at most {@code grain}, else split down to it. */
+    private void forEach(int count, int grain, IntConsumer body) {
         if (pool == null || count <= grain) {
             for (int i = 0; i < count; i++) {
                 body.accept(i);
             }
             return;
         }
-        Range task = new Range(body, 0, count, grain);
-        run(task);
+        run(new Range(body, 0, count, grain));
     }
 
     /**
