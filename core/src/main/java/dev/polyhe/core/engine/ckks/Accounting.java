@@ -84,7 +84,7 @@ public final class Accounting {
         return operators.computeIfAbsent(path, p -> new OperatorStats());
     }
 
-    private String currentPath() {
+    String currentPath() {
         Frame f = stack.peek();
         return f == null ? "(top level)" : f.path;
     }

@@ -312,8 +312,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int k = partner == null ? alone : pairPrescale(alone);
         accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("bootstrap in {}: level {}, bound {}, input factor {}, {}{}", op.label(), c.level(), bounds.of(c),
-                    Math.scalb(1.0, -k),
+            LOG.debug("bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}", accounting.currentPath(),
+                    op.label(), c.level(), bounds.of(c), Math.scalb(1.0, -k),
                     partner == null ? "alone" : "paired", precise ? ", twice for precision" : "");
         }
         Ciphertext in = prescaled(c, k, op);
@@ -959,8 +959,39 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor mul(CkksTensor a, CkksTensor b) {
-        return expecting(bothRanges(a.range, b.range, ValueRange::times),
-                () -> zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER)));
+        return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
+            refreshOperands(a, b);
+            return zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER));
+        });
+    }
+
+    /**
+     * Refreshes, as one group, the ciphertexts of an element-wise product's operands that lack the levels it needs
+     * (paired two by two, the bootstraps at once where the evaluator gains from it). A tensor's ciphertexts reach
+     * each step of a program together; refreshed one at a time as the product meets them, each would look for a
+     * partner among ciphertexts not yet computed and go alone (the two head blocks' Goldschmidt denominators did).
+     */
+    private void refreshOperands(CkksTensor... operands) {
+        Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Ciphertext> due = new ArrayList<>();
+        int levels = 0;
+        for (CkksTensor t : operands) {
+            for (Ciphertext c : t.cts) {
+                if (seen.add(c) && bootstraps(c) && ready(c, levelsFor(c)) == null) {
+                    due.add(c);
+                    levels = Math.max(levels, levelsFor(c));
+                }
+            }
+        }
+        if (due.size() < 2) {
+            return; // one alone keeps the greedy path's partner search among the ciphertexts just spent
+        }
+        partners.group(due);
+        try {
+            refreshAtOnce(due, levels, OperatorKind.OTHER);
+        } finally {
+            partners.endGroup();
+        }
     }
 
     @Override
@@ -1096,6 +1127,20 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             hi = Math.max(hi, h);
         }
         return ValueRange.loose(lo, hi);
+    }
+
+    /**
+     * The range of m ⊙ plain. Entries of plain within [0, 1] (an attention mask) keep each value between 0 and itself:
+     * the result is as tight as m's range, where interval arithmetic across the two sources would call it loose, and
+     * the product that follows (x² of masked scores) would not know that its result is large and keep a level to
+     * scale it down before its bootstrap.
+     */
+    private static ValueRange maskedRange(ValueRange r, Matrix plain) {
+        ValueRange p = plainRange(plain);
+        if (r == null || p == null || !r.tight() || p.lo() < 0 || p.hi() > 1) {
+            return bothRanges(r, p, ValueRange::times);
+        }
+        return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()));
     }
 
     private static ValueRange plainRange(Matrix m) {
@@ -1584,7 +1629,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor mulPlain(CkksTensor m, Matrix plain) {
         double[][] vecs = inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
-        return expecting(bothRanges(m.range, plainRange(plain), ValueRange::times), () -> {
+        return expecting(maskedRange(m.range, plain), () -> {
             for (int i = 0; i < out.length; i++) {
                 out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
             }

@@ -1,0 +1,136 @@
+package dev.polyhe.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.engine.ckks.Accounting;
+import dev.polyhe.core.engine.ckks.CkksEngine;
+import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where an element-wise product refreshes its operands (issue 17): a tensor's ciphertexts are refreshed together,
+ * two by two, whatever other ciphertexts were spent last; and the product of a masked tensor knows its result is
+ * large, so it keeps a level to scale the values down before their bootstrap instead of bootstrapping them twice.
+ */
+class ElementwiseRefreshTest {
+    private static final int TOKENS = 6;
+    private static final int SLOTS = 8;
+    private static final int COLUMNS = 6;
+
+    private static PolyHe polyhe;
+    private static HeContext ctx;
+    private static SecretKey sk;
+    private static EvaluationKeys keys;
+
+    @BeforeAll
+    static void open() {
+        polyhe = PolyHe.builder().build();
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        ctx = backend.open(backend.preset("insecure-test-boot-N10"));
+        sk = ctx.generateSecretKey();
+        keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+    }
+
+    @AfterAll
+    static void close() {
+        ctx.close();
+        polyhe.close();
+    }
+
+    private static CkksEngine engine() {
+        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+    }
+
+    private static Matrix random(long seed, double magnitude) {
+        double[] v = new double[TOKENS * COLUMNS];
+        Random rnd = new Random(seed);
+        for (int i = 0; i < v.length; i++) {
+            v[i] = magnitude * (2 * rnd.nextDouble() - 1);
+        }
+        return new Matrix(TOKENS, COLUMNS, v);
+    }
+
+    /** x times ones until its ciphertexts are at {@code level}. */
+    private static CkksTensor downTo(CkksEngine engine, CkksTensor x, int level) {
+        double[] one = new double[TOKENS * COLUMNS];
+        java.util.Arrays.fill(one, 1);
+        CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, COLUMNS, one));
+        while (x.level() > level) {
+            x = engine.mul(x, ones);
+        }
+        return x;
+    }
+
+    private static double maxError(Matrix got, double[] want) {
+        double err = 0;
+        for (int i = 0; i < want.length; i++) {
+            err = Math.max(err, Math.abs(got.data()[i] - want[i]));
+        }
+        return err;
+    }
+
+    @Test
+    void aTensorsSpentCiphertextsAreRefreshedTogetherInPairs() {
+        CkksEngine engine = engine();
+        Matrix x = random(17, 1);
+        CkksTensor t = downTo(engine, engine.fromPlain(x), 0);
+        // Another tensor spent after it: the ciphertexts just spent, where a lone refresh looks for its partner.
+        CkksTensor other = downTo(engine, engine.fromPlain(random(18, 1)), 0);
+        long before = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+
+        CkksTensor squared = engine.mul(t, t);
+
+        long calls = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
+        assertEquals(COLUMNS / 2, calls, "six ciphertexts of one tensor, three pair bootstraps");
+        List<Accounting.Placement> placements = engine.accounting().placements();
+        assertTrue(placements.stream().allMatch(Accounting.Placement::paired), "all paired: " + placements);
+        double[] want = new double[x.data().length];
+        for (int i = 0; i < want.length; i++) {
+            want[i] = x.data()[i] * x.data()[i];
+        }
+        assertTrue(maxError(engine.toPlain(squared), want) < 1e-3, "error of x² after the refresh");
+        assertEquals(0, other.level(), "the other tensor was left as it was");
+    }
+
+    @Test
+    void aMaskedProductKnowsItsResultIsLargeAndScalesItDownBeforeBootstrapping() {
+        CkksEngine engine = engine();
+        double magnitude = 5;
+        Matrix x = random(19, magnitude);
+        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 2), -magnitude, magnitude);
+        double[] m = new double[TOKENS * COLUMNS];
+        for (int r = 0; r < TOKENS; r++) {
+            for (int c = 0; c <= Math.min(r, COLUMNS - 1); c++) {
+                m[r * COLUMNS + c] = 1; // causal
+            }
+        }
+        CkksTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
+        CkksTensor fourth = engine.mul(engine.mul(masked, masked), engine.mul(masked, masked));
+
+        List<Accounting.Placement> placements = engine.accounting().placements();
+        assertFalse(placements.isEmpty(), "x⁴ needs more levels than the masked scores have");
+        for (Accounting.Placement p : placements) {
+            assertTrue(p.level() >= 1, "refreshed with a level left to scale values of up to 25 down: " + p);
+            assertFalse(p.precise(), "no second bootstrap for values stuck large at level 0: " + p);
+        }
+        double[] want = new double[m.length];
+        for (int i = 0; i < want.length; i++) {
+            want[i] = Math.pow(x.data()[i] * m[i], 4);
+        }
+        assertTrue(maxError(engine.toPlain(fourth), want) < 1e-2 * Math.pow(magnitude, 4) * 1e-3,
+                "error of (x ⊙ mask)⁴ on values up to 625");
+    }
+}
