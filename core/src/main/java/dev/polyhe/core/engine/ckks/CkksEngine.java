@@ -287,8 +287,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
                     + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
         }
-        if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1) {
-            // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first
+        if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1 && prescale(c) >= 0) {
+            // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first (values
+            // scaled down before their bootstrap land on Δ in the same product, see prescaled)
             Ciphertext onDelta = bounds.same(adjust(c, c.level() - 1, scale, op), c);
             Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
                     claimed);
@@ -632,9 +633,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)), c,
                     Math.scalb(1.0, k));
         }
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(c, Math.scalb(1.0, k)));
-        return rescaleExact(bounds.scaled(raw, c, Math.scalb(1.0, k)), op);
+        // down: the level it costs also puts the label back onto Δ, which a drifted label would otherwise take a level
+        // of its own for (see refresh)
+        return adjust(c, c.level() - 1, scale, Math.scalb(1.0, k), op);
     }
 
     /**
@@ -691,11 +692,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     Ciphertext rescale(Ciphertext c, OperatorKind op) {
         Ciphertext r = rescaleExact(c, op);
-        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1) {
+        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
+                && !keptToScaleDown(r)) {
             r = adjust(r, r.level() - 1, scale, op);
         }
         // the result, not the ciphertext before a scale correction, is what will run out of levels next
         return bootstraps(r) ? partners.nearlySpent(r) : r;
+    }
+
+    /**
+     * Whether r's last level was kept so that its large values can be scaled down before their bootstrap
+     * ({@link #levelsFor}): a scale correction would spend it, and the values would reach level 0 too large for one
+     * bootstrap. Scaling them down lands them on Δ anyway ({@link #prescaled}).
+     */
+    private boolean keptToScaleDown(Ciphertext r) {
+        return r.level() == 1 && bootstraps(r) && expectedMagnitude > largeMagnitude(r);
     }
 
     /** Rescales by the last prime, nothing more. */
@@ -765,15 +776,20 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * the target scale. The primes are learnt from the rescales the engine does (scale before / scale after).
      */
     private Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
+        return adjust(c, level, target, 1.0, op);
+    }
+
+    /** {@link #adjust} with the values multiplied by {@code factor} in the same product. */
+    private Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
         Ciphertext x = atLevel(c, level + 1);
         double q = prime(x);
         double[] ones = new double[x.slots()];
-        Arrays.fill(ones, 1.0);
+        Arrays.fill(ones, factor);
         Plaintext one = timed(op, PrimitiveKind.ENCODE,
                 () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
-        return rescaleExact(bounds.same(raw, c), op);
+        return rescaleExact(factor == 1 ? bounds.same(raw, c) : bounds.scaled(raw, c, factor), op);
     }
 
     /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
