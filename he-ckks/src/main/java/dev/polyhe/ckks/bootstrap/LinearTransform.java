@@ -60,8 +60,8 @@ final class LinearTransform {
         }
         List<Map.Entry<Integer, Map<Integer, Plaintext>>> giants = List.copyOf(plaintexts.entrySet());
         Ciphertext[] parts = new Ciphertext[giants.size()];
-        pool.forEachCiphertext(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(), giants.get(i).getValue(),
-                byBaby));
+        pool.forEachCiphertext(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(),
+                giants.get(i).getValue(), byBaby));
         Ciphertext sum = parts[0];
         for (int i = 1; i < parts.length; i++) {
             sum = ev.add(sum, parts[i]);

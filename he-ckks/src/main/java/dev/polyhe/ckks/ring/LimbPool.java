@@ -82,9 +82,9 @@ public final class LimbPool implements AutoCloseable {
 
     /**
      * Runs two independent pieces of work at once, on the pool's workers, where the pool has
-     * {@link #ACROSS_CIPHERTEXTS} threads or more, else one after the other on the caller. Each may itself spread its limbs over the pool:
-     * where one ciphertext's operations leave cores idle (a bootstrap's two EvalMods, each with fewer limbs than a
-     * many-core server has threads), two ciphertexts keep more of them busy.
+     * {@link #ACROSS_CIPHERTEXTS} threads or more, else one after the other on the caller. Each may itself spread its
+     * limbs over the pool: where one ciphertext's operations leave cores idle (a bootstrap's two EvalMods, each with
+     * fewer limbs than a many-core server has threads), two ciphertexts keep more of them busy.
      */
     public void both(Runnable first, Runnable second) {
         if (!acrossCiphertexts()) {

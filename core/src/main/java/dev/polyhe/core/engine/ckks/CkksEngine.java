@@ -440,12 +440,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * Refreshes the ciphertexts of one tensor that need it, in order, as {@link #withLevels} would one by one, but
-     * with their bootstraps run at once, up to the evaluator's {@link Evaluator#concurrency}: the decisions
-     * (partners, prescaling) and the bookkeeping stay on this thread, in order, so the result and the bootstraps
-     * placed do not depend on the threads.
+     * Refreshes the ciphertexts of one group that need it, partners for each other first ({@link
+     * BootstrapPartners#group}), in order, as {@link #withLevels} would one by one, but with their bootstraps run at
+     * once, up to the evaluator's {@link Evaluator#concurrency}: the decisions (partners, prescaling) and the
+     * bookkeeping stay on this thread, in order, so the result and the bootstraps placed do not depend on the threads.
      */
     private void refreshAtOnce(List<Ciphertext> cts, int levels, OperatorKind op) {
+        partners.group(cts);
+        try {
+            refreshGroup(cts, levels, op);
+        } finally {
+            partners.endGroup();
+        }
+    }
+
+    private void refreshGroup(List<Ciphertext> cts, int levels, OperatorKind op) {
         List<Refresh> jobs = new ArrayList<>();
         Set<Ciphertext> claimed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Ciphertext c : cts) {
@@ -993,20 +1002,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int levels = 0;
         for (CkksTensor t : operands) {
             for (Ciphertext c : t.cts) {
-                if (seen.add(c) && bootstraps(c) && ready(c, levelsFor(c)) == null) {
+                if (!seen.add(c) || !bootstraps(c)) {
+                    continue;
+                }
+                int needed = levelsFor(c);
+                if (ready(c, needed) == null) {
                     due.add(c);
-                    levels = Math.max(levels, levelsFor(c));
+                    levels = Math.max(levels, needed);
                 }
             }
         }
-        if (due.size() < 2) {
-            return; // one alone keeps the greedy path's partner search among the ciphertexts just spent
-        }
-        partners.group(due);
-        try {
+        if (due.size() >= 2) { // one alone keeps the greedy path's partner search among the ciphertexts just spent
             refreshAtOnce(due, levels, OperatorKind.OTHER);
-        } finally {
-            partners.endGroup();
         }
     }
 
@@ -1053,14 +1060,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one), and the
         // bootstraps of different pairs at once where the evaluator gains from it
         List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList();
-        partners.group(due);
-        try {
-            refreshAtOnce(due, wanted, OperatorKind.OTHER);
-            return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
-                    : c), a.range);
-        } finally {
-            partners.endGroup();
-        }
+        refreshAtOnce(due, wanted, OperatorKind.OTHER);
+        return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER) : c),
+                a.range);
     }
 
     /**
