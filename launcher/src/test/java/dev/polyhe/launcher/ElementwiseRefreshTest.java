@@ -133,4 +133,32 @@ class ElementwiseRefreshTest {
         assertTrue(maxError(engine.toPlain(fourth), want) < 1e-2 * Math.pow(magnitude, 4) * 1e-3,
                 "error of (x ⊙ mask)⁴ on values up to 625");
     }
+
+    @Test
+    void aProductByAPlainMaskRefreshesItsOperandsCiphertextsTogether() {
+        CkksEngine engine = engine();
+        Matrix x = random(21, 1);
+        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 0), -1, 1);
+        CkksTensor other = downTo(engine, engine.fromPlain(random(22, 1)), 0);
+        double[] m = new double[TOKENS * COLUMNS];
+        for (int r = 0; r < TOKENS; r++) {
+            for (int c = 0; c <= Math.min(r, COLUMNS - 1); c++) {
+                m[r * COLUMNS + c] = 1;
+            }
+        }
+        long before = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+
+        CkksTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
+
+        long calls = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
+        assertEquals(COLUMNS / 2, calls, "six ciphertexts of one tensor, three pair bootstraps");
+        assertTrue(engine.accounting().placements().stream().allMatch(Accounting.Placement::paired),
+                "all paired: " + engine.accounting().placements());
+        double[] want = new double[m.length];
+        for (int i = 0; i < want.length; i++) {
+            want[i] = x.data()[i] * m[i];
+        }
+        assertTrue(maxError(engine.toPlain(masked), want) < 1e-3, "error of x ⊙ mask after the refresh");
+        assertEquals(0, other.level());
+    }
 }

@@ -750,6 +750,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * one level lower.
      */
     private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
+        Ciphertext x0 = refreshedBelow(a, b.level());
+        b = refreshedBelow(b, a.level());
+        a = x0;
         if (sameScale(a.scale(), b.scale())) {
             int level = Math.min(a.level(), b.level());
             return new Ciphertext[] {atLevel(a, level), atLevel(b, level)};
@@ -777,6 +780,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int level = a.level() - 1;
         return a.scale() > b.scale() ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
                 : new Ciphertext[] {atLevel(a, level), adjust(b, level, a.scale(), op)};
+    }
+
+    /**
+     * c's refreshed copy where c is below {@code level} and the copy is above c, else c: a sum is as low as its lower
+     * operand, and a value refreshed for one of its uses (a LayerNorm's mean of x) would otherwise pull the next (x
+     * minus that mean) back down to the level it was refreshed from, to be refreshed a second time.
+     */
+    private Ciphertext refreshedBelow(Ciphertext c, int level) {
+        if (c.level() >= level) {
+            return c;
+        }
+        Ciphertext copy = refreshedCopies.get(c);
+        return copy != null && copy.level() > c.level() ? copy : c;
     }
 
     /**
@@ -844,18 +860,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * The scale every product of a plaintext linear map over {@code xs} is made to land on: Δ times the largest
-     * operand scale. Operands refreshed by different bootstraps (a pair's second comes back with its label off Δ) or
-     * rescaled by different primes differ in scale; were their products summed as they are, each mismatch would be
-     * rescaled alone and, at the last level, bootstrapped. Encoding each operand's weights at this scale over the
-     * operand's ({@link #encodeForProduct}) gives every product the same scale for free, and every weight at least Δ.
+     * The scale every product of a plaintext linear map over {@code xs} (at one level) is made to land on: Δ times
+     * the prime the products' rescale divides by, so that the map's output is exactly on Δ. Operands refreshed by
+     * different bootstraps (a pair's second comes back with its label off Δ) or rescaled by different primes differ
+     * in scale; were their products summed as they are, each mismatch would be rescaled alone and, at the last level,
+     * bootstrapped. Encoding each operand's weights at this scale over the operand's ({@link #encodeForProduct})
+     * gives every product the same scale for free. And outputs on Δ add without a level: the two branches of a
+     * residual block (attention and MLP, each ending in a linear map at level 0) otherwise differ in scale, and
+     * their sum was refreshed as two tensors where one suffices.
      */
     double commonProductScale(Ciphertext[] xs) {
-        double s = 0;
-        for (Ciphertext x : xs) {
-            s = Math.max(s, x.scale());
-        }
-        return s * scale;
+        return scale * prime(xs[0]);
     }
 
     /** Weights for a product with {@code operand} that lands on {@code productScale} (see {@link #commonProductScale}). */
@@ -1648,6 +1663,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         double[][] vecs = inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         return expecting(maskedRange(m.range, plain), () -> {
+            refreshOperands(m);
             for (int i = 0; i < out.length; i++) {
                 out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
             }
