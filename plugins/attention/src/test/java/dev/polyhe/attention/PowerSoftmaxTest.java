@@ -10,10 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.attention.AttentionFixtures.Run;
 import dev.polyhe.attention.power.LengthAgnosticPowerSoftmaxMechanism;
 import dev.polyhe.attention.power.PowerSoftmaxMechanism;
+import dev.polyhe.core.engine.PlainEngine;
+import dev.polyhe.core.engine.PlainTensor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -182,5 +189,47 @@ class PowerSoftmaxTest {
     void paperDefaultDepth() {
         // x⁴ (2) + Goldschmidt with 21 iterations (22) + the product (1).
         assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of()), gaussian(4, 128, 1, 1), null).depth());
+    }
+
+    /**
+     * The weights are announced to the engine as lying in [0, 1] (TensorOps#bound): engines that track magnitudes
+     * by interval arithmetic would otherwise carry Goldschmidt's bound (1e10 and more) into the attention's output.
+     * Checked on every form, through an engine that records what it is told.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"power-softmax, exact", "power-softmax, goldschmidt", "length-agnostic, goldschmidt"})
+    @SuppressWarnings("unchecked")
+    void theWeightsAreAnnouncedToLieWithinZeroAndOne(String form, String division) {
+        PlainEngine plain = new PlainEngine();
+        List<double[]> announced = new ArrayList<>();
+        List<Object> bounded = new ArrayList<>();
+        TensorOps<PlainTensor> recording = (TensorOps<PlainTensor>) Proxy.newProxyInstance(
+                TensorOps.class.getClassLoader(), new Class<?>[] {TensorOps.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(plain, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("bound")) {
+                        announced.add(new double[] {(double) args[1], (double) args[2]});
+                        bounded.add(result);
+                    }
+                    return result;
+                });
+        // a Goldschmidt domain that holds every denominator of these scores (it diverges above lo + hi)
+        Map<String, String> options = division.equals("exact") ? Map.of("division", division)
+                : Map.of("division", division, "lo", "1e-4", "hi", "1e4", "iterations", "30");
+        AttentionKernel k = kernel(form.equals("power-softmax") ? POWER : LENGTH_AGNOSTIC, options);
+        Matrix s = gaussian(8, 8, 1, 5);
+        PlainTensor out = k.normalize(recording, plain.fromPlain(s), causal(8, 8));
+
+        assertFalse(announced.isEmpty(), "nothing announced");
+        assertEquals(0, announced.get(announced.size() - 1)[0]);
+        assertEquals(1, announced.get(announced.size() - 1)[1]);
+        assertTrue(bounded.get(bounded.size() - 1) == out, "the announced tensor is the one returned");
+        for (double w : out.toMatrix().data()) {
+            assertTrue(w >= 0 && w <= 1, "a weight outside [0, 1]: " + w);
+        }
     }
 }

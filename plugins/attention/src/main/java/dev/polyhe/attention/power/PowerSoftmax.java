@@ -52,7 +52,10 @@ final class PowerSoftmax implements AttentionKernel {
     public <M> M normalize(TensorOps<M> ops, M scores, Matrix mask) {
         double kappa = settings.division().conditionNumber();
         try (var p = ops.precision(WORKING_BITS + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
-            return weights(ops, scores, mask);
+            // x^p / (ε + Σ x^p) lies in [0, 1], and so does Goldschmidt's, which approaches 1/d from below on its
+            // domain: engines that track magnitudes would otherwise carry interval arithmetic's bound through the
+            // division (1e10 and more) into the attention's output and the residual stream
+            return ops.bound(weights(ops, scores, mask), 0, 1);
         }
     }
 
