@@ -62,12 +62,16 @@ class GoldschmidtInverseSqrtTest {
     }
 
     @Test
-    void stopsWhereFurtherIterationsChangeNoFloat64Value() {
+    void stopsOnceTheContractionIsBelowTwoToTheMinus40() {
         GoldschmidtInverseSqrt g = new GoldschmidtInverseSqrt(new Domain(0.028, 0.034), 10);
-        assertEquals(6, g.effectiveIterations(), "d₀ counted as 1/2: 0.3125, 0.0774, 0.0046, 1.6e-5, 1.9e-10, 2.7e-20");
-        assertTrue(g.effectiveIterations() < 10);
-        assertTrue(g.maxRelativeError() < 1e-15, "relative error " + g.maxRelativeError());
+        // d₀ counted as 1/2: 0.22, 0.037, 1.1e-3, 8.4e-7, 5.3e-13 < 2^-40 (float64 exactness would take a sixth)
+        assertEquals(5, g.effectiveIterations());
+        assertTrue(g.maxRelativeError() < 0x1p-41, "relative error " + g.maxRelativeError());
         assertEquals(2 * g.effectiveIterations(), g.depth());
+        // the worst start it is sized for, d₀ = 1/2 (x = (a+b)/4), converges as far
+        GoldschmidtInverseSqrt wide = new GoldschmidtInverseSqrt(new Domain(1, 3), 10);
+        assertEquals(5, wide.effectiveIterations());
+        assertTrue(wide.maxRelativeError() < 0x1p-41, "relative error " + wide.maxRelativeError());
     }
 
     @Test
