@@ -488,4 +488,38 @@ class EncryptedEngineTest {
         var e = assertThrows(HeException.class, () -> ckks.mul(last, last));
         assertTrue(e.getMessage().contains("out of levels"), e.getMessage());
     }
+
+    /**
+     * Constant and plaintext products land on Δ (issue 17), so terms off Δ by different primes (a polynomial's baby
+     * steps) add after their coefficients at one scale: a linear combination costs one level, where aligning two
+     * scales at one level would cost one more.
+     */
+    @Test
+    void aLinearCombinationOfTermsOffDeltaCostsOneLevel() {
+        Matrix x = random(TOKENS, 4, 1);
+        Matrix ones = new Matrix(TOKENS, 4, java.util.stream.DoubleStream.generate(() -> 1).limit(TOKENS * 4L)
+                .toArray());
+        CkksTensor cx = ckks.fromPlain(x);
+        CkksTensor a = ckks.mul(ckks.mul(cx, ckks.fromPlain(ones)), ckks.fromPlain(ones));
+        CkksTensor squared = ckks.mul(cx, cx);
+        CkksTensor b = ckks.mul(squared, squared); // Δ⁴/(q²q') against a's Δ³/(q·q')
+        assertEquals(a.level(), b.level());
+        assertTrue(Math.abs(a.scale() / b.scale() - 1) > 1e-9, "precondition: the terms differ in scale: "
+                + a.scale() + ", " + b.scale());
+        double[] half = {0.5, 0.5, 0.5, 0.5};
+
+        CkksTensor sum = ckks.add(ckks.add(ckks.mulConstant(a, 0.3), ckks.mulConstant(b, -0.7)), ckks.mulRow(a, half));
+
+        assertEquals(a.level() - 1, sum.level(), "one level for the combination");
+        double delta = context.parameters().scale();
+        for (var c : sum.ciphertexts()) {
+            assertEquals(delta, c.scale(), 1e-12 * delta, "on Δ");
+        }
+        PlainEngine plain = new PlainEngine();
+        PlainTensor px = plain.fromPlain(x);
+        PlainTensor pb = plain.mul(plain.mul(px, px), plain.mul(px, px));
+        Matrix want = plain.add(plain.add(plain.mulConstant(px, 0.3), plain.mulConstant(pb, -0.7)),
+                plain.mulRow(px, half)).toMatrix();
+        assertTrue(maxAbsDiff(want, ckks.toPlain(sum)) < 1e-5, "0.3·x − 0.7·x⁴ + 0.5·x");
+    }
 }

@@ -25,6 +25,16 @@ public interface Evaluator {
     /** ct·c for a real constant, encoded at the scale of the prime the next rescale removes. */
     Ciphertext multiplyConstant(Ciphertext a, double c);
 
+    /**
+     * ct·c for a real constant encoded at {@code scale}: the result's scale is a's times it, so that a rescale by a
+     * prime q lands it on scale(a)·scale/q, e.g. exactly on Δ with scale = Δ·q/scale(a). Backends that cannot choose
+     * the constant's scale encode it at the prime, as {@link #multiplyConstant(Ciphertext, double)} does; callers
+     * read the result's scale either way.
+     */
+    default Ciphertext multiplyConstant(Ciphertext a, double c, double scale) {
+        return multiplyConstant(a, c);
+    }
+
     /** ct·k for an integer: no scale change, no level. */
     Ciphertext multiplyInteger(Ciphertext a, long k);
 

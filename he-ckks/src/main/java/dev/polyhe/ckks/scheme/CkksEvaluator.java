@@ -125,13 +125,21 @@ final class CkksEvaluator implements Evaluator {
 
     @Override
     public Ciphertext multiplyConstant(Ciphertext a, double c) {
+        return multiplyConstant(a, c, params.q(ct(a).level()));
+    }
+
+    @Override
+    public Ciphertext multiplyConstant(Ciphertext a, double c, double at) {
         CkksCiphertext x = ct(a);
         if (!Double.isFinite(c)) {
             throw new IllegalArgumentException("constant " + c + " is not a finite number");
         }
-        double ql = params.q(x.level());
-        double scale = productScale(x.scale(), ql, x.level(), "multiplyConstant");
-        long[] k = residues(c * ql, x.level());
+        if (!(at >= 1) || Double.isInfinite(at)) {
+            throw new IllegalArgumentException("the scale " + at + " to encode a constant at must be a finite number "
+                    + "of at least 1");
+        }
+        double scale = productScale(x.scale(), at, x.level(), "multiplyConstant");
+        long[] k = residues(c * at, x.level());
         return x.with(exec.multiplyScalars(x.c0, k, x.level()), exec.multiplyScalars(x.c1, k, x.level()), x.level(),
                 scale);
     }

@@ -336,6 +336,31 @@ public abstract class HeBackendConformanceTest {
         assertPrecision("multiplyInteger", expK, decrypt(byK));
     }
 
+    /**
+     * A constant encoded at a chosen scale: the product's scale is the ciphertext's times it, so a rescale lands where
+     * the caller chose (here 3/4 of the input's scale); the values are the constant's product either way. A backend
+     * that cannot choose the scale may encode at the prime instead; its result's scale must then say so.
+     */
+    @Test
+    public void multiplyConstantAtAChosenScale() {
+        double[] x = randomVector(slots);
+        Ciphertext cx = encrypt(x);
+        double c = 0.3719;
+        Ciphertext atPrime = evaluator.multiplyConstant(cx, c);
+        double prime = atPrime.scale() / cx.scale();
+        double chosen = 0.75 * prime;
+        Ciphertext raw = evaluator.multiplyConstant(cx, c, chosen);
+        Ciphertext r = evaluator.rescale(raw);
+        double[] expected = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            expected[i] = c * x[i];
+        }
+        assertEquals(maxLevel - 1, r.level());
+        assertTrue(Math.abs(raw.scale() / (cx.scale() * chosen) - 1) < 1e-12
+                || Math.abs(raw.scale() / atPrime.scale() - 1) < 1e-12, "the chosen scale or the prime: " + raw.scale());
+        assertPrecision("multiplyConstant at a chosen scale", expected, decrypt(r));
+    }
+
     @Test
     public void differentLevelsAreAlignedToTheLowerOne() {
         double[] x = randomVector(slots);

@@ -851,8 +851,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         Ciphertext x = withLevels(a, levelsFor(a), op);
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c)), x, c),
-                op);
+        // encoded at Δ·q/scale(x), the product lands exactly on Δ: the terms of a linear combination (a polynomial's
+        // baby steps, each off Δ by its own primes) then add at one scale, where aligning two scales at one level
+        // costs a level
+        double at = scale * prime(x) / x.scale();
+        return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c, at)), x,
+                c), op);
     }
 
     Plaintext encode(double[] values, int width, int level, OperatorKind op) {
@@ -905,7 +909,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
         Ciphertext x = withLevels(a, levelsFor(a), op);
-        Plaintext p = encode(values, values.length, x.level(), op);
+        double at = scale * prime(x) / x.scale(); // lands on Δ, as constant products do
+        Plaintext p = bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, values.length, x.level(),
+                at)), values);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
         return rescale(bounds.set(raw, bound), op);
@@ -1409,6 +1415,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int out = weight.rows();
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         Ciphertext[] xs = atCommonLevel(x.cts, op);
+        double target = commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {
             ProductSum acc = new ProductSum(this, op);
@@ -1419,8 +1426,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 }
                 Ciphertext xj = xs[j];
                 accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                acc.add(bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w)),
-                        bounds.of(xj) * Math.abs(w)));
+                acc.add(bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w,
+                        target / xj.scale())), bounds.of(xj) * Math.abs(w)));
             }
             if (acc.isEmpty()) {
                 acc.add(zeroProduct(xs[0], op));
@@ -1440,10 +1447,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 bounds.of(x) * bounds.of(p));
     }
 
-    /** A zero at the scale and level a rescaled product of {@code like} has. */
+    /** A zero at the scale and level the products of a linear map over {@code like} have ({@link #commonProductScale}). */
     Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0)), 0);
+        double at = commonProductScale(new Ciphertext[] {like}) / like.scale();
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
     }
 
     @Override

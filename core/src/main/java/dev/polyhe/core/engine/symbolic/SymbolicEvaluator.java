@@ -117,6 +117,15 @@ final class SymbolicEvaluator implements Evaluator {
     }
 
     @Override
+    public Ciphertext multiplyConstant(Ciphertext a, double c, double scale) {
+        SymbolicCiphertext x = ct(a);
+        if (!Double.isFinite(c)) {
+            throw new IllegalArgumentException("constant " + c + " is not a finite number");
+        }
+        return x.with(x.level(), productScale(x.scale(), scale, x.level(), "multiplyConstant"));
+    }
+
+    @Override
     public Ciphertext multiplyInteger(Ciphertext a, long k) {
         return ct(a).copy();
     }
