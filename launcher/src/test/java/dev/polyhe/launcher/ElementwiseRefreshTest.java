@@ -161,4 +161,24 @@ class ElementwiseRefreshTest {
         assertTrue(maxError(engine.toPlain(masked), want) < 1e-3, "error of x ⊙ mask after the refresh");
         assertEquals(0, other.level());
     }
+
+    /**
+     * A range announced just above the bound the engine worked out (a LayerNorm's output: √H·max|w| + max|b| against
+     * the interval bound of its last steps) still marks the values as near their bound, so large values are scaled
+     * down before their bootstrap and paired, rather than refreshed alone as they are.
+     */
+    @Test
+    void anAnnouncedRangeJustAboveTheTrackedBoundStillLetsLargeValuesBeScaledDownAndPaired() {
+        CkksEngine engine = engine();
+        double magnitude = 20; // above the 12 one bootstrap refreshes at full precision on this ring
+        Matrix x = random(23, magnitude);
+        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 1), -1.01 * magnitude, 1.01 * magnitude);
+
+        CkksTensor refreshed = engine.reserve(t, 3, Double.NaN);
+
+        List<Accounting.Placement> placements = engine.accounting().placements();
+        assertEquals(COLUMNS / 2, placements.size(), "six ciphertexts in pairs: " + placements);
+        assertTrue(placements.stream().allMatch(Accounting.Placement::paired), "all paired: " + placements);
+        assertTrue(maxError(engine.toPlain(refreshed), x.data()) < 1e-4 * magnitude, "refreshed values");
+    }
 }

@@ -60,6 +60,10 @@ final class CiphertextBounds {
         }
         if (Double.isNaN(old) || bound <= old) {
             put(c, bound, tightRange || tight(c) && bound == old);
+        } else if (tightRange && !tight(c)) {
+            // the values are within the smaller bound and, by the range, may come near it (a LayerNorm's output, whose
+            // interval bound is just below the one it announces): worth a level to scale them down before a bootstrap
+            put(c, old, true);
         }
     }
 
