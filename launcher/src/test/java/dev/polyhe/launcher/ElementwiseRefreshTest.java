@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
-import dev.polyhe.api.he.EvaluationKeys;
-import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.api.he.HeContext;
-import dev.polyhe.api.he.SecretKey;
-import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.engine.ckks.Accounting;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import java.util.List;
 import java.util.Random;
@@ -30,28 +26,20 @@ class ElementwiseRefreshTest {
     private static final int SLOTS = 8;
     private static final int COLUMNS = 6;
 
-    private static PolyHe polyhe;
-    private static HeContext ctx;
-    private static SecretKey sk;
-    private static EvaluationKeys keys;
+    private static BootstrappingRing ring;
 
     @BeforeAll
     static void open() {
-        polyhe = PolyHe.builder().build();
-        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-        ctx = backend.open(backend.preset("insecure-test-boot-N10"));
-        sk = ctx.generateSecretKey();
-        keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+        ring = new BootstrappingRing(Packing.columns(SLOTS));
     }
 
     @AfterAll
     static void close() {
-        ctx.close();
-        polyhe.close();
+        ring.close();
     }
 
     private static CkksEngine engine() {
-        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+        return ring.engine();
     }
 
     private static Matrix random(long seed, double magnitude) {

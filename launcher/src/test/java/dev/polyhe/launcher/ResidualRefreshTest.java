@@ -5,11 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.EvaluationKeys;
-import dev.polyhe.api.he.HeBackend;
-import dev.polyhe.api.he.HeContext;
-import dev.polyhe.api.he.SecretKey;
-import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
 import dev.polyhe.core.engine.ckks.CkksEngine;
@@ -34,28 +29,20 @@ class ResidualRefreshTest {
     private static final int HIDDEN = 8;
     private static final Packing PACKING = new Packing(SLOTS, 4, 1);
 
-    private static PolyHe polyhe;
-    private static HeContext ctx;
-    private static SecretKey sk;
-    private static EvaluationKeys keys;
+    private static BootstrappingRing ring;
 
     @BeforeAll
     static void open() {
-        polyhe = PolyHe.builder().build();
-        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-        ctx = backend.open(backend.preset("insecure-test-boot-N10"));
-        sk = ctx.generateSecretKey();
-        keys = ctx.generateEvaluationKeys(sk, PACKING.rotationSteps(), false, true);
+        ring = new BootstrappingRing(PACKING);
     }
 
     @AfterAll
     static void close() {
-        ctx.close();
-        polyhe.close();
+        ring.close();
     }
 
     private static CkksEngine engine() {
-        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), PACKING);
+        return ring.engine();
     }
 
     private static Matrix random(int rows, int cols, long seed, double magnitude) {
@@ -106,7 +93,7 @@ class ResidualRefreshTest {
             squarings++;
         }
         assertEquals(1, a.level());
-        double delta = ctx.parameters().scale();
+        double delta = ring.context().parameters().scale();
         assertTrue(Math.abs(a.scale() / delta - 1) > 1e-9 && Math.abs(b.scale() / delta - 1) > 1e-9,
                 "precondition: the inputs are off Δ: " + a.scale() + ", " + b.scale());
         CkksTensor ya = engine.linear(a, w1, null);
