@@ -750,9 +750,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * one level lower.
      */
     private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext x0 = refreshedBelow(a, b.level());
-        b = refreshedBelow(b, a.level());
-        a = x0;
+        Ciphertext[] refreshed = {refreshedBelow(a, b.level()), refreshedBelow(b, a.level())};
+        a = refreshed[0];
+        b = refreshed[1];
         if (sameScale(a.scale(), b.scale())) {
             int level = Math.min(a.level(), b.level());
             return new Ciphertext[] {atLevel(a, level), atLevel(b, level)};

@@ -122,6 +122,10 @@ final class SymbolicEvaluator implements Evaluator {
         if (!Double.isFinite(c)) {
             throw new IllegalArgumentException("constant " + c + " is not a finite number");
         }
+        if (!(scale >= 1) || Double.isInfinite(scale)) {
+            throw new IllegalArgumentException("the scale " + scale + " to encode a constant at must be a finite number "
+                    + "of at least 1");
+        }
         return x.with(x.level(), productScale(x.scale(), scale, x.level(), "multiplyConstant"));
     }
 
