@@ -736,8 +736,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
     }
 
-    /** Relative scale difference below which two operands count as equal (values then err by about this much). */
-    private static final double SCALE_MATCH = 0x1p-24;
+    /**
+     * Relative scale difference below which two operands count as equal (values then err by about this much): the
+     * rounding of scale labels, no more. Products land on Δ exactly, and what does not (a ciphertext product, Δ²/q) is
+     * off by the prime's distance from Δ, as little as 2^-29 on small rings: added as equal, that error sits in the
+     * real parts alone, where the imaginary parts that noise flooding sizes itself by cannot see it.
+     */
+    private static final double SCALE_MATCH = 0x1p-40;
 
     static boolean sameScale(double a, double b) {
         return Math.abs(a - b) <= SCALE_MATCH * Math.max(a, b);
