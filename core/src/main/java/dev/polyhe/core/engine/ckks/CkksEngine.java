@@ -856,16 +856,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         Ciphertext x = withLevels(a, levelsFor(a), op);
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        // encoded at Δ·q/scale(x), the product lands exactly on Δ: the terms of a linear combination (a polynomial's
-        // baby steps, each off Δ by its own primes) then add at one scale, where aligning two scales at one level
-        // costs a level
-        double at = scale * prime(x) / x.scale();
+        // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
+        // scale, where aligning two scales at one level costs a level
+        double at = onDeltaWith(x);
         return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c, at)), x,
                 c), op);
     }
 
     Plaintext encode(double[] values, int width, int level, OperatorKind op) {
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, scale)), values);
+        return encode(values, width, level, scale, op);
+    }
+
+    private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
+    }
+
+    /**
+     * The scale to encode a constant or plaintext at so that its product with x, once rescaled, lands exactly on Δ:
+     * Δ·q/scale(x), q the prime the rescale divides by (see {@link #commonProductScale}).
+     */
+    private double onDeltaWith(Ciphertext x) {
+        return commonProductScale(new Ciphertext[] {x}) / x.scale();
     }
 
     /**
@@ -914,9 +925,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
         Ciphertext x = withLevels(a, levelsFor(a), op);
-        double at = scale * prime(x) / x.scale(); // lands on Δ, as constant products do
-        Plaintext p = bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, values.length, x.level(),
-                at)), values);
+        Plaintext p = encode(values, values.length, x.level(), onDeltaWith(x), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
         return rescale(bounds.set(raw, bound), op);
@@ -1455,7 +1464,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** A zero at the scale and level the products of a linear map over {@code like} have ({@link #commonProductScale}). */
     Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        double at = commonProductScale(new Ciphertext[] {like}) / like.scale();
+        double at = onDeltaWith(like);
         return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
     }
 

@@ -109,11 +109,7 @@ final class SymbolicEvaluator implements Evaluator {
     /** The constant is encoded at the prime the next rescale divides by, as the CPU backend does. */
     @Override
     public Ciphertext multiplyConstant(Ciphertext a, double c) {
-        SymbolicCiphertext x = ct(a);
-        if (!Double.isFinite(c)) {
-            throw new IllegalArgumentException("constant " + c + " is not a finite number");
-        }
-        return x.with(x.level(), productScale(x.scale(), primes[x.level()], x.level(), "multiplyConstant"));
+        return multiplyConstant(a, c, primes[ct(a).level()]);
     }
 
     @Override
