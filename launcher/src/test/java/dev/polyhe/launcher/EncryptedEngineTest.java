@@ -8,6 +8,7 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.Arith;
 import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
@@ -237,6 +238,74 @@ class EncryptedEngineTest {
         }
     }
 
+    /**
+     * Row sums of several head blocks share ciphertexts ({@code HeadPacking}'s sumBlocks): a division's steps on
+     * them run on one ciphertext per pack, not one per block; they decrypt where the plain engine has them; and
+     * where they meet scores or a plain matrix they are spread back first. Packs short of blocks (three blocks in
+     * packs of two, and in one of four) fill their missing places.
+     */
+    @Test
+    void rowSumsOfSeveralHeadBlocksShareCiphertexts() {
+        // B, heads, head size, the ciphertexts the row sums take
+        for (int[] c : new int[][] {{8, 12, 2, 2}, {8, 5, 4, 1}, {8, 4, 4, 1}}) {
+            int heads = c[1];
+            int width = heads * c[2];
+            CkksEngine blocks = engineFor(new Packing(SLOTS, c[0], 1));
+            PlainEngine plain = new PlainEngine();
+            Matrix q = random(TOKENS, width, 1);
+            Matrix k = random(TOKENS, width, 1);
+            Matrix mask = random(heads * TOKENS, TOKENS, 1);
+            String where = "B=" + c[0] + ", " + heads + " heads of " + c[2];
+            CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
+            PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), heads);
+
+            CkksTensor sums = blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5));
+            PlainTensor psums = plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5));
+            assertEquals(c[3], distinct(sums), where);
+            assertTrue(maxAbsDiff(psums.toMatrix(), blocks.toPlain(sums)) < 1e-5, where);
+            everySegmentHoldsAHeadsSums(blocks, sums, psums.toMatrix(), heads, where);
+
+            CkksTensor step = blocks.mul(blocks.addConstant(sums, 1), sums);
+            PlainTensor pstep = plain.mul(plain.addConstant(psums, 1), psums);
+            assertEquals(c[3], distinct(step), "a division's step stays packed: " + where);
+            assertTrue(maxAbsDiff(pstep.toMatrix(), blocks.toPlain(step)) < 1e-4, where);
+
+            CkksTensor weights = blocks.mul(step, scores);
+            assertTrue(distinct(weights) > c[3], where);
+            assertTrue(maxAbsDiff(plain.mul(pstep, ps).toMatrix(), blocks.toPlain(weights)) < 1e-4, where);
+            assertTrue(maxAbsDiff(plain.mulPlain(psums, mask).toMatrix(), blocks.toPlain(blocks.mulPlain(sums, mask)))
+                    < 1e-4, where);
+        }
+    }
+
+    /**
+     * What a division of packed row sums needs: every segment of every ciphertext holds some head's row sums (a
+     * zero, or a mix of heads, would leave its domain), not only the segments the values are read from.
+     */
+    private static void everySegmentHoldsAHeadsSums(CkksEngine engine, CkksTensor sums, Matrix expected, int heads,
+            String where) {
+        for (Ciphertext ct : sums.ciphertexts()) {
+            double[] slots = engine.decryptSlots(ct);
+            for (int segment = 0; segment < slots.length / SLOTS; segment++) {
+                boolean found = false;
+                for (int h = 0; h < heads && !found; h++) {
+                    boolean same = true;
+                    for (int t = 0; t < TOKENS; t++) {
+                        same &= Math.abs(slots[segment * SLOTS + t] - expected.get(h * TOKENS + t, 0)) < 1e-5;
+                    }
+                    found = same;
+                }
+                assertTrue(found, "segment " + segment + " holds no head's row sums: " + where);
+            }
+        }
+    }
+
+    private static int distinct(CkksTensor t) {
+        java.util.Set<Object> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.addAll(java.util.Arrays.asList(t.ciphertexts()));
+        return seen.size();
+    }
+
     @Test
     void columnPermutationsOnBlocksAgreeWithThePlainEngine() {
         Packing packing = new Packing(SLOTS, 4, 1);
@@ -361,6 +430,50 @@ class EncryptedEngineTest {
             }
             assertTrue(bootstraps[0] >= 2, "the chain needs bootstraps: " + bootstraps[0]);
             assertEquals(2 * bootstraps[0], bootstraps[1], "precise pairs: two pair bootstraps for one");
+            assertTrue(errors[1] < errors[0] / 4, "precision bought: " + errors[1] + " against " + errors[0]);
+        }
+    }
+
+    /**
+     * Precise refreshes of ciphertexts of different magnitudes (a tenth apart: Goldschmidt's e and its product) still
+     * share pair bootstraps, at the larger one's factor, and the smaller keeps more precision than one bootstrap
+     * gives it.
+     */
+    @Test
+    void preciseBootstrapsOfDifferentMagnitudesArePaired() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            Matrix large = random(TOKENS, 1, 0.5);
+            Matrix small = random(TOKENS, 1, 0.05);
+            Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
+            double[] errors = new double[2];
+            long[] bootstraps = new long[2];
+            for (int run = 0; run < 2; run++) {
+                CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                        ctx.decryptor(sk), SLOTS);
+                try (var p = engine.precision(run == 0 ? 0 : 60)) {
+                    CkksTensor y = engine.fromPlain(large);
+                    CkksTensor z = engine.fromPlain(small);
+                    CkksTensor one = engine.fromPlain(ones);
+                    for (int i = 0; i < 12; i++) {
+                        y = engine.mul(y, one);
+                        z = engine.mul(z, one);
+                    }
+                    errors[run] = maxAbsDiff(small, engine.toPlain(z));
+                    assertTrue(maxAbsDiff(large, engine.toPlain(y)) < 1e-3);
+                }
+                bootstraps[run] = engine.accounting().countsByPrimitive()
+                        .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                if (run == 1) {
+                    var raised = engine.accounting().precisionRaises().values().iterator().next();
+                    assertEquals(bootstraps[1], raised.ciphertexts(),
+                            "each two pair bootstraps refresh two ciphertexts precisely: " + raised);
+                }
+            }
+            assertTrue(bootstraps[0] >= 2, "the chain needs bootstraps: " + bootstraps[0]);
+            assertTrue(bootstraps[1] <= 2 * bootstraps[0], bootstraps[1] + " against " + bootstraps[0]);
             assertTrue(errors[1] < errors[0] / 4, "precision bought: " + errors[1] + " against " + errors[0]);
         }
     }

@@ -90,18 +90,17 @@ final class BlockAttention {
         int perGroup = packing.diagonals();
         int chunks = packing.chunks(slots);
         Ciphertext[] out = new Ciphertext[values.cts.length];
+        // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on every
+        // score ciphertext, each kind refreshed as one group: a spread diagonal is a new ciphertext each time, so one
+        // refreshed on the way would cost a bootstrap per diagonal.
+        int spare = engine.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
+        Ciphertext[] allValues = engine.withLevels(values.cts, 2 + spare, op);
+        Ciphertext[] allWeights = engine.withLevels(weights.cts, 2 + spare, op);
         for (int block = 0; block < out.length; block++) {
             int first = block * chunks;
             int headsHere = packing.headsIn(block);
-            // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on
-            // every score ciphertext: a spread diagonal is a new ciphertext each time, so one refreshed on the way
-            // would cost a bootstrap per diagonal.
-            int spare = engine.bootstraps(values.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
-            Ciphertext vb = engine.withLevels(values.cts[block], 2 + spare, op);
-            Ciphertext[] w = new Ciphertext[chunks];
-            for (int c = 0; c < chunks; c++) {
-                w[c] = engine.withLevels(weights.cts[first + c], 2 + spare, op);
-            }
+            Ciphertext vb = allValues[block];
+            Ciphertext[] w = Arrays.copyOfRange(allWeights, first, first + chunks);
             int valid = Math.min(columns, values.cols - block * columns);
             ProductSum acc = new ProductSum(engine, op);
             forEachShift(vb, op, (s, lo, hi) -> {
@@ -120,40 +119,109 @@ final class BlockAttention {
     /**
      * Row sums of stacked head scores: each head block's ciphertexts added, then its E diagonals summed by
      * rotate-and-add. Unless one group fills the ciphertext (the sum then lands everywhere), the sum at each group's
-     * first segment is masked and spread back over the group's segments. Groups without a head get head 0's sums
-     * and padding rows a real row's (see {@link CkksEngine#withPaddingRowsFilled}): a division of the sums must see
-     * values in its domain in every slot.
+     * first segment is masked, and the sums of up to {@link #sumBlocks} head blocks are placed side by side and
+     * spread over their groups' segments in one ciphertext ({@link HeadPacking}): a division of the sums then works
+     * on one ciphertext, not on one per block. Groups without a head get head 0's sums, a pack's missing blocks its
+     * first block's, and padding rows a real row's (see {@link CkksEngine#withPaddingRowsFilled}): a division of the
+     * sums must see values in its domain in every slot.
      */
-    Ciphertext[] rowSums(CkksTensor m) {
+    CkksTensor rowSums(CkksTensor m) {
         OperatorKind op = OperatorKind.OTHER;
         HeadPacking packing = m.heads;
         int tokens = m.cols;
         int chunks = packing.chunks(slots);
-        int e = packing.diagonals();
+        int blocks = packing.headBlocks();
+        Ciphertext[] out = new Ciphertext[m.cts.length];
+        if (packing.oneGroupFills()) {
+            for (int block = 0; block < blocks; block++) {
+                Ciphertext sum = engine.withPaddingRowsFilled(blockSum(m, block), tokens, op);
+                Arrays.fill(out, block * chunks, (block + 1) * chunks, sum);
+            }
+            return m.with(out, false);
+        }
+        int pack = sumBlocks(packing);
+        int stride = packing.stride();
+        for (int first = 0; first < blocks; first += pack) {
+            Ciphertext placed = null;
+            Ciphertext firstSums = null;
+            for (int j = 0; j < pack; j++) {
+                Ciphertext sums = first + j < blocks ? groupFirsts(m, first + j) : firstSums;
+                firstSums = j == 0 ? sums : firstSums;
+                // block j from each group's first segment to its segment stride − pack + j ≡ j (mod pack)
+                Ciphertext moved = engine.rotateSegments(sums, pack - stride - j, op);
+                placed = placed == null ? moved : engine.add(placed, moved, op);
+            }
+            Ciphertext spread = engine.withPaddingRowsFilled(engine.sumOverNeighbours(placed, stride, pack, op),
+                    tokens, op);
+            Arrays.fill(out, first * chunks, Math.min(blocks, first + pack) * chunks, spread);
+        }
+        return new CkksTensor(m.rows, m.cols, out, false, packing.withSumBlocks(pack));
+    }
+
+    /**
+     * Head blocks whose row sums share a ciphertext: the least power of two covering the blocks, at most the
+     * stride (one segment of each group per block); 1 for one block or one segment per head.
+     */
+    static int sumBlocks(HeadPacking packing) {
+        int blocks = packing.headBlocks();
+        int pack = 1;
+        while (pack < blocks && pack * 2 <= packing.stride()) {
+            pack *= 2;
+        }
+        return pack;
+    }
+
+    /** Head block {@code block}'s ciphertexts added and its E diagonals summed: row sums in every diagonal slot. */
+    private Ciphertext blockSum(CkksTensor m, int block) {
+        OperatorKind op = OperatorKind.OTHER;
+        int chunks = m.heads.chunks(slots);
+        Ciphertext sum = null;
+        for (int c = 0; c < chunks; c++) {
+            Ciphertext x = m.cts[block * chunks + c];
+            sum = sum == null ? x : engine.add(sum, x, op);
+        }
+        return engine.sumOverNeighbours(sum, m.heads.diagonals(), op);
+    }
+
+    /** A head block's row sums at each group's first segment (zero elsewhere), head 0's in groups without a head. */
+    private Ciphertext groupFirsts(CkksTensor m, int block) {
+        OperatorKind op = OperatorKind.OTHER;
+        HeadPacking packing = m.heads;
+        int tokens = m.cols;
+        int stride = packing.stride();
+        int segments = packing.segments();
+        Ciphertext sum = blockSum(m, block);
+        int heads = packing.headsIn(block);
+        Ciphertext firsts = engine.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
+        if (heads < packing.groups()) {
+            Ciphertext head0 = engine.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
+            for (int j = heads; j < packing.groups(); j++) {
+                firsts = engine.add(firsts, engine.rotateSegments(head0, -j * stride, op), op);
+            }
+        }
+        return firsts;
+    }
+
+    /**
+     * Row sums packed by {@link #rowSums} back in the scores' packing, where products with scores need them: each
+     * block's segments of its packed ciphertext masked (one level) and spread over its groups' segments.
+     */
+    CkksTensor unpackRowSums(CkksTensor m) {
+        OperatorKind op = OperatorKind.OTHER;
+        HeadPacking packing = m.heads;
+        int pack = packing.sumBlocks();
+        int chunks = packing.chunks(slots);
         int stride = packing.stride();
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int block = 0; block < packing.headBlocks(); block++) {
-            Ciphertext sum = null;
-            for (int c = 0; c < chunks; c++) {
-                Ciphertext x = m.cts[block * chunks + c];
-                sum = sum == null ? x : engine.add(sum, x, op);
-            }
-            sum = engine.sumOverNeighbours(sum, e, op);
-            if (!packing.oneGroupFills()) {
-                int heads = packing.headsIn(block);
-                int segments = packing.segments();
-                Ciphertext firsts = engine.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
-                if (heads < packing.groups()) {
-                    Ciphertext head0 = engine.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
-                    for (int j = heads; j < packing.groups(); j++) {
-                        firsts = engine.add(firsts, engine.rotateSegments(head0, -j * stride, op), op);
-                    }
-                }
-                sum = engine.sumOverNeighbours(engine.rotateSegments(firsts, 1 - stride, op), stride, op);
-            }
-            Arrays.fill(out, block * chunks, (block + 1) * chunks, engine.withPaddingRowsFilled(sum, tokens, op));
+            int j = block % pack;
+            // every row: the packed padding rows hold real rows' sums, and so must the unpacked
+            double[] mask = groupSegments(packing.groups(), stride, j, slots, packing.segments());
+            Ciphertext picked = engine.plainProduct(m.cts[block * chunks], mask, op);
+            Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, j + 1 - stride, op), stride, op);
+            Arrays.fill(out, block * chunks, (block + 1) * chunks, spread);
         }
-        return out;
+        return new CkksTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
     }
 
     /** What {@link #forEachShift} hands over: c rotated by s, and by s − P (null for s = 0). */

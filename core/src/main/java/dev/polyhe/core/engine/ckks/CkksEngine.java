@@ -267,6 +267,29 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return refreshedCopies.get(c);
     }
 
+    /**
+     * {@link #withLevels} for ciphertexts that go on together (the score blocks an attention product reads): those
+     * short of levels are refreshed as one group, two by two, rather than each as the product reaches it, when the
+     * partners at hand are ciphertexts already spent.
+     */
+    Ciphertext[] withLevels(Ciphertext[] cts, int levels, OperatorKind op) {
+        Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Ciphertext> due = new ArrayList<>();
+        for (Ciphertext c : cts) {
+            if (seen.add(c) && bootstraps(c) && ready(c, levels) == null) {
+                due.add(c);
+            }
+        }
+        if (due.size() >= 2) {
+            refreshAtOnce(due, levels, op);
+        }
+        Ciphertext[] out = new Ciphertext[cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = withLevels(cts[i], levels, op);
+        }
+        return out;
+    }
+
     /** c itself or its refreshed copy where either has the levels, else null. */
     private Ciphertext ready(Ciphertext c, int levels) {
         if (c.level() >= levels) {
@@ -304,26 +327,30 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         boolean precise = (requiredBits > singleBootstrapBits() || stuckLarge) && !Double.isNaN(bounds.of(c));
         // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
-        // Two precise bootstraps pair as two pair bootstraps when both have one factor and known bounds.
+        // Two precise bootstraps pair as two pair bootstraps when both have known bounds and factors near enough to
+        // take the larger value's for both (see preciseShare).
         Ciphertext found = !wellScaled(c, alone) ? null : partners.partnerFor(c, p -> precise
-                ? prescale(p) == alone && wellScaled(p, alone) && !Double.isNaN(bounds.of(p))
+                ? preciseShare(c, alone, p, prescale(p)) && wellScaled(p, Math.min(alone, prescale(p)))
+                        && !Double.isNaN(bounds.of(p))
                 : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
                 : found;
-        int k = partner == null ? alone : pairPrescale(alone);
+        int k = partner == null ? alone
+                : pairPrescale(precise ? Math.min(alone, prescale(partner)) : alone);
         accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
         if (LOG.isDebugEnabled()) {
             LOG.debug("bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}", accounting.currentPath(),
                     op.label(), c.level(), bounds.of(c), Math.scalb(1.0, -k),
-                    partner == null ? "alone" : "paired", precise ? ", twice for precision" : "");
+                    partner == null ? "alone" : "paired with level " + partner.level() + ", bound " + bounds.of(partner),
+                    precise ? ", twice for precision" : "");
         }
         Ciphertext in = prescaled(c, k, op);
         if (partner == null) {
             return new Refresh(c, in, k, null, null, 0, precise, levels, op);
         }
-        // Precise pairs share one factor; otherwise the second of a pair leaves with its scale label times (its
-        // factor's ratio to the first's) = 2^(k2 − k1): the one scaled up more goes first, so that no label ends above
-        // Δ, where bootstrapping it again would have less than q_0/Δ of headroom.
+        // Precise pairs share one factor, the larger value's; otherwise the second of a pair leaves with its scale
+        // label times (its factor's ratio to the first's) = 2^(k2 − k1): the one scaled up more goes first, so that no
+        // label ends above Δ, where bootstrapping it again would have less than q_0/Δ of headroom.
         int kp = precise ? k : pairPrescale(prescale(partner));
         return new Refresh(c, in, k, partner, prescaled(partner, kp, op), kp, precise, levels, op);
     }
@@ -498,6 +525,27 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * which the engine's scale alignment absorbs when it is small.
      */
     static final int MAX_PAIR_PRESCALE_GAP = 4;
+
+    /**
+     * Two precise refreshes share their bootstraps when their prescaling exponents differ by at most this (see
+     * preciseShare): the smaller keeps about 30 − 6 bits relative to its own magnitude, the 16 of the attention's
+     * working precision and its spread's amplification taken against the larger.
+     */
+    static final int PRECISE_PAIR_PRESCALE_GAP = 6;
+
+    /**
+     * Whether two ciphertexts whose prescaling exponents are {@code k} and {@code kp} can share precise (twice)
+     * bootstraps: those use one factor for both, the larger value's, so that the corrections add onto the first
+     * results exactly ({@link #bootstrapTwicePair}). The smaller is then scaled up less than alone, by at most
+     * {@link #PRECISE_PAIR_PRESCALE_GAP} bits: its error stays that of the larger in absolute terms, 2^gap of its own
+     * magnitude worse than alone. Goldschmidt's e and its running product share so, e a tenth of the product on the
+     * way in and a thirtieth of it on the way out, where an error in e counts against 1 (the factor 1 + e), not
+     * against e. A factor below 1 costs both a level.
+     */
+    private static boolean preciseShare(Ciphertext c, int k, Ciphertext p, int kp) {
+        return k == kp || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
+                && (Math.min(k, kp) >= 0 || c.level() >= 1 && p.level() >= 1);
+    }
 
     /** Bootstrapping is most precise on values of about this magnitude (its error is absolute; see prescale). */
     static final double BOOTSTRAP_TARGET = 1.0;
@@ -984,8 +1032,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             java.util.function.BinaryOperator<Ciphertext> f) {
         // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
         boolean mixed = first.layout != second.layout;
-        CkksTensor a = mixed ? asColumns(first) : first;
-        CkksTensor b = mixed ? asColumns(second) : second;
+        CkksTensor[] matched = mixed ? new CkksTensor[] {asColumns(first), asColumns(second)} : matched(first, second);
+        CkksTensor a = matched[0];
+        CkksTensor b = matched[1];
         sameShape(a, b, op);
         Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
         Ciphertext[] out = new Ciphertext[a.cts.length];
@@ -1018,11 +1067,33 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor mul(CkksTensor a, CkksTensor b) {
+    public CkksTensor mul(CkksTensor first, CkksTensor second) {
+        CkksTensor[] matched = matched(first, second);
+        CkksTensor a = matched[0];
+        CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
             refreshOperands(a, b);
             return zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER));
         });
+    }
+
+    /**
+     * The operands of an element-wise operation in one packing: row sums packed several head blocks per ciphertext
+     * stay packed among themselves (a division's every step) and are unpacked where they meet anything else.
+     */
+    private CkksTensor[] matched(CkksTensor a, CkksTensor b) {
+        if (java.util.Objects.equals(a.heads, b.heads)) {
+            return new CkksTensor[] {a, b};
+        }
+        return new CkksTensor[] {unpackedSums(a), unpackedSums(b)};
+    }
+
+    /** Row sums packed several head blocks per ciphertext ({@link HeadPacking}) in their scores' packing; else m. */
+    private CkksTensor unpackedSums(CkksTensor m) {
+        if (m.heads == null || m.heads.sumBlocks() == 1) {
+            return m;
+        }
+        return ranged(blockAttention.unpackRowSums(m), m.range);
     }
 
     /**
@@ -1594,10 +1665,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor rowSums(CkksTensor m) {
+    public CkksTensor rowSums(CkksTensor scores) {
+        CkksTensor m = unpackedSums(scores);
         ValueRange sums = sumRange(m.range, m.cols);
         if (m.layout == Layout.HEAD_DIAGONALS) {
-            return ranged(m.with(blockAttention.rowSums(m.clean ? m : maskPadding(m)), false), sums);
+            return ranged(blockAttention.rowSums(m.clean ? m : maskPadding(m)), sums);
         }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
@@ -1681,7 +1753,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor mulPlain(CkksTensor m, Matrix plain) {
+    public CkksTensor mulPlain(CkksTensor tensor, Matrix plain) {
+        CkksTensor m = unpackedSums(tensor);
         double[][] vecs = inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         return expecting(maskedRange(m.range, plain), () -> {
@@ -1694,7 +1767,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor addPlain(CkksTensor m, Matrix plain) {
+    public CkksTensor addPlain(CkksTensor tensor, Matrix plain) {
+        CkksTensor m = unpackedSums(tensor);
         double[][] vecs = inLayout(m, plain, "addPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
@@ -1761,8 +1835,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * each group ends up holding the sum of all n.
      */
     Ciphertext sumOverNeighbours(Ciphertext c, int n, OperatorKind op) {
+        return sumOverNeighbours(c, n, 1, op);
+    }
+
+    /**
+     * Segment i gets the sum of segments i, i + step, …, i + n − step (n and step powers of two): segments step
+     * apart added, log2(n/step) rotations.
+     */
+    Ciphertext sumOverNeighbours(Ciphertext c, int n, int step, OperatorKind op) {
         Ciphertext r = c;
-        for (int k = 1; k < n; k *= 2) {
+        for (int k = step; k < n; k *= 2) {
             r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
         }
         return r;
@@ -1847,7 +1929,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return ranged(rowSlice(m, from, to), m.range);
     }
 
-    private CkksTensor rowSlice(CkksTensor m, int from, int to) {
+    private CkksTensor rowSlice(CkksTensor tensor, int from, int to) {
+        CkksTensor m = unpackedSums(tensor);
         ShapeCheck.range("rows", from, to, m.rows);
         if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
                 && from % m.cols == 0 && to % m.cols == 0) {
@@ -1951,7 +2034,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     @Override
-    public CkksTensor headContexts(CkksTensor weights, CkksTensor values, int heads) {
+    public CkksTensor headContexts(CkksTensor headWeights, CkksTensor values, int heads) {
+        CkksTensor weights = unpackedSums(headWeights);
         if (weights.layout == Layout.HEAD_DIAGONALS && weights.heads.heads() != heads) {
             throw new IllegalArgumentException("headContexts: weights " + weights + " are not " + heads + " heads");
         }

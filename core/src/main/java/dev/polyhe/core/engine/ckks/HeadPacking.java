@@ -10,8 +10,14 @@ package dev.polyhe.core.engine.ckks;
  * S_h[t, (t + s) mod P]. Q·Kᵀ on column blocks leaves the heads of a block in the groups where their columns were
  * (stride = head size d, E = min(d, P)); per-head products on columns are stacked one diagonal per ciphertext
  * (all four 1: ciphertext h·P + s holds diagonal s of head h).
+ *
+ * <p>Row sums ({@code sumBlocks} > 1): a row's sum is the same at every diagonal, so the sums of {@code sumBlocks}
+ * head blocks share one ciphertext, head block b at the segments ≡ b (mod sumBlocks) of each group, and every
+ * position of those blocks refers to it. What follows a row sum (PowerSoftmax's Goldschmidt division, all its
+ * products and bootstraps) then runs on one ciphertext where it ran on one per head block; a product with scores
+ * first spreads each block back over its groups' segments ({@link BlockAttention#unpackRowSums}).
  */
-record HeadPacking(int heads, int groups, int stride, int diagonals, int segments) {
+record HeadPacking(int heads, int groups, int stride, int diagonals, int segments, int sumBlocks) {
     HeadPacking {
         if (heads < 1 || groups < 1 || diagonals < 1 || diagonals > stride
                 || (groups - 1) * stride + diagonals > segments) {
@@ -19,11 +25,25 @@ record HeadPacking(int heads, int groups, int stride, int diagonals, int segment
                     + stride + " segments apart with " + diagonals + " diagonals each do not fit " + segments
                     + " segments");
         }
+        if (sumBlocks < 1 || Integer.bitCount(sumBlocks) != 1 || sumBlocks > 1 && stride % sumBlocks != 0) {
+            throw new IllegalArgumentException("head packing: " + sumBlocks + " head blocks of row sums per "
+                    + "ciphertext; expected a power of two dividing the stride " + stride);
+        }
+    }
+
+    /** The scores' packing (row sums of one head block per ciphertext). */
+    HeadPacking(int heads, int groups, int stride, int diagonals, int segments) {
+        this(heads, groups, stride, diagonals, segments, 1);
     }
 
     /** One diagonal per ciphertext (stacked per-head products). */
     static HeadPacking stacked(int heads) {
         return new HeadPacking(heads, 1, 1, 1, 1);
+    }
+
+    /** Row sums of {@code blocks} head blocks per ciphertext. */
+    HeadPacking withSumBlocks(int blocks) {
+        return new HeadPacking(heads, groups, stride, diagonals, segments, blocks);
     }
 
     /** Ciphertexts per group of heads: P / E. */
@@ -50,9 +70,10 @@ record HeadPacking(int heads, int groups, int stride, int diagonals, int segment
         return h / groups * chunks(packingSlots) + s / diagonals;
     }
 
-    /** The slot of row t of diagonal s of head h in its ciphertext. */
+    /** The slot of row t of diagonal s of head h in its ciphertext (of a packed row sum: the one its block owns). */
     int slot(int h, int t, int s, int packingSlots) {
-        return (h % groups * stride + s % diagonals) * packingSlots + t;
+        int segment = sumBlocks > 1 ? h / groups % sumBlocks : s % diagonals;
+        return (h % groups * stride + segment) * packingSlots + t;
     }
 
     /** Whether every ciphertext is one head's group of diagonals, filling it (row sums then need no mask). */
