@@ -402,36 +402,16 @@ class EncryptedEngineTest {
      */
     @Test
     void preciseBootstrapsOfCiphertextsThatRunOutTogetherArePaired() {
-        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            Matrix half = random(TOKENS, 2, 0.5);
-            Matrix ones = new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0));
-            double[] errors = new double[2];
-            long[] bootstraps = new long[2];
-            for (int run = 0; run < 2; run++) {
-                CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                        ctx.decryptor(sk), SLOTS);
-                try (var p = engine.precision(run == 0 ? 0 : 60)) {
-                    CkksTensor y = engine.fromPlain(half);
-                    for (int i = 0; i < 12; i++) {
-                        y = engine.mul(y, engine.fromPlain(ones));
-                    }
-                    errors[run] = maxAbsDiff(half, engine.toPlain(y));
-                }
-                bootstraps[run] = engine.accounting().countsByPrimitive()
-                        .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
-                if (run == 1) {
-                    var raised = engine.accounting().precisionRaises().values().iterator().next();
-                    assertEquals(bootstraps[1], raised.ciphertexts(),
-                            "two pair bootstraps refresh two ciphertexts precisely: " + raised);
-                }
+        Matrix half = random(TOKENS, 2, 0.5);
+        Matrix ones = new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0));
+        PrecisionRuns runs = onceThenPrecisely(engine -> {
+            CkksTensor y = engine.fromPlain(half);
+            for (int i = 0; i < 12; i++) {
+                y = engine.mul(y, engine.fromPlain(ones));
             }
-            assertTrue(bootstraps[0] >= 2, "the chain needs bootstraps: " + bootstraps[0]);
-            assertEquals(2 * bootstraps[0], bootstraps[1], "precise pairs: two pair bootstraps for one");
-            assertTrue(errors[1] < errors[0] / 4, "precision bought: " + errors[1] + " against " + errors[0]);
-        }
+            return maxAbsDiff(half, engine.toPlain(y));
+        });
+        assertEquals(2 * runs.bootstraps()[0], runs.bootstraps()[1], "precise pairs: two pair bootstraps for one");
     }
 
     /**
@@ -441,28 +421,44 @@ class EncryptedEngineTest {
      */
     @Test
     void preciseBootstrapsOfDifferentMagnitudesArePaired() {
+        Matrix large = random(TOKENS, 1, 0.5);
+        Matrix small = random(TOKENS, 1, 0.05);
+        Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
+        PrecisionRuns runs = onceThenPrecisely(engine -> {
+            CkksTensor y = engine.fromPlain(large);
+            CkksTensor z = engine.fromPlain(small);
+            CkksTensor one = engine.fromPlain(ones);
+            for (int i = 0; i < 12; i++) {
+                y = engine.mul(y, one);
+                z = engine.mul(z, one);
+            }
+            assertTrue(maxAbsDiff(large, engine.toPlain(y)) < 1e-3);
+            return maxAbsDiff(small, engine.toPlain(z));
+        });
+        assertTrue(runs.bootstraps()[1] <= 2 * runs.bootstraps()[0],
+                runs.bootstraps()[1] + " against " + runs.bootstraps()[0]);
+    }
+
+    /** Errors and bootstrap calls of a chain run once, then with 60 bits asked. */
+    private record PrecisionRuns(double[] errors, long[] bootstraps) {}
+
+    /**
+     * Runs {@code chain} (returning its error) on a bootstrapping ring, once as is and once with 60 bits of precision
+     * asked, and checks what every precise refresh must show: the chain needed bootstraps, each two precise calls
+     * refreshed two ciphertexts (they went as pairs), and the precision was bought.
+     */
+    private static PrecisionRuns onceThenPrecisely(java.util.function.ToDoubleFunction<CkksEngine> chain) {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
             SecretKey sk = ctx.generateSecretKey();
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            Matrix large = random(TOKENS, 1, 0.5);
-            Matrix small = random(TOKENS, 1, 0.05);
-            Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
             double[] errors = new double[2];
             long[] bootstraps = new long[2];
             for (int run = 0; run < 2; run++) {
                 CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
                         ctx.decryptor(sk), SLOTS);
                 try (var p = engine.precision(run == 0 ? 0 : 60)) {
-                    CkksTensor y = engine.fromPlain(large);
-                    CkksTensor z = engine.fromPlain(small);
-                    CkksTensor one = engine.fromPlain(ones);
-                    for (int i = 0; i < 12; i++) {
-                        y = engine.mul(y, one);
-                        z = engine.mul(z, one);
-                    }
-                    errors[run] = maxAbsDiff(small, engine.toPlain(z));
-                    assertTrue(maxAbsDiff(large, engine.toPlain(y)) < 1e-3);
+                    errors[run] = chain.applyAsDouble(engine);
                 }
                 bootstraps[run] = engine.accounting().countsByPrimitive()
                         .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
@@ -473,8 +469,8 @@ class EncryptedEngineTest {
                 }
             }
             assertTrue(bootstraps[0] >= 2, "the chain needs bootstraps: " + bootstraps[0]);
-            assertTrue(bootstraps[1] <= 2 * bootstraps[0], bootstraps[1] + " against " + bootstraps[0]);
             assertTrue(errors[1] < errors[0] / 4, "precision bought: " + errors[1] + " against " + errors[0]);
+            return new PrecisionRuns(errors, bootstraps);
         }
     }
 
