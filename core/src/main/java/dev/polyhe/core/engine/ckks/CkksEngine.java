@@ -273,16 +273,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * partners at hand are ciphertexts already spent.
      */
     Ciphertext[] withLevels(Ciphertext[] cts, int levels, OperatorKind op) {
-        Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        List<Ciphertext> due = new ArrayList<>();
-        for (Ciphertext c : cts) {
-            if (seen.add(c) && bootstraps(c) && ready(c, levels) == null) {
-                due.add(c);
-            }
-        }
-        if (due.size() >= 2) {
-            refreshAtOnce(due, levels, op);
-        }
+        refreshTogether(Arrays.asList(cts), c -> levels, op);
         Ciphertext[] out = new Ciphertext[cts.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = withLevels(cts[i], levels, op);
@@ -1103,23 +1094,34 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * partner among ciphertexts not yet computed and go alone (the two head blocks' Goldschmidt denominators did).
      */
     private void refreshOperands(CkksTensor... operands) {
+        List<Ciphertext> cts = new ArrayList<>();
+        for (CkksTensor t : operands) {
+            cts.addAll(Arrays.asList(t.cts));
+        }
+        refreshTogether(cts, this::levelsFor, OperatorKind.OTHER);
+    }
+
+    /**
+     * Refreshes as one group the distinct ciphertexts of {@code cts} that bootstrap and lack the levels
+     * {@code needed} gives each (the group gets the most any needs).
+     */
+    private void refreshTogether(List<Ciphertext> cts, java.util.function.ToIntFunction<Ciphertext> needed,
+            OperatorKind op) {
         Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         List<Ciphertext> due = new ArrayList<>();
         int levels = 0;
-        for (CkksTensor t : operands) {
-            for (Ciphertext c : t.cts) {
-                if (!seen.add(c) || !bootstraps(c)) {
-                    continue;
-                }
-                int needed = levelsFor(c);
-                if (ready(c, needed) == null) {
-                    due.add(c);
-                    levels = Math.max(levels, needed);
-                }
+        for (Ciphertext c : cts) {
+            if (!seen.add(c) || !bootstraps(c)) {
+                continue;
+            }
+            int n = needed.applyAsInt(c);
+            if (ready(c, n) == null) {
+                due.add(c);
+                levels = Math.max(levels, n);
             }
         }
         if (due.size() >= 2) { // one alone keeps the greedy path's partner search among the ciphertexts just spent
-            refreshAtOnce(due, levels, OperatorKind.OTHER);
+            refreshAtOnce(due, levels, op);
         }
     }
 
