@@ -13,6 +13,7 @@ import dev.polyhe.core.bench.RandomCheckpoint.Shape;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -57,6 +58,33 @@ class BootstrapPlannerTest {
                 }
             }
         }
+    }
+
+    /**
+     * At 128-bit (ten levels per bootstrap) PowerSoftmax's division from a Chebyshev first guess (guess-degree auto)
+     * takes fewer bootstraps than plain Goldschmidt from the public scale: its 16 levels against 22, and its e and
+     * running product need no precise (twice) refreshes. Planned on the shipped tiny Pythia, without keys.
+     */
+    @Test
+    void aFirstGuessDivisionNeedsFewerBootstrapsAt128Bits() throws Exception {
+        Path input = dir.resolve("one.json");
+        Files.writeString(input, "{\"input_ids\": [[57, 73, 75, 101, 7, 110, 62]]}");
+        Path plainGoldschmidt = dir.resolve("g0.yaml");
+        Files.writeString(plainGoldschmidt, "inference:\n  attention-division: {division: goldschmidt, iterations: 22, "
+                + "guess-degree: 0}\n");
+        int[] calls = new int[2];
+        String[][] extra = {{}, {"--config", plainGoldschmidt.toString()}};
+        for (int i = 0; i < 2; i++) {
+            List<String> args = new java.util.ArrayList<>(List.of("infer", "--engine", "ckks", "--model",
+                    "../models/tiny-pythia", "--input", input.toString(), "--preset", "N16-boot-128", "--explain-plan"));
+            args.addAll(List.of(extra[i]));
+            var r = polyhe(args.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err() + r.out());
+            Matcher total = Pattern.compile("(\\d+) bootstrap calls in all").matcher(r.out());
+            assertTrue(total.find(), r.out());
+            calls[i] = Integer.parseInt(total.group(1));
+        }
+        assertTrue(calls[0] < calls[1], "with a first guess " + calls[0] + " calls, without " + calls[1]);
     }
 
     @Test

@@ -30,6 +30,8 @@ import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The CKKS engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
@@ -353,6 +355,49 @@ class EncryptedEngineTest {
                 + maxAbsDiff(expected, actual));
     }
 
+    /**
+     * PowerSoftmax's division from a Chebyshev first guess, encrypted on a bootstrapping ring with three levels per
+     * bootstrap, so that the guess itself runs out of levels midway and its denominator is refreshed once for the
+     * guess (at the guess's precision) and again, precisely, for e0 = 1 − d·y0: the weights agree with the plaintext
+     * polynomial program's on a domain spanning κ = 4e4 (6 keys of scores up to 1.5), as plain Goldschmidt's do. (Three levels are too few
+     * for the guess to save bootstraps; at 128-bit's ten it does, see BootstrapPlannerTest.)
+     */
+    @ParameterizedTest(name = "guess-degree {0}")
+    @ValueSource(strings = {"0", "15"})
+    void firstGuessDivisionAgreesWithPlaintextOnABootstrappingRing(String guess) {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        Matrix scores = random(TOKENS, TOKENS, 1.5);
+        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax")
+                .withOption("division", "goldschmidt").withOption("lo", 1e-3).withOption("hi", 40)
+                .withOption("iterations", 30).withOption("guess-degree", guess));
+        assertEquals(!guess.equals("0"), kernel.describe().contains("guess-degree=" + guess), kernel.describe());
+        PlainEngine plain = new PlainEngine();
+        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
+                    SLOTS);
+            CkksTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
+                    engine.fromPlain(onesColumn())), scores);
+            Matrix actual = engine.toPlain(kernel.normalize(engine, engine.bound(encScores, -1.5, 1.5), causalMask()));
+            double error = maxAbsDiff(expected, actual);
+            assertTrue(error < 1e-3, kernel.describe() + ": encrypted vs plaintext polynomial weights " + error);
+            assertTrue(engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) > 0, "it bootstrapped");
+        }
+    }
+
+    static Matrix causalMask() {
+        double[] d = new double[TOKENS * TOKENS];
+        for (int r = 0; r < TOKENS; r++) {
+            for (int c = 0; c <= r; c++) {
+                d[r * TOKENS + c] = 1;
+            }
+        }
+        return new Matrix(TOKENS, TOKENS, d);
+    }
+
     static Matrix onesColumn() {
         double[] d = new double[TOKENS];
         java.util.Arrays.fill(d, 1);
@@ -437,6 +482,42 @@ class EncryptedEngineTest {
         });
         assertTrue(runs.bootstraps()[1] <= 2 * runs.bootstraps()[0],
                 runs.bootstraps()[1] + " against " + runs.bootstraps()[0]);
+    }
+
+    /**
+     * A ciphertext refreshed once for a step that asked for no more (Goldschmidt's first guess reads its denominator
+     * so) is refreshed again, precisely, for a later step that asks for more than one bootstrap keeps: the copy at
+     * hand is not precise enough to serve it. The copy still serves steps that ask for no more.
+     */
+    @Test
+    void aCopyRefreshedOnceDoesNotServeAPreciseStep() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            SecretKey sk = ctx.generateSecretKey();
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
+                    SLOTS);
+            Matrix half = random(TOKENS, 1, 0.5);
+            CkksTensor one = engine.fromPlain(new Matrix(TOKENS, 1, filled(TOKENS, 1.0)));
+            CkksTensor spent = engine.fromPlain(half);
+            while (spent.level() > 0) {
+                spent = engine.mul(spent, one);
+            }
+            java.util.function.LongSupplier calls = () -> engine.accounting().countsByPrimitive()
+                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+            double once = maxAbsDiff(half, engine.toPlain(engine.mul(spent, one)));
+            assertEquals(1, calls.getAsLong(), "refreshed once");
+            engine.mul(spent, one);
+            assertEquals(1, calls.getAsLong(), "the copy serves a step asking for no more");
+            double precise;
+            try (var p = engine.precision(60)) {
+                precise = maxAbsDiff(half, engine.toPlain(engine.mul(spent, one)));
+                assertEquals(3, calls.getAsLong(), "refreshed again, by two bootstraps");
+                engine.mul(spent, one);
+                assertEquals(3, calls.getAsLong(), "the precise copy serves the next precise step");
+            }
+            assertTrue(precise < once / 4, "precision bought: " + precise + " against " + once);
+        }
     }
 
     /** Errors and bootstrap calls of a chain run once, then with 60 bits asked. */

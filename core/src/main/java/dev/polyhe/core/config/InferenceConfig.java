@@ -20,6 +20,7 @@ import java.util.Map;
  *   gelu: {name: gelu-sigmoid, options: {degree: 31}}
  *   tanh: {name: chebyshev, options: {degree: 31}}
  *   attention-division: {division: goldschmidt, iterations: 22}  # options added to the attention in the poly model
+ *                                      # (guess-degree: auto by default; 0 for the paper's Goldschmidt from 2/(lo+hi))
  * </pre>
  *
  * @param attention null: the first entry of the config's {@code attention} list

@@ -37,9 +37,9 @@ class MechanismOptionsTest {
     void namesOptionsAndServiceDeclarations() throws Exception {
         assertEquals(List.of("softmax", "power-softmax", "power-softmax-length-agnostic", "softmax-taylor-goldschmidt",
                 "softmax-square", "scaled-relu"), ALL.stream().map(AttentionMechanism::name).toList());
-        assertEquals(Set.of("p", "epsilon", "stable", "delta", "length-agnostic", "division", "iterations", "lo", "hi"),
-                new PowerSoftmaxMechanism().optionNames());
-        assertEquals(Set.of("p", "epsilon", "stable", "delta", "division", "iterations", "lo", "hi"),
+        assertEquals(Set.of("p", "epsilon", "stable", "delta", "length-agnostic", "division", "iterations", "guess-degree",
+                "lo", "hi"), new PowerSoftmaxMechanism().optionNames());
+        assertEquals(Set.of("p", "epsilon", "stable", "delta", "division", "iterations", "guess-degree", "lo", "hi"),
                 new LengthAgnosticPowerSoftmaxMechanism().optionNames());
         assertEquals(Set.of(), new SoftmaxMechanism().optionNames());
         assertEquals(Set.of("degree", "iterations", "subtract-max", "lo", "hi"), new TaylorGoldschmidtSoftmaxMechanism().optionNames());
@@ -82,12 +82,23 @@ class MechanismOptionsTest {
 
     @Test
     void unknownKeysAreErrors() {
-        assertEquals("attention 'power-softmax': unknown option 'eps'; allowed: delta, division, epsilon, hi, iterations,"
-                + " length-agnostic, lo, p, stable", refused(new PowerSoftmaxMechanism(), Map.of("eps", "1")));
+        assertEquals("attention 'power-softmax': unknown option 'eps'; allowed: delta, division, epsilon, guess-degree,"
+                + " hi, iterations, length-agnostic, lo, p, stable", refused(new PowerSoftmaxMechanism(), Map.of("eps", "1")));
         assertTrue(refused(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("length-agnostic", "false"))
                 .contains("unknown option 'length-agnostic'"));
         assertEquals("attention 'softmax': unknown option 'p'; this mechanism takes no options",
                 refused(new SoftmaxMechanism(), Map.of("p", "4")));
+    }
+
+    @Test
+    void guessDegreeOutOfRangeOrWithoutGoldschmidt() {
+        assertEquals("attention 'power-softmax-length-agnostic': option 'guess-degree' = 128 is out of range; allowed: 0 .. 127",
+                refused(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "128")));
+        assertTrue(refused(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "some"))
+                .contains("'guess-degree' = 'some' is not an integer"));
+        assertTrue(refused(new PowerSoftmaxMechanism(), Map.of("guess-degree", "15")).contains("division=goldschmidt"));
+        kernel(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "auto"));
+        kernel(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "0"));
     }
 
     @Test

@@ -176,7 +176,8 @@ class PowerSoftmaxTest {
     @CsvSource({"4, 21", "4, 12", "6, 21", "2, 8"})
     void depthIsPowerPlusGoldschmidtPlusOneForEveryLength(int p, int iterations) {
         int expected = (int) Math.ceil(Math.log(p) / Math.log(2)) + (iterations + 1) + 1;
-        AttentionKernel k = kernel(LENGTH_AGNOSTIC, Map.of("p", String.valueOf(p), "iterations", String.valueOf(iterations)));
+        AttentionKernel k = kernel(LENGTH_AGNOSTIC, Map.of("p", String.valueOf(p), "iterations", String.valueOf(iterations),
+                "guess-degree", "0"));
         assertTrue(k.polynomial());
         for (int keys : new int[] {8, 128, 1024}) {
             Matrix s = gaussian(2, keys, 0.8, 1);
@@ -188,7 +189,12 @@ class PowerSoftmaxTest {
     @Test
     void paperDefaultDepth() {
         // x⁴ (2) + Goldschmidt with 21 iterations (22) + the product (1).
-        assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of()), gaussian(4, 128, 1, 1), null).depth());
+        assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "0")), gaussian(4, 128, 1, 1), null).depth());
+        // from a first guess of degree 127 on [1e-3, 100] (κ = 1e5, ρ' ≈ 0.74, 0.8 with y0's own error): x⁴ (2) + the
+        // guess (8) + e0 (1) + 8 iterations to float64 exactness, P_8 one level behind e0^128 (8) + n·y0·P (1)
+        AttentionKernel guessed = kernel(LENGTH_AGNOSTIC, Map.of());
+        assertTrue(guessed.describe().contains("guess-degree=127, iterations=8 of 21"), guessed.describe());
+        assertEquals(20, run(guessed, gaussian(4, 128, 1, 1), null).depth());
     }
 
     /**
@@ -196,10 +202,68 @@ class PowerSoftmaxTest {
      * by interval arithmetic would otherwise carry Goldschmidt's bound (1e10 and more) into the attention's output.
      * Checked on every form, through an engine that records what it is told.
      */
-    @ParameterizedTest(name = "{0}")
-    @CsvSource({"power-softmax, exact", "power-softmax, goldschmidt", "length-agnostic, goldschmidt"})
+    /**
+     * Goldschmidt from a Chebyshev first guess gives exact division's weights to float64 rounding wherever the
+     * denominators lie in its domain, whatever the guess's degree, the domain's spread and the mask: as close as plain
+     * Goldschmidt's, whose rounding grows with the spread κ too.
+     */
+    @ParameterizedTest(name = "domain [{0}, {1}], guess-degree {2}")
+    @CsvSource({"1e-4, 1e4, 15", "1e-4, 1e4, 127", "1e-3, 100, 63", "1e-3, 1e3, auto", "1e-3, 100, 31", "0.5, 40, 7"})
+    void firstGuessDivisionGivesExactDivisionsWeights(String lo, String hi, String guess) {
+        Map<String, String> options = Map.of("division", "goldschmidt", "lo", lo, "hi", hi, "guess-degree", guess,
+                "iterations", "30");
+        Map<String, String> plainOptions = new java.util.HashMap<>(options);
+        plainOptions.put("guess-degree", "0");
+        boolean narrow = Double.parseDouble(lo) >= 0.1;
+        for (long seed = 1; seed <= 3; seed++) {
+            // scores of scale 0.8 keep ε + Σx⁴ of 12 keys within [1e-3, 100]; the narrow domain gets scores of 1 to 1.3
+            Matrix s = gaussian(12, 12, 0.8, seed);
+            if (narrow) {
+                s = shiftedIntoNarrowDomain(s);
+            }
+            for (Matrix mask : new Matrix[] {null, causal(12, 12)}) {
+                Matrix exact = run(kernel(POWER, Map.of()), s, mask).weights();
+                Run guessed = run(kernel(POWER, options), s, mask);
+                double plain = maxAbsDiff(exact, run(kernel(POWER, plainOptions), s, mask).weights());
+                double error = maxAbsDiff(exact, guessed.weights());
+                assertTrue(error < Math.max(1e-14, 4 * plain), "seed " + seed + ", masked " + (mask != null) + ": "
+                        + error + " against plain Goldschmidt's " + plain);
+                assertEquals(0, guessed.nonPolynomialCalls());
+            }
+        }
+    }
+
+    /** Scores of 1 to 1.3 in every key: ε + Σx⁴ of 12 keys (or of a causal row's first keys) within [1, 35]. */
+    private static Matrix shiftedIntoNarrowDomain(Matrix s) {
+        double[] d = s.data().clone();
+        for (int i = 0; i < d.length; i++) {
+            d[i] = 1 + 0.3 / (1 + Math.exp(-d[i]));
+        }
+        return new Matrix(s.rows(), s.cols(), d);
+    }
+
+    /** auto takes a first guess where it saves levels (a wide domain) and none where it would cost them (a narrow one). */
+    @Test
+    void autoGuessesOnlyWhereItSavesLevels() {
+        Matrix s = gaussian(4, 16, 1, 3);
+        for (String[] domain : new String[][] {{"1e-3", "100"}, {"1", "4"}}) {
+            Map<String, String> base = Map.of("division", "goldschmidt", "lo", domain[0], "hi", domain[1]);
+            AttentionKernel auto = kernel(POWER, base);
+            Map<String, String> plainOptions = new java.util.HashMap<>(base);
+            plainOptions.put("guess-degree", "0");
+            int plain = run(kernel(POWER, plainOptions), s, null).depth();
+            int chosen = run(auto, s, null).depth();
+            boolean wide = domain[0].equals("1e-3");
+            assertEquals(wide, auto.describe().contains("guess-degree"), auto.describe());
+            assertTrue(wide ? chosen < plain : chosen == plain, "auto " + chosen + " against plain " + plain);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}, {1}, guess-degree {2}")
+    @CsvSource({"power-softmax, exact, 0", "power-softmax, goldschmidt, 0", "length-agnostic, goldschmidt, 0",
+            "power-softmax, goldschmidt, 127", "length-agnostic, goldschmidt, 31"})
     @SuppressWarnings("unchecked")
-    void theWeightsAreAnnouncedToLieWithinZeroAndOne(String form, String division) {
+    void theWeightsAreAnnouncedToLieWithinZeroAndOne(String form, String division, int guess) {
         PlainEngine plain = new PlainEngine();
         List<double[]> announced = new ArrayList<>();
         List<Object> bounded = new ArrayList<>();
@@ -212,14 +276,23 @@ class PowerSoftmaxTest {
                         throw e.getCause();
                     }
                     if (method.getName().equals("bound")) {
-                        announced.add(new double[] {(double) args[1], (double) args[2]});
+                        double lo = (double) args[1];
+                        double hi = (double) args[2];
+                        announced.add(new double[] {lo, hi});
                         bounded.add(result);
+                        // every range announced holds: an engine scales values by it before bootstrapping them
+                        double slack = 1e-9 * Math.max(Math.abs(lo), Math.abs(hi));
+                        for (double v : ((PlainTensor) result).toMatrix().data()) {
+                            assertTrue(v >= lo - slack && v <= hi + slack, v + " outside the announced [" + lo + ", "
+                                    + hi + "], announcement " + announced.size());
+                        }
                     }
                     return result;
                 });
         // a Goldschmidt domain that holds every denominator of these scores (it diverges above lo + hi)
         Map<String, String> options = division.equals("exact") ? Map.of("division", division)
-                : Map.of("division", division, "lo", "1e-4", "hi", "1e4", "iterations", "30");
+                : Map.of("division", division, "lo", "1e-4", "hi", "1e4", "iterations", "30", "guess-degree",
+                        String.valueOf(guess));
         AttentionKernel k = kernel(form.equals("power-softmax") ? POWER : LENGTH_AGNOSTIC, options);
         Matrix s = gaussian(8, 8, 1, 5);
         PlainTensor out = k.normalize(recording, plain.fromPlain(s), causal(8, 8));

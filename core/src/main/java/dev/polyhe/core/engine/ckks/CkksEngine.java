@@ -65,6 +65,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
      */
     private final Map<Ciphertext, Ciphertext> refreshedCopies = new java.util.WeakHashMap<>();
+    /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link #bootstrapTwice}). */
+    private final Set<Ciphertext> preciseCopies = java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
     private BootstrapObserver bootstrapObserver;
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
@@ -286,8 +288,23 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.level() >= levels) {
             return c;
         }
-        Ciphertext copy = refreshedCopies.get(c);
+        Ciphertext copy = servedCopy(c);
         return copy != null && copy.level() >= levels ? copy : null;
+    }
+
+    /**
+     * c's refreshed copy, where it is precise enough for the program running now: a copy refreshed once, for a step
+     * that needed no more (Goldschmidt's first guess reads its denominator so), is not served to one that asks for
+     * more precision than one bootstrap keeps, which refreshes c again, precisely.
+     */
+    private Ciphertext servedCopy(Ciphertext c) {
+        Ciphertext copy = refreshedCopies.get(c);
+        return copy == null || preciseCopies.contains(copy) || !wantsPrecise(c) ? copy : null;
+    }
+
+    /** Whether a refresh of c now would be precise for the program's sake ({@link #precision}). */
+    private boolean wantsPrecise(Ciphertext c) {
+        return requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
     }
 
     /**
@@ -315,7 +332,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         // large reached level 0 with no level left to scale them down (a LayerNorm's sum of squares after a row sum's
         // masks): the second refreshes what the sine got wrong on them.
         boolean stuckLarge = bounds.tight(c) && !wellScaled(c, alone);
-        boolean precise = (requiredBits > singleBootstrapBits() || stuckLarge) && !Double.isNaN(bounds.of(c));
+        boolean precise = wantsPrecise(c) || stuckLarge && !Double.isNaN(bounds.of(c));
         // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
         // Two precise bootstraps pair as two pair bootstraps when both have known bounds and factors near enough to
@@ -434,6 +451,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             if (precise) {
                 for (int i = partner == null ? 1 : 2; i > 0; i--) {
                     accounting.preciseBootstrap(askedBits, singleBootstrapBits());
+                }
+            }
+            if (precise) {
+                preciseCopies.add(out);
+                if (partnerOut != null) {
+                    preciseCopies.add(partnerOut);
                 }
             }
             if (partner != null) {
@@ -835,7 +858,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c.level() >= level) {
             return c;
         }
-        Ciphertext copy = refreshedCopies.get(c);
+        Ciphertext copy = servedCopy(c);
         return copy != null && copy.level() > c.level() ? copy : c;
     }
 

@@ -17,10 +17,26 @@ import java.util.Map;
  * contraction e = 1 − s·mean is unchanged), so the result is 1/sum with exactly the error the mean-domain
  * approximation has on the mean.
  */
-public abstract sealed class RowInverse {
+public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Goldschmidt, GuessedGoldschmidt {
     public static final String GOLDSCHMIDT = "goldschmidt-inverse";
+    /** {@code guess-degree} left to {@link #goldschmidt(Approximations, String, int, int, double, double)}. */
+    public static final int AUTO_GUESS = -1;
+    /** The largest first guess: its ⌈log2(m)⌉ + 1 levels fit in one bootstrap's 10 with room for e0 and n·y0. */
+    public static final int MAX_GUESS_DEGREE = 127;
 
     public abstract <M> M inverse(TensorOps<M> ops, M denominator, double domainScale);
+
+    /**
+     * numerator / denominator per row, for a result needed to {@code workingBits} bits: by default numerator times
+     * {@link #inverse}, all at workingBits + log2 κ, since 1/d spans κ ({@link #conditionNumber}) and an error relative
+     * to its largest value is κ times larger on its smallest.
+     */
+    public <M> M divide(TensorOps<M> ops, M numerator, M denominator, double domainScale, double workingBits) {
+        double kappa = conditionNumber();
+        try (var p = ops.precision(workingBits + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
+            return ops.mul(numerator, inverse(ops, denominator, domainScale));
+        }
+    }
 
     public abstract boolean polynomial();
 
@@ -44,6 +60,17 @@ public abstract sealed class RowInverse {
      * bad config fails when the kernel is created and names the option.
      */
     public static RowInverse goldschmidt(Approximations approximations, String owner, int iterations, double lo, double hi) {
+        return goldschmidt(approximations, owner, iterations, 0, lo, hi);
+    }
+
+    /**
+     * Goldschmidt from a Chebyshev first guess of degree {@code guessDegree} ({@link GuessedGoldschmidt}; 0: from the
+     * public scale, as plain Goldschmidt), or, with {@link #AUTO_GUESS}, the one of 0, 15, 31, 63 and 127 with the
+     * fewest levels (the smallest degree among equals): a wide domain (κ = 7e4: 22 levels plain, 16 with degree 127)
+     * takes a guess, a narrow one none.
+     */
+    public static RowInverse goldschmidt(Approximations approximations, String owner, int iterations, int guessDegree,
+            double lo, double hi) {
         if (!(lo > 0)) {
             throw new Options.InvalidOptionException(owner + ": option 'lo' = " + lo
                     + " is out of range; allowed: > 0 (the Goldschmidt domain of the denominator must exclude 0)");
@@ -51,13 +78,32 @@ public abstract sealed class RowInverse {
         if (!(hi > lo)) {
             throw new Options.InvalidOptionException(owner + ": option 'hi' = " + hi + " must be greater than lo = " + lo);
         }
-        Goldschmidt g = new Goldschmidt(approximations, new Options(owner, Map.of("iterations", String.valueOf(iterations))),
-                lo, hi);
-        g.approximation(1);
-        return g;
+        if (guessDegree < AUTO_GUESS || guessDegree > MAX_GUESS_DEGREE) {
+            throw new Options.InvalidOptionException(owner + ": option 'guess-degree' = " + guessDegree
+                    + " is out of range; allowed: 0 (no first guess) .. " + MAX_GUESS_DEGREE + ", or auto");
+        }
+        Goldschmidt plain = new Goldschmidt(approximations, new Options(owner, Map.of("iterations",
+                String.valueOf(iterations))), lo, hi);
+        int plainDepth = plain.approximation(1).depth();
+        if (guessDegree == 0) {
+            return plain;
+        }
+        if (guessDegree > 0) {
+            return new GuessedGoldschmidt(approximations, owner, iterations, guessDegree, lo, hi);
+        }
+        RowInverse best = plain;
+        int bestDepth = plainDepth;
+        for (int degree = 15; degree <= MAX_GUESS_DEGREE; degree = 2 * degree + 1) {
+            GuessedGoldschmidt g = new GuessedGoldschmidt(approximations, owner, iterations, degree, lo, hi);
+            if (g.depth() < bestDepth) {
+                best = g;
+                bestDepth = g.depth();
+            }
+        }
+        return best;
     }
 
-    private static final class Exact extends RowInverse {
+    static final class Exact extends RowInverse {
         @Override
         public <M> M inverse(TensorOps<M> ops, M denominator, double domainScale) {
             return ops.exact(denominator, "1/x", x -> 1 / x);
@@ -84,7 +130,7 @@ public abstract sealed class RowInverse {
         }
     }
 
-    private static final class Goldschmidt extends RowInverse {
+    static final class Goldschmidt extends RowInverse {
         private final Approximations approximations;
         private final Options options;
         private final double lo;

@@ -41,25 +41,35 @@ final class PowerSoftmax implements AttentionKernel {
     }
 
     /**
-     * The precision the weights are computed to, before the division's conditioning: every error in x^p, in the
-     * denominator and in its inverse reaches the weights amplified by up to κ = hi/lo of the division's domain
-     * (a row whose denominator is near lo holds values near the largest scaled by lo/hi), so the program asks its
-     * engine for this many bits plus log2 κ ({@code TensorOps#precision}).
+     * The precision the weights are computed to, before the division's conditioning: every error in x^p and in the
+     * denominator reaches the weights amplified by up to κ = hi/lo of the division's domain (a row whose
+     * denominator is near lo holds values near the largest scaled by lo/hi), so they are computed to this many bits
+     * plus log2 κ ({@code TensorOps#precision}); the division asks for what its own steps need
+     * ({@code RowInverse#divide}).
      */
     static final double WORKING_BITS = 16;
 
     @Override
     public <M> M normalize(TensorOps<M> ops, M scores, Matrix mask) {
-        double kappa = settings.division().conditionNumber();
-        try (var p = ops.precision(WORKING_BITS + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
-            // x^p / (ε + Σ x^p) lies in [0, 1], and so does Goldschmidt's, which approaches 1/d from below on its
-            // domain: engines that track magnitudes would otherwise carry interval arithmetic's bound through the
-            // division (1e10 and more) into the attention's output and the residual stream
-            return ops.bound(weights(ops, scores, mask), 0, 1);
-        }
+        // x^p / (ε + Σ x^p) lies in [0, 1], and so does Goldschmidt's, which approaches 1/d from below on its
+        // domain: engines that track magnitudes would otherwise carry interval arithmetic's bound through the
+        // division (1e10 and more) into the attention's output and the residual stream
+        return ops.bound(weights(ops, scores, mask), 0, 1);
     }
 
+    /** The numerator and denominator of the weights, and the factor from the denominator to the division's domain. */
+    private record Fraction<M>(M numerator, M denominator, double domainScale) {}
+
     private <M> M weights(TensorOps<M> ops, M scores, Matrix mask) {
+        double kappa = settings.division().conditionNumber();
+        Fraction<M> f;
+        try (var p = ops.precision(WORKING_BITS + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
+            f = fraction(ops, scores, mask);
+        }
+        return settings.division().divide(ops, f.numerator(), f.denominator(), f.domainScale(), WORKING_BITS);
+    }
+
+    private <M> Fraction<M> fraction(TensorOps<M> ops, M scores, Matrix mask) {
         int keys = ops.cols(scores);
         M x = MultiplicativeMask.apply(ops, scores, mask);
         if (settings.stable()) {
@@ -75,20 +85,17 @@ final class PowerSoftmax implements AttentionKernel {
         double kp = Math.pow(k, settings.p());
         M powered = EvenPower.of(ops, x, settings.p());
         if (!settings.lengthAgnostic()) {
-            M denominator = ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp);
-            return ops.mul(powered, settings.division().inverse(ops, denominator, kp));
+            return new Fraction<>(powered, ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp), kp);
         }
         if (!settings.division().polynomial()) {
             // Eq. 7 literally; with exact division nothing is gained by folding the constants.
             double lPrime = Math.pow(keys, 1.0 / settings.p());
             M numerator = EvenPower.of(ops, ops.mulConstant(x, 1 / lPrime), settings.p());
-            M denominator = ops.addConstant(ops.rowMeans(powered), settings.epsilon() / keys);
-            return ops.mul(numerator, settings.division().inverse(ops, denominator, 1));
+            return new Fraction<>(numerator, ops.addConstant(ops.rowMeans(powered), settings.epsilon() / keys), 1);
         }
         // Eq. 7 with its public 1/L folded into Goldschmidt's public scale (see RowInverse): the same values as
         // (x/L')^p · 1/(ε/L + Mean x^p) with the mean-domain approximation, and no level spent on ×1/L.
-        M sum = ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp);
-        return ops.mul(powered, settings.division().inverse(ops, sum, keys * kp));
+        return new Fraction<>(powered, ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp), keys * kp);
     }
 
     /**

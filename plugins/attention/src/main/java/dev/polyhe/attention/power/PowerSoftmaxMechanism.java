@@ -11,8 +11,9 @@ import java.util.Set;
 /**
  * Service {@code power-softmax}: options p (even, 2..64, default 4), epsilon (≥ 0, default 1e-3), stable
  * (default false) with delta (≥ 0, default 1e-6), length-agnostic (default false), division (exact |
- * goldschmidt, default exact) with iterations (default 21), lo and hi (Goldschmidt domain of the denominator,
- * of its row mean when length-agnostic; defaults 1e-3 and 100).
+ * goldschmidt, default exact) with iterations (default 21), guess-degree (auto, or 0..127: the degree of a Chebyshev
+ * first guess of 1/x that Goldschmidt starts from; 0 for none; auto takes the one with the fewest levels), lo and hi
+ * (Goldschmidt domain of the denominator, of its row mean when length-agnostic; defaults 1e-3 and 100).
  */
 public final class PowerSoftmaxMechanism extends DeclaredMechanism {
     public static final String NAME = "power-softmax";

@@ -21,7 +21,8 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
     static final double DEFAULT_LO = 1e-3;
     static final double DEFAULT_HI = 100;
 
-    static final Set<String> COMMON_OPTIONS = Set.of("p", "epsilon", "stable", "delta", "division", "iterations", "lo", "hi");
+    static final Set<String> COMMON_OPTIONS = Set.of("p", "epsilon", "stable", "delta", "division", "iterations", "guess-degree",
+            "lo", "hi");
 
     boolean stable() {
         return !Double.isNaN(stableDelta);
@@ -43,13 +44,22 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
                 : Double.NaN;
         String division = OptionRules.choice(options, "division", defaultDivision, Set.of("exact", "goldschmidt"));
         boolean goldschmidt = division.equals("goldschmidt");
-        for (String key : new String[] {"iterations", "lo", "hi"}) {
+        for (String key : new String[] {"iterations", "guess-degree", "lo", "hi"}) {
             OptionRules.onlyWith(options, key, goldschmidt, "division=goldschmidt");
         }
         RowInverse inverse = goldschmidt
                 ? RowInverse.goldschmidt(approximations, options.owner(), options.getInt("iterations", DEFAULT_ITERATIONS),
-                        options.getDouble("lo", DEFAULT_LO), options.getDouble("hi", DEFAULT_HI))
+                        guessDegree(options), options.getDouble("lo", DEFAULT_LO), options.getDouble("hi", DEFAULT_HI))
                 : RowInverse.exact();
         return new PowerSoftmaxSettings(p, epsilon, delta, lengthAgnostic, inverse);
+    }
+
+    /** {@code guess-degree}: auto (the default) or the degree of Goldschmidt's Chebyshev first guess, 0 for none. */
+    private static int guessDegree(Options options) {
+        String v = options.values().get("guess-degree");
+        if (v == null || v.strip().equalsIgnoreCase("auto")) {
+            return RowInverse.AUTO_GUESS;
+        }
+        return options.getInt("guess-degree", RowInverse.AUTO_GUESS, 0, RowInverse.MAX_GUESS_DEGREE);
     }
 }
