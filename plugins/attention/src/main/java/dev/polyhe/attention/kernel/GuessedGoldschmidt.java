@@ -140,12 +140,18 @@ final class GuessedGoldschmidt extends RowInverse {
             w = numerator == null ? ops.mulConstant(y0, 1 / c)
                     : ops.bound(scaledProduct(ops, numerator, y0, 1 / c), 0, (1 + rho) / c);
         }
-        // c·P = c·(1 − e0^{2^i})/(1 − e0) stays within [c/(1 + ρ), 1]; its errors and e's count against 1
-        try (var p = ops.precision(workingBits + log2(1 / c))) {
-            for (int i = 1; i < iterations; i++) {
+        // c·P = c·(1 − e0^{2^i})/(1 − e0) stays within [c/(1 + ρ), 1], and its errors count against 1. An error in
+        // e_{i−1} = e0^{2^{i−1}}, refreshed for iteration i, reaches the quotient times 1/(1 − |e_{i−1}|), the rest of the
+        // product's sensitivity to it, which falls as e does: each iteration asks for what it needs
+        double ePower = rho;
+        for (int i = 1; i < iterations; i++) {
+            try (var p = ops.precision(workingBits + log2(1 / (1 - ePower)))) {
                 e = ops.square(e);
                 product = ops.bound(ops.mul(product, ops.addConstant(e, 1)), 0, 1);
             }
+            ePower *= ePower;
+        }
+        try (var p = ops.precision(workingBits + log2(1 / (1 - ePower)))) {
             return ops.mul(w, product);
         }
     }
