@@ -82,6 +82,13 @@ class EncryptedEngineTest {
         return m;
     }
 
+    /** An engine on {@code ctx} with fresh keys, bootstrapping keys included, for the plain slot rotations. */
+    static CkksEngine bootstrappingEngine(HeContext ctx) {
+        SecretKey sk = ctx.generateSecretKey();
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+    }
+
     /** An engine with fresh keys for every rotation of {@code packing}. */
     static CkksEngine engineFor(Packing packing) {
         SecretKey sk = context.generateSecretKey();
@@ -374,10 +381,7 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
-                    SLOTS);
+            CkksEngine engine = bootstrappingEngine(ctx);
             CkksTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
                     engine.fromPlain(onesColumn())), scores);
             Matrix actual = engine.toPlain(kernel.normalize(engine, engine.bound(encScores, -1.5, 1.5), causalMask()));
@@ -412,10 +416,7 @@ class EncryptedEngineTest {
     void bootstrapsScaleValuesAndRaisePrecisionOnDemand() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
-                    SLOTS);
+            CkksEngine engine = bootstrappingEngine(ctx);
             Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
             // twelve products by 1: four bootstraps' worth of levels on this ring, the values unchanged
             java.util.function.UnaryOperator<CkksTensor> chain = x -> {
@@ -493,10 +494,7 @@ class EncryptedEngineTest {
     void aCopyRefreshedOnceDoesNotServeAPreciseStep() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
-                    SLOTS);
+            CkksEngine engine = bootstrappingEngine(ctx);
             Matrix half = random(TOKENS, 1, 0.5);
             CkksTensor one = engine.fromPlain(new Matrix(TOKENS, 1, filled(TOKENS, 1.0)));
             CkksTensor spent = engine.fromPlain(half);
@@ -565,10 +563,7 @@ class EncryptedEngineTest {
     void theEngineBootstrapsByItselfWhenLevelsRunOut() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
-            SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
-                    SLOTS);
+            CkksEngine engine = bootstrappingEngine(ctx);
             Matrix x = random(TOKENS, 2, 1);
             double[] one = new double[TOKENS * 2];
             java.util.Arrays.fill(one, 1);

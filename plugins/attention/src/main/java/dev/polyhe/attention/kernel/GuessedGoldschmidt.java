@@ -30,7 +30,7 @@ import java.util.Map;
  * <p>Inputs above hi leave the guess's domain, where T_m grows fast: like plain Goldschmidt (which diverges above
  * lo + hi) the domain must bound the denominators; calibrated domains carry a margin for that.
  */
-final class GuessedGoldschmidt extends RowInverse {
+final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
     /**
      * The part of 1 − ρ' that y0's own error may take from the iterations' contraction: |e0| ≤ ρ_eff = ρ' + SLACK·(1 −
      * ρ'), so y0 is computed to log2 κ + log2(1/(SLACK·(1 − ρ'))) bits.
@@ -39,23 +39,16 @@ final class GuessedGoldschmidt extends RowInverse {
     /** The contraction iteration counts are sized for at least (as plain Goldschmidt's, see goldschmidt-inverse). */
     static final double ROBUST_CONTRACTION = 0.5;
 
-    private final Approximations approximations;
-    private final String owner;
     private final int maxIterations;
     private final int guessDegree;
-    private final double lo;
-    private final double hi;
     private final double guessContraction;
     private final int iterations;
 
     GuessedGoldschmidt(Approximations approximations, String owner, int maxIterations, int guessDegree, double lo,
             double hi) {
-        this.approximations = approximations;
-        this.owner = owner;
+        super(approximations, new Options(owner, Map.of("iterations", String.valueOf(maxIterations))), lo, hi);
         this.maxIterations = maxIterations;
         this.guessDegree = guessDegree;
-        this.lo = lo;
-        this.hi = hi;
         double kappa = hi / lo;
         double analytic = 1 / Math.cosh((guessDegree + 1) * acosh((kappa + 1) / (kappa - 1)));
         this.guessContraction = Math.max(analytic, guess(1).maxRelativeError());
@@ -70,7 +63,7 @@ final class GuessedGoldschmidt extends RowInverse {
     /** The first guess for denominators scaled by {@code domainScale} (Chebyshev interpolation is scale-equivariant). */
     Approximation guess(double domainScale) {
         ApproximationSpec spec = new ApproximationSpec("1/x (first guess)", x -> 1 / x,
-                new Domain(domainScale * lo, domainScale * hi), new Options(owner, Map.of("degree",
+                new Domain(domainScale * lo, domainScale * hi), new Options(options.owner(), Map.of("degree",
                         String.valueOf(guessDegree))));
         return approximations.approximate("chebyshev", spec);
     }
@@ -159,21 +152,6 @@ final class GuessedGoldschmidt extends RowInverse {
     /** k·a·b with the constant on the operand that has levels to spare, so that it costs none. */
     private static <M> M scaledProduct(TensorOps<M> ops, M a, M b, double k) {
         return ops.depth(a) <= ops.depth(b) ? ops.mul(ops.mulConstant(a, k), b) : ops.mul(a, ops.mulConstant(b, k));
-    }
-
-    @Override
-    public boolean polynomial() {
-        return true;
-    }
-
-    @Override
-    public double domainMiddle(double domainScale) {
-        return domainScale * Math.sqrt(lo * hi);
-    }
-
-    @Override
-    public double conditionNumber() {
-        return hi / lo;
     }
 
     @Override

@@ -17,7 +17,7 @@ import java.util.Map;
  * contraction e = 1 − s·mean is unchanged), so the result is 1/sum with exactly the error the mean-domain
  * approximation has on the mean.
  */
-public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Goldschmidt, GuessedGoldschmidt {
+public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Goldschmidt {
     public static final String GOLDSCHMIDT = "goldschmidt-inverse";
     /** {@code guess-degree} left to {@link #goldschmidt(Approximations, String, int, int, double, double)}. */
     public static final int AUTO_GUESS = -1;
@@ -130,11 +130,12 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
         }
     }
 
-    static final class Goldschmidt extends RowInverse {
-        private final Approximations approximations;
-        private final Options options;
-        private final double lo;
-        private final double hi;
+    /** Goldschmidt from the public scale 2/(lo+hi), and the domain it shares with the start from a first guess. */
+    static sealed class Goldschmidt extends RowInverse permits GuessedGoldschmidt {
+        final Approximations approximations;
+        final Options options;
+        final double lo;
+        final double hi;
 
         Goldschmidt(Approximations approximations, Options options, double lo, double hi) {
             this.approximations = approximations;
