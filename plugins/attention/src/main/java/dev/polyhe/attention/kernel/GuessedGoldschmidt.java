@@ -41,7 +41,15 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
 
     private final int maxIterations;
     private final int guessDegree;
+    /**
+     * ρ' = max |1 − x·y0(x)| on the domain: the analytic bound, or the one measured on a dense grid where the
+     * coefficients' rounding made it worse.
+     */
     private final double guessContraction;
+    /**
+     * Goldschmidt's iterations after the guess: until ρ_eff^{2^k} < 2^-53, so that the quotient is float64-exact on
+     * the domain as plain Goldschmidt's is, and at most the configured iterations.
+     */
     private final int iterations;
 
     GuessedGoldschmidt(Approximations approximations, String owner, int maxIterations, int guessDegree, double lo,
@@ -68,25 +76,9 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
         return approximations.approximate("chebyshev", spec);
     }
 
-    /**
-     * ρ' = max |1 − x·y0(x)| on the domain: the analytic bound, or the one measured on a dense grid where the
-     * coefficients' rounding made it worse.
-     */
-    double guessContraction() {
-        return guessContraction;
-    }
-
     /** ρ_eff: the contraction the iterations are sized for, y0's own error included. */
     double effectiveContraction() {
         return Math.max(guessContraction + SLACK * (1 - guessContraction), ROBUST_CONTRACTION);
-    }
-
-    /**
-     * Goldschmidt's iterations after the guess: until ρ_eff^{2^k} < 2^-53, so that the quotient is float64-exact on
-     * the domain as plain Goldschmidt's is, and at most the configured iterations.
-     */
-    int iterations() {
-        return iterations;
     }
 
     /**
@@ -110,7 +102,7 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
     private <M> M quotient(TensorOps<M> ops, M numerator, M denominator, double domainScale, double workingBits) {
         Approximation g = guess(domainScale);
         double rho = effectiveContraction();
-        double kappaBits = log2(hi / lo);
+        double kappaBits = conditionBits();
         double lower = domainScale * lo;
         // every value's range, announced: engines that track magnitudes scale values by them before a refresh, and
         // interval arithmetic through the guess's basis, or through 1 − d·y0, loses them by orders

@@ -32,8 +32,7 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
      * to its largest value is κ times larger on its smallest.
      */
     public <M> M divide(TensorOps<M> ops, M numerator, M denominator, double domainScale, double workingBits) {
-        double kappa = conditionNumber();
-        try (var p = ops.precision(workingBits + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
+        try (var p = ops.precision(workingBits + conditionBits())) {
             return ops.mul(numerator, inverse(ops, denominator, domainScale));
         }
     }
@@ -48,6 +47,12 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
 
     /** κ = hi/lo of the domain: how much an error relative to the largest denominator grows at the smallest; 1 exact. */
     public abstract double conditionNumber();
+
+    /** log2 κ: the bits of precision the spread of the denominators costs; 0 for exact division. */
+    public double conditionBits() {
+        double kappa = conditionNumber();
+        return kappa > 1 ? Math.log(kappa) / Math.log(2) : 0;
+    }
 
     public abstract String describe();
 

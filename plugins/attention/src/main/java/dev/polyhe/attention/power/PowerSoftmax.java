@@ -61,9 +61,8 @@ final class PowerSoftmax implements AttentionKernel {
     private record Fraction<M>(M numerator, M denominator, double domainScale) {}
 
     private <M> M weights(TensorOps<M> ops, M scores, Matrix mask) {
-        double kappa = settings.division().conditionNumber();
         Fraction<M> f;
-        try (var p = ops.precision(WORKING_BITS + (kappa > 1 ? Math.log(kappa) / Math.log(2) : 0))) {
+        try (var p = ops.precision(WORKING_BITS + settings.division().conditionBits())) {
             f = fraction(ops, scores, mask);
         }
         return settings.division().divide(ops, f.numerator(), f.denominator(), f.domainScale(), WORKING_BITS);
