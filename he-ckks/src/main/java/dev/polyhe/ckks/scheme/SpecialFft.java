@@ -3,29 +3,37 @@ package dev.polyhe.ckks.scheme;
 /**
  * The "special" FFT of CKKS: evaluates a real polynomial at the primitive 2N-th roots zeta^(5^j), j &lt; N/2
  * (one of each conjugate pair), or inverts that map. Works on any power-of-two slot count n &le; N/2 (sparse
- * packing: the message then lives on X^(N/2n)). Roots and the 5^j orbit are precomputed.
+ * packing: the message then lives on X^(N/2n)). The twiddles of every stage are precomputed.
  */
 final class SpecialFft {
-    private final int m; // 2N
-    private final double[] rootRe;
-    private final double[] rootIm;
-    private final int[] rotGroup;
+    /**
+     * The twiddle of butterfly j of the stage of length len, ζ^(2N·(5^j mod 4len)/4len), at [len/2 − 1 + j]: a
+     * stage's twiddles do not depend on the slot count, so one table of N/2 serves every size, and the butterflies
+     * read it in order instead of working out a modular index (a division) each.
+     */
+    private final double[] twRe;
+    private final double[] twIm;
 
     SpecialFft(int logN) {
         int n = 1 << logN;
-        m = 2 * n;
-        rootRe = new double[m + 1];
-        rootIm = new double[m + 1];
-        for (int k = 0; k <= m; k++) {
-            double angle = 2 * Math.PI * k / m;
-            rootRe[k] = Math.cos(angle);
-            rootIm[k] = Math.sin(angle);
-        }
-        rotGroup = new int[n / 2];
+        int m = 2 * n;
+        int half = n / 2;
+        twRe = new double[Math.max(1, half)];
+        twIm = new double[Math.max(1, half)];
         long g = 1;
-        for (int j = 0; j < n / 2; j++) {
+        int[] rotGroup = new int[half];
+        for (int j = 0; j < half; j++) {
             rotGroup[j] = (int) g;
             g = (g * 5) % m;
+        }
+        for (int len = 2; len <= half; len <<= 1) {
+            int h = len >> 1;
+            int lenq = len << 2;
+            for (int j = 0; j < h; j++) {
+                double angle = 2 * Math.PI * ((long) (rotGroup[j] % lenq) * m / lenq) / m;
+                twRe[h - 1 + j] = Math.cos(angle);
+                twIm[h - 1 + j] = Math.sin(angle);
+            }
         }
     }
 
@@ -34,12 +42,11 @@ final class SpecialFft {
         bitReverse(re, im, size);
         for (int len = 2; len <= size; len <<= 1) {
             int half = len >> 1;
-            int lenq = len << 2;
+            int tw = half - 1;
             for (int i = 0; i < size; i += len) {
                 for (int j = 0; j < half; j++) {
-                    int idx = (int) ((long) (rotGroup[j] % lenq) * m / lenq);
-                    double wr = rootRe[idx];
-                    double wi = rootIm[idx];
+                    double wr = twRe[tw + j];
+                    double wi = twIm[tw + j];
                     int a = i + j;
                     int b = a + half;
                     double vr = re[b] * wr - im[b] * wi;
@@ -59,12 +66,11 @@ final class SpecialFft {
     void inverse(double[] re, double[] im, int size) {
         for (int len = size; len >= 2; len >>= 1) {
             int half = len >> 1;
-            int lenq = len << 2;
+            int tw = half - 1;
             for (int i = 0; i < size; i += len) {
                 for (int j = 0; j < half; j++) {
-                    int idx = (int) ((long) (lenq - rotGroup[j] % lenq) * m / lenq);
-                    double wr = rootRe[idx];
-                    double wi = rootIm[idx];
+                    double wr = twRe[tw + j];
+                    double wi = -twIm[tw + j]; // the inverse turns the other way
                     int a = i + j;
                     int b = a + half;
                     double ur = re[a] + re[b];
