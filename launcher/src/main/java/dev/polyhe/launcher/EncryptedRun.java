@@ -108,8 +108,7 @@ final class EncryptedRun {
                 }
                 var plan = new dev.polyhe.core.report.PlanExplanation(planned.accounting());
                 out.printf(Locale.ROOT, "sample %d: %s%n", i, planned.describe());
-                planned.trials().forEach((site, count) -> out.printf(Locale.ROOT, "  refresh before %s: %d calls%s%n",
-                        site, count, planned.plan().refreshesBefore(site) ? " (kept)" : ""));
+                planned.describeTrials().forEach(line -> out.printf(Locale.ROOT, "  %s%n", line));
                 out.print(plan.toText());
                 out.flush();
                 boots.add(planned.bootstraps());

@@ -46,10 +46,18 @@ class BootstrapPlannerTest {
                 assertNotNull(withPlan.planned(), "a run that bootstraps is planned");
                 long plannedCalls = withPlan.accounting().countsByPrimitive().get(PrimitiveKind.BOOTSTRAP);
                 long greedyCalls = withoutPlan.accounting().countsByPrimitive().get(PrimitiveKind.BOOTSTRAP);
-                String what = withPlan.planned().describe() + "; greedy run: " + greedyCalls;
+                String what = withPlan.planned().describe() + "; greedy run: " + greedyCalls + "; tried "
+                        + withPlan.planned().describeTrials() + "; logits at level " + withPlan.output().logits().level()
+                        + ", greedy " + withoutPlan.output().logits().level();
                 assertEquals(withPlan.planned().bootstraps(), plannedCalls, "the run does what was planned: " + what);
                 assertEquals(withoutPlan.planned().greedyBootstraps(), greedyCalls, what);
                 assertTrue(plannedCalls <= greedyCalls, what);
+                // the tail runs low: nothing after the last bootstrap keeps levels the client's decryption does not
+                // need, while greedy placement leaves the logits where the last bootstrap put them
+                assertTrue(!withPlan.planned().plan().lowered().isEmpty(), what);
+                assertTrue(withPlan.output().logits().level() <= 1, "logits at level "
+                        + withPlan.output().logits().level() + ": " + what);
+                assertTrue(withoutPlan.output().logits().level() > withPlan.output().logits().level(), what);
                 for (var result : List.of(withPlan, withoutPlan)) {
                     Matrix out = planned.decrypt(keys, result.output().logits());
                     OutputAgreement a = OutputAgreement.between(out, q.polynomial().logits());
@@ -95,7 +103,8 @@ class BootstrapPlannerTest {
         assertTrue(r.err().contains("planning (no keys, no arithmetic)"), r.err());
         Matcher total = Pattern.compile("(\\d+) bootstrap calls in all").matcher(r.out());
         assertTrue(total.find() && Integer.parseInt(total.group(1)) > 0, r.out());
-        assertTrue(r.out().matches("(?s).*layers\\.1\\.mlp/gelu\\s+\\d+\\s+\\d+.*"), "a row per operator: " + r.out());
+        assertTrue(r.out().matches("(?s).*layers\\.1\\.mlp/gelu\\s+\\d+→\\d+\\s+\\d+\\s+\\d+.*"),
+                "a row per operator, with the levels in and out: " + r.out());
         assertTrue(r.out().contains("needs ") && r.out().contains(", at level "), "and why: " + r.out());
         assertTrue(r.out().contains("bootstrap plan: "), r.out());
         assertTrue(!r.out().contains("block 0:") && !r.out().contains("vs poly"), "nothing ran: " + r.out());

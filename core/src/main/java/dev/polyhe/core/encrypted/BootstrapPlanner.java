@@ -10,7 +10,9 @@ import java.util.function.Function;
  * bootstrap calls, on symbolic runs ({@link dev.polyhe.core.engine.symbolic.SymbolicContext}: levels and scales
  * only, seconds for a Pythia-70M layer at 128 bits). It keeps a site only for a strict gain, so the plan never
  * bootstraps more than greedy placement does; and the symbolic run takes every decision the real one takes, so
- * the count planned is the count run.
+ * the count planned is the count run. Then it lowers the tail: the first linear map after the last bootstrap runs
+ * at the lowest level that leaves the result decryptable ({@link RefreshPlan#lowered}), kept if a symbolic run
+ * shows no more bootstraps and no output sent lower than its decryption allows.
  */
 public final class BootstrapPlanner {
     /**
@@ -30,13 +32,52 @@ public final class BootstrapPlanner {
                     symbolicRuns, seconds);
         }
 
+        /** One line per plan tried beside the kept one ({@link #trials}'s order): what it changed, its calls. */
+        public java.util.List<String> describeTrials() {
+            java.util.List<String> lines = new java.util.ArrayList<>();
+            trials.forEach((trial, calls) -> lines.add(String.format(java.util.Locale.ROOT, "%s: %s%s", trial,
+                    calls < 0 ? "failed" : calls + " calls", kept(trial) ? " (kept)" : "")));
+            return lines;
+        }
+
+        private boolean kept(String trial) {
+            if (trial.startsWith(REFRESH)) {
+                return plan.refreshesBefore(trial.substring(REFRESH.length()));
+            }
+            var m = LOWERING.matcher(trial);
+            return m.matches() && plan.loweredTo(m.group(1)).equals(java.util.OptionalInt.of(
+                    Integer.parseInt(m.group(2))));
+        }
+
         /** The same plan, taken from a cache: no symbolic run, no planning time. */
         public Planned reused() {
             return new Planned(plan, bootstraps, greedyBootstraps, 0, 0, accounting, trials);
         }
     }
 
+    /**
+     * Whether every tensor sent to the client is, after a lowering, at a level its decryption allows or no lower than
+     * before it (greedy placement may leave one below its floor; a lowering must not push it further).
+     */
+    private static boolean stillDecryptable(java.util.List<Accounting.Output> before,
+            java.util.List<Accounting.Output> after) {
+        if (before.size() != after.size()) {
+            return false;
+        }
+        for (int i = 0; i < before.size(); i++) {
+            Accounting.Output b = before.get(i);
+            if (after.get(i).level() < Math.min(b.level(), b.floor())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static final int MAX_PASSES = 3;
+    private static final String REFRESH = "refresh before ";
+    private static final java.util.regex.Pattern LOWERING = java.util.regex.Pattern.compile(
+            "run (\\S+) at level (\\d+)");
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BootstrapPlanner.class);
 
     private final Function<RefreshPlan, Accounting> symbolicRun;
 
@@ -67,13 +108,43 @@ public final class BootstrapPlanner {
                 Accounting run = symbolicRun.apply(tried);
                 runs++;
                 long count = run.bootstrapsSoFar();
-                trials.put(site, count);
+                trials.put(REFRESH + site, count);
                 if (count < bestCount) {
                     best = tried;
                     bestCount = count;
                     bestRun = run;
                     improved = true;
                 }
+            }
+        }
+        // the tail: the first linear map after the last bootstrap runs as low as the output allows, and with it
+        // everything after it (levels nothing will use are limbs every product and rotation still pays for)
+        var sent = bestRun.outputs();
+        int spare = sent.isEmpty() ? 0 : sent.get(sent.size() - 1).spare();
+        if (search && spare > 0) {
+            for (Accounting.LinearMap map : bestRun.linearMaps()) {
+                if (map.bootstrapsBefore() < bestCount) {
+                    continue;
+                }
+                int level = Math.max(1, map.level() - spare);
+                if (level < map.level()) {
+                    RefreshPlan tried = best.lowering(map.site(), level);
+                    String trial = "run " + map.site() + " at level " + level;
+                    runs++;
+                    try {
+                        Accounting run = symbolicRun.apply(tried);
+                        trials.put(trial, run.bootstrapsSoFar());
+                        if (run.bootstrapsSoFar() <= bestCount && stillDecryptable(sent, run.outputs())) {
+                            best = tried;
+                            bestCount = run.bootstrapsSoFar();
+                            bestRun = run;
+                        }
+                    } catch (RuntimeException e) {
+                        trials.put(trial, -1L);
+                        LOG.warn("planning: {} failed, kept at level {}: {}", trial, map.level(), e.toString());
+                    }
+                }
+                break;
             }
         }
         return new Planned(best, bestCount, greedyCount, runs, (System.nanoTime() - t0) / 1e9, bestRun,

@@ -229,12 +229,24 @@ public final class EncryptedInference {
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
             CkksEngine engine = planning.engine();
             engine.follow(plan);
-            model.model().forward(engine, withInputRange(engine, engine.likeOf(embeddings), calibration),
-                    nonlinearities);
+            ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine,
+                    engine.likeOf(embeddings), calibration), nonlinearities);
+            engine.accounting().outputs(outputs(engine, out));
             return engine.accounting();
         }).plan(searchPlans);
         LOG.debug("{}", planned.describe());
         return planned;
+    }
+
+    /** The tensors sent to the client, the main result (the logits, where there are) last. */
+    private static java.util.List<Accounting.Output> outputs(CkksEngine engine, ModelOutput<CkksTensor> out) {
+        java.util.List<Accounting.Output> sent = new java.util.ArrayList<>();
+        for (CkksTensor t : java.util.Arrays.asList(out.lastHiddenState(), out.logits())) {
+            if (t != null) {
+                sent.add(new Accounting.Output(t.level(), engine.decryptionFloor(t)));
+            }
+        }
+        return sent;
     }
 
     /**

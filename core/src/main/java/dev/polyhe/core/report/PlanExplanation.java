@@ -7,7 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The bootstrap plan of a run, for {@code --explain-plan}: per operator, the levels it consumed, how many bootstraps
+ * The bootstrap plan of a run, for {@code --explain-plan}: per operator, the level its operands entered at and the
+ * lowest it reached, the levels it consumed, how many bootstraps
  * it took and why (the level each ciphertext was at and the levels the next step needed, whether it shared a
  * bootstrap, whether precision asked for two), from the {@link Accounting} of a planning run or a real one.
  */
@@ -24,14 +25,15 @@ public final class PlanExplanation {
             reasons.computeIfAbsent(p.operator(), k -> new LinkedHashMap<>()).merge(p.reason(), 1, Integer::sum);
         }
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-50s %7s %7s  %s%n", "operator", "levels", "boots", "why"));
+        sb.append(String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "operator", "in→low", "levels", "boots", "why"));
         for (var e : accounting.operators().entrySet()) {
             OperatorStats s = e.getValue();
             Map<String, Integer> why = reasons.getOrDefault(e.getKey(), Map.of());
-            sb.append(String.format(Locale.ROOT, "%-50s %7d %7d  %s%n", e.getKey(), s.levelsUsed(), s.bootstraps(),
+            String inOut = s.entryLevel() < 0 ? "" : s.entryLevel() + "→" + s.lowestLevel();
+            sb.append(String.format(Locale.ROOT, "%-50s %7s %7d %7d  %s%n", e.getKey(), inOut, s.levelsUsed(), s.bootstraps(),
                     why.isEmpty() ? "" : describe(why.entrySet().iterator().next())));
-            why.entrySet().stream().skip(1).forEach(w -> sb.append(String.format(Locale.ROOT, "%-50s %7s %7s  %s%n",
-                    "", "", "", describe(w))));
+            why.entrySet().stream().skip(1).forEach(w -> sb.append(String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n",
+                    "", "", "", "", describe(w))));
         }
         sb.append(String.format(Locale.ROOT, "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise "
                 + "bootstrap is two)%n", accounting.bootstrapsSoFar()));

@@ -62,6 +62,8 @@ public final class Accounting {
         s.calls++;
         if (f.entryLevel != Integer.MAX_VALUE) {
             s.levelsUsed = Math.max(s.levelsUsed, f.entryLevel - f.minLevel);
+            s.entryLevel = s.entryLevel < 0 ? f.entryLevel : s.entryLevel;
+            s.lowestLevel = s.lowestLevel < 0 ? f.minLevel : Math.min(s.lowestLevel, f.minLevel);
         }
         Frame parent = stack.peek();
         if (parent != null) {
@@ -184,6 +186,46 @@ public final class Accounting {
 
     void refreshSite(String site) {
         refreshSites.add(site);
+    }
+
+    /**
+     * A linear map as it ran: its {@link RefreshPlan#exactSite}, the level it ran at, and the bootstrap calls made
+     * before it ran (its operands' own refreshes included).
+     */
+    public record LinearMap(String site, int level, long bootstrapsBefore) {
+    }
+
+    private final java.util.List<LinearMap> linearMaps = new java.util.ArrayList<>();
+    private java.util.List<Output> outputs = java.util.List.of();
+
+    void linearMap(String exactSite, int level) {
+        linearMaps.add(new LinearMap(exactSite, level, bootstraps.get()));
+    }
+
+    /** Every linear map, in the order they ran. */
+    public java.util.List<LinearMap> linearMaps() {
+        return java.util.Collections.unmodifiableList(linearMaps);
+    }
+
+    /**
+     * A tensor the run sends to the client: its lowest level, and the lowest its decryption allows
+     * ({@link CkksEngine#decryptionFloor}).
+     */
+    public record Output(int level, int floor) {
+        /** Levels kept beyond what decrypting needs. */
+        public int spare() {
+            return Math.max(0, level - floor);
+        }
+    }
+
+    /** Notes what the run sends to the client, the main result last; only the run's caller knows which they are. */
+    public void outputs(java.util.List<Output> sent) {
+        this.outputs = java.util.List.copyOf(sent);
+    }
+
+    /** What {@link #outputs(java.util.List)} noted; empty when nothing was. */
+    public java.util.List<Output> outputs() {
+        return outputs;
     }
 
     /**

@@ -30,7 +30,7 @@ final class BlockLinear {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int out = weight.rows();
         int b = columns;
-        Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
+        Ciphertext[] xs = engine.linearOperands(x.cts, op);
         double target = engine.commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         for (int m = 0; m < ys.length; m++) {
@@ -74,7 +74,7 @@ final class BlockLinear {
         int giants = b / babies;
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
-        Ciphertext[] xs = engine.atCommonLevel(x.cts, op);
+        Ciphertext[] xs = engine.linearOperands(x.cts, op);
         double target = engine.commonProductScale(xs);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {

@@ -71,6 +71,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
     private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
+    /** The {@link RefreshPlan#exactSite} of the linear map being evaluated. */
+    private String linearSite = "";
     /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
     private boolean plannedRefresh;
 
@@ -1503,7 +1505,40 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     private CkksTensor asPlanned(CkksTensor x) {
         String path = accounting.currentOperator();
-        String site = RefreshPlan.site(path, linearMaps.merge(path, 1, Integer::sum) - 1);
+        int ordinal = linearMaps.merge(path, 1, Integer::sum) - 1;
+        linearSite = RefreshPlan.exactSite(path, ordinal);
+        return refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
+    }
+
+    /**
+     * The operands of the linear map {@link #asPlanned} announced last, at their common level (bootstrapped first if
+     * out of levels), then lowered where the plan says so; noted for planners.
+     */
+    Ciphertext[] linearOperands(Ciphertext[] cts, OperatorKind op) {
+        Ciphertext[] xs = atCommonLevel(cts, op);
+        var lowered = plan.loweredTo(linearSite);
+        if (lowered.isPresent() && xs[0].level() > lowered.getAsInt()) {
+            for (int j = 0; j < xs.length; j++) {
+                xs[j] = atLevel(xs[j], lowered.getAsInt());
+            }
+        }
+        accounting.linearMap(linearSite, xs[0].level());
+        return xs;
+    }
+
+    /**
+     * The lowest level {@code out} may be decrypted at: 0 where its values fit level 0's modulus with room to spare
+     * (q_0/Δ is only 2^12 on a bootstrapping chain), else 1.
+     */
+    public int decryptionFloor(CkksTensor out) {
+        long[] chain = context.chainPrimes();
+        double room = chain.length == 0 ? 0 : chain[0] / scale / 2;
+        boolean fitsLevel0 = out.range != null && Double.isFinite(out.range.maxAbs())
+                && out.range.maxAbs() * 16 <= room;
+        return fitsLevel0 ? 0 : 1;
+    }
+
+    private CkksTensor refreshedAsPlanned(CkksTensor x, String site) {
         if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && bootstraps(c))) {
             return x;
         }
@@ -1524,7 +1559,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int in = x.cols;
         int out = weight.rows();
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        Ciphertext[] xs = atCommonLevel(x.cts, op);
+        Ciphertext[] xs = linearOperands(x.cts, op);
         double target = commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {

@@ -12,6 +12,8 @@ public final class OperatorStats {
     long bootstraps;
     long rescales;
     int levelsUsed;
+    int entryLevel = -1;
+    int lowestLevel = -1;
 
     public long nanos() {
         return nanos;
@@ -53,5 +55,15 @@ public final class OperatorStats {
     /** Most levels consumed by one call of this operator (level at entry minus the lowest level reached). */
     public int levelsUsed() {
         return levelsUsed;
+    }
+
+    /** The level of the first operand entering the first call (-1: no ciphertext seen). */
+    public int entryLevel() {
+        return entryLevel;
+    }
+
+    /** The lowest level any call reached (-1: no ciphertext seen). */
+    public int lowestLevel() {
+        return lowestLevel;
     }
 }
