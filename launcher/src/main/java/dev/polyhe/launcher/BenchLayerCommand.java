@@ -2,9 +2,11 @@ package dev.polyhe.launcher;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.polyhe.api.Matrix;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint;
+import dev.polyhe.core.encrypted.OutputAgreement;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.InvalidInputException;
@@ -15,6 +17,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -125,6 +128,7 @@ final class BenchLayerCommand implements Callable<Integer> {
             out.flush();
             Calibration cal = service.calibrate(loaded, inputs);
             InferenceService.Comparison plain = service.compare(loaded, inputs, cal);
+            printMargins(out, plain.polynomial().get(0).logits());
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
             EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out,
                     spec.commandLine().getErr()));
@@ -173,6 +177,24 @@ final class BenchLayerCommand implements Callable<Integer> {
             deleteTree(dir);
         }
         return PolyHeCommand.OK;
+    }
+
+    /**
+     * How close the plaintext polynomial model's own top-2 logits are: with random weights and a wide vocabulary some
+     * positions are near-ties that any error of that size may flip, and the encrypted run's agreement reads against it.
+     */
+    private static void printMargins(PrintWriter out, Matrix logits) {
+        if (logits == null || logits.cols() < 2) {
+            return;
+        }
+        double[] m = OutputAgreement.topMargins(logits);
+        double[] sorted = m.clone();
+        Arrays.sort(sorted);
+        out.printf(Locale.ROOT, "poly model: top-2 logit margins min %.2e, median %.2e; positions below 1e-3: %d, "
+                + "below 1e-2: %d, of %d%n", sorted[0], sorted[sorted.length / 2],
+                Arrays.stream(m).filter(x -> x < 1e-3).count(), Arrays.stream(m).filter(x -> x < 1e-2).count(),
+                m.length);
+        out.flush();
     }
 
     private static void deleteTree(Path dir) {

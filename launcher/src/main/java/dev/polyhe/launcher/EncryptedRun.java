@@ -19,6 +19,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -186,6 +187,7 @@ final class EncryptedRun {
                 out.printf(Locale.ROOT, "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
                         + "vs exact: mse %.3e, max %.3e, same prediction %s%n", i, result.seconds(), ap.mse(),
                         ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());
+                out.printf(Locale.ROOT, "ckks sample %d vs poly: %s%n", i, ap.describePredictions(8));
                 if (result.planned() != null) {
                     out.printf(Locale.ROOT, "ckks sample %d: %s%n", i, result.planned().describe());
                 }
@@ -230,6 +232,21 @@ final class EncryptedRun {
         n.put("mse", a.mse());
         n.put("max_abs", a.maxAbs());
         n.put("same_prediction", a.samePrediction());
+        n.put("positions", a.rows());
+        n.put("positions_same", a.rows() - a.flips().size());
+        double[] margins = a.referenceMargins();
+        Arrays.sort(margins);
+        if (margins.length > 0) {
+            n.put("reference_margin_min", margins[0]);
+            n.put("reference_margin_median", margins[margins.length / 2]);
+        }
+        ArrayNode flips = n.putArray("flips");
+        for (OutputAgreement.Flip f : a.flips()) {
+            flips.addObject().put("position", f.row()).put("reference_top", f.referenceTop())
+                    .put("actual_top", f.actualTop()).put("reference_gap", f.referenceGap())
+                    .put("error_at_reference_top", f.errorAtReferenceTop())
+                    .put("error_at_actual_top", f.errorAtActualTop());
+        }
         return n;
     }
 

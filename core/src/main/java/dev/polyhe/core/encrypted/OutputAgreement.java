@@ -1,12 +1,35 @@
 package dev.polyhe.core.encrypted;
 
 import dev.polyhe.api.Matrix;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 
 /**
- * How closely a decrypted output follows a reference: mean squared error, max absolute error, and whether every
- * row predicts the same class or token (argmax).
+ * How closely a decrypted output follows a reference: mean squared error, max absolute error, and, per row, whether
+ * it predicts the same class or token (argmax). The rows that do not ({@link #flips}) carry the reference's gap
+ * between its own choice and the one decrypted, so that a near-tie (a gap below the error's typical size) can be told
+ * from an error; {@link #referenceMargins} holds every row's top-2 gap in the reference.
  */
-public record OutputAgreement(double mse, double maxAbs, boolean samePrediction) {
+public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> flips, double[] referenceMargins) {
+    /**
+     * A row whose argmax differs: the reference's choice and the decrypted one, the reference's logit gap between the
+     * two, and how far the decrypted output moved each of them.
+     */
+    public record Flip(int row, int referenceTop, int actualTop, double referenceGap, double errorAtReferenceTop,
+            double errorAtActualTop) {
+        public String describe() {
+            return String.format(Locale.ROOT, "position %d: %d → %d, reference gap %.2e, errors %+.2e / %+.2e", row,
+                    referenceTop, actualTop, referenceGap, errorAtReferenceTop, errorAtActualTop);
+        }
+    }
+
+    public OutputAgreement {
+        flips = List.copyOf(flips);
+        referenceMargins = referenceMargins.clone();
+    }
+
     public static OutputAgreement between(Matrix actual, Matrix reference) {
         if (actual.rows() != reference.rows() || actual.cols() != reference.cols()) {
             throw new IllegalArgumentException("outputs differ in shape: [" + actual.rows() + ", " + actual.cols()
@@ -14,7 +37,7 @@ public record OutputAgreement(double mse, double maxAbs, boolean samePrediction)
         }
         double se = 0;
         double max = 0;
-        boolean same = true;
+        List<Flip> flips = new ArrayList<>();
         for (int r = 0; r < actual.rows(); r++) {
             int a = 0;
             int b = 0;
@@ -25,13 +48,89 @@ public record OutputAgreement(double mse, double maxAbs, boolean samePrediction)
                 a = actual.get(r, c) > actual.get(r, a) ? c : a;
                 b = reference.get(r, c) > reference.get(r, b) ? c : b;
             }
-            same &= a == b;
+            if (a != b) {
+                flips.add(new Flip(r, b, a, reference.get(r, b) - reference.get(r, a),
+                        actual.get(r, b) - reference.get(r, b), actual.get(r, a) - reference.get(r, a)));
+            }
         }
-        return new OutputAgreement(se / Math.max(1, actual.data().length), max, same);
+        return new OutputAgreement(se / Math.max(1, actual.data().length), max, actual.rows(), flips,
+                topMargins(reference));
     }
 
-    /** The worse of two agreements (for a batch). */
+    /** Per row, the gap between the largest and the second largest value (0 for a single column). */
+    public static double[] topMargins(Matrix m) {
+        double[] margins = new double[m.rows()];
+        for (int r = 0; r < m.rows(); r++) {
+            double first = Double.NEGATIVE_INFINITY;
+            double second = Double.NEGATIVE_INFINITY;
+            for (int c = 0; c < m.cols(); c++) {
+                double v = m.get(r, c);
+                if (v > first) {
+                    second = first;
+                    first = v;
+                } else if (v > second) {
+                    second = v;
+                }
+            }
+            margins[r] = m.cols() < 2 ? 0 : first - second;
+        }
+        return margins;
+    }
+
+    @Override
+    public double[] referenceMargins() {
+        return referenceMargins.clone();
+    }
+
+    /** Whether every row predicts what the reference does. */
+    public boolean samePrediction() {
+        return flips.isEmpty();
+    }
+
+    /** Rows whose reference top-2 margin is below {@code gap}: those an error of that size may flip. */
+    public int rowsWithMarginBelow(double gap) {
+        return (int) Arrays.stream(referenceMargins).filter(m -> m < gap).count();
+    }
+
+    /** Flips where the reference preferred its token by more than {@code gap}: not near-ties at that error. */
+    public int flipsWithGapAbove(double gap) {
+        return (int) flips.stream().filter(f -> f.referenceGap() > gap).count();
+    }
+
+    /**
+     * One line: how many rows agree, and for the first flips the reference's gap against the typical error (√mse),
+     * so that a near-tie reads as one.
+     */
+    public String describePredictions(int maxFlips) {
+        double rms = Math.sqrt(mse);
+        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "same prediction at %d of %d positions",
+                rows - flips.size(), rows));
+        if (referenceMargins.length > 0) {
+            double[] sorted = referenceMargins.clone();
+            Arrays.sort(sorted);
+            s.append(String.format(Locale.ROOT, "; reference top-2 margins: min %.2e, median %.2e; %d below 4×rms "
+                    + "error (%.2e)", sorted[0], sorted[sorted.length / 2], rowsWithMarginBelow(4 * rms), 4 * rms));
+        }
+        if (!flips.isEmpty()) {
+            s.append(String.format(Locale.ROOT, "; flips whose reference gap exceeds 4×rms error: %d",
+                    flipsWithGapAbove(4 * rms)));
+        }
+        flips.stream().limit(maxFlips).forEach(f -> s.append("\n  ").append(f.describe()));
+        if (flips.size() > maxFlips) {
+            s.append("\n  … and ").append(flips.size() - maxFlips).append(" more");
+        }
+        return s.toString();
+    }
+
+    /** The worse of two agreements (for a batch): rows and flips add up, rows renumbered after this one's. */
     public OutputAgreement combine(OutputAgreement o) {
-        return new OutputAgreement(Math.max(mse, o.mse), Math.max(maxAbs, o.maxAbs), samePrediction && o.samePrediction);
+        List<Flip> all = new ArrayList<>(flips);
+        for (Flip f : o.flips) {
+            all.add(new Flip(rows + f.row(), f.referenceTop(), f.actualTop(), f.referenceGap(),
+                    f.errorAtReferenceTop(), f.errorAtActualTop()));
+        }
+        double[] margins = Arrays.copyOf(referenceMargins, referenceMargins.length + o.referenceMargins.length);
+        System.arraycopy(o.referenceMargins, 0, margins, referenceMargins.length, o.referenceMargins.length);
+        return new OutputAgreement(Math.max(mse, o.mse), Math.max(maxAbs, o.maxAbs), rows + o.rows, all, margins);
     }
 }
