@@ -2,6 +2,10 @@ package dev.polyhe.core.encrypted;
 
 import dev.polyhe.core.engine.ckks.Accounting;
 import dev.polyhe.core.engine.ckks.RefreshPlan;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -16,37 +20,29 @@ import java.util.function.Function;
  */
 public final class BootstrapPlanner {
     /**
-     * What planning found: the plan, its bootstrap calls, greedy placement's, how long planning took, and each site
-     * tried with the calls the plan would have taken with it added (its last try).
+     * What planning found: the plan, its bootstrap calls, greedy placement's, how long planning took, and each change
+     * tried (its last try).
      */
     public record Planned(RefreshPlan plan, long bootstraps, long greedyBootstraps, int symbolicRuns,
-            double seconds, Accounting accounting, java.util.Map<String, Long> trials) {
+            double seconds, Accounting accounting, List<Trial> trials) {
+        public Planned {
+            trials = List.copyOf(trials);
+        }
+
         public String describe() {
             if (symbolicRuns == 0) {
-                return String.format(java.util.Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy "
+                return String.format(Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy "
                         + "placement: %d), planned before for the same model, key set and input shape", plan,
                         bootstraps, greedyBootstraps);
             }
-            return String.format(java.util.Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy placement: "
+            return String.format(Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy placement: "
                     + "%d), planned on %d symbolic run(s) in %.1f s", plan, bootstraps, greedyBootstraps,
                     symbolicRuns, seconds);
         }
 
-        /** One line per plan tried beside the kept one ({@link #trials}'s order): what it changed, its calls. */
-        public java.util.List<String> describeTrials() {
-            java.util.List<String> lines = new java.util.ArrayList<>();
-            trials.forEach((trial, calls) -> lines.add(String.format(java.util.Locale.ROOT, "%s: %s%s", trial,
-                    calls < 0 ? "failed" : calls + " calls", kept(trial) ? " (kept)" : "")));
-            return lines;
-        }
-
-        private boolean kept(String trial) {
-            if (trial.startsWith(REFRESH)) {
-                return plan.refreshesBefore(trial.substring(REFRESH.length()));
-            }
-            var m = LOWERING.matcher(trial);
-            return m.matches() && plan.loweredTo(m.group(1)).equals(java.util.OptionalInt.of(
-                    Integer.parseInt(m.group(2))));
+        /** One line per change tried, in the order first tried: what it changed, its calls, whether it was kept. */
+        public List<String> describeTrials() {
+            return trials.stream().map(Trial::describe).toList();
         }
 
         /** The same plan, taken from a cache: no symbolic run, no planning time. */
@@ -56,11 +52,25 @@ public final class BootstrapPlanner {
     }
 
     /**
+     * One change tried on the plan: what it changed ("refresh before S", "run S at level L"), the bootstrap calls of
+     * the plan with it ({@link #FAILED} where its symbolic run failed), and whether the plan kept it. A change kept
+     * stays kept: plans only grow.
+     */
+    public record Trial(String change, long calls, boolean kept) {
+        public static final long FAILED = -1;
+
+        public String describe() {
+            return String.format(Locale.ROOT, "%s: %s%s", change, calls == FAILED ? "failed" : calls + " calls",
+                    kept ? " (kept)" : "");
+        }
+    }
+
+    /**
      * Whether every tensor sent to the client is, after a lowering, at a level its decryption allows or no lower than
      * before it (greedy placement may leave one below its floor; a lowering must not push it further).
      */
-    private static boolean stillDecryptable(java.util.List<Accounting.Output> before,
-            java.util.List<Accounting.Output> after) {
+    private static boolean stillDecryptable(List<Accounting.Output> before,
+            List<Accounting.Output> after) {
         if (before.size() != after.size()) {
             return false;
         }
@@ -74,9 +84,6 @@ public final class BootstrapPlanner {
     }
 
     private static final int MAX_PASSES = 3;
-    private static final String REFRESH = "refresh before ";
-    private static final java.util.regex.Pattern LOWERING = java.util.regex.Pattern.compile(
-            "run (\\S+) at level (\\d+)");
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BootstrapPlanner.class);
 
     private final Function<RefreshPlan, Accounting> symbolicRun;
@@ -95,7 +102,7 @@ public final class BootstrapPlanner {
         Accounting bestRun = greedy;
         long bestCount = greedyCount;
         int runs = 1;
-        java.util.Map<String, Long> trials = new java.util.LinkedHashMap<>();
+        Map<String, Trial> trials = new LinkedHashMap<>(); // by change: a site tried again replaces its last try
         // passes over the sites until one keeps nothing: a site can pay only once another has been kept
         boolean improved = search;
         for (int pass = 0; improved && pass < MAX_PASSES; pass++) {
@@ -108,8 +115,9 @@ public final class BootstrapPlanner {
                 Accounting run = symbolicRun.apply(tried);
                 runs++;
                 long count = run.bootstrapsSoFar();
-                trials.put(REFRESH + site, count);
-                if (count < bestCount) {
+                boolean keep = count < bestCount;
+                trials.put("refresh before " + site, new Trial("refresh before " + site, count, keep));
+                if (keep) {
                     best = tried;
                     bestCount = count;
                     bestRun = run;
@@ -133,14 +141,15 @@ public final class BootstrapPlanner {
                     runs++;
                     try {
                         Accounting run = symbolicRun.apply(tried);
-                        trials.put(trial, run.bootstrapsSoFar());
-                        if (run.bootstrapsSoFar() <= bestCount && stillDecryptable(sent, run.outputs())) {
+                        boolean keep = run.bootstrapsSoFar() <= bestCount && stillDecryptable(sent, run.outputs());
+                        trials.put(trial, new Trial(trial, run.bootstrapsSoFar(), keep));
+                        if (keep) {
                             best = tried;
                             bestCount = run.bootstrapsSoFar();
                             bestRun = run;
                         }
                     } catch (RuntimeException e) {
-                        trials.put(trial, -1L);
+                        trials.put(trial, new Trial(trial, Trial.FAILED, false));
                         LOG.warn("planning: {} failed, kept at level {}: {}", trial, map.level(), e.toString());
                     }
                 }
@@ -148,6 +157,6 @@ public final class BootstrapPlanner {
             }
         }
         return new Planned(best, bestCount, greedyCount, runs, (System.nanoTime() - t0) / 1e9, bestRun,
-                java.util.Collections.unmodifiableMap(trials));
+                List.copyOf(trials.values()));
     }
 }

@@ -13,7 +13,6 @@ import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import dev.polyhe.core.inference.LoadedModel;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,7 @@ class PlanCacheTest {
 
     private BootstrapPlanner.Planned make() {
         made.incrementAndGet();
-        return new BootstrapPlanner.Planned(RefreshPlan.GREEDY.with("layers.*.mlp#0"), 7, 9, 3, 1.5, null, Map.of());
+        return new BootstrapPlanner.Planned(RefreshPlan.GREEDY.with("layers.*.mlp#0"), 7, 9, 3, 1.5, null, List.of());
     }
 
     private CkksTensor input(int rows, double value) {

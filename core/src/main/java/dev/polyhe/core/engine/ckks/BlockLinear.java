@@ -26,11 +26,11 @@ final class BlockLinear {
      * Columns (each repeating every P slots) into column blocks: output block m is Σ_j x_j ⊙ w_mj, with w_mj
      * holding W[mB + c, j] across the P slots of column c. One level, no rotation.
      */
-    CkksTensor intoBlocks(CkksTensor x, Matrix weight, double[] bias) {
+    CkksTensor intoBlocks(CkksTensor x, Matrix weight, double[] bias, String site) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int out = weight.rows();
         int b = columns;
-        Ciphertext[] xs = engine.linearOperands(x.cts, op);
+        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
         double target = engine.commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         for (int m = 0; m < ys.length; m++) {
@@ -66,7 +66,7 @@ final class BlockLinear {
      * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
      * blocks of a narrow matrix are mostly zero). One level.
      */
-    CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias) {
+    CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias, String site) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int b = columns;
         int width = b * slots;
@@ -74,7 +74,7 @@ final class BlockLinear {
         int giants = b / babies;
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
-        Ciphertext[] xs = engine.linearOperands(x.cts, op);
+        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
         double target = engine.commonProductScale(xs);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {

@@ -71,8 +71,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
     private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
-    /** The {@link RefreshPlan#exactSite} of the linear map being evaluated. */
-    private String linearSite = "";
     /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
     private boolean plannedRefresh;
 
@@ -1492,52 +1490,54 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (x.layout == Layout.DIAGONALS || x.layout == Layout.HEAD_DIAGONALS) {
             throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
         }
-        x = asPlanned(x);
-        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias)
-                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias)
-                : blockLinear.intoBlocks(x, weight, bias);
+        String path = accounting.currentOperator();
+        int ordinal = linearMaps.merge(path, 1, Integer::sum) - 1;
+        x = refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
+        String site = RefreshPlan.exactSite(path, ordinal);
+        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias, site)
+                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias, site)
+                : blockLinear.intoBlocks(x, weight, bias, site);
         return ranged(y, linearRange(x.range, weight, bias));
+    }
+
+    /**
+     * The operands of the linear map at {@code site} (its {@link RefreshPlan#exactSite}), at their common level
+     * (bootstrapped first if out of levels), then lowered where the plan says so; noted for planners.
+     */
+    Ciphertext[] linearOperands(Ciphertext[] cts, OperatorKind op, String site) {
+        Ciphertext[] xs = atCommonLevel(cts, op);
+        var lowered = plan.loweredTo(site);
+        if (lowered.isPresent() && xs[0].level() > lowered.getAsInt()) {
+            for (int j = 0; j < xs.length; j++) {
+                xs[j] = atLevel(xs[j], lowered.getAsInt());
+            }
+        }
+        accounting.linearMap(site, xs[0].level());
+        return xs;
+    }
+
+    /**
+     * How far inside level 0's half-modulus (q_0/2Δ) a decrypted output's calibrated bound must stay: the bound comes
+     * from calibration inputs, a query may exceed it, and a value past q_0/2Δ wraps around to a wrong sign.
+     */
+    static final double DECRYPTION_HEADROOM = 16;
+
+    /**
+     * The lowest level {@code out} may be decrypted at: 0 where its values fit level 0's modulus with {@link
+     * #DECRYPTION_HEADROOM} to spare (q_0/Δ is only 2^12 on a bootstrapping chain), else 1.
+     */
+    public int decryptionFloor(CkksTensor out) {
+        long[] chain = context.chainPrimes();
+        double room = chain.length == 0 ? 0 : chain[0] / scale / 2;
+        boolean fitsLevel0 = out.range != null && Double.isFinite(out.range.maxAbs())
+                && out.range.maxAbs() * DECRYPTION_HEADROOM <= room;
+        return fitsLevel0 ? 0 : 1;
     }
 
     /**
      * The input of a linear map, refreshed to the top level first where the plan says so. Sites whose input has a
      * ciphertext below the top level are offered to planners ({@link Accounting#refreshSites}).
      */
-    private CkksTensor asPlanned(CkksTensor x) {
-        String path = accounting.currentOperator();
-        int ordinal = linearMaps.merge(path, 1, Integer::sum) - 1;
-        linearSite = RefreshPlan.exactSite(path, ordinal);
-        return refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
-    }
-
-    /**
-     * The operands of the linear map {@link #asPlanned} announced last, at their common level (bootstrapped first if
-     * out of levels), then lowered where the plan says so; noted for planners.
-     */
-    Ciphertext[] linearOperands(Ciphertext[] cts, OperatorKind op) {
-        Ciphertext[] xs = atCommonLevel(cts, op);
-        var lowered = plan.loweredTo(linearSite);
-        if (lowered.isPresent() && xs[0].level() > lowered.getAsInt()) {
-            for (int j = 0; j < xs.length; j++) {
-                xs[j] = atLevel(xs[j], lowered.getAsInt());
-            }
-        }
-        accounting.linearMap(linearSite, xs[0].level());
-        return xs;
-    }
-
-    /**
-     * The lowest level {@code out} may be decrypted at: 0 where its values fit level 0's modulus with room to spare
-     * (q_0/Δ is only 2^12 on a bootstrapping chain), else 1.
-     */
-    public int decryptionFloor(CkksTensor out) {
-        long[] chain = context.chainPrimes();
-        double room = chain.length == 0 ? 0 : chain[0] / scale / 2;
-        boolean fitsLevel0 = out.range != null && Double.isFinite(out.range.maxAbs())
-                && out.range.maxAbs() * 16 <= room;
-        return fitsLevel0 ? 0 : 1;
-    }
-
     private CkksTensor refreshedAsPlanned(CkksTensor x, String site) {
         if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && bootstraps(c))) {
             return x;
@@ -1555,11 +1555,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
-    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias) {
+    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias, String site) {
         int in = x.cols;
         int out = weight.rows();
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        Ciphertext[] xs = linearOperands(x.cts, op);
+        Ciphertext[] xs = linearOperands(x.cts, op, site);
         double target = commonProductScale(xs);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {
