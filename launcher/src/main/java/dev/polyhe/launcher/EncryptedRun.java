@@ -240,6 +240,10 @@ final class EncryptedRun {
             n.put("reference_margin_min", margins[0]);
             n.put("reference_margin_median", margins[margins.length / 2]);
         }
+        ArrayNode rowErrors = n.putArray("position_max_abs");
+        for (double e : a.rowMaxAbs()) {
+            rowErrors.add(e);
+        }
         ArrayNode flips = n.putArray("flips");
         for (OutputAgreement.Flip f : a.flips()) {
             flips.addObject().put("position", f.row()).put("reference_top", f.referenceTop())

@@ -10,9 +10,11 @@ import java.util.Locale;
  * How closely a decrypted output follows a reference: mean squared error, max absolute error, and, per row, whether
  * it predicts the same class or token (argmax). The rows that do not ({@link #flips}) carry the reference's gap
  * between its own choice and the one decrypted, so that a near-tie (a gap below the error's typical size) can be told
- * from an error; {@link #referenceMargins} holds every row's top-2 gap in the reference.
+ * from an error; {@link #referenceMargins} holds every row's top-2 gap in the reference and {@link #rowMaxAbs} every
+ * row's largest error, so that errors gathered at some positions (the first tokens, say) show.
  */
-public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> flips, double[] referenceMargins) {
+public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> flips, double[] referenceMargins,
+        double[] rowMaxAbs) {
     /**
      * A row whose argmax differs: the reference's choice and the decrypted one, the reference's logit gap between the
      * two, and how far the decrypted output moved each of them.
@@ -28,6 +30,11 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
     public OutputAgreement {
         flips = List.copyOf(flips);
         referenceMargins = referenceMargins.clone();
+        rowMaxAbs = rowMaxAbs.clone();
+        if (rowMaxAbs.length != referenceMargins.length) {
+            throw new IllegalArgumentException(rowMaxAbs.length + " row errors for " + referenceMargins.length
+                    + " rows");
+        }
     }
 
     public static OutputAgreement between(Matrix actual, Matrix reference) {
@@ -38,23 +45,25 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
         double se = 0;
         double max = 0;
         List<Flip> flips = new ArrayList<>();
+        double[] rowMax = new double[actual.rows()];
         for (int r = 0; r < actual.rows(); r++) {
             int a = 0;
             int b = 0;
             for (int c = 0; c < actual.cols(); c++) {
                 double d = actual.get(r, c) - reference.get(r, c);
                 se += d * d;
-                max = Math.max(max, Math.abs(d));
+                rowMax[r] = Math.max(rowMax[r], Math.abs(d));
                 a = actual.get(r, c) > actual.get(r, a) ? c : a;
                 b = reference.get(r, c) > reference.get(r, b) ? c : b;
             }
+            max = Math.max(max, rowMax[r]);
             if (a != b) {
                 flips.add(new Flip(r, b, a, reference.get(r, b) - reference.get(r, a),
                         actual.get(r, b) - reference.get(r, b), actual.get(r, a) - reference.get(r, a)));
             }
         }
         return new OutputAgreement(se / Math.max(1, actual.data().length), max, actual.rows(), flips,
-                topMargins(reference));
+                topMargins(reference), rowMax);
     }
 
     /** Per row, the gap between the largest and the second largest value (0 for a single column). */
@@ -80,6 +89,18 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
     @Override
     public double[] referenceMargins() {
         return referenceMargins.clone();
+    }
+
+    @Override
+    public double[] rowMaxAbs() {
+        return rowMaxAbs.clone();
+    }
+
+    /** The rows with the largest errors, largest first, at most {@code n}. */
+    public int[] worstRows(int n) {
+        return java.util.stream.IntStream.range(0, rowMaxAbs.length).boxed()
+                .sorted((x, y) -> Double.compare(rowMaxAbs[y], rowMaxAbs[x])).limit(n).mapToInt(Integer::intValue)
+                .toArray();
     }
 
     /** Whether every row predicts what the reference does. */
@@ -115,6 +136,12 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
             s.append(String.format(Locale.ROOT, "; flips whose reference gap exceeds 4×rms error: %d",
                     flipsWithGapAbove(4 * rms)));
         }
+        if (rows > 1) {
+            s.append("; largest errors at positions");
+            for (int r : worstRows(5)) {
+                s.append(String.format(Locale.ROOT, " %d (%.2e)", r, rowMaxAbs[r]));
+            }
+        }
         flips.stream().limit(maxFlips).forEach(f -> s.append("\n  ").append(f.describe()));
         if (flips.size() > maxFlips) {
             s.append("\n  … and ").append(flips.size() - maxFlips).append(" more");
@@ -129,8 +156,13 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
             all.add(new Flip(rows + f.row(), f.referenceTop(), f.actualTop(), f.referenceGap(),
                     f.errorAtReferenceTop(), f.errorAtActualTop()));
         }
-        double[] margins = Arrays.copyOf(referenceMargins, referenceMargins.length + o.referenceMargins.length);
-        System.arraycopy(o.referenceMargins, 0, margins, referenceMargins.length, o.referenceMargins.length);
-        return new OutputAgreement(Math.max(mse, o.mse), Math.max(maxAbs, o.maxAbs), rows + o.rows, all, margins);
+        return new OutputAgreement(Math.max(mse, o.mse), Math.max(maxAbs, o.maxAbs), rows + o.rows, all,
+                concat(referenceMargins, o.referenceMargins), concat(rowMaxAbs, o.rowMaxAbs));
+    }
+
+    private static double[] concat(double[] a, double[] b) {
+        double[] ab = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, ab, a.length, b.length);
+        return ab;
     }
 }

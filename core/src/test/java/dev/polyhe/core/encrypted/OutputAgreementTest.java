@@ -27,6 +27,9 @@ class OutputAgreementTest {
         assertEquals(0.01, a.referenceMargins()[1], 1e-12);
         assertEquals(1, a.rowsWithMarginBelow(0.1));
         assertEquals(0.03, a.maxAbs(), 1e-12);
+        assertEquals(0.0, a.rowMaxAbs()[0], 1e-12);
+        assertEquals(0.03, a.rowMaxAbs()[1], 1e-12);
+        assertEquals(1, a.worstRows(1)[0]);
         assertTrue(a.describePredictions(4).startsWith("same prediction at 1 of 2 positions"), a.describePredictions(4));
         assertTrue(a.describePredictions(4).contains("position 1: 1 → 0"), a.describePredictions(4));
     }
@@ -43,5 +46,6 @@ class OutputAgreementTest {
         assertEquals(2, both.referenceMargins().length);
         assertFalse(both.samePrediction());
         assertEquals(1.0, both.maxAbs(), 1e-12);
+        assertEquals(1.0, both.rowMaxAbs()[1], 1e-12);
     }
 }
