@@ -347,17 +347,20 @@ class EncryptedEngineTest {
         assertTrue(maxAbsDiff(plain.rowRange(px, 2, 4).toMatrix(), ckks.toPlain(ckks.rowRange(cx, 2, 4))) < 1e-6);
     }
 
-    @Test
-    void polynomialPowerSoftmaxRunsUnchangedOnCiphertexts() {
+    /** Unmasked, and causal: each row then divided by its own length (ε/L_t added as a plaintext, no level). */
+    @ParameterizedTest(name = "causal {0}")
+    @ValueSource(booleans = {false, true})
+    void polynomialPowerSoftmaxRunsUnchangedOnCiphertexts(boolean causal) {
         AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax-length-agnostic")
-                .withOption("iterations", 8).withOption("lo", 0.01).withOption("hi", 4));
+                .withOption("iterations", 8).withOption("lo", 0.01).withOption("hi", causal ? 6 : 4));
         Matrix scores = random(TOKENS, TOKENS, 1.5);
+        Matrix mask = causal ? causalMask() : null;
         PlainEngine plain = new PlainEngine();
-        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), null).toMatrix();
+        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), mask).toMatrix();
         // Scores enter as Q·Kᵀ would produce them: diagonal layout, via a rank-one product with ones.
         CkksTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
                 ckks.fromPlain(onesColumn())), scores);
-        Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, null));
+        Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, mask));
         assertTrue(maxAbsDiff(expected, actual) < 1e-4, "encrypted vs plaintext polynomial attention: "
                 + maxAbsDiff(expected, actual));
     }

@@ -16,12 +16,17 @@ import java.util.Map;
 public final class CalibrationRecorder implements Nonlinearities {
     private final ExactNonlinearities exact;
     private final int p;
+    private final double epsilon;
     private final Map<String, SiteCalibration> sites = new LinkedHashMap<>();
 
-    /** @param p the power of the attention row statistics (PowerSoftmax's p) */
-    public CalibrationRecorder(ExactNonlinearities exact, int p) {
+    /**
+     * @param p the power of the attention row statistics (PowerSoftmax's p)
+     * @param epsilon PowerSoftmax's ε, for the per-row length-normalized denominators (ε + Σ x^p)/n
+     */
+    public CalibrationRecorder(ExactNonlinearities exact, int p, double epsilon) {
         this.exact = exact;
         this.p = p;
+        this.epsilon = epsilon;
     }
 
     public Calibration result(String modelType, int samples) {
@@ -36,7 +41,7 @@ public final class CalibrationRecorder implements Nonlinearities {
             min = Math.min(min, v);
             max = Math.max(max, v);
         }
-        merge(site, new SiteCalibration(function, min, max, d.length, null, null, null, null, null));
+        merge(site, SiteCalibration.range(function, min, max, d.length));
     }
 
     /** Records the range of a model input's embeddings (the client's side of the model: what gets encrypted). */
@@ -47,8 +52,8 @@ public final class CalibrationRecorder implements Nonlinearities {
             min = Math.min(min, v);
             max = Math.max(max, v);
         }
-        merge(Calibration.INPUT_SITE, new SiteCalibration(Calibration.INPUT_SITE, min, max, embeddings.data().length,
-                null, null, null, null, null));
+        merge(Calibration.INPUT_SITE, SiteCalibration.range(Calibration.INPUT_SITE, min, max,
+                embeddings.data().length));
     }
 
     private void merge(String site, SiteCalibration s) {
@@ -82,19 +87,29 @@ public final class CalibrationRecorder implements Nonlinearities {
         double max = Double.NEGATIVE_INFINITY;
         double sumMin = Double.POSITIVE_INFINITY;
         double sumMax = Double.NEGATIVE_INFINITY;
+        double visibleMin = Double.POSITIVE_INFINITY;
+        double visibleMax = Double.NEGATIVE_INFINITY;
         for (int r = 0; r < rows; r++) {
             double sum = 0;
+            double visible = 0;
             for (int c = 0; c < cols; c++) {
-                double v = s.get(r, c) * (mask == null ? 1 : mask.get(r, c));
+                double m = mask == null ? 1 : mask.get(r, c);
+                double v = s.get(r, c) * m;
                 min = Math.min(min, v);
                 max = Math.max(max, v);
                 sum += Math.pow(v, p);
+                visible += m;
             }
             sumMin = Math.min(sumMin, sum);
             sumMax = Math.max(sumMax, sum);
+            if (visible > 0) {
+                visibleMin = Math.min(visibleMin, (epsilon + sum) / visible);
+                visibleMax = Math.max(visibleMax, (epsilon + sum) / visible);
+            }
         }
+        boolean anyVisible = visibleMin <= visibleMax;
         merge(site, new SiteCalibration("attention", min, max, (long) rows * cols, sumMin / cols, sumMax / cols,
-                sumMin, sumMax, cols));
+                sumMin, sumMax, cols, anyVisible ? visibleMin : null, anyVisible ? visibleMax : null));
         return exact.attention(ops, scores, mask, site);
     }
 }

@@ -118,7 +118,8 @@ public final class InferenceService {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("calibration needs at least one input");
         }
-        CalibrationRecorder recorder = new CalibrationRecorder(exactNonlinearities(), power());
+        CalibrationRecorder recorder = new CalibrationRecorder(exactNonlinearities(), power(),
+                doubleOption("epsilon", 1e-3));
         for (ModelInput in : inputs) {
             recorder.embeddings(run(model.model(), in, recorder).embeddings());
         }
@@ -144,8 +145,8 @@ public final class InferenceService {
 
     /**
      * The configured mechanism with polynomial division ({@code attention-division} options) whose Goldschmidt
-     * domain [lo, hi] covers the site's calibrated denominators: ε + Σ x^p, or ε/L + Mean x^p when the
-     * mechanism is length-agnostic. Options the user set explicitly win.
+     * domain [lo, hi] covers the site's calibrated denominators: ε + Σ x^p, or (ε + Σ x^p)/L per row, L the keys the
+     * row sees, when the mechanism is length-agnostic. Options the user set explicitly win.
      */
     AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains) {
         AttentionMechanism mechanism = plugins.attention(attention.name());
@@ -165,9 +166,11 @@ public final class InferenceService {
             double eps = doubleOption("epsilon", 1e-3);
             boolean lengthAgnostic = attention.name().contains("length-agnostic")
                     || Boolean.parseBoolean(String.valueOf(attention.options().getOrDefault("length-agnostic", "false")));
-            Domain d = lengthAgnostic
-                    ? domains.positive(site.rowPowerMeanMin() + eps / site.maxKeys(), site.rowPowerMeanMax() + eps)
-                    : domains.positive(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps);
+            Domain d = !lengthAgnostic ? domains.positive(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps)
+                    : site.rowVisibleMeanMin() != null
+                    ? domains.positive(site.rowVisibleMeanMin(), site.rowVisibleMeanMax())
+                    // a calibration from before per-row statistics: (ε + Σ)/L_t for any L_t from 1 to the longest row
+                    : domains.positive((site.rowPowerSumMin() + eps) / site.maxKeys(), site.rowPowerSumMax() + eps);
             options.put("lo", d.lo());
             options.put("hi", d.hi());
         }

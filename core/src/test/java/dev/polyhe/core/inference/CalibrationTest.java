@@ -19,16 +19,16 @@ class CalibrationTest {
 
     @Test
     void sitesMergeTheirRanges() {
-        SiteCalibration a = new SiteCalibration("attention", -1, 2, 4, 0.5, 1.0, 2.0, 4.0, 4);
-        SiteCalibration b = new SiteCalibration("attention", -3, 1, 9, 0.1, 3.0, 0.3, 9.0, 3);
+        SiteCalibration a = new SiteCalibration("attention", -1, 2, 4, 0.5, 1.0, 2.0, 4.0, 4, 0.7, 1.5);
+        SiteCalibration b = new SiteCalibration("attention", -3, 1, 9, 0.1, 3.0, 0.3, 9.0, 3, null, null);
         SiteCalibration m = a.merge(b);
-        assertEquals(new SiteCalibration("attention", -3, 2, 13, 0.1, 3.0, 0.3, 9.0, 4), m);
+        assertEquals(new SiteCalibration("attention", -3, 2, 13, 0.1, 3.0, 0.3, 9.0, 4, 0.7, 1.5), m);
     }
 
     @Test
     void roundTripsThroughJsonAndRejectsUnknownKeys() throws Exception {
         Calibration c = new Calibration("vit", "softmax", 4, 2, Map.of(
-                "layers.0.mlp", new SiteCalibration("gelu", -4, 5, 100, null, null, null, null, null)));
+                "layers.0.mlp", SiteCalibration.range("gelu", -4, 5, 100)));
         Path f = dir.resolve("cal.json");
         c.write(f);
         assertEquals(c, Calibration.read(f));

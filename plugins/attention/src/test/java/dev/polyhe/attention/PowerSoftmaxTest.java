@@ -156,6 +156,36 @@ class PowerSoftmaxTest {
         assertEquals(0, goldschmidt.nonPolynomialCalls());
     }
 
+    /**
+     * Eq. 7 with a causal mask: row t sees t + 1 keys and is divided by t + 1, not by the row's width, so Goldschmidt
+     * needs only the domain of the per-row means (ε + Σ x^p)/(t + 1), whose spread does not grow along the sequence.
+     * The domain below holds those and not the sums divided by the width (row 0's falls below it).
+     */
+    @Test
+    void aCausalRowIsDividedByItsOwnLength() {
+        int n = 64;
+        Matrix s = gaussian(n, n, 1, 11);
+        Matrix mask = causal(n, n);
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = 0;
+        double loOverWidth = Double.POSITIVE_INFINITY;
+        for (int r = 0; r < n; r++) {
+            double sum = 1e-3;
+            for (int c = 0; c <= r; c++) {
+                sum += Math.pow(s.get(r, c), 4);
+            }
+            lo = Math.min(lo, sum / (r + 1));
+            hi = Math.max(hi, sum / (r + 1));
+            loOverWidth = Math.min(loOverWidth, sum / n);
+        }
+        assertTrue(loOverWidth < 0.5 * lo, "the case tells per-row lengths from the width: " + loOverWidth + " vs " + lo);
+        Run r = run(kernel(LENGTH_AGNOSTIC, Map.of("lo", String.valueOf(0.9 * lo), "hi", String.valueOf(1.1 * hi),
+                "iterations", "30")), s, mask);
+        assertTrue(maxAbsDiff(reference(s, mask, 4, 1e-3), r.weights()) < 1e-9,
+                "per-row Eq. 7 vs PowerSoftmax: " + maxAbsDiff(reference(s, mask, 4, 1e-3), r.weights()));
+        assertEquals(0, r.nonPolynomialCalls());
+    }
+
     @Test
     void maskedKeysGetZeroWeight() {
         Matrix s = gaussian(8, 8, 1, 2);

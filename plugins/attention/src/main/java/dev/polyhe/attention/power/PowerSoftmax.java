@@ -10,7 +10,8 @@ import dev.polyhe.attention.kernel.MultiplicativeMask;
  * PowerSoftmax (paper Eq. 2) with its variants: w_j = x_j^p / (ε + Σ_i x_i^p) on masked scores x = s ⊙ M
  * (Eq. 5 and App. I); optionally the stable form (Eq. 6, scores divided by max|x| + δ first; plaintext only)
  * and the length-agnostic form (Eq. 7), (x_j/L')^p / (ε/L + Mean x^p) with L' = L^{1/p} and L the number of
- * keys, whose division only ever sees a mean, so one Goldschmidt domain serves every sequence length.
+ * keys a row sees (t + 1 for row t of a causal mask, every key without one), whose division only ever sees a mean,
+ * so one Goldschmidt domain serves every sequence length and every row of one.
  *
  * <p>Depth without mask and stable scaling: ⌈log2 p⌉ for x^p, then the division, then one product.
  */
@@ -70,13 +71,15 @@ final class PowerSoftmax implements AttentionKernel {
 
     private <M> Fraction<M> fraction(TensorOps<M> ops, M scores, Matrix mask) {
         int keys = ops.cols(scores);
-        M x = MultiplicativeMask.apply(ops, scores, mask);
+        boolean perRow = settings.lengthAgnostic() && settings.division().polynomial() && mask != null;
+        // per-row L: 1/L_t^{1/p} rides in the mask's own product (no level), so x^p comes out divided by L_t
+        M x = MultiplicativeMask.apply(ops, scores, perRow ? perRowLength(mask) : mask);
         if (settings.stable()) {
             // Eq. 6: PowerSoftmax is invariant to x ↦ x/c, c > 0; c = max|x| + δ keeps |x/c| < 1.
             M c = ops.addConstant(ops.rowMaxAbs(x), settings.stableDelta());
             x = ops.mul(x, ops.exact(c, "1/x", v -> 1 / v));
         }
-        double domainScale = settings.lengthAgnostic() ? keys : 1;
+        double domainScale = settings.lengthAgnostic() && !perRow ? keys : 1;
         int k = conditioning(settings.division().domainMiddle(domainScale));
         if (k > 1) {
             x = ops.mulConstant(x, k); // an integer: no level
@@ -92,9 +95,38 @@ final class PowerSoftmax implements AttentionKernel {
             M numerator = EvenPower.of(ops, ops.mulConstant(x, 1 / lPrime), settings.p());
             return new Fraction<>(numerator, ops.addConstant(ops.rowMeans(powered), settings.epsilon() / keys), 1);
         }
+        if (perRow) {
+            // Eq. 7 with each row's own L_t: x^p already carries 1/L_t, and ε/L_t is added before the row sums as a
+            // public plaintext (no level); the weights (x^p/L_t)/(ε/L_t + Σx^p/L_t) are PowerSoftmax's, but the
+            // denominators are means, whose spread does not grow along a causal sequence as the sums' does
+            M withEpsilon = ops.addPlain(powered, epsilonPerRow(mask, settings.epsilon() * kp));
+            return new Fraction<>(powered, ops.rowSums(withEpsilon), kp);
+        }
         // Eq. 7 with its public 1/L folded into Goldschmidt's public scale (see RowInverse): the same values as
         // (x/L')^p · 1/(ε/L + Mean x^p) with the mean-domain approximation, and no level spent on ×1/L.
         return new Fraction<>(powered, ops.addConstant(ops.rowSums(powered), settings.epsilon() * kp), keys * kp);
+    }
+
+    /** The mask with row t scaled by L_t^{-1/p}, L_t its visible keys: (x ⊙ it)^p is x^p/L_t where visible. */
+    private Matrix perRowLength(Matrix mask) {
+        Matrix inverse = MultiplicativeMask.inverseVisibleCounts(mask);
+        double[] out = new double[mask.rows() * mask.cols()];
+        for (int r = 0; r < mask.rows(); r++) {
+            for (int c = 0; c < mask.cols(); c++) {
+                out[r * mask.cols() + c] = mask.get(r, c) * Math.pow(inverse.get(r, c), 1.0 / settings.p());
+            }
+        }
+        return new Matrix(mask.rows(), mask.cols(), out);
+    }
+
+    /** ε/L_t spread evenly over row t's entries, so that a row sum adds exactly ε/L_t. */
+    private static Matrix epsilonPerRow(Matrix mask, double epsilon) {
+        Matrix inverse = MultiplicativeMask.inverseVisibleCounts(mask);
+        double[] out = new double[mask.rows() * mask.cols()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = epsilon * inverse.data()[i] / mask.cols();
+        }
+        return new Matrix(mask.rows(), mask.cols(), out);
     }
 
     /**
