@@ -119,8 +119,8 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
     }
 
     /**
-     * One line: how many rows agree, and for the first flips the reference's gap against the typical error (√mse),
-     * so that a near-tie reads as one.
+     * How many rows agree, the reference's top-2 margins against the typical error (√mse), the rows with the largest
+     * errors, then one line per flip (the first {@code maxFlips}), so that a near-tie reads as one.
      */
     public String describePredictions(int maxFlips) {
         double rms = Math.sqrt(mse);
