@@ -72,8 +72,9 @@ final class PowerSoftmax implements AttentionKernel {
     private <M> Fraction<M> fraction(TensorOps<M> ops, M scores, Matrix mask) {
         int keys = ops.cols(scores);
         boolean perRow = settings.lengthAgnostic() && settings.division().polynomial() && mask != null;
+        Matrix inverseLengths = perRow ? MultiplicativeMask.inverseVisibleCounts(mask) : null;
         // per-row L: 1/L_t^{1/p} rides in the mask's own product (no level), so x^p comes out divided by L_t
-        M x = MultiplicativeMask.apply(ops, scores, perRow ? perRowLength(mask) : mask);
+        M x = MultiplicativeMask.apply(ops, scores, perRow ? perRowLength(mask, inverseLengths) : mask);
         if (settings.stable()) {
             // Eq. 6: PowerSoftmax is invariant to x ↦ x/c, c > 0; c = max|x| + δ keeps |x/c| < 1.
             M c = ops.addConstant(ops.rowMaxAbs(x), settings.stableDelta());
@@ -99,7 +100,7 @@ final class PowerSoftmax implements AttentionKernel {
             // Eq. 7 with each row's own L_t: x^p already carries 1/L_t, and ε/L_t is added before the row sums as a
             // public plaintext (no level); the weights (x^p/L_t)/(ε/L_t + Σx^p/L_t) are PowerSoftmax's, but the
             // denominators are means, whose spread does not grow along a causal sequence as the sums' does
-            M withEpsilon = ops.addPlain(powered, epsilonPerRow(mask, settings.epsilon() * kp));
+            M withEpsilon = ops.addPlain(powered, epsilonPerRow(inverseLengths, settings.epsilon() * kp));
             return new Fraction<>(powered, ops.rowSums(withEpsilon), kp);
         }
         // Eq. 7 with its public 1/L folded into Goldschmidt's public scale (see RowInverse): the same values as
@@ -108,8 +109,7 @@ final class PowerSoftmax implements AttentionKernel {
     }
 
     /** The mask with row t scaled by L_t^{-1/p}, L_t its visible keys: (x ⊙ it)^p is x^p/L_t where visible. */
-    private Matrix perRowLength(Matrix mask) {
-        Matrix inverse = MultiplicativeMask.inverseVisibleCounts(mask);
+    private Matrix perRowLength(Matrix mask, Matrix inverse) {
         double[] out = new double[mask.rows() * mask.cols()];
         for (int r = 0; r < mask.rows(); r++) {
             for (int c = 0; c < mask.cols(); c++) {
@@ -119,14 +119,16 @@ final class PowerSoftmax implements AttentionKernel {
         return new Matrix(mask.rows(), mask.cols(), out);
     }
 
-    /** ε/L_t spread evenly over row t's entries, so that a row sum adds exactly ε/L_t. */
-    private static Matrix epsilonPerRow(Matrix mask, double epsilon) {
-        Matrix inverse = MultiplicativeMask.inverseVisibleCounts(mask);
-        double[] out = new double[mask.rows() * mask.cols()];
+    /**
+     * ε/L_t spread evenly over row t's entries ({@code inverse}: 1/L_t in every entry of row t), so that a row sum
+     * adds exactly ε/L_t.
+     */
+    private static Matrix epsilonPerRow(Matrix inverse, double epsilon) {
+        double[] out = new double[inverse.rows() * inverse.cols()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = epsilon * inverse.data()[i] / mask.cols();
+            out[i] = epsilon * inverse.data()[i] / inverse.cols();
         }
-        return new Matrix(mask.rows(), mask.cols(), out);
+        return new Matrix(inverse.rows(), inverse.cols(), out);
     }
 
     /**
