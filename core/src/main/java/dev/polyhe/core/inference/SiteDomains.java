@@ -33,4 +33,15 @@ public final class SiteDomains {
         double hi = Math.max(max * (1 + margin), lo * (1 + 1e-6));
         return new Domain(lo, hi);
     }
+
+    /**
+     * For sums and means of x^p (PowerSoftmax's denominators): the margin is on the scores x, so the top widens by
+     * (1 + margin)^p. A score 7 % above the calibration's is 31 % above in x^4, past a 10 % margin on the power, and
+     * above its domain Goldschmidt's guess grows like T_m and the division diverges; below it the guess only
+     * converges slower, so the bottom keeps {@link #positive}'s margin.
+     */
+    public Domain powers(double min, double max, int p) {
+        Domain d = positive(min, max);
+        return new Domain(d.lo(), Math.max(d.hi(), max * Math.pow(1 + margin, p)));
+    }
 }

@@ -49,6 +49,10 @@ class CalibrationTest {
         assertEquals(1 / 1.1, positive.lo(), 1e-12);
         assertEquals(4.4, positive.hi(), 1e-12);
         assertTrue(assertThrows(IllegalArgumentException.class, () -> d.positive(0, 4)).getMessage().contains("reaches 0"));
+        // x^4's top widens as the scores' would: 10 % on x is 46 % on x^4; its bottom as any positive domain's
+        Domain powers = d.powers(1, 4, 4);
+        assertEquals(1 / 1.1, powers.lo(), 1e-12);
+        assertEquals(4 * Math.pow(1.1, 4), powers.hi(), 1e-12);
         // a constant input still gets a proper interval
         assertTrue(d.real(2, 2).width() > 0);
     }

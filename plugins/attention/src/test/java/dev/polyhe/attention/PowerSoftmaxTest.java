@@ -221,9 +221,13 @@ class PowerSoftmaxTest {
         // x⁴ (2) + Goldschmidt with 21 iterations (22) + the product (1).
         assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "0")), gaussian(4, 128, 1, 1), null).depth());
         // from a first guess of degree 127 on [1e-3, 100] (κ = 1e5, ρ' ≈ 0.74, 0.8 with y0's own error): x⁴ (2) + the
-        // guess (8) + e0 (1) + 8 iterations to float64 exactness, P_8 one level behind e0^128 (8) + n·y0·P (1)
+        // guess (8) + e0 (1) + 8 iterations to a truncation of 2^-40, P_8 one level behind e0^128 (8) + n·y0·P (1)
+        AttentionKernel g127 = kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "127"));
+        assertTrue(g127.describe().contains("guess-degree=127, iterations=8 of 21"), g127.describe());
+        assertEquals(20, run(g127, gaussian(4, 128, 1, 1), null).depth());
+        // degree 63 (7 levels) needs 9 iterations for the same depth: the automatic choice takes the smaller guess
         AttentionKernel guessed = kernel(LENGTH_AGNOSTIC, Map.of());
-        assertTrue(guessed.describe().contains("guess-degree=127, iterations=8 of 21"), guessed.describe());
+        assertTrue(guessed.describe().contains("guess-degree=63, iterations=9 of 21"), guessed.describe());
         assertEquals(20, run(guessed, gaussian(4, 128, 1, 1), null).depth());
     }
 

@@ -38,6 +38,13 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
     static final double SLACK = 0.25;
     /** The contraction iteration counts are sized for at least (as plain Goldschmidt's, see goldschmidt-inverse). */
     static final double ROBUST_CONTRACTION = 0.5;
+    /**
+     * The iterations' truncation, ρ_eff^{2^k}, relative to the quotient: 2^-40 (as LayerNorm's 1/√x), far below the
+     * 20 to 30 bits a bootstrapped ciphertext keeps and 1e-12 on an attention weight, under every error the polynomial
+     * model reports; iterating on to float64's 2^-53 costs a level wherever 40 and 53 bits straddle a power of two of
+     * the contraction's (six Pythia-70M-shaped layers: 12 bootstrap calls).
+     */
+    static final double TRUNCATION = 0x1p-40;
 
     private final int maxIterations;
     private final int guessDegree;
@@ -47,8 +54,8 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
      */
     private final double guessContraction;
     /**
-     * Goldschmidt's iterations after the guess: until ρ_eff^{2^k} < 2^-53, so that the quotient is float64-exact on
-     * the domain as plain Goldschmidt's is, and at most the configured iterations.
+     * Goldschmidt's iterations after the guess: until ρ_eff^{2^k} < {@link #TRUNCATION} on the domain, and at most the
+     * configured iterations.
      */
     private final int iterations;
 
@@ -62,7 +69,7 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
         this.guessContraction = Math.max(analytic, guess(1).maxRelativeError());
         double rho = effectiveContraction();
         int k = 1;
-        for (double power = rho * rho; k < maxIterations && power >= 0x1p-53; power *= power) {
+        for (double power = rho * rho; k < maxIterations && power >= TRUNCATION; power *= power) {
             k++;
         }
         this.iterations = k;
