@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -213,6 +214,40 @@ class InferCommandTest {
         assertTrue(logits > 0 && logits <= 0.05, "logits error " + logits);
         assertEquals(2, errors.get("layers").size());
         assertTrue(errors.get("out_of_domain").isEmpty());
+    }
+
+    /**
+     * PowerSoftmax's division on each row's own length (the default where the calibration has per-row statistics)
+     * has a domain whose top is set by short rows, a single x^p: a query whose scores are a few percent above the
+     * calibration's is tens of percent above in x^4, and Goldschmidt above its domain diverges. The domain's margin
+     * is on the scores (ServeTest's query, which once decrypted to NaN).
+     */
+    @Test
+    void aQueryScoringAFewPercentAboveTheCalibrationStaysOnTheDivisionsDomain() throws IOException {
+        Path model = dev.polyhe.core.bench.RandomCheckpoint.write(dir.resolve("tiny"),
+                dev.polyhe.core.bench.RandomCheckpoint.shape("tiny"), 11);
+        dev.polyhe.core.bench.RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
+        Path samples = Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        Path query = Files.writeString(dir.resolve("query.json"), "{\"input_ids\": [[4, 7, 3]]}");
+        Path cal = dir.resolve("cal.json");
+        Path own = dir.resolve("own.json");
+        assertEquals(0, polyhe("calibrate", "--model", model.toString(), "--input", samples.toString(), "--output",
+                cal.toString()).code());
+        assertEquals(0, polyhe("calibrate", "--model", model.toString(), "--input", query.toString(), "--output",
+                own.toString()).code());
+        double calibrated = JSON.readTree(cal.toFile()).at("/sites/layers.0.attention/row_visible_mean_max").asDouble();
+        double seen = JSON.readTree(own.toFile()).at("/sites/layers.0.attention/row_visible_mean_max").asDouble();
+        assertTrue(seen > 1.1 * calibrated && seen < Math.pow(1.1, 4) * calibrated,
+                "the query's largest row mean of x^4 lies beyond a 10 % margin on x^4, within 10 % on x: " + seen
+                        + " vs " + calibrated);
+
+        Path out = dir.resolve("poly.json");
+        var r = polyhe("infer", "--model", model.toString(), "--input", query.toString(), "--engine", "poly",
+                "--calibration", cal.toString(), "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("length-agnostic"), "each row divided by its own length by default: " + r.out());
+        double logits = JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
+        assertTrue(logits <= 0.05, "the polynomial model follows the exact one: " + logits);
     }
 
     @Test

@@ -145,8 +145,8 @@ public final class InferenceService {
 
     /**
      * The configured mechanism with polynomial division ({@code attention-division} options) whose Goldschmidt
-     * domain [lo, hi] covers the site's calibrated denominators: ε + Σ x^p, or (ε + Σ x^p)/L per row, L the keys the
-     * row sees, when the mechanism is length-agnostic. Options the user set explicitly win.
+     * domain [lo, hi] covers the site's calibrated denominators: (ε + Σ x^p)/L per row, L the keys the row sees, for
+     * the length-agnostic form (PowerSoftmax's default here), else ε + Σ x^p. Options the user set explicitly win.
      */
     AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains) {
         AttentionMechanism mechanism = plugins.attention(attention.name());
@@ -159,18 +159,27 @@ public final class InferenceService {
             });
         }
         options.putAll(attention.options());
+        // The paper's inference form (Fig. 2, right; Eq. 7): PowerSoftmax's polynomial division on each row's mean,
+        // the same weights as on its sum but on a domain that does not widen along a sequence (docs/fidelity.md,
+        // "Each row divided by its own length"). Not where the calibration predates per-row statistics (its domain
+        // would have to span every length), nor where the user chose.
+        if (mechanism.optionNames().contains("length-agnostic") && !attention.options().containsKey("length-agnostic")
+                && site.rowVisibleMeanMin() != null) {
+            options.put("length-agnostic", true);
+        }
         // lo/hi mean the domain of ε + Σx^p only for the PowerSoftmax family (the mechanisms with a 'division'
         // option); baselines take their domains from the options the user gives
         if (mechanism.optionNames().containsAll(List.of("division", "lo", "hi")) && !attention.options().containsKey("lo")
                 && !attention.options().containsKey("hi") && site.rowPowerSumMin() != null) {
             double eps = doubleOption("epsilon", 1e-3);
             boolean lengthAgnostic = attention.name().contains("length-agnostic")
-                    || Boolean.parseBoolean(String.valueOf(attention.options().getOrDefault("length-agnostic", "false")));
-            Domain d = !lengthAgnostic ? domains.positive(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps)
+                    || Boolean.parseBoolean(String.valueOf(options.getOrDefault("length-agnostic", "false")));
+            int p = power();
+            Domain d = !lengthAgnostic ? domains.powers(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps, p)
                     : site.rowVisibleMeanMin() != null
-                    ? domains.positive(site.rowVisibleMeanMin(), site.rowVisibleMeanMax())
+                    ? domains.powers(site.rowVisibleMeanMin(), site.rowVisibleMeanMax(), p)
                     // a calibration from before per-row statistics: (ε + Σ)/L_t for any L_t from 1 to the longest row
-                    : domains.positive((site.rowPowerSumMin() + eps) / site.maxKeys(), site.rowPowerSumMax() + eps);
+                    : domains.powers((site.rowPowerSumMin() + eps) / site.maxKeys(), site.rowPowerSumMax() + eps, p);
             options.put("lo", d.lo());
             options.put("hi", d.hi());
         }
