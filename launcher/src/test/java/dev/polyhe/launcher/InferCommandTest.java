@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.polyhe.core.bench.RandomCheckpoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -224,9 +225,8 @@ class InferCommandTest {
      */
     @Test
     void aQueryScoringAFewPercentAboveTheCalibrationStaysOnTheDivisionsDomain() throws IOException {
-        Path model = dev.polyhe.core.bench.RandomCheckpoint.write(dir.resolve("tiny"),
-                dev.polyhe.core.bench.RandomCheckpoint.shape("tiny"), 11);
-        dev.polyhe.core.bench.RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
+        Path model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
         Path samples = Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
         Path query = Files.writeString(dir.resolve("query.json"), "{\"input_ids\": [[4, 7, 3]]}");
         Path cal = dir.resolve("cal.json");
