@@ -53,21 +53,37 @@ final class CanonicalEncoder implements Encoder {
         for (int i = 0; i < imag.length; i++) {
             im[i] = checkedFinite(imag[i], "imag", i);
         }
-        fft.inverse(re, im, slots);
+        fft.inverseBitReversed(re, im, slots, ring.pool());
         int n = ring.n();
         int half = n / 2;
         int gap = half / slots;
+        // the FFT's 1/slots folded into the scale (a power of two: the same product, rounded once)
+        double factor = scale / slots;
+        int unscramble = 32 - Integer.numberOfTrailingZeros(slots);
         double[] coef = new double[n];
+        double largest = 0;
         for (int i = 0; i < slots; i++) {
-            coef[i * gap] = Math.rint(re[i] * scale);
-            coef[half + i * gap] = Math.rint(im[i] * scale);
+            int from = slots == 1 ? 0 : Integer.reverse(i) >>> unscramble;
+            double r = Math.rint(re[from] * factor);
+            double m = Math.rint(im[from] * factor);
+            coef[i * gap] = r;
+            coef[half + i * gap] = m;
+            largest = Math.max(largest, Math.max(Math.abs(r), Math.abs(m)));
         }
+        // a rounded double below 2^62 converts to a long exactly: one Barrett reduction per limb, no rounding again
+        boolean fitsLong = ScaledInteger.fitsLong(largest);
         long[][] limbs = new long[level + 1][n];
         ring.pool().forEach(level + 1, l -> {
             Modulus m = ring.modulus(l);
             long[] limb = limbs[l];
-            for (int c = 0; c < n; c++) {
-                limb[c] = ScaledInteger.residue(coef[c], m);
+            if (fitsLong) {
+                for (int c = 0; c < n; c++) {
+                    limb[c] = m.reduceSigned((long) coef[c]);
+                }
+            } else {
+                for (int c = 0; c < n; c++) {
+                    limb[c] = ScaledInteger.residue(coef[c], m);
+                }
             }
             ring.ntt(l).forward(limb);
         });
