@@ -76,7 +76,9 @@ public final class BootstrapPlanner {
         }
         for (int i = 0; i < before.size(); i++) {
             Accounting.Output b = before.get(i);
-            if (after.get(i).level() < Math.min(b.level(), b.floor())) {
+            Accounting.Output a = after.get(i);
+            // a's own floor as well: at level 0 it says whether the values fit the scale they were landed on
+            if (a.level() < Math.min(b.level(), Math.max(b.floor(), a.floor()))) {
                 return false;
             }
         }

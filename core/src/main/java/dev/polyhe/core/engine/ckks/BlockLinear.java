@@ -26,12 +26,12 @@ final class BlockLinear {
      * Columns (each repeating every P slots) into column blocks: output block m is Σ_j x_j ⊙ w_mj, with w_mj
      * holding W[mB + c, j] across the P slots of column c. One level, no rotation.
      */
-    CkksTensor intoBlocks(CkksTensor x, Matrix weight, double[] bias, String site) {
+    CkksTensor intoBlocks(CkksTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int out = weight.rows();
         int b = columns;
         Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.commonProductScale(xs);
+        double target = engine.productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         for (int m = 0; m < ys.length; m++) {
             ProductSum acc = new ProductSum(engine, op);
@@ -50,7 +50,7 @@ final class BlockLinear {
                 }
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], op));
+                acc.add(engine.zeroProduct(xs[0], target, op));
             }
             Ciphertext y = acc.result();
             ys[m] = withBias(y, m, x.rows, bias, op);
@@ -66,7 +66,7 @@ final class BlockLinear {
      * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
      * blocks of a narrow matrix are mostly zero). One level.
      */
-    CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias, String site) {
+    CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int b = columns;
         int width = b * slots;
@@ -75,7 +75,7 @@ final class BlockLinear {
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
         Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.commonProductScale(xs);
+        double target = engine.productScaleFor(xs, site, range);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {
             for (int k = 0; k < xs.length; k++) {
@@ -136,7 +136,8 @@ final class BlockLinear {
                 Ciphertext moved = g == 0 ? part : engine.rotations(part, new int[] {shift}, op)[0];
                 y = y == null ? moved : engine.add(y, moved, op);
             }
-            ys[m] = withBias(y == null ? engine.rescale(engine.zeroProduct(xs[0], op), op) : y, m, x.rows, bias, op);
+            Ciphertext sum = y == null ? engine.rescale(engine.zeroProduct(xs[0], target, op), op) : y;
+            ys[m] = withBias(sum, m, x.rows, bias, op);
         }
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
     }
@@ -243,7 +244,7 @@ final class BlockLinear {
                 acc.add(engine.plainProductRaw(moved, mask, op));
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], op));
+                acc.add(engine.zeroProduct(xs[0], target, op));
             }
             out[ob] = acc.result();
         }

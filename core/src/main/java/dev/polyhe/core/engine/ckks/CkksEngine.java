@@ -1494,10 +1494,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         int ordinal = linearMaps.merge(path, 1, Integer::sum) - 1;
         x = refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
         String site = RefreshPlan.exactSite(path, ordinal);
-        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias, site)
-                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias, site)
-                : blockLinear.intoBlocks(x, weight, bias, site);
-        return ranged(y, linearRange(x.range, weight, bias));
+        ValueRange range = linearRange(x.range, weight, bias);
+        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias, site, range)
+                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias, site, range)
+                : blockLinear.intoBlocks(x, weight, bias, site, range);
+        return ranged(y, range);
     }
 
     /**
@@ -1523,15 +1524,46 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     static final double DECRYPTION_HEADROOM = 16;
 
     /**
-     * The lowest level {@code out} may be decrypted at: 0 where its values fit level 0's modulus with {@link
-     * #DECRYPTION_HEADROOM} to spare (q_0/Δ is only 2^12 on a bootstrapping chain), else 1.
+     * How far below Δ a linear map may land the model's output at level 0 ({@link #productScaleFor}): ten bits of
+     * room for the values (q_0/Δ is only 2^12 on a bootstrapping chain) for ten bits of the rescale's rounding error,
+     * which stays near 2^-24 absolute at N = 2^16, Δ = 2^48: far below every accuracy target.
+     */
+    static final double LANDING_BELOW_DELTA = 0x1p-10;
+
+    /**
+     * The lowest level {@code out} may be decrypted at. At level 0: 0 where its values fit level 0's modulus at its
+     * own scale with {@link #DECRYPTION_HEADROOM} to spare, else 1 (it is already below its floor). Above: 0 where a
+     * linear map run one level lower could land it at level 0 on a scale of at least Δ·{@link #LANDING_BELOW_DELTA}
+     * (see {@link #productScaleFor}), else 1.
      */
     public int decryptionFloor(CkksTensor out) {
+        double bound = out.range == null ? Double.NaN : out.range.maxAbs();
+        double landing = out.level() == 0 ? out.scale() : scale * LANDING_BELOW_DELTA;
+        return fitsLevelZero(bound, landing) ? 0 : 1;
+    }
+
+    /** Whether values up to {@code bound} decrypt at level 0 on {@code at}, with the headroom to spare. */
+    private boolean fitsLevelZero(double bound, double at) {
         long[] chain = context.chainPrimes();
-        double room = chain.length == 0 ? 0 : chain[0] / scale / 2;
-        boolean fitsLevel0 = out.range != null && Double.isFinite(out.range.maxAbs())
-                && out.range.maxAbs() * DECRYPTION_HEADROOM <= room;
-        return fitsLevel0 ? 0 : 1;
+        return chain.length > 0 && Double.isFinite(bound) && bound * DECRYPTION_HEADROOM <= chain[0] / at / 2;
+    }
+
+    /**
+     * The scale the products of the linear map at {@code site} over {@code xs} are made to land on
+     * ({@link #commonProductScale}), given the range of its output: Δ·q, except for a map the plan lowers (the tail,
+     * after the last bootstrap, whose output goes to the client) whose products rescale onto level 0, where values
+     * above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale at which its range
+     * fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
+     * rotations than landing on Δ at level 1 (the Pythia-70M shape's LM head: about 100 000 of each).
+     */
+    double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
+        double target = commonProductScale(xs);
+        if (xs[0].level() != 1 || plan.loweredTo(site).isEmpty() || out == null || fitsLevelZero(out.maxAbs(), scale)) {
+            return target;
+        }
+        double fits = context.chainPrimes()[0] / 2 / DECRYPTION_HEADROOM / out.maxAbs();
+        double landing = Math.pow(2, Math.floor(Math.log(fits) / Math.log(2)));
+        return landing >= scale * LANDING_BELOW_DELTA && landing < scale ? target / scale * landing : target;
     }
 
     /**
@@ -1555,12 +1587,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
-    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias, String site) {
+    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         int in = x.cols;
         int out = weight.rows();
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         Ciphertext[] xs = linearOperands(x.cts, op, site);
-        double target = commonProductScale(xs);
+        double target = productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[out];
         for (int o = 0; o < out; o++) {
             ProductSum acc = new ProductSum(this, op);
@@ -1575,7 +1607,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                         target / xj.scale())), bounds.of(xj) * Math.abs(w)));
             }
             if (acc.isEmpty()) {
-                acc.add(zeroProduct(xs[0], op));
+                acc.add(zeroProduct(xs[0], target, op));
             }
             Ciphertext y = acc.result();
             double b = bias == null ? 0 : bias[o];
@@ -1592,10 +1624,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 bounds.of(x) * bounds.of(p));
     }
 
-    /** A zero at the scale and level the products of a linear map over {@code like} have ({@link #commonProductScale}). */
-    Ciphertext zeroProduct(Ciphertext like, OperatorKind op) {
+    /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
+    Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        double at = onDeltaWith(like);
+        double at = productScale / like.scale();
         return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
     }
 
