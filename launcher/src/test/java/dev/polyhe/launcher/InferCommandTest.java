@@ -218,6 +218,37 @@ class InferCommandTest {
     }
 
     /**
+     * A division given on the command line is the polynomial model's: the exact model that records the calibration
+     * divides exactly (its Goldschmidt once ran on the default domain [1e-3, 100], and a model whose sums lie beyond
+     * it calibrated NaN: {@code bench layer --shape pythia-70m --attention-opt division=goldschmidt}), and the
+     * polynomial model runs the division asked for, on the calibrated domain.
+     */
+    @Test
+    void aDivisionGivenOnTheCommandLineIsThePolynomialModels() throws IOException {
+        Path in = inputFile("gpt_neox");
+        Path cal = dir.resolve("cal.json");
+        List<String> attention = List.of("--attention", "power-softmax", "--attention-opt", "division=goldschmidt",
+                "--attention-opt", "iterations=18");
+        List<String> calibrate = new ArrayList<>(List.of("calibrate", "--model", PYTHIA.toString(), "--input",
+                in.toString(), "--output", cal.toString()));
+        calibrate.addAll(attention);
+        var c = polyhe(calibrate.toArray(String[]::new));
+        assertEquals(0, c.code(), c.err());
+        String recorded = JSON.readTree(cal.toFile()).get("attention").asText();
+        assertTrue(recorded.contains("exact") && !recorded.contains("oldschmidt"), "recorded with " + recorded);
+
+        Path out = dir.resolve("poly.json");
+        List<String> infer = new ArrayList<>(List.of("infer", "--model", PYTHIA.toString(), "--input",
+                in.toString(), "--engine", "poly", "--calibration", cal.toString(), "--output", out.toString()));
+        infer.addAll(attention);
+        var r = polyhe(infer.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("oldschmidt"), "the polynomial model divides as asked: " + r.out());
+        double logits = JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
+        assertTrue(logits > 0 && logits <= 0.05, "logits error " + logits);
+    }
+
+    /**
      * PowerSoftmax's division on each row's own length (the default where the calibration has per-row statistics)
      * has a domain whose top is set by short rows, a single x^p: a query whose scores are a few percent above the
      * calibration's is tens of percent above in x^4, and Goldschmidt above its domain diverges. The domain's margin

@@ -100,7 +100,27 @@ public final class InferenceService {
     }
 
     public ExactNonlinearities exactNonlinearities() {
-        return new ExactNonlinearities(plugins.attention(attention));
+        return new ExactNonlinearities(plugins.attention(exactAttention()));
+    }
+
+    /** Options of the PowerSoftmax family that only its Goldschmidt division takes. */
+    private static final List<String> GOLDSCHMIDT_OPTIONS = List.of("iterations", "guess-degree", "lo", "hi");
+
+    /**
+     * The configured attention as the exact model runs it: a division the user asked for (e.g. {@code
+     * --attention-opt division=goldschmidt}) is the polynomial model's business ({@link #polynomialAttention}), whose
+     * domain comes from the calibration; the exact model that records the calibration divides exactly. Else its
+     * Goldschmidt ran on the default domain [1e-3, 100] and the calibration recorded NaN.
+     */
+    private PluginChoice exactAttention() {
+        if (!attention.options().containsKey("division")
+                || !plugins.attention(attention.name()).optionNames().contains("division")) {
+            return attention;
+        }
+        Map<String, Object> options = new LinkedHashMap<>(attention.options());
+        options.put("division", "exact");
+        GOLDSCHMIDT_OPTIONS.forEach(options::remove);
+        return new PluginChoice(attention.name(), options);
     }
 
     /** p of the configured PowerSoftmax (for the attention row statistics), 4 when it has none. */
