@@ -9,7 +9,6 @@ import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SingleLimbNtt;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -54,9 +53,7 @@ public class CkksOperationsBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-        HeBackend he = ServiceLoader.load(HeBackend.class).stream().map(ServiceLoader.Provider::get)
-                .filter(x -> x.name().equals(backend)).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no HE backend named " + backend + " on the classpath"));
+        HeBackend he = Backends.named(backend);
         CkksParameters params = he.preset(preset);
         context = he.open(params);
         SecretKey sk = context.generateSecretKey();
