@@ -50,6 +50,24 @@ public interface Evaluator {
     /** Several rotations of one ciphertext sharing one key-switching decomposition. */
     Ciphertext[] rotateHoisted(Ciphertext a, int[] steps);
 
+    /**
+     * Σ_i rot(xs[i], steps[i]): the giant steps of a baby-step giant-step product. Operands share level and scale.
+     * A backend may sum the key switches before their one division by the special primes (Bossuat et al.'s second
+     * hoisting); the default rotates each and adds.
+     */
+    default Ciphertext rotateSum(Ciphertext[] xs, int[] steps) {
+        if (xs.length == 0 || xs.length != steps.length) {
+            throw new IllegalArgumentException("rotateSum: " + xs.length + " ciphertexts and " + steps.length
+                    + " steps; give one step per ciphertext, at least one");
+        }
+        Ciphertext sum = null;
+        for (int i = 0; i < xs.length; i++) {
+            Ciphertext r = steps[i] == 0 ? xs[i] : rotate(xs[i], steps[i]);
+            sum = sum == null ? r : add(sum, r);
+        }
+        return sum;
+    }
+
     /** Complex conjugation of every slot. */
     Ciphertext conjugate(Ciphertext a);
 

@@ -14,11 +14,10 @@ import java.util.TreeSet;
 /**
  * A slot-wise linear map evaluated baby-step giant-step: with each diagonal offset k = g + b (b in [0, n1)),
  * M·z = Σ_g rot(Σ_b rot(diag_k, −g) ⊙ rot(z, b), g). The baby rotations share one hoisted decomposition, so
- * the cost is about |babies| + |giants| key switches instead of one per diagonal. The diagonals are encoded
- * once, at the level the transform runs at and the plaintext scale the caller chose; the caller rescales. The
- * giant steps are independent ciphertexts: they run at once where the pool has threads to spare (one step's key
- * switch leaves cores idle between its limb-parallel stretches), and are summed in order, so the result does not
- * depend on the threads.
+ * the cost is about |babies| + |giants| key switches instead of one per diagonal, and the giant rotations are
+ * summed before their one division by the special primes ({@link Evaluator#rotateSum}). The diagonals are
+ * encoded once, at the level the transform runs at and the plaintext scale the caller chose; the caller
+ * rescales.
  */
 final class LinearTransform {
     private final int n;
@@ -59,25 +58,24 @@ final class LinearTransform {
             byBaby.put(babies[i], rotated[i]);
         }
         List<Map.Entry<Integer, Map<Integer, Plaintext>>> giants = List.copyOf(plaintexts.entrySet());
-        Ciphertext[] parts = new Ciphertext[giants.size()];
-        pool.forEachCiphertext(parts.length, i -> parts[i] = giantStep(ev, giants.get(i).getKey(),
-                giants.get(i).getValue(), byBaby));
-        Ciphertext sum = parts[0];
-        for (int i = 1; i < parts.length; i++) {
-            sum = ev.add(sum, parts[i]);
+        Ciphertext[] inner = new Ciphertext[giants.size()];
+        int[] steps = new int[giants.size()];
+        pool.forEachCiphertext(inner.length, i -> inner[i] = innerSum(ev, giants.get(i).getValue(), byBaby));
+        for (int i = 0; i < steps.length; i++) {
+            steps[i] = Math.floorMod(giants.get(i).getKey(), n);
         }
-        return sum;
+        return ev.rotateSum(inner, steps);
     }
 
-    /** rot(Σ_b rot(diag_(g+b), −g) ⊙ rot(z, b), g) for one giant step g. */
-    private Ciphertext giantStep(Evaluator ev, int giant, Map<Integer, Plaintext> diagonals,
+    /** Σ_b rot(diag_(g+b), −g) ⊙ rot(z, b) for one giant step g. */
+    private static Ciphertext innerSum(Evaluator ev, Map<Integer, Plaintext> diagonals,
             Map<Integer, Ciphertext> byBaby) {
         Ciphertext inner = null;
         for (Map.Entry<Integer, Plaintext> e : diagonals.entrySet()) {
             Ciphertext t = ev.multiplyPlain(byBaby.get(e.getKey()), e.getValue());
             inner = inner == null ? t : ev.add(inner, t);
         }
-        return giant == 0 ? inner : ev.rotate(inner, Math.floorMod(giant, n));
+        return inner;
     }
 
     /** The rotation steps (normalised to [0, n)) that evaluating m needs. */

@@ -142,6 +142,16 @@ public final class HostRingExecutor implements RingExecutor {
         return of(switcher.apply(((HostDigits) digits).digits(), key, level));
     }
 
+    /** Summed over Q_level ∪ P with one ModDown for all terms. */
+    @Override
+    public RnsPoly[] keySwitchSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        long[][][] in = new long[ds.length][][];
+        for (int t = 0; t < ds.length; t++) {
+            in[t] = l(ds[t]);
+        }
+        return of(switcher.switchSum(in, keys, autos, level));
+    }
+
     @Override
     public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
         return of(switcher.switchAtLevelZero(l(d), key));

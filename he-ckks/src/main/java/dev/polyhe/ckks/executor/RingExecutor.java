@@ -66,6 +66,23 @@ public interface RingExecutor extends AutoCloseable {
     /** (Σ_j D_j·key_j) / P: the two key-switched components over Q_level. */
     RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level);
 
+    /**
+     * Σ_t σ_t(KS(ds[t], keys[t])): several key switches, each followed by its automorphism, summed. An executor
+     * may sum them over Q_level ∪ P and divide by P once (the ModDowns are a third of a rotation); the default
+     * switches and permutes each on its own.
+     */
+    default RnsPoly[] keySwitchSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        RnsPoly[] sum = null;
+        for (int t = 0; t < ds.length; t++) {
+            RnsPoly[] ks = applyKey(decompose(ds[t], level), keys[t], level);
+            RnsPoly c0 = automorphism(ks[0], autos[t], level);
+            RnsPoly c1 = automorphism(ks[1], autos[t], level);
+            sum = sum == null ? new RnsPoly[] {c0, c1}
+                    : new RnsPoly[] {addInto(sum[0], c0, level), addInto(sum[1], c1, level)};
+        }
+        return sum;
+    }
+
     /** Key switching at level 0 with a key on q_0 and p_0 alone (the sparse-secret encapsulation). */
     RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key);
 

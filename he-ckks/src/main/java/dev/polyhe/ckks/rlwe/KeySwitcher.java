@@ -1,5 +1,6 @@
 package dev.polyhe.ckks.rlwe;
 
+import dev.polyhe.ckks.ring.Automorphism;
 import dev.polyhe.ckks.ring.BasisConverter;
 import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.NttTables;
@@ -141,6 +142,90 @@ public final class KeySwitcher {
             }
         });
         return modDown(new long[][][] {acc0, acc1}, level);
+    }
+
+    /**
+     * Σ_t σ_t(Σ_j D_tj·key_tj) / P over Q_level: the key switches of several terms, each permuted by its
+     * automorphism while still over Q_level ∪ P, summed, and divided by P once. σ commutes with the division up to
+     * its rounding (both act coefficient-wise), so the sum matches the terms switched one by one to within one
+     * ModDown's rounding instead of one per term. Terms are decomposed one at a time: the working set is one
+     * term's digits and the two extended sums.
+     */
+    public long[][][] switchSum(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        int n = ring.n();
+        int width = level + 1 + ring.pCount();
+        long[][] acc0 = new long[width][n];
+        long[][] acc1 = new long[width][n];
+        for (int t = 0; t < ds.length; t++) {
+            long[][][] digits = decompose(ds[t], level);
+            long[][][][] keyDigits = keys[t].digits();
+            int[] target = targets(autos[t]);
+            ring.pool().forEach(width, pos -> {
+                int prime = ring.extendedIndex(level, pos);
+                Modulus m = ring.modulus(prime);
+                int j = 0;
+                for (; j + 4 <= digits.length; j += 4) {
+                    scatter4(m, digits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
+                }
+                for (; j < digits.length; j++) {
+                    scatter1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, acc0[pos],
+                            acc1[pos]);
+                }
+            });
+        }
+        return modDown(new long[][][] {acc0, acc1}, level);
+    }
+
+    /** Where σ sends each slot: σ(x)[i] = x[source[i]], so x[c] lands at target[c]. */
+    private static int[] targets(Automorphism g) {
+        int[] source = g.permutation();
+        int[] target = new int[source.length];
+        for (int i = 0; i < source.length; i++) {
+            target[source[i]] = i;
+        }
+        return target;
+    }
+
+    /** o[target[c]] += Σ_{i<4} D_(j+i)[c]·key_(j+i)[c]: four digits of one term, landing where σ sends them. */
+    private static void scatter4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
+            int[] target, long[] o0, long[] o1) {
+        long q = m.value();
+        long[] d0 = digits[j][pos];
+        long[] d1 = digits[j + 1][pos];
+        long[] d2 = digits[j + 2][pos];
+        long[] d3 = digits[j + 3][pos];
+        long[] b0 = key[j][0][prime];
+        long[] b1 = key[j + 1][0][prime];
+        long[] b2 = key[j + 2][0][prime];
+        long[] b3 = key[j + 3][0][prime];
+        long[] a0 = key[j][1][prime];
+        long[] a1 = key[j + 1][1][prime];
+        long[] a2 = key[j + 2][1][prime];
+        long[] a3 = key[j + 3][1][prime];
+        for (int c = 0; c < target.length; c++) {
+            int at = target[c];
+            long x0 = d0[c];
+            long x1 = d1[c];
+            long x2 = d2[c];
+            long x3 = d3[c];
+            long s0 = m.mulMont(x0, b0[c]) + m.mulMont(x1, b1[c]) + m.mulMont(x2, b2[c]) + m.mulMont(x3, b3[c]);
+            long s1 = m.mulMont(x0, a0[c]) + m.mulMont(x1, a1[c]) + m.mulMont(x2, a2[c]) + m.mulMont(x3, a3[c]);
+            long r0 = m.reduce(s0) + o0[at] - q;
+            o0[at] = r0 + ((r0 >> 63) & q);
+            long r1 = m.reduce(s1) + o1[at] - q;
+            o1[at] = r1 + ((r1 >> 63) & q);
+        }
+    }
+
+    private static void scatter1(Modulus m, long[] x, long[] b, long[] a, int[] target, long[] o0, long[] o1) {
+        long q = m.value();
+        for (int c = 0; c < target.length; c++) {
+            int at = target[c];
+            long r0 = o0[at] + m.mulMont(x[c], b[c]) - q;
+            o0[at] = r0 + ((r0 >> 63) & q);
+            long r1 = o1[at] + m.mulMont(x[c], a[c]) - q;
+            o1[at] = r1 + ((r1 >> 63) & q);
+        }
     }
 
     private static void accumulate4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,

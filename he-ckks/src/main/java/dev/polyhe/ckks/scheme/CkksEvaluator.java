@@ -16,6 +16,8 @@ import dev.polyhe.ckks.rlwe.SwitchingKey;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -220,6 +222,66 @@ final class CkksEvaluator implements Evaluator {
             }
         });
         return out;
+    }
+
+    /**
+     * The key switches of all rotations summed over Q ∪ P and divided by P once ({@link RingExecutor#keySwitchSum}):
+     * one ModDown instead of one per rotation. Operands share slots and scale; the sum is at their lowest level.
+     */
+    @Override
+    public Ciphertext rotateSum(Ciphertext[] xs, int[] steps) {
+        if (xs.length == 0 || xs.length != steps.length) {
+            throw new IllegalArgumentException("rotateSum: " + xs.length + " ciphertexts and " + steps.length
+                    + " steps; give one step per ciphertext, at least one");
+        }
+        CkksCiphertext[] x = new CkksCiphertext[xs.length];
+        int level = Integer.MAX_VALUE;
+        for (int t = 0; t < xs.length; t++) {
+            x[t] = ct(xs[t]);
+            if (x[t].slots() != x[0].slots()) {
+                throw new HeException("rotateSum: operand " + t + " has " + x[t].slots() + " slots, operand 0 has "
+                        + x[0].slots() + "; rotate ciphertexts of one slot count together");
+            }
+            OperandCheck.sameScale(x[0].scale(), x[t].scale(), "rotateSum");
+            level = Math.min(level, x[t].level());
+        }
+        List<RnsPoly> switched = new ArrayList<>();
+        List<SwitchingKey> keyFor = new ArrayList<>();
+        List<Automorphism> autos = new ArrayList<>();
+        List<CkksCiphertext> moved = new ArrayList<>();
+        List<CkksCiphertext> unmoved = new ArrayList<>();
+        for (int t = 0; t < x.length; t++) {
+            CkksCiphertext c = atLevel(x[t], level);
+            int s = Math.floorMod(steps[t], c.slots());
+            if (s == 0) {
+                unmoved.add(c);
+                continue;
+            }
+            int keyStep = rotationKeyStep(s, c.slots());
+            keyFor.add(rotationKey(keyStep)); // a missing key fails before any work
+            autos.add(keygen.automorphism(keygen.rotationElement(keyStep)));
+            switched.add(c.c1);
+            moved.add(c);
+        }
+        if (moved.isEmpty()) {
+            Ciphertext sum = unmoved.get(0);
+            for (int t = 1; t < unmoved.size(); t++) {
+                sum = add(sum, unmoved.get(t));
+            }
+            return sum;
+        }
+        RnsPoly[] ks = exec.keySwitchSum(switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
+                autos.toArray(Automorphism[]::new), level);
+        RnsPoly c0 = ks[0];
+        RnsPoly c1 = ks[1];
+        for (int t = 0; t < moved.size(); t++) {
+            c0 = exec.addInto(c0, exec.automorphism(moved.get(t).c0, autos.get(t), level), level);
+        }
+        for (CkksCiphertext c : unmoved) {
+            c0 = exec.addInto(c0, c.c0, level);
+            c1 = exec.addInto(c1, c.c1, level);
+        }
+        return x[0].with(c0, c1, level, x[0].scale());
     }
 
     @Override

@@ -464,6 +464,40 @@ public abstract class HeBackendConformanceTest {
         }
     }
 
+    /**
+     * The giant steps' sum: several ciphertexts, each rotated by its own step (one not at all, one twice), equal to
+     * the rotations added one by one, whatever the backend shares between them; mismatched arguments are refused.
+     */
+    @Test
+    public void rotationsSummedEqualRotationsAdded() {
+        List<Integer> list = new ArrayList<>(randomSteps());
+        list.add(0);
+        list.add(list.get(0));
+        int[] steps = list.stream().mapToInt(Integer::intValue).toArray();
+        double[][] x = new double[steps.length][];
+        Ciphertext[] cx = new Ciphertext[steps.length];
+        double[] expected = new double[slots];
+        Ciphertext added = null;
+        for (int k = 0; k < steps.length; k++) {
+            x[k] = randomVector(slots);
+            cx[k] = encrypt(x[k]);
+            double[] r = rotateLeft(x[k], steps[k]);
+            for (int i = 0; i < slots; i++) {
+                expected[i] += r[i];
+            }
+            Ciphertext rk = evaluator.rotate(cx[k], steps[k]);
+            added = added == null ? rk : evaluator.add(added, rk);
+        }
+        Ciphertext summed = evaluator.rotateSum(cx, steps);
+        assertEquals(cx[0].level(), summed.level());
+        assertEquals(cx[0].scale(), summed.scale());
+        double[] viaSum = decrypt(summed);
+        assertPrecision("rotateSum", expected, viaSum);
+        assertPrecision("rotateSum", decrypt(added), viaSum);
+        assertThrows(IllegalArgumentException.class, () -> evaluator.rotateSum(cx, new int[] {1}));
+        assertThrows(IllegalArgumentException.class, () -> evaluator.rotateSum(new Ciphertext[0], new int[0]));
+    }
+
     @Test
     public void conjugationOfComplexSlots() {
         double[] re = randomVector(slots);
