@@ -255,7 +255,7 @@ public final class Bootstrapper {
             coeffsToSlots = new CoeffsToSlots(params, encoder, slots, shape.coeffsToSlotsLevels(), packed, top,
                     raisedScale / ((double) params.q(0) * 2 * slots * gap * shape.sineBound()));
             rotations = rotationSteps(params, shape, slots);
-            evalMod = new EvalMod(sine, params, encoder);
+            evalMod = new EvalMod(sine, params);
             slotsToCoeffs = new SlotsToCoeffs(params, encoder, slots, shape.slotsToCoeffsLevels(), packed,
                     top - coeffsToSlots.levels() - evalMod.depth());
         }

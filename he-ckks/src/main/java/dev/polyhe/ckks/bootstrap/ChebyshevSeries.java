@@ -1,9 +1,7 @@
 package dev.polyhe.ckks.bootstrap;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Evaluator;
-import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.ckks.scheme.SchemeParameters;
 import java.util.Arrays;
 
@@ -13,7 +11,7 @@ import java.util.Arrays;
  * About 2·sqrt(d) + log d ciphertext products instead of d, and about ceil(log2(d+1)) levels, one less than
  * computing every T_k and then the coefficients: here the constants ride on the leaves, which sit higher.
  *
- * <p>Scales are exact: every node is asked for a result scale; a leaf's constants are encoded at the scale that
+ * <p>Scales are exact: every node is asked for a result scale; a leaf's constants are taken at the scale that
  * makes each term land on it, and the quotient of a split is asked for the scale that makes q·T_g land on
  * the node's scale after the rescale. Levels are planned before anything is evaluated (the same recursion).
  */
@@ -100,22 +98,20 @@ final class ChebyshevSeries {
     }
 
     /** The series at u, with scale {@code scale}; u's scale should be close to the primes'. */
-    Ciphertext evaluate(Evaluator ev, SchemeParameters params, Encoder encoder, Ciphertext u, double scale) {
-        return new Run(ev, params, encoder, u).series(coefficients, scale);
+    Ciphertext evaluate(Evaluator ev, SchemeParameters params, Ciphertext u, double scale) {
+        return new Run(ev, params, u).series(coefficients, scale);
     }
 
     /** One evaluation: the basis T_k computed on demand. */
     private final class Run {
         final Evaluator ev;
         final SchemeParameters params;
-        final Encoder encoder;
         final Ciphertext[] t;
         final int inputLevel;
 
-        Run(Evaluator ev, SchemeParameters params, Encoder encoder, Ciphertext u) {
+        Run(Evaluator ev, SchemeParameters params, Ciphertext u) {
             this.ev = ev;
             this.params = params;
-            this.encoder = encoder;
             this.t = new Ciphertext[Math.max(2 * baby, giant(degree(coefficients)) + 1)];
             this.t[1] = u;
             this.inputLevel = u.level();
@@ -131,8 +127,7 @@ final class ChebyshevSeries {
                     // T_2j+1 = 2·T_j+1·T_j − T_1, with T_1 brought to the product's scale by a constant 1/2
                     Ciphertext p = ev.multiply(basis(k / 2 + 1), basis(k / 2));
                     Ciphertext u = t[1];
-                    Ciphertext half = ev.multiplyPlain(ev.dropToLevel(u, p.level()),
-                            constant(0.5, p.level(), p.scale() / u.scale()));
+                    Ciphertext half = ev.multiplyConstant(ev.dropToLevel(u, p.level()), 0.5, p.scale() / u.scale());
                     t[k] = ev.rescale(ev.multiplyInteger(ev.sub(p, half), 2));
                 }
             }
@@ -152,7 +147,10 @@ final class ChebyshevSeries {
             return ev.add(product, series(qr[1], scale));
         }
 
-        /** Σ c_k·T_k over the baby steps, each constant encoded so that its term lands on {@code scale}. */
+        /**
+         * Σ c_k·T_k over the baby steps, each constant taken at the scale that makes its term land on
+         * {@code scale}: a constant polynomial, multiplied limb by limb as scalars (no encoding, no NTT).
+         */
         Ciphertext leaf(double[] p, double scale) {
             int top = Math.max(1, degree(p));
             int level = inputLevel + basisLevel(top);
@@ -160,18 +158,10 @@ final class ChebyshevSeries {
             for (int k = 1; k <= top; k++) {
                 double c = k < p.length ? p[k] : 0;
                 Ciphertext tk = ev.dropToLevel(basis(k), level);
-                Ciphertext term = ev.multiplyPlain(tk, constant(c, level, scale * params.q(level) / tk.scale()));
+                Ciphertext term = ev.multiplyConstant(tk, c, scale * params.q(level) / tk.scale());
                 sum = sum == null ? term : ev.add(sum, term);
             }
             return ev.addConstant(ev.rescale(sum), p[0]);
-        }
-
-        /**
-         * value in every slot: encoded with one slot (which the encoder replicates), that is the constant
-         * polynomial round(value·scale) exactly, without the FFT's rounding crumbs in the other coefficients.
-         */
-        Plaintext constant(double value, int level, double scale) {
-            return encoder.encode(new double[] {value}, 1, level, scale);
         }
     }
 }

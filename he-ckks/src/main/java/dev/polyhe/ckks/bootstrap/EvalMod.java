@@ -1,7 +1,6 @@
 package dev.polyhe.ckks.bootstrap;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.ckks.scheme.SchemeParameters;
 
@@ -16,12 +15,10 @@ import dev.polyhe.ckks.scheme.SchemeParameters;
 final class EvalMod {
     private final ChebyshevSine sine;
     private final SchemeParameters params;
-    private final Encoder encoder;
 
-    EvalMod(ChebyshevSine sine, SchemeParameters params, Encoder encoder) {
+    EvalMod(ChebyshevSine sine, SchemeParameters params) {
         this.sine = sine;
         this.params = params;
-        this.encoder = encoder;
     }
 
     int depth() {
@@ -29,7 +26,7 @@ final class EvalMod {
     }
 
     Ciphertext apply(Evaluator ev, Ciphertext u) {
-        Ciphertext c = sine.series().evaluate(ev, params, encoder, u, u.scale());
+        Ciphertext c = sine.series().evaluate(ev, params, u, u.scale());
         for (int i = 0; i < sine.doubleAngles(); i++) {
             // cos 2θ = 2·cos²θ − 1: one product, exact scales
             Ciphertext sq = ev.multiply(c, c);
