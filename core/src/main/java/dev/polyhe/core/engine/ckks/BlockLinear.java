@@ -4,7 +4,9 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ShapeCheck;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -63,8 +65,9 @@ final class BlockLinear {
      * giant-step rotations by multiples of P: with d = g·b + a,
      * y_m = Σ_g rot(Σ_k Σ_a rot(diag_d(W_mk), −g·b·P) ⊙ rot(x_k, a·P), g·b·P),
      * where diag_d(W_mk) holds W[mB + c, kB + (c + d) mod B] across the P slots of column c. The baby rotations
-     * of each input block are hoisted and shared by every output block; all-zero diagonals are skipped (the
-     * blocks of a narrow matrix are mostly zero). One level.
+     * of each input block are hoisted and shared by every output block; the giant rotations of an output block
+     * share one division by the special primes ({@link CkksEngine#rotateSum}); all-zero diagonals are skipped
+     * (the blocks of a narrow matrix are mostly zero). One level.
      */
     CkksTensor onBlocks(CkksTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
@@ -100,7 +103,8 @@ final class BlockLinear {
         boolean symbolic = engine.valuesIgnored();
         Ciphertext[] ys = new Ciphertext[outBlocks];
         for (int m = 0; m < outBlocks; m++) {
-            Ciphertext y = null;
+            List<Ciphertext> parts = new ArrayList<>();
+            List<Integer> shifts = new ArrayList<>();
             for (int g = 0; g < giants; g++) {
                 int shift = g * babies * slots;
                 ProductSum inner = new ProductSum(engine, op);
@@ -132,11 +136,12 @@ final class BlockLinear {
                 if (inner.isEmpty()) {
                     continue;
                 }
-                Ciphertext part = inner.result();
-                Ciphertext moved = g == 0 ? part : engine.rotations(part, new int[] {shift}, op)[0];
-                y = y == null ? moved : engine.add(y, moved, op);
+                parts.add(inner.result());
+                shifts.add(shift);
             }
-            Ciphertext sum = y == null ? engine.rescale(engine.zeroProduct(xs[0], target, op), op) : y;
+            Ciphertext sum = parts.isEmpty() ? engine.rescale(engine.zeroProduct(xs[0], target, op), op)
+                    : engine.rotateSum(parts.toArray(Ciphertext[]::new),
+                            shifts.stream().mapToInt(Integer::intValue).toArray(), op);
             ys[m] = withBias(sum, m, x.rows, bias, op);
         }
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);

@@ -1014,6 +1014,37 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return r;
     }
 
+    /**
+     * Σ rot(xs[i], steps[i]) (a step may be 0): the giant steps of a linear map. Where the parts share level and
+     * scale (a map's partial sums do), their key switches share one division by the special primes
+     * ({@link Evaluator#rotateSum}); otherwise each is rotated and added.
+     */
+    Ciphertext rotateSum(Ciphertext[] xs, int[] steps, OperatorKind op) {
+        boolean uniform = true;
+        double bound = 0;
+        int moved = 0;
+        for (int i = 0; i < xs.length; i++) {
+            uniform &= xs[i].level() == xs[0].level() && xs[i].scale() == xs[0].scale();
+            bound += bounds.of(xs[i]);
+            moved += steps[i] == 0 ? 0 : 1;
+        }
+        if (!uniform || moved == 0) {
+            Ciphertext sum = null;
+            for (int i = 0; i < xs.length; i++) {
+                Ciphertext r = steps[i] == 0 ? xs[i] : rotations(xs[i], new int[] {steps[i]}, op)[0];
+                sum = sum == null ? r : add(sum, r, op);
+            }
+            return sum;
+        }
+        long t0 = System.nanoTime();
+        Ciphertext r = evaluator.rotateSum(xs, steps);
+        long each = (System.nanoTime() - t0) / moved;
+        for (int i = 0; i < moved; i++) {
+            accounting.record(op, PrimitiveKind.ROTATION, each);
+        }
+        return bounds.set(r, bound);
+    }
+
     // ---- shape checks -------------------------------------------------------------------------------------
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
