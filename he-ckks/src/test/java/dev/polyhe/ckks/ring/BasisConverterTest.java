@@ -3,7 +3,10 @@ package dev.polyhe.ckks.ring;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +33,58 @@ class BasisConverterTest {
                 long expected = hat.mod(BigInteger.valueOf(p[k])).longValueExact();
                 assertEquals(expected, t[2][k * q.length + j], "(Q/q_j) mod p_t, t = " + k + ", j = " + j);
                 assertEquals(target[k].shoup(expected), t[3][k * q.length + j]);
+            }
+        }
+    }
+
+    /**
+     * The conversion is Σ_j y_j·(Q/q_j) mod p_t exactly, y_j the centred [x_j·(Q/q_j)^-1]_{q_j}: checked with big
+     * integers for 3 sources and for 40 (past the 32 terms summed before a reduction), on primes near 2^60 (above
+     * and below it),
+     * with coefficients at the edges of their range.
+     */
+    @Test
+    void conversionIsTheExactSumOfCentredTerms() {
+        for (int sources : new int[] {3, 40}) {
+            List<Integer> bits = new ArrayList<>(Collections.nCopies(sources, 60));
+            bits.addAll(List.of(60, 60, 50));
+            long[] primes = NttPrimes.generate(6, bits, Set.of());
+            Modulus[] source = new Modulus[sources];
+            for (int j = 0; j < sources; j++) {
+                source[j] = new Modulus(primes[j]);
+            }
+            Modulus[] target = {new Modulus(primes[sources]), new Modulus(primes[sources + 1]),
+                new Modulus(primes[sources + 2])};
+            BasisConverter conv = new BasisConverter(source, target);
+            int n = 64;
+            Random r = new Random(sources);
+            long[][] scaled = new long[sources][n];
+            for (int j = 0; j < sources; j++) {
+                long q = primes[j];
+                long[] x = new long[n];
+                for (int c = 0; c < n; c++) {
+                    x[c] = c == 0 ? 0 : c == 1 ? q - 1 : Math.floorMod(r.nextLong(), q);
+                }
+                conv.scaleSource(j, x, scaled[j]);
+            }
+            for (int t = 0; t < target.length; t++) {
+                long[] out = new long[n];
+                conv.accumulateTarget(t, scaled, out);
+                BigInteger pt = BigInteger.valueOf(target[t].value());
+                for (int c = 0; c < n; c++) {
+                    BigInteger sum = BigInteger.ZERO;
+                    for (int j = 0; j < sources; j++) {
+                        BigInteger hat = BigInteger.ONE;
+                        for (int i = 0; i < sources; i++) {
+                            if (i != j) {
+                                hat = hat.multiply(BigInteger.valueOf(primes[i]));
+                            }
+                        }
+                        sum = sum.add(BigInteger.valueOf(scaled[j][c]).multiply(hat));
+                    }
+                    assertEquals(sum.mod(pt).longValueExact(), out[c],
+                            "sources " + sources + ", target " + t + ", coefficient " + c);
+                }
             }
         }
     }
