@@ -10,6 +10,7 @@ import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.HeException;
@@ -23,10 +24,14 @@ import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.Packing;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -245,6 +250,39 @@ class EncryptedEngineTest {
             Matrix expected = plain.headContexts(plain.addConstant(pw, 0.25), plain.fromPlain(v), heads).toMatrix();
             assertTrue(maxAbsDiff(expected, blocks.toPlain(context)) < 1e-4, where);
         }
+    }
+
+    /**
+     * A sum over many neighbouring segments (a head of 16 on blocks of 16 columns, whose keys rotate by a·P for
+     * a &lt; 4 and by multiples of 4P) runs as two hoisted radix-4 stages ({@code Evaluator.rotateSum} of one
+     * ciphertext), not as four rotate-and-adds one after another, and agrees with the plain engine.
+     */
+    @Test
+    void sumsOverManySegmentsAreHoistedStages() {
+        Packing packing = new Packing(SLOTS, 16, 1);
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
+        Evaluator real = context.evaluator(keys);
+        Map<String, Integer> calls = new ConcurrentHashMap<>();
+        Evaluator counting = (Evaluator) Proxy.newProxyInstance(Evaluator.class.getClassLoader(),
+                new Class<?>[] {Evaluator.class}, (proxy, method, args) -> {
+                    calls.merge(method.getName(), 1, Integer::sum);
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        CkksEngine blocks = new CkksEngine(context, counting, keys, context.encryptor(sk), context.decryptor(sk),
+                packing);
+        Matrix q = random(TOKENS, 16, 1);
+        Matrix k = random(TOKENS, 16, 1);
+        CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), 1);
+        PlainEngine plain = new PlainEngine();
+        PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), 1);
+        assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
+        // one sum over the head's 16 segments per shift of the P = 8 rows, two stages each
+        assertTrue(calls.getOrDefault("rotateSum", 0) >= 2 * SLOTS, calls.toString());
     }
 
     /**

@@ -69,12 +69,17 @@ public interface RingExecutor extends AutoCloseable {
     /**
      * Σ_t σ_t(KS(ds[t], keys[t])): several key switches, each followed by its automorphism, summed. An executor
      * may sum them over Q_level ∪ P and divide by P once (the ModDowns are a third of a rotation); the default
-     * switches and permutes each on its own.
+     * switches and permutes each on its own. Consecutive terms of one polynomial (the same handle) share its
+     * decomposition.
      */
     default RnsPoly[] keySwitchSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         RnsPoly[] sum = null;
+        KeySwitchDigits digits = null;
         for (int t = 0; t < ds.length; t++) {
-            RnsPoly[] ks = applyKey(decompose(ds[t], level), keys[t], level);
+            if (t == 0 || ds[t] != ds[t - 1]) {
+                digits = decompose(ds[t], level);
+            }
+            RnsPoly[] ks = applyKey(digits, keys[t], level);
             RnsPoly c0 = automorphism(ks[0], autos[t], level);
             RnsPoly c1 = automorphism(ks[1], autos[t], level);
             sum = sum == null ? new RnsPoly[] {c0, c1}

@@ -148,27 +148,32 @@ public final class KeySwitcher {
      * Σ_t σ_t(Σ_j D_tj·key_tj) / P over Q_level: the key switches of several terms, each permuted by its
      * automorphism while still over Q_level ∪ P, summed, and divided by P once. σ commutes with the division up to
      * its rounding (both act coefficient-wise), so the sum matches the terms switched one by one to within one
-     * ModDown's rounding instead of one per term. Terms are decomposed one at a time: the working set is one
-     * term's digits and the two extended sums.
+     * ModDown's rounding instead of one per term. Terms are decomposed one at a time (the working set is one
+     * term's digits and the two extended sums), and consecutive terms of one polynomial share their decomposition:
+     * Σ_j rot(x, s_j) is hoisted twice, one decomposition and one ModDown for all.
      */
     public long[][][] switchSum(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         int n = ring.n();
         int width = level + 1 + ring.pCount();
         long[][] acc0 = new long[width][n];
         long[][] acc1 = new long[width][n];
+        long[][][] digits = null;
         for (int t = 0; t < ds.length; t++) {
-            long[][][] digits = decompose(ds[t], level);
+            if (t == 0 || ds[t] != ds[t - 1]) {
+                digits = decompose(ds[t], level); // rotations of one ciphertext in a row share it: hoisted
+            }
+            long[][][] termDigits = digits;
             long[][][][] keyDigits = keys[t].digits();
             int[] target = targets(autos[t]);
             ring.pool().forEach(width, pos -> {
                 int prime = ring.extendedIndex(level, pos);
                 Modulus m = ring.modulus(prime);
                 int j = 0;
-                for (; j + 4 <= digits.length; j += 4) {
-                    scatter4(m, digits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
+                for (; j + 4 <= termDigits.length; j += 4) {
+                    scatter4(m, termDigits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
                 }
-                for (; j < digits.length; j++) {
-                    scatter1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, acc0[pos],
+                for (; j < termDigits.length; j++) {
+                    scatter1(m, termDigits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, acc0[pos],
                             acc1[pos]);
                 }
             });

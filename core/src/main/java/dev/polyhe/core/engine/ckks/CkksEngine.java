@@ -1954,21 +1954,60 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * Rotate-and-add over n neighbouring groups of P slots (n a power of two; rotations by P, 2P, .., (n/2)·P):
-     * each group ends up holding the sum of all n.
+     * Whether the keys rotate ciphertexts of {@code width} slots by j·step for every j &lt; count (a key whose step
+     * is congruent modulo the width serves): layouts whose keys are only the powers of two (row sums of score
+     * diagonals) add one by one instead.
+     */
+    private boolean hasRotations(int width, int step, int count) {
+        if (keys == null) {
+            return false;
+        }
+        Set<Integer> held = keys.rotationSteps();
+        for (int j = 1; j < count; j++) {
+            int s = Math.floorMod(j * step, width);
+            if (!held.contains(s) && held.stream().noneMatch(h -> Math.floorMod(h, width) == s)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The sum over n neighbouring groups of P slots (n a power of two): each group ends up holding the sum of all
+     * n (see {@link #sumOverNeighbours(Ciphertext, int, int, OperatorKind)}).
      */
     Ciphertext sumOverNeighbours(Ciphertext c, int n, OperatorKind op) {
         return sumOverNeighbours(c, n, 1, op);
     }
 
     /**
-     * Segment i gets the sum of segments i, i + step, …, i + n − step (n and step powers of two): segments step
-     * apart added, log2(n/step) rotations.
+     * Segment i gets the sum of segments i, i + step, …, i + n − step (n and step powers of two). Where the keys
+     * of {@link #rotateSegments} allow (a·P for a &lt; b, multiples of b·P), radix-R stages: Σ_{j&lt;R} rot(r, j·k·P)
+     * is R − 1 rotations of one ciphertext sharing one decomposition and one division by P ({@link #rotateSum}),
+     * two stages for n up to b², cheaper than the log2(n/step) rotations of rotate-and-add one after another
+     * (each a whole key switch: the next one waits for its division by P).
      */
     Ciphertext sumOverNeighbours(Ciphertext c, int n, int step, OperatorKind op) {
+        int segments = c.slots() / slots;
+        int b = babyStep(segments);
         Ciphertext r = c;
-        for (int k = step; k < n; k *= 2) {
-            r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
+        for (int k = step; k < n;) {
+            int radix = n > segments ? 2 : k < b ? Math.min(b / k, n / k) : n / k;
+            if (radix > 2 && !hasRotations(c.slots(), k * slots, radix)) {
+                radix = 2;
+            }
+            if (radix == 2) {
+                r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
+            } else {
+                Ciphertext[] same = new Ciphertext[radix];
+                int[] steps = new int[radix];
+                for (int j = 0; j < radix; j++) {
+                    same[j] = r;
+                    steps[j] = j * k * slots;
+                }
+                r = rotateSum(same, steps, op);
+            }
+            k *= radix;
         }
         return r;
     }
