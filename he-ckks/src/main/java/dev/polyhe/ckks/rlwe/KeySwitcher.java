@@ -148,19 +148,30 @@ public final class KeySwitcher {
      * Σ_t σ_t(Σ_j D_tj·key_tj) / P over Q_level: the key switches of several terms, each permuted by its
      * automorphism while still over Q_level ∪ P, summed, and divided by P once. σ commutes with the division up to
      * its rounding (both act coefficient-wise), so the sum matches the terms switched one by one to within one
-     * ModDown's rounding instead of one per term. Terms are decomposed one at a time (the working set is one
-     * term's digits and the two extended sums), and consecutive terms of one polynomial share their decomposition:
-     * Σ_j rot(x, s_j) is hoisted twice, one decomposition and one ModDown for all.
+     * ModDown's rounding instead of one per term. Consecutive terms of one polynomial share their decomposition:
+     * Σ_j rot(x, s_j) is hoisted twice, one decomposition and one ModDown for all. A pool that runs ciphertexts at
+     * once decomposes the terms at once; a smaller one, one at a time (the working set then is one term's digits
+     * and the two extended sums).
      */
     public long[][][] switchSum(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         int n = ring.n();
         int width = level + 1 + ring.pCount();
         long[][] acc0 = new long[width][n];
         long[][] acc1 = new long[width][n];
+        // a many-core pool decomposes the terms at once (one decomposition's limb loops leave cores idle)
+        long[][][][] early = new long[ds.length][][][];
+        if (ring.pool().acrossCiphertexts()) {
+            ring.pool().forEachCiphertext(ds.length, t -> {
+                if (t == 0 || ds[t] != ds[t - 1]) {
+                    early[t] = decompose(ds[t], level);
+                }
+            });
+        }
         long[][][] digits = null;
         for (int t = 0; t < ds.length; t++) {
-            if (t == 0 || ds[t] != ds[t - 1]) {
-                digits = decompose(ds[t], level); // rotations of one ciphertext in a row share it: hoisted
+            if (t == 0 || ds[t] != ds[t - 1]) { // rotations of one polynomial in a row share its decomposition
+                digits = early[t] != null ? early[t] : decompose(ds[t], level);
+                early[t] = null;
             }
             long[][][] termDigits = digits;
             long[][][][] keyDigits = keys[t].digits();
