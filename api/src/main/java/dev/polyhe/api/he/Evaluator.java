@@ -19,6 +19,15 @@ public interface Evaluator {
     /** ct·ct with relinearization; the result's scale is the product (call {@link #rescale}). */
     Ciphertext multiply(Ciphertext a, Ciphertext b);
 
+    /**
+     * {@code rescale(multiply(a, b))}, equal to it up to the rescale's rounding. A backend may fuse the two: hybrid
+     * key switching divides by its special primes anyway, and dividing by them and the last prime at once saves the
+     * rescale's transforms.
+     */
+    default Ciphertext multiplyAndRescale(Ciphertext a, Ciphertext b) {
+        return rescale(multiply(a, b));
+    }
+
     /** ct·pt; the result's scale is the product. */
     Ciphertext multiplyPlain(Ciphertext a, Plaintext b);
 

@@ -122,7 +122,7 @@ final class ChebyshevSeries {
                 if ((k & 1) == 0) {
                     // T_2j = 2·T_j² − 1
                     Ciphertext h = basis(k / 2);
-                    t[k] = ev.addConstant(ev.rescale(ev.multiplyInteger(ev.multiply(h, h), 2)), -1);
+                    t[k] = ev.addConstant(ev.multiplyInteger(ev.multiplyAndRescale(h, h), 2), -1);
                 } else {
                     // T_2j+1 = 2·T_j+1·T_j − T_1, with T_1 brought to the product's scale by a constant 1/2
                     Ciphertext p = ev.multiply(basis(k / 2 + 1), basis(k / 2));
@@ -143,7 +143,7 @@ final class ChebyshevSeries {
             Ciphertext tg = basis(g);
             int lm = Math.min(inputLevel + level(qr[0]), tg.level());
             Ciphertext q = series(qr[0], scale * params.q(lm) / tg.scale());
-            Ciphertext product = ev.rescale(ev.multiply(ev.dropToLevel(q, lm), tg));
+            Ciphertext product = ev.multiplyAndRescale(ev.dropToLevel(q, lm), tg);
             return ev.add(product, series(qr[1], scale));
         }
 

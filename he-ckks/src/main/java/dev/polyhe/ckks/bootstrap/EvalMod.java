@@ -29,8 +29,7 @@ final class EvalMod {
         Ciphertext c = sine.series().evaluate(ev, params, u, u.scale());
         for (int i = 0; i < sine.doubleAngles(); i++) {
             // cos 2θ = 2·cos²θ − 1: one product, exact scales
-            Ciphertext sq = ev.multiply(c, c);
-            c = ev.addConstant(ev.rescale(ev.multiplyInteger(sq, 2)), -1);
+            c = ev.addConstant(ev.multiplyInteger(ev.multiplyAndRescale(c, c), 2), -1);
         }
         return c;
     }

@@ -142,6 +142,16 @@ public final class HostRingExecutor implements RingExecutor {
         return of(switcher.apply(((HostDigits) digits).digits(), key, level));
     }
 
+    /** One division by P·q_level: the ModDown and the rescale at once. */
+    @Override
+    public RnsPoly[] relinearizeRescale(RnsPoly[] d, SwitchingKey key, int level) {
+        if (ring.pCount() == 0) {
+            return RingExecutor.super.relinearizeRescale(d, key, level);
+        }
+        long[][][] digits = switcher.decompose(l(d[2]), level);
+        return of(switcher.applyRescaled(digits, key, level, l(d[0]), l(d[1])));
+    }
+
     /** Summed over Q_level ∪ P with one ModDown for all terms. */
     @Override
     public RnsPoly[] keySwitchSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {

@@ -67,6 +67,16 @@ public interface RingExecutor extends AutoCloseable {
     RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level);
 
     /**
+     * (d[0], d[1]) + KS(d[2]) divided by q_level with rounding, on limbs 0..level-1: a tensor product relinearized
+     * and rescaled. An executor may divide by P·q_level at once, one ModDown instead of a ModDown and a rescale; the
+     * default relinearizes, then rescales.
+     */
+    default RnsPoly[] relinearizeRescale(RnsPoly[] d, SwitchingKey key, int level) {
+        RnsPoly[] ks = applyKey(decompose(d[2], level), key, level);
+        return rescale(new RnsPoly[] {addInto(ks[0], d[0], level), addInto(ks[1], d[1], level)}, level);
+    }
+
+    /**
      * Σ_t σ_t(KS(ds[t], keys[t])): several key switches, each followed by its automorphism, summed. An executor
      * may sum them over Q_level ∪ P and divide by P once (the ModDowns are a third of a rotation); the default
      * switches and permutes each on its own. Consecutive terms of one polynomial (the same handle) share its

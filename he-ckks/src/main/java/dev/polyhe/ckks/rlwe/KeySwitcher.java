@@ -16,6 +16,7 @@ public final class KeySwitcher {
     private final RnsRing ring;
     private final GadgetDecomposition gadget;
     private final ConcurrentHashMap<Long, ModUpPlan> modUpPlans = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, RescalePlan> rescalePlans = new ConcurrentHashMap<>();
     private final BasisConverter pToQ;
     private final long[] pInvModQ;
     private final long[] pInvModQShoup;
@@ -124,6 +125,105 @@ public final class KeySwitcher {
 
     /** (sum_j D_j · key_j) / P: the two key-switched components over Q_level, NTT form. */
     public long[][][] apply(long[][][] digits, SwitchingKey key, int level) {
+        return modDown(innerProduct(digits, key, level), level);
+    }
+
+    /**
+     * (d0 + KS(D)_0, d1 + KS(D)_1) / q_level, rounded, over Q_(level−1): a relinearized product rescaled, with one
+     * division by P·q_level instead of a ModDown by P and a rescale by q_level (the rescale's forward NTTs, one per
+     * limb and component, are saved). The sum is P·d + Σ_j D_j·key_j over Q_level ∪ P; its limbs on q_level and P
+     * are converted to Q_(level−1) at once. The fast conversion is off by u·P·q_level with |u| up to (k + 1)/2,
+     * an error of u after the division: six times the variance of a rescale's rounding, 1.3 bits lost per product
+     * at N = 2^16. So u is computed (the rounded Σ_t y_t/s_t of the centred scaled residues, in doubles) and taken
+     * off, which makes the division the exact rounding a rescale does.
+     */
+    public long[][][] applyRescaled(long[][][] digits, SwitchingKey key, int level, long[][] d0, long[][] d1) {
+        if (level < 1) {
+            throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
+        }
+        return modDownRescale(innerProduct(digits, key, level), new long[][][] {d0, d1}, level);
+    }
+
+    /**
+     * round((P·d_v + x_v) / (P·q_level)) over Q_(level−1) (NTT) for the two x_v over Q_level ∪ P and d_v over
+     * Q_level (NTT): {@link #applyRescaled}'s division. Overwrites the q_level and P limbs of the x_v.
+     */
+    public long[][][] modDownRescale(long[][][] acc, long[][][] d, int level) {
+        if (level < 1) {
+            throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
+        }
+        RescalePlan plan = rescalePlans.computeIfAbsent(level, this::rescalePlan);
+        int n = ring.n();
+        int k = ring.pCount();
+        // the limbs divided out, q_level then P, in coefficient form and scaled for the conversion
+        long[][][] scaled = new long[2][k + 1][n];
+        ring.pool().forEach(k + 1, t -> {
+            int pos = level + t;
+            NttTables ntt = ring.ntt(ring.extendedIndex(level, pos));
+            Modulus m = ntt.modulus();
+            for (int v = 0; v < 2; v++) {
+                long[] limb = acc[v][pos];
+                if (t == 0) {
+                    // on q_level the sum also holds P·d (P·d vanishes modulo the special primes)
+                    long[] dl = d[v][level];
+                    for (int c = 0; c < n; c++) {
+                        limb[c] = m.add(limb[c], m.mulShoup(dl[c], plan.pModQl, plan.pModQlShoup));
+                    }
+                }
+                ntt.inverse(limb);
+                plan.converter.scaleSource(t, limb, scaled[v][t]);
+            }
+        });
+        // the conversion's excess, per coefficient: round(Σ_t y_t / s_t), |u| ≤ (k + 1)/2
+        int[][] excess = new int[2][n];
+        ring.pool().forEach(2, v -> {
+            double[] inv = plan.sourceInverse;
+            int[] u = excess[v];
+            for (int c = 0; c < n; c++) {
+                double f = 0;
+                for (int t = 0; t <= k; t++) {
+                    f += scaled[v][t][c] * inv[t];
+                }
+                u[c] = (int) Math.rint(f);
+            }
+        });
+        int offset = plan.excessOffset;
+        long[][][] out = new long[2][level][];
+        ring.pool().forEach(level, i -> {
+            NttTables ntt = ring.ntt(i);
+            Modulus m = ntt.modulus();
+            long q = m.value();
+            long w = plan.pqInv[i];
+            long ws = plan.pqInvShoup[i];
+            long wq = plan.qlInv[i];
+            long wqs = plan.qlInvShoup[i];
+            long[] minusUS = plan.minusExcess[i];
+            for (int v = 0; v < 2; v++) {
+                long[] conv = new long[n];
+                plan.converter.accumulateTarget(i, scaled[v], conv);
+                int[] u = excess[v];
+                for (int c = 0; c < n; c++) {
+                    long r = conv[c] + minusUS[u[c] + offset] - q;
+                    conv[c] = r + ((r >> 63) & q);
+                }
+                ntt.forward(conv);
+                long[] xi = acc[v][i];
+                long[] di = d[v][i];
+                for (int c = 0; c < n; c++) {
+                    // (acc + P·d − conv) / (P·q_l) = (acc − conv)·(P·q_l)^-1 + d·q_l^-1
+                    long diff = xi[c] - conv[c];
+                    diff += (diff >> 63) & q;
+                    long r = m.mulShoup(diff, w, ws) + m.mulShoup(di[c], wq, wqs) - q;
+                    conv[c] = r + ((r >> 63) & q);
+                }
+                out[v][i] = conv;
+            }
+        });
+        return out;
+    }
+
+    /** Σ_j D_j·key_j over Q_level ∪ P, both components (the key switch before its division by P). */
+    private long[][][] innerProduct(long[][][] digits, SwitchingKey key, int level) {
         int n = ring.n();
         int width = level + 1 + ring.pCount();
         long[][] acc0 = new long[width][n];
@@ -141,7 +241,56 @@ public final class KeySwitcher {
                 accumulate1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], acc0[pos], acc1[pos]);
             }
         });
-        return modDown(new long[][][] {acc0, acc1}, level);
+        return new long[][][] {acc0, acc1};
+    }
+
+    /** The conversion from {q_level} ∪ P to Q_(level−1) and the constants of the division by P·q_level. */
+    private RescalePlan rescalePlan(int level) {
+        int k = ring.pCount();
+        Modulus[] source = new Modulus[k + 1];
+        source[0] = ring.modulus(level);
+        for (int t = 0; t < k; t++) {
+            source[t + 1] = ring.modulus(ring.pIndex(t));
+        }
+        Modulus[] target = new Modulus[level];
+        long[] pqInv = new long[level];
+        long[] pqInvShoup = new long[level];
+        long[] qlInv = new long[level];
+        long[] qlInvShoup = new long[level];
+        long ql = ring.modulus(level).value();
+        for (int i = 0; i < level; i++) {
+            Modulus m = ring.modulus(i);
+            target[i] = m;
+            qlInv[i] = m.inv(m.reduce(ql));
+            qlInvShoup[i] = m.shoup(qlInv[i]);
+            pqInv[i] = m.mul(pInvModQ[i], qlInv[i]);
+            pqInvShoup[i] = m.shoup(pqInv[i]);
+        }
+        Modulus mql = ring.modulus(level);
+        long pModQl = 1;
+        for (int t = 0; t < k; t++) {
+            pModQl = mql.mul(pModQl, mql.reduce(ring.modulus(ring.pIndex(t)).value()));
+        }
+        double[] sourceInverse = new double[k + 1];
+        for (int t = 0; t <= k; t++) {
+            sourceInverse[t] = 1.0 / source[t].value();
+        }
+        // −u·(P·q_l) mod q_i for each excess u in [−offset, offset]
+        int offset = (k + 2) / 2 + 1;
+        long[][] minusExcess = new long[level][2 * offset + 1];
+        for (int i = 0; i < level; i++) {
+            Modulus m = ring.modulus(i);
+            long pq = 1;
+            for (Modulus sm : source) {
+                pq = m.mul(pq, m.reduce(sm.value()));
+            }
+            for (int u = -offset; u <= offset; u++) {
+                long uPq = m.mul(m.reduce(Math.abs(u)), pq);
+                minusExcess[i][u + offset] = u > 0 ? m.neg(uPq) : uPq;
+            }
+        }
+        return new RescalePlan(new BasisConverter(source, target), pqInv, pqInvShoup, qlInv, qlInvShoup, pModQl,
+                mql.shoup(pModQl), sourceInverse, minusExcess, offset);
     }
 
     /**
@@ -369,6 +518,14 @@ public final class KeySwitcher {
         });
         return out;
     }
+
+    /**
+     * Division by P·q_level ({@link #applyRescaled}): (P·q_l)^-1 and q_l^-1 modulo each q_i, P modulo q_l, the
+     * sources' 1/s_t, and −u·P·q_l modulo each q_i for the conversion's possible excesses u.
+     */
+    private record RescalePlan(BasisConverter converter, long[] pqInv, long[] pqInvShoup, long[] qlInv,
+            long[] qlInvShoup, long pModQl, long pModQlShoup, double[] sourceInverse, long[][] minusExcess,
+            int excessOffset) {}
 
     /** targetOf[pos]: index among the converter's targets of limb position pos, or -1 inside the digit. */
     private record ModUpPlan(int digit, BasisConverter converter, int[] targetOf) {}

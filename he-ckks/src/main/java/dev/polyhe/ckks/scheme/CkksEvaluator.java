@@ -116,6 +116,31 @@ final class CkksEvaluator implements Evaluator {
         return x.with(exec.addInto(d[0], ks[0], level), exec.addInto(d[1], ks[1], level), level, scale);
     }
 
+    /** One division by P·q_level for the key switch and the rescale ({@link RingExecutor#relinearizeRescale}). */
+    @Override
+    public Ciphertext multiplyAndRescale(Ciphertext a, Ciphertext b) {
+        CkksCiphertext x = ct(a);
+        CkksCiphertext y = ct(b);
+        int level = Math.min(x.level(), y.level());
+        double scale = productScale(x.scale(), y.scale(), level, "multiply");
+        if (level == 0) {
+            throw new HeException("out of levels: the ciphertexts are at level 0 and have no prime left to rescale "
+                    + "their product by; bootstrap them or use parameters with more levels");
+        }
+        double newScale = scale / params.q(level);
+        if (newScale < 1) {
+            throw new HeException(String.format("multiplyAndRescale: the product's scale 2^%.1f is smaller than the "
+                    + "prime q_%d = 2^%.1f it would divide by", OperandCheck.log2(scale), level,
+                    OperandCheck.log2(params.q(level))));
+        }
+        if (keys.relinearization == null) {
+            throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
+        }
+        RnsPoly[] d = exec.tensor(x.c0, x.c1, y.c0, y.c1, level);
+        RnsPoly[] out = exec.relinearizeRescale(d, keys.relinearization, level);
+        return x.with(out[0], out[1], level - 1, newScale);
+    }
+
     @Override
     public Ciphertext multiplyPlain(Ciphertext a, Plaintext b) {
         CkksCiphertext x = ct(a);

@@ -1,5 +1,6 @@
 package dev.polyhe.ckks.rlwe;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.ckks.ring.LimbPool;
@@ -56,6 +57,69 @@ class KeySwitcherTest {
                         long err = Math.abs(got - y[c]);
                         assertTrue(err <= p.length, "P bits " + pBits + ": coefficient " + c + " limb " + i + ": got " + got
                                 + ", expected " + y[c]);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The division of a product's relinearization and rescale fused, by P·q_level at once, rounds exactly: (P·D + X)
+     * with X = P·q_l·Y + R − P·D, |R| below half of P·q_l, gives Y on every coefficient (the fast conversion's excess
+     * taken off; an approximate one was off by up to (k + 1)/2 on most).
+     */
+    @Test
+    void modDownRescaleRoundsExactly() {
+        for (List<Integer> pBits : List.of(List.of(60), List.of(60, 60, 60, 60), List.of(50, 50, 50))) {
+            int logN = 6;
+            int n = 1 << logN;
+            long[] q = NttPrimes.generate(logN, List.of(55, 45, 45, 50), Set.of());
+            Set<Long> taken = Set.of(q[0], q[1], q[2], q[3]);
+            long[] p = NttPrimes.generate(logN, pBits, taken);
+            try (LimbPool pool = new LimbPool(2)) {
+                RnsRing ring = new RnsRing(logN, q, p, pool);
+                KeySwitcher ks = new KeySwitcher(ring, GadgetDecomposition.of(4, 2));
+                int level = 3;
+                BigInteger bigP = BigInteger.ONE;
+                for (long x : p) {
+                    bigP = bigP.multiply(BigInteger.valueOf(x));
+                }
+                BigInteger divisor = bigP.multiply(BigInteger.valueOf(q[level]));
+                Random r = new Random(pBits.size());
+                long[][][] x = new long[2][level + 1 + p.length][n];
+                long[][][] d = new long[2][level + 1][n];
+                BigInteger[][] y = new BigInteger[2][n];
+                for (int v = 0; v < 2; v++) {
+                    for (int c = 0; c < n; c++) {
+                        y[v][c] = new BigInteger(100, r).subtract(BigInteger.ONE.shiftLeft(99));
+                        BigInteger rem = new BigInteger(divisor.bitLength() + 8, r).mod(divisor)
+                                .subtract(divisor.shiftRight(1));
+                        BigInteger dc = BigInteger.valueOf(r.nextLong() >> 20);
+                        BigInteger xc = divisor.multiply(y[v][c]).add(rem).subtract(bigP.multiply(dc));
+                        for (int pos = 0; pos < x[v].length; pos++) {
+                            BigInteger m = BigInteger.valueOf(ring.modulus(ring.extendedIndex(level, pos)).value());
+                            x[v][pos][c] = xc.mod(m).longValue();
+                            if (pos <= level) {
+                                d[v][pos][c] = dc.mod(m).longValue();
+                            }
+                        }
+                    }
+                    for (int pos = 0; pos < x[v].length; pos++) {
+                        ring.ntt(ring.extendedIndex(level, pos)).forward(x[v][pos]);
+                        if (pos <= level) {
+                            ring.ntt(pos).forward(d[v][pos]);
+                        }
+                    }
+                }
+                long[][][] out = ks.modDownRescale(x, d, level);
+                for (int v = 0; v < 2; v++) {
+                    for (int i = 0; i < level; i++) {
+                        ring.ntt(i).inverse(out[v][i]);
+                        BigInteger m = BigInteger.valueOf(ring.modulus(i).value());
+                        for (int c = 0; c < n; c++) {
+                            assertEquals(y[v][c].mod(m).longValue(), out[v][i][c], "P bits " + pBits + ", part " + v
+                                    + ", limb " + i + ", coefficient " + c);
+                        }
                     }
                 }
             }
