@@ -120,9 +120,9 @@ final class ChebyshevSeries {
         Ciphertext basis(int k) {
             if (t[k] == null) {
                 if ((k & 1) == 0) {
-                    // T_2j = 2·T_j² − 1
+                    // T_2j = 2·T_j² − 1, the 2 taken before the rescale, so that it does not double its rounding
                     Ciphertext h = basis(k / 2);
-                    t[k] = ev.addConstant(ev.multiplyInteger(ev.multiplyAndRescale(h, h), 2), -1);
+                    t[k] = ev.addConstant(ev.multiplyAndRescale(ev.multiplyInteger(h, 2), h), -1);
                 } else {
                     // T_2j+1 = 2·T_j+1·T_j − T_1, with T_1 brought to the product's scale by a constant 1/2
                     Ciphertext p = ev.multiply(basis(k / 2 + 1), basis(k / 2));
