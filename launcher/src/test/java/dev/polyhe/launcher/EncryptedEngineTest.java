@@ -502,6 +502,45 @@ class EncryptedEngineTest {
     }
 
     /**
+     * Ciphertexts of one tensor that reach a refresh large only by their interval bounds (a residual stream after a
+     * block: the bound far above the values) and cannot be scaled down (level 0) share one pair bootstrap: neither
+     * finds a partner among the ciphertexts just spent, and each went alone.
+     */
+    @Test
+    void ciphertextsLargeOnlyByTheirIntervalBoundsShareAPairBootstrap() {
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
+            CkksEngine engine = bootstrappingEngine(ctx);
+            // two nearly equal columns, and weights that take their difference: values below 0.1, an interval
+            // bound of 50 (|w|·max|x| summed), as a residual stream's after a block
+            double[] near = new double[2 * TOKENS];
+            for (int r = 0; r < TOKENS; r++) {
+                near[2 * r] = 0.5 * (2 * RND.nextDouble() - 1);
+                near[2 * r + 1] = near[2 * r] + 0.002 * (2 * RND.nextDouble() - 1);
+            }
+            Matrix w = new Matrix(2, 2, new double[] {50, -50, -50, 50});
+            PlainEngine plain = new PlainEngine();
+            Matrix diff = plain.linear(plain.fromPlain(new Matrix(TOKENS, 2, near)), w, null).toMatrix();
+            CkksTensor y = engine.linear(engine.fromPlain(new Matrix(TOKENS, 2, near)), w, null);
+            assertEquals(2, distinct(y), "two ciphertexts");
+            CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0)));
+            while (y.level() > 0) {
+                y = engine.mul(y, ones);
+            }
+            long before = bootstrapCalls(engine);
+            CkksTensor half = engine.mulConstant(y, 0.5);
+            assertEquals(1, bootstrapCalls(engine) - before, "one pair bootstrap for the two ciphertexts");
+            Matrix expected = new Matrix(TOKENS, 2, java.util.Arrays.stream(diff.data()).map(v -> v / 2).toArray());
+            assertTrue(maxAbsDiff(expected, engine.toPlain(half)) < 1e-3);
+        }
+    }
+
+    private static long bootstrapCalls(CkksEngine engine) {
+        return engine.accounting().countsByPrimitive().getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP,
+                0L);
+    }
+
+    /**
      * Precise refreshes of ciphertexts of different magnitudes (a tenth apart: Goldschmidt's e and its product) still
      * share pair bootstraps, at the larger one's factor, and the smaller keeps more precision than one bootstrap
      * gives it.

@@ -46,19 +46,28 @@ final class BootstrapPartners {
      * {@code compatible}; or null. Both leave the group and the nearly-spent list.
      */
     Ciphertext partnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
+        Ciphertext fromGroup = groupPartnerFor(c, compatible);
+        if (fromGroup != null) {
+            return fromGroup;
+        }
+        for (Ciphertext p : nearlySpent) {
+            double ratio = p.scale() / c.scale();
+            if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
+                nearlySpent.remove(p);
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** As {@link #partnerFor}, but only another member of the current group (the same tensor, refreshed together). */
+    Ciphertext groupPartnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
         nearlySpent.remove(c);
         group.remove(c);
         for (Ciphertext p : group) {
             double ratio = p.scale() / c.scale();
             if (p.slots() == c.slots() && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
                 group.remove(p);
-                return p;
-            }
-        }
-        for (Ciphertext p : nearlySpent) {
-            double ratio = p.scale() / c.scale();
-            if (p != c && p.slots() == c.slots() && p.level() <= 1 && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
-                nearlySpent.remove(p);
                 return p;
             }
         }

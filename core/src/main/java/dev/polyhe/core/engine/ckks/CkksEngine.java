@@ -337,10 +337,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
         // Two precise bootstraps pair as two pair bootstraps when both have known bounds and factors near enough to
         // take the larger value's for both (see preciseShare).
-        Ciphertext found = !wellScaled(c, alone) ? null : partners.partnerFor(c, p -> precise
+        // Values large only by interval arithmetic (a residual stream at level 0, its bound loose) pair with another
+        // ciphertext of their tensor in the same state: neither can be scaled down, and whatever they really are, each
+        // spoils the other no more than itself.
+        Ciphertext found = wellScaled(c, alone) ? partners.partnerFor(c, p -> precise
                 ? preciseShare(c, alone, p, prescale(p)) && wellScaled(p, Math.min(alone, prescale(p)))
                         && !Double.isNaN(bounds.of(p))
-                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)));
+                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)))
+                : precise || bounds.tight(c) ? null
+                : partners.groupPartnerFor(c, p -> looselyLarge(p) && prescale(p) == alone && !wantsPrecise(p));
         Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
                 : found;
         int k = partner == null ? alone
@@ -695,6 +700,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return Double.isNaN(b) || Math.scalb(b, k) <= largeMagnitude(c);
     }
 
+    /** Whether c's values are too large to bootstrap well by its bound, a loose one (interval arithmetic's). */
+    private boolean looselyLarge(Ciphertext c) {
+        return !bounds.tight(c) && !wellScaled(c, prescale(c));
+    }
+
     /** c times 2^k: an integer product when k ≥ 0 (no level), a constant product and a rescale when k < 0. */
     private Ciphertext prescaled(Ciphertext c, int k, OperatorKind op) {
         if (k == 0) {
@@ -762,7 +772,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * back onto Δ exactly, at the cost of one level, rarely (every dozen squarings or so).
      */
     Ciphertext rescale(Ciphertext c, OperatorKind op) {
-        Ciphertext r = rescaleExact(c, op);
+        return settled(rescaleExact(c, op), op);
+    }
+
+    /** A result just rescaled, its scale corrected where it drifted, noted as a bootstrap partner when spent. */
+    private Ciphertext settled(Ciphertext r, OperatorKind op) {
         if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
                 && !keptToScaleDown(r)) {
             r = adjust(r, r.level() - 1, scale, op);
@@ -907,8 +921,26 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 atLevel(y, level))), bound);
     }
 
+    /**
+     * ct·ct rescaled: {@link #productRaw} and {@link #rescale} with the backend's relinearization and rescale fused
+     * ({@link Evaluator#multiplyAndRescale}: one division by its special primes and the last prime).
+     */
     Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
-        return rescale(productRaw(a, b, op), op);
+        double bound = bounds.of(a) * bounds.of(b);
+        Ciphertext x = withLevels(a, levelsFor(a), op);
+        Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op);
+        int level = Math.min(x.level(), y.level());
+        if (level == 0) {
+            return rescale(productRaw(a, b, op), op); // which reports the spent level
+        }
+        Ciphertext xl = atLevel(x, level);
+        Ciphertext yl = atLevel(y, level);
+        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
+        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xl, yl)),
+                bound);
+        accounting.levels(level, r.level());
+        primes[level] = xl.scale() * yl.scale() / r.scale();
+        return settled(r, op);
     }
 
     /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
@@ -1190,8 +1222,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor mulConstant(CkksTensor a, double c) {
-        return expecting(mapRange(a.range, v -> v * c), () -> map(a, a.clean, x -> constantProduct(x, c,
-                OperatorKind.OTHER)));
+        return expecting(mapRange(a.range, v -> v * c), () -> {
+            // those no spent ciphertext would partner (see refresh) pair among themselves
+            refreshTogether(Arrays.stream(a.cts).filter(this::looselyLarge).toList(), this::levelsFor,
+                    OperatorKind.OTHER);
+            return map(a, a.clean, x -> constantProduct(x, c, OperatorKind.OTHER));
+        });
     }
 
     @Override
