@@ -12,9 +12,9 @@ import picocli.CommandLine.Spec;
 /** {@code polyhe bench ckks}: median time per HE operation, precision, key sizes, peak memory. */
 @Command(name = "ckks", mixinStandardHelpOptions = true,
         description = {"Median milliseconds per CKKS operation (ntt, encode, encrypt, decrypt, add, mul_plain, "
-                + "mul_relin, rescale, rotate, rotate_hoisted_8, bootstrap with --op bootstrap), precision bits, "
-                + "key sizes and peak memory, on a preset (N<logN>-128 by default; with --op bootstrap N16-boot-128, or "
-                + "N<logN>-boot-128 when the backend has it) or a chain built like OpenFHE's "
+                + "mul_relin, rescale, mul_relin_rescale (the two fused), rotate, rotate_hoisted_8, bootstrap with --op "
+                + "bootstrap), precision bits, key sizes and peak memory, on a preset (N<logN>-128 by default; with "
+                + "--op bootstrap N16-boot-128, or N<logN>-boot-128 when the backend has it) or a chain built like OpenFHE's "
                 + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
 final class BenchCkksCommand implements Callable<Integer> {
     /** The CPU backend's thread-count property (the launcher cannot import the plugin's constant). */

@@ -25,12 +25,13 @@ class BenchCkksTest {
         assertEquals(10, json.get("logN").asInt());
         assertEquals(1, json.get("threads").asInt());
         for (String op : List.of("ntt", "encode", "encrypt", "decrypt", "add", "mul_plain", "mul_relin", "rescale",
-                "rotate", "rotate_hoisted_8")) {
+                "mul_relin_rescale", "rotate", "rotate_hoisted_8")) {
             JsonNode o = json.get("ops").get(op);
             assertTrue(o != null && o.get("median_ms").asDouble() > 0, op + " in " + json);
             assertEquals(3, o.get("runs").asInt());
         }
         assertTrue(json.get("precision_bits").get("mul_relin").asDouble() > 15, json.toString());
+        assertTrue(json.get("precision_bits").get("mul_relin_rescale").asDouble() > 15, json.toString());
         assertTrue(json.get("key_mib").get("rotation").asDouble() > json.get("key_mib").get("relin").asDouble(),
                 "eight rotation keys outweigh one relinearization key");
         assertTrue(json.get("peak_rss_mib").asDouble() > 0);

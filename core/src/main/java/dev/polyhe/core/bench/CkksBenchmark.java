@@ -208,6 +208,8 @@ public final class CkksBenchmark {
             ops.put("mul_relin", time(() -> ev.multiply(cx, cy)));
             Ciphertext prod = ev.multiply(cx, cy);
             ops.put("rescale", time(() -> ev.rescale(prod)));
+            // the two above fused (one division by the special primes and the last prime): beside their sum
+            ops.put("mul_relin_rescale", time(() -> ev.multiplyAndRescale(cx, cy)));
             ops.put("rotate", time(() -> ev.rotate(cx, 1)));
             ops.put("rotate_hoisted_8", time(() -> ev.rotateHoisted(cx, HOISTED_STEPS)));
 
@@ -220,6 +222,7 @@ public final class CkksBenchmark {
             precision.put("encode", bits(x, encoder.decode(px)));
             precision.put("encrypt", bits(x, encoder.decode(decryptor.decrypt(cx))));
             precision.put("mul_relin", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(prod)))));
+            precision.put("mul_relin_rescale", bits(xy, encoder.decode(decryptor.decrypt(ev.multiplyAndRescale(cx, cy)))));
             precision.put("mul_plain", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(ev.multiplyPlain(cx, py))))));
             precision.put("rotate", bits(rot, encoder.decode(decryptor.decrypt(ev.rotate(cx, 1)))));
             double mb = 1024.0 * 1024.0;
