@@ -104,31 +104,33 @@ final class CkksEvaluator implements Evaluator {
 
     @Override
     public Ciphertext multiply(Ciphertext a, Ciphertext b) {
-        CkksCiphertext x = ct(a);
-        CkksCiphertext y = ct(b);
-        int level = Math.min(x.level(), y.level());
-        double scale = productScale(x.scale(), y.scale(), level, "multiply");
-        if (keys.relinearization == null) {
-            throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
-        }
-        RnsPoly[] d = exec.tensor(x.c0, x.c1, y.c0, y.c1, level);
-        RnsPoly[] ks = exec.applyKey(exec.decompose(d[2], level), keys.relinearization, level);
-        return x.with(exec.addInto(d[0], ks[0], level), exec.addInto(d[1], ks[1], level), level, scale);
+        Tensored t = tensored(a, b, false);
+        RnsPoly[] ks = exec.applyKey(exec.decompose(t.d[2], t.level), keys.relinearization, t.level);
+        return t.x.with(exec.addInto(t.d[0], ks[0], t.level), exec.addInto(t.d[1], ks[1], t.level), t.level, t.scale);
     }
 
     /** One division by P·q_level for the key switch and the rescale ({@link RingExecutor#relinearizeRescale}). */
     @Override
     public Ciphertext multiplyAndRescale(Ciphertext a, Ciphertext b) {
+        Tensored t = tensored(a, b, true);
+        RnsPoly[] out = exec.relinearizeRescale(t.d, keys.relinearization, t.level);
+        return t.x.with(out[0], out[1], t.level - 1, t.scale / params.q(t.level));
+    }
+
+    /** The tensor product of two ciphertexts at their common level, and its scale. */
+    private record Tensored(CkksCiphertext x, int level, double scale, RnsPoly[] d) {}
+
+    /** Checks the operands (and, for a product to be rescaled, that a prime is left to divide by), then tensors. */
+    private Tensored tensored(Ciphertext a, Ciphertext b, boolean rescaled) {
         CkksCiphertext x = ct(a);
         CkksCiphertext y = ct(b);
         int level = Math.min(x.level(), y.level());
         double scale = productScale(x.scale(), y.scale(), level, "multiply");
-        if (level == 0) {
+        if (rescaled && level == 0) {
             throw new HeException("out of levels: the ciphertexts are at level 0 and have no prime left to rescale "
                     + "their product by; bootstrap them or use parameters with more levels");
         }
-        double newScale = scale / params.q(level);
-        if (newScale < 1) {
+        if (rescaled && scale / params.q(level) < 1) {
             throw new HeException(String.format("multiplyAndRescale: the product's scale 2^%.1f is smaller than the "
                     + "prime q_%d = 2^%.1f it would divide by", OperandCheck.log2(scale), level,
                     OperandCheck.log2(params.q(level))));
@@ -136,9 +138,7 @@ final class CkksEvaluator implements Evaluator {
         if (keys.relinearization == null) {
             throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
         }
-        RnsPoly[] d = exec.tensor(x.c0, x.c1, y.c0, y.c1, level);
-        RnsPoly[] out = exec.relinearizeRescale(d, keys.relinearization, level);
-        return x.with(out[0], out[1], level - 1, newScale);
+        return new Tensored(x, level, scale, exec.tensor(x.c0, x.c1, y.c0, y.c1, level));
     }
 
     @Override
