@@ -4,7 +4,8 @@ package dev.polyhe.ckks.ring;
  * Negacyclic NTT of size N modulo one prime, with twiddles in bit-reversed order and their Shoup companions
  * precomputed. Butterflies follow Harvey's lazy reduction: values stay in [0, 4q) (forward) or [0, 2q)
  * (inverse) between layers and are fully reduced once at the end. Layers go two at a time (radix 4), so the
- * array is read and written half as often: 8–10 % faster at N = 2^16 than layer by layer. The forward transform leaves slot i
+ * array is read and written half as often (at N = 2^16: forward 0.92×, inverse 0.97× the time of layer by layer).
+ * The forward transform leaves slot i
  * holding a(psi^(2·bitrev(i)+1)); nothing is allocated per call.
  */
 public final class NttTables {

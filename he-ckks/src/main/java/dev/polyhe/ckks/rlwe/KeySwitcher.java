@@ -138,9 +138,6 @@ public final class KeySwitcher {
      * off, which makes the division the exact rounding a rescale does.
      */
     public long[][][] applyRescaled(long[][][] digits, SwitchingKey key, int level, long[][] d0, long[][] d1) {
-        if (level < 1) {
-            throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
-        }
         return modDownRescale(innerProduct(digits, key, level), new long[][][] {d0, d1}, level);
     }
 

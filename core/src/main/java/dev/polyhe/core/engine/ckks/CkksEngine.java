@@ -796,9 +796,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /** Rescales by the last prime, nothing more. */
     private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
-        Ciphertext r = bounds.same(timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)), c);
-        accounting.levels(c.level(), r.level());
-        primes[c.level()] = c.scale() / r.scale();
+        return rescaled(c.level(), c.scale(), bounds.same(timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)),
+                c));
+    }
+
+    /** r, a rescale of something at {@code level} and {@code scale}: the level spent and the prime learnt. */
+    private Ciphertext rescaled(int level, double scale, Ciphertext r) {
+        accounting.levels(level, r.level());
+        primes[level] = scale / r.scale();
         return r;
     }
 
@@ -913,12 +918,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
     Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
         double bound = bounds.of(a) * bounds.of(b);
+        Ciphertext[] xy = productOperands(a, b, op);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(xy[0], xy[1])), bound);
+    }
+
+    /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
+    private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext x = withLevels(a, levelsFor(a), op);
         Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op); // a square bootstraps its operand once
         int level = Math.min(x.level(), y.level());
         accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(atLevel(x, level),
-                atLevel(y, level))), bound);
+        return new Ciphertext[] {atLevel(x, level), atLevel(y, level)};
     }
 
     /**
@@ -927,20 +937,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
         double bound = bounds.of(a) * bounds.of(b);
-        Ciphertext x = withLevels(a, levelsFor(a), op);
-        Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op);
-        int level = Math.min(x.level(), y.level());
-        if (level == 0) {
-            return rescale(productRaw(a, b, op), op); // which reports the spent level
-        }
-        Ciphertext xl = atLevel(x, level);
-        Ciphertext yl = atLevel(y, level);
-        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xl, yl)),
+        Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
+        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
                 bound);
-        accounting.levels(level, r.level());
-        primes[level] = xl.scale() * yl.scale() / r.scale();
-        return settled(r, op);
+        return settled(rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
     }
 
     /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
