@@ -77,6 +77,15 @@ public interface Evaluator {
         return sum;
     }
 
+    /**
+     * {@code rescale(rotateSum(xs, steps))}, equal to it up to the rescale's rounding: the giant steps of a product
+     * whose terms were summed before their rescale. A backend may divide the summed key switches by its special
+     * primes and the last prime at once, as {@link #multiplyAndRescale} does.
+     */
+    default Ciphertext rotateSumAndRescale(Ciphertext[] xs, int[] steps) {
+        return rescale(rotateSum(xs, steps));
+    }
+
     /** Complex conjugation of every slot. */
     Ciphertext conjugate(Ciphertext a);
 

@@ -53,7 +53,7 @@ final class CoeffsToSlots {
 
     Ciphertext apply(Evaluator ev, Ciphertext ct) {
         for (LinearTransform t : transforms) {
-            ct = ev.rescale(t.apply(ev, ct));
+            ct = t.applyAndRescale(ev, ct);
         }
         return ct;
     }

@@ -15,9 +15,9 @@ import java.util.TreeSet;
  * A slot-wise linear map evaluated baby-step giant-step: with each diagonal offset k = g + b (b in [0, n1)),
  * M·z = Σ_g rot(Σ_b rot(diag_k, −g) ⊙ rot(z, b), g). The baby rotations share one hoisted decomposition, so
  * the cost is about |babies| + |giants| key switches instead of one per diagonal, and the giant rotations are
- * summed before their one division by the special primes ({@link Evaluator#rotateSum}). The diagonals are
- * encoded once, at the level the transform runs at and the plaintext scale the caller chose; the caller
- * rescales.
+ * summed before their one division by the special primes and the rescale's prime
+ * ({@link Evaluator#rotateSumAndRescale}). The diagonals are encoded once, at the level the transform runs at and
+ * the plaintext scale the caller chose.
  */
 final class LinearTransform {
     private final int n;
@@ -50,8 +50,11 @@ final class LinearTransform {
         babies = b.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** M·ct at scale ct.scale()·plaintextScale, not rescaled. */
-    Ciphertext apply(Evaluator ev, Ciphertext ct) {
+    /**
+     * M·ct rescaled: at scale ct.scale()·plaintextScale / q_level, the giant steps' key switches and the rescale one
+     * division ({@link Evaluator#rotateSumAndRescale}).
+     */
+    Ciphertext applyAndRescale(Evaluator ev, Ciphertext ct) {
         Ciphertext[] rotated = ev.rotateHoisted(ct, babies);
         Map<Integer, Ciphertext> byBaby = new TreeMap<>();
         for (int i = 0; i < babies.length; i++) {
@@ -64,7 +67,7 @@ final class LinearTransform {
         for (int i = 0; i < steps.length; i++) {
             steps[i] = Math.floorMod(giants.get(i).getKey(), n);
         }
-        return ev.rotateSum(inner, steps);
+        return ev.rotateSumAndRescale(inner, steps);
     }
 
     /** Σ_b rot(diag_(g+b), −g) ⊙ rot(z, b) for one giant step g. */

@@ -44,7 +44,7 @@ final class SlotsToCoeffs {
     /** c·DFT(ct), rescaled to {@code outputScale}. */
     Ciphertext apply(Evaluator ev, Ciphertext ct, double constant, double outputScale) {
         for (LinearTransform t : leading) {
-            ct = ev.rescale(t.apply(ev, ct));
+            ct = t.applyAndRescale(ev, ct);
         }
         int level = startLevel - leading.size();
         double inputScale = ct.scale();
@@ -55,7 +55,7 @@ final class SlotsToCoeffs {
                     outputScale * params.q(level) / inputScale, params.ring().pool()));
             last = l;
         }
-        return ev.rescale(l.transform().apply(ev, ct));
+        return l.transform().applyAndRescale(ev, ct);
     }
 
     /** The groups; {@code packed}: on 2n slots, the first group joining [a, b] into a + i·b. */

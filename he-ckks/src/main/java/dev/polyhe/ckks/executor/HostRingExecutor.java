@@ -162,6 +162,20 @@ public final class HostRingExecutor implements RingExecutor {
         return of(switcher.switchSum(in, keys, autos, level));
     }
 
+    /** Summed over Q_level ∪ P and divided by P·q_level once (see {@link KeySwitcher#switchSumRescaled}). */
+    @Override
+    public RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
+            RnsPoly d1, int level) {
+        if (ring.pCount() == 0) {
+            return RingExecutor.super.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
+        }
+        long[][][] in = new long[ds.length][][];
+        for (int t = 0; t < ds.length; t++) {
+            in[t] = l(ds[t]);
+        }
+        return of(switcher.switchSumRescaled(in, keys, autos, level, l(d0), d1 == null ? null : l(d1)));
+    }
+
     @Override
     public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
         return of(switcher.switchAtLevelZero(l(d), key));

@@ -98,6 +98,18 @@ public interface RingExecutor extends AutoCloseable {
         return sum;
     }
 
+    /**
+     * ({@link #keySwitchSum} + (d0, d1)) divided by q_level with rounding, on limbs 0..level-1 ({@code d1} may be
+     * null: zero): giant steps summed and rescaled. An executor may divide by P·q_level at once, as
+     * {@link #relinearizeRescale} does; the default switches, adds, then rescales.
+     */
+    default RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
+            RnsPoly d1, int level) {
+        RnsPoly[] ks = keySwitchSum(ds, keys, autos, level);
+        return rescale(new RnsPoly[] {addInto(ks[0], d0, level), d1 == null ? ks[1] : addInto(ks[1], d1, level)},
+                level);
+    }
+
     /** Key switching at level 0 with a key on q_0 and p_0 alone (the sparse-secret encapsulation). */
     RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key);
 

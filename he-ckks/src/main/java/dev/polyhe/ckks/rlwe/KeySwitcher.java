@@ -143,7 +143,7 @@ public final class KeySwitcher {
 
     /**
      * round((P·d_v + x_v) / (P·q_level)) over Q_(level−1) (NTT) for the two x_v over Q_level ∪ P and d_v over
-     * Q_level (NTT): {@link #applyRescaled}'s division. Overwrites the q_level and P limbs of the x_v.
+     * Q_level (NTT; null: zero): {@link #applyRescaled}'s division. Overwrites the q_level and P limbs of the x_v.
      */
     public long[][][] modDownRescale(long[][][] acc, long[][][] d, int level) {
         if (level < 1) {
@@ -160,7 +160,7 @@ public final class KeySwitcher {
             Modulus m = ntt.modulus();
             for (int v = 0; v < 2; v++) {
                 long[] limb = acc[v][pos];
-                if (t == 0) {
+                if (t == 0 && d[v] != null) {
                     // on q_level the sum also holds P·d (P·d vanishes modulo the special primes)
                     long[] dl = d[v][level];
                     for (int c = 0; c < n; c++) {
@@ -205,13 +205,21 @@ public final class KeySwitcher {
                 }
                 ntt.forward(conv);
                 long[] xi = acc[v][i];
-                long[] di = d[v][i];
-                for (int c = 0; c < n; c++) {
-                    // (acc + P·d − conv) / (P·q_l) = (acc − conv)·(P·q_l)^-1 + d·q_l^-1
-                    long diff = xi[c] - conv[c];
-                    diff += (diff >> 63) & q;
-                    long r = m.mulShoup(diff, w, ws) + m.mulShoup(di[c], wq, wqs) - q;
-                    conv[c] = r + ((r >> 63) & q);
+                if (d[v] == null) {
+                    for (int c = 0; c < n; c++) {
+                        long diff = xi[c] - conv[c];
+                        diff += (diff >> 63) & q;
+                        conv[c] = m.mulShoup(diff, w, ws);
+                    }
+                } else {
+                    long[] di = d[v][i];
+                    for (int c = 0; c < n; c++) {
+                        // (acc + P·d − conv) / (P·q_l) = (acc − conv)·(P·q_l)^-1 + d·q_l^-1
+                        long diff = xi[c] - conv[c];
+                        diff += (diff >> 63) & q;
+                        long r = m.mulShoup(diff, w, ws) + m.mulShoup(di[c], wq, wqs) - q;
+                        conv[c] = r + ((r >> 63) & q);
+                    }
                 }
                 out[v][i] = conv;
             }
@@ -300,6 +308,21 @@ public final class KeySwitcher {
      * and the two extended sums).
      */
     public long[][][] switchSum(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        return modDown(switchedSum(ds, keys, autos, level), level);
+    }
+
+    /**
+     * (Σ_t σ_t(Σ_j D_tj·key_tj) + P·(d0, d1)) / (P·q_level) over Q_(level−1), rounded as a rescale rounds
+     * ({@link #modDownRescale}): {@link #switchSum} plus (d0, d1) over Q_level, rescaled, with one division instead
+     * of a ModDown and a rescale. {@code d1} null: zero.
+     */
+    public long[][][] switchSumRescaled(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level,
+            long[][] d0, long[][] d1) {
+        return modDownRescale(switchedSum(ds, keys, autos, level), new long[][][] {d0, d1}, level);
+    }
+
+    /** {@link #switchSum} before its division by P: the two sums over Q_level ∪ P. */
+    private long[][][] switchedSum(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         int n = ring.n();
         int width = level + 1 + ring.pCount();
         long[][] acc0 = new long[width][n];
@@ -335,7 +358,7 @@ public final class KeySwitcher {
                 }
             });
         }
-        return modDown(new long[][][] {acc0, acc1}, level);
+        return new long[][][] {acc0, acc1};
     }
 
     /** Where σ sends each slot: σ(x)[i] = x[source[i]], so x[c] lands at target[c]. */

@@ -185,19 +185,25 @@ final class CkksEvaluator implements Evaluator {
     @Override
     public Ciphertext rescale(Ciphertext a) {
         CkksCiphertext x = ct(a);
-        if (x.level() == 0) {
+        int level = x.level();
+        double newScale = rescaledScale(x.scale(), level);
+        RnsPoly[] out = exec.rescale(new RnsPoly[] {x.c0, x.c1}, level);
+        return x.with(out[0], out[1], level - 1, newScale);
+    }
+
+    /** A scale divided by q_level; refused at level 0 or where the message would be lost. */
+    private double rescaledScale(double scale, int level) {
+        if (level == 0) {
             throw new HeException("out of levels: the ciphertext is at level 0 and has no prime left to rescale by; "
                     + "bootstrap it or use parameters with more levels");
         }
-        int level = x.level();
-        double newScale = x.scale() / params.q(level);
+        double newScale = scale / params.q(level);
         if (newScale < 1) {
             throw new HeException(String.format("rescale: the scale 2^%.1f is smaller than the prime q_%d = 2^%.1f it "
                     + "would divide by; the message would be lost (multiply first, rescale after)",
-                    OperandCheck.log2(x.scale()), level, OperandCheck.log2(params.q(level))));
+                    OperandCheck.log2(scale), level, OperandCheck.log2(params.q(level))));
         }
-        RnsPoly[] out = exec.rescale(new RnsPoly[] {x.c0, x.c1}, level);
-        return x.with(out[0], out[1], level - 1, newScale);
+        return newScale;
     }
 
     @Override
@@ -255,8 +261,43 @@ final class CkksEvaluator implements Evaluator {
      */
     @Override
     public Ciphertext rotateSum(Ciphertext[] xs, int[] steps) {
+        GiantSteps g = giantSteps(xs, steps, "rotateSum");
+        if (g.switched.length == 0) {
+            return g.first.with(g.d0, g.d1, g.level, g.first.scale());
+        }
+        RnsPoly[] ks = exec.keySwitchSum(g.switched, g.keys, g.autos, g.level);
+        RnsPoly c0 = exec.addInto(ks[0], g.d0, g.level);
+        RnsPoly c1 = g.d1 == null ? ks[1] : exec.addInto(ks[1], g.d1, g.level);
+        return g.first.with(c0, c1, g.level, g.first.scale());
+    }
+
+    /**
+     * The sum's key switches, its permuted and unmoved parts and the rescale as one division by P·q_level
+     * ({@link RingExecutor#keySwitchSumRescale}): a rescale's transforms fewer than {@link #rotateSum} then
+     * {@link #rescale}.
+     */
+    @Override
+    public Ciphertext rotateSumAndRescale(Ciphertext[] xs, int[] steps) {
+        GiantSteps g = giantSteps(xs, steps, "rotateSumAndRescale");
+        if (g.switched.length == 0) {
+            return rescale(g.first.with(g.d0, g.d1, g.level, g.first.scale()));
+        }
+        double newScale = rescaledScale(g.first.scale(), g.level);
+        RnsPoly[] out = exec.keySwitchSumRescale(g.switched, g.keys, g.autos, g.d0, g.d1, g.level);
+        return g.first.with(out[0], out[1], g.level - 1, newScale);
+    }
+
+    /**
+     * A rotate-sum's operands at their common level: the c1 of each moved one with its key and automorphism, and
+     * d0, d1 the parts added after the key switches (the moved c0 permuted, the unmoved summed; d1 null where
+     * nothing is unmoved). Without a moved operand, (d0, d1) is the sum itself.
+     */
+    private record GiantSteps(CkksCiphertext first, int level, RnsPoly[] switched, SwitchingKey[] keys,
+            Automorphism[] autos, RnsPoly d0, RnsPoly d1) {}
+
+    private GiantSteps giantSteps(Ciphertext[] xs, int[] steps, String op) {
         if (xs.length == 0 || xs.length != steps.length) {
-            throw new IllegalArgumentException("rotateSum: " + xs.length + " ciphertexts and " + steps.length
+            throw new IllegalArgumentException(op + ": " + xs.length + " ciphertexts and " + steps.length
                     + " steps; give one step per ciphertext, at least one");
         }
         CkksCiphertext[] x = new CkksCiphertext[xs.length];
@@ -264,49 +305,35 @@ final class CkksEvaluator implements Evaluator {
         for (int t = 0; t < xs.length; t++) {
             x[t] = ct(xs[t]);
             if (x[t].slots() != x[0].slots()) {
-                throw new HeException("rotateSum: operand " + t + " has " + x[t].slots() + " slots, operand 0 has "
+                throw new HeException(op + ": operand " + t + " has " + x[t].slots() + " slots, operand 0 has "
                         + x[0].slots() + "; rotate ciphertexts of one slot count together");
             }
-            OperandCheck.sameScale(x[0].scale(), x[t].scale(), "rotateSum");
+            OperandCheck.sameScale(x[0].scale(), x[t].scale(), op);
             level = Math.min(level, x[t].level());
         }
         List<RnsPoly> switched = new ArrayList<>();
         List<SwitchingKey> keyFor = new ArrayList<>();
         List<Automorphism> autos = new ArrayList<>();
-        List<CkksCiphertext> moved = new ArrayList<>();
-        List<CkksCiphertext> unmoved = new ArrayList<>();
+        RnsPoly d0 = null;
+        RnsPoly d1 = null;
         for (int t = 0; t < x.length; t++) {
             CkksCiphertext c = atLevel(x[t], level);
             int s = Math.floorMod(steps[t], c.slots());
             if (s == 0) {
-                unmoved.add(c);
+                d0 = d0 == null ? c.c0 : exec.add(d0, c.c0, level);
+                d1 = d1 == null ? c.c1 : exec.add(d1, c.c1, level);
                 continue;
             }
             int keyStep = rotationKeyStep(s, c.slots());
             keyFor.add(rotationKey(keyStep)); // a missing key fails before any work
-            autos.add(keygen.automorphism(keygen.rotationElement(keyStep)));
+            Automorphism g = keygen.automorphism(keygen.rotationElement(keyStep));
+            autos.add(g);
             switched.add(c.c1);
-            moved.add(c);
+            RnsPoly moved = exec.automorphism(c.c0, g, level);
+            d0 = d0 == null ? moved : exec.add(d0, moved, level);
         }
-        if (moved.isEmpty()) {
-            Ciphertext sum = unmoved.get(0);
-            for (int t = 1; t < unmoved.size(); t++) {
-                sum = add(sum, unmoved.get(t));
-            }
-            return sum;
-        }
-        RnsPoly[] ks = exec.keySwitchSum(switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
-                autos.toArray(Automorphism[]::new), level);
-        RnsPoly c0 = ks[0];
-        RnsPoly c1 = ks[1];
-        for (int t = 0; t < moved.size(); t++) {
-            c0 = exec.addInto(c0, exec.automorphism(moved.get(t).c0, autos.get(t), level), level);
-        }
-        for (CkksCiphertext c : unmoved) {
-            c0 = exec.addInto(c0, c.c0, level);
-            c1 = exec.addInto(c1, c.c1, level);
-        }
-        return x[0].with(c0, c1, level, x[0].scale());
+        return new GiantSteps(x[0], level, switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
+                autos.toArray(Automorphism[]::new), d0, d1);
     }
 
     @Override

@@ -94,7 +94,8 @@ class KeySwitcherTest {
                         y[v][c] = new BigInteger(100, r).subtract(BigInteger.ONE.shiftLeft(99));
                         BigInteger rem = new BigInteger(divisor.bitLength() + 8, r).mod(divisor)
                                 .subtract(divisor.shiftRight(1));
-                        BigInteger dc = BigInteger.valueOf(r.nextLong() >> 20);
+                        // the second part without a d (null: zero), as a sum of rotations passes it
+                        BigInteger dc = v == 1 ? BigInteger.ZERO : BigInteger.valueOf(r.nextLong() >> 20);
                         BigInteger xc = divisor.multiply(y[v][c]).add(rem).subtract(bigP.multiply(dc));
                         for (int pos = 0; pos < x[v].length; pos++) {
                             BigInteger m = BigInteger.valueOf(ring.modulus(ring.extendedIndex(level, pos)).value());
@@ -111,7 +112,7 @@ class KeySwitcherTest {
                         }
                     }
                 }
-                long[][][] out = ks.modDownRescale(x, d, level);
+                long[][][] out = ks.modDownRescale(x, new long[][][] {d[0], null}, level);
                 for (int v = 0; v < 2; v++) {
                     for (int i = 0; i < level; i++) {
                         ring.ntt(i).inverse(out[v][i]);

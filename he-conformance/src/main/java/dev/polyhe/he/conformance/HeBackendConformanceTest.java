@@ -535,6 +535,54 @@ public abstract class HeBackendConformanceTest {
         assertThrows(IllegalArgumentException.class, () -> evaluator.rotateSum(new Ciphertext[0], new int[0]));
     }
 
+    /**
+     * Giant steps summed and rescaled at once: products not yet rescaled (constants times ciphertexts), rotated,
+     * summed and rescaled, equal to rotateSum then rescale in level, scale and values, with an error no larger than
+     * theirs (a fused division still rounds as a rescale does); all steps 0, and level 0, too.
+     */
+    @Test
+    public void rotationsSummedAndRescaledEqualRotationsSummedThenRescaled() {
+        List<Integer> list = new ArrayList<>(randomSteps());
+        list.add(0);
+        int[] steps = list.stream().mapToInt(Integer::intValue).toArray();
+        double[] expected = new double[slots];
+        Ciphertext[] raw = new Ciphertext[steps.length];
+        for (int k = 0; k < steps.length; k++) {
+            double[] x = randomVector(slots);
+            double c = 0.25 + 0.5 * k / steps.length;
+            raw[k] = evaluator.multiplyConstant(encrypt(x), c);
+            double[] r = rotateLeft(x, steps[k]);
+            for (int i = 0; i < slots; i++) {
+                expected[i] += c * r[i];
+            }
+        }
+        Ciphertext fused = evaluator.rotateSumAndRescale(raw, steps);
+        Ciphertext apart = evaluator.rescale(evaluator.rotateSum(raw, steps));
+        assertEquals(apart.level(), fused.level());
+        assertEquals(raw[0].level() - 1, fused.level());
+        assertEquals(apart.scale(), fused.scale(), "the same scale as rotateSum then rescale");
+        double[] viaFused = decrypt(fused);
+        double[] viaApart = decrypt(apart);
+        assertPrecision("rotateSumAndRescale", expected, viaFused);
+        assertPrecision("rotateSumAndRescale", viaApart, viaFused);
+        double errFused = 0;
+        double errApart = 0;
+        for (int i = 0; i < slots; i++) {
+            errFused = Math.max(errFused, Math.abs(viaFused[i] - expected[i]));
+            errApart = Math.max(errApart, Math.abs(viaApart[i] - expected[i]));
+        }
+        assertTrue(errFused <= 1.5 * errApart + 1e-9, "rotateSumAndRescale errs " + errFused + " against rotateSum "
+                + "then rescale's " + errApart);
+        // nothing to rotate: the sum rescaled
+        Ciphertext still = evaluator.rotateSumAndRescale(new Ciphertext[] {raw[0], raw[1]}, new int[] {0, 0});
+        assertPrecision("rotateSumAndRescale of steps 0", decrypt(evaluator.rescale(evaluator.add(raw[0], raw[1]))),
+                decrypt(still));
+        Ciphertext spent = evaluator.dropToLevel(encrypt(randomVector(slots)), 0);
+        assertThrows(HeException.class, () -> evaluator.rotateSumAndRescale(new Ciphertext[] {spent, spent},
+                new int[] {steps[0], 0}));
+        assertThrows(IllegalArgumentException.class, () -> evaluator.rotateSumAndRescale(raw, new int[] {1}));
+    }
+
     @Test
     public void conjugationOfComplexSlots() {
         double[] re = randomVector(slots);
