@@ -24,6 +24,7 @@ import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.ckks.PrimitiveKind;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -181,7 +182,10 @@ class EncryptedEngineTest {
             w.data()[4 * 6 + j] = 0;
         }
         double[] bias = random(1, 10, 1).data();
+        long rescales = rescaleCount(blocks);
         CkksTensor y = blocks.linear(cx, w, bias);
+        assertEquals(rescales, rescaleCount(blocks), "each output block's giant steps rotate before their one rescale, "
+                + "which their key switches' division makes (no rescale of its own)");
         assertEquals(Layout.BLOCKS, y.layout());
         assertTrue(maxAbsDiff(plain.linear(px, w, bias).toMatrix(), blocks.toPlain(y)) < 1e-5);
         assertEquals(1, blocks.depth(y), "a plaintext-weight matmul costs one level");
@@ -214,6 +218,10 @@ class EncryptedEngineTest {
         CkksTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
         PlainTensor pmixed = plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
         assertTrue(maxAbsDiff(pmixed.toMatrix(), blocks.toPlain(mixed)) < 1e-5);
+    }
+
+    private static long rescaleCount(CkksEngine engine) {
+        return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.RESCALE, 0L);
     }
 
     /**

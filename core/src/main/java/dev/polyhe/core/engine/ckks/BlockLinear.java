@@ -103,7 +103,7 @@ final class BlockLinear {
         boolean symbolic = engine.valuesIgnored();
         Ciphertext[] ys = new Ciphertext[outBlocks];
         for (int m = 0; m < outBlocks; m++) {
-            List<Ciphertext> parts = new ArrayList<>();
+            List<ProductSum> parts = new ArrayList<>();
             List<Integer> shifts = new ArrayList<>();
             for (int g = 0; g < giants; g++) {
                 int shift = g * babies * slots;
@@ -136,15 +136,27 @@ final class BlockLinear {
                 if (inner.isEmpty()) {
                     continue;
                 }
-                parts.add(inner.result());
+                parts.add(inner);
                 shifts.add(shift);
             }
             Ciphertext sum = parts.isEmpty() ? engine.rescale(engine.zeroProduct(xs[0], target, op), op)
-                    : engine.rotateSum(parts.toArray(Ciphertext[]::new),
-                            shifts.stream().mapToInt(Integer::intValue).toArray(), op);
+                    : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
             ys[m] = withBias(sum, m, x.rows, bias, op);
         }
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * Σ_g rot(part_g, shift_g), rescaled: the parts rotate before their rescale, so that the giant steps' key switches
+     * and the one rescale share a division ({@link CkksEngine#rotateSumRescaled}) instead of a rescale per part;
+     * where a part had to be rescaled already, each is rescaled, then rotated.
+     */
+    private Ciphertext giantSteps(List<ProductSum> parts, int[] shifts, OperatorKind op) {
+        Ciphertext[] raw = parts.stream().map(ProductSum::unrescaled).toArray(Ciphertext[]::new);
+        if (Arrays.stream(raw).allMatch(java.util.Objects::nonNull)) {
+            return engine.rotateSumRescaled(raw, shifts, op);
+        }
+        return engine.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, op);
     }
 
     /**

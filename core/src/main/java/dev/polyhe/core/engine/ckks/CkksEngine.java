@@ -1052,15 +1052,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * ({@link Evaluator#rotateSum}); otherwise each is rotated and added.
      */
     Ciphertext rotateSum(Ciphertext[] xs, int[] steps, OperatorKind op) {
-        boolean uniform = true;
-        double bound = 0;
-        int moved = 0;
-        for (int i = 0; i < xs.length; i++) {
-            uniform &= xs[i].level() == xs[0].level() && xs[i].scale() == xs[0].scale();
-            bound += bounds.of(xs[i]);
-            moved += steps[i] == 0 ? 0 : 1;
-        }
-        if (!uniform || moved == 0) {
+        if (!sharesDivision(xs, steps)) {
             Ciphertext sum = null;
             for (int i = 0; i < xs.length; i++) {
                 Ciphertext r = steps[i] == 0 ? xs[i] : rotations(xs[i], new int[] {steps[i]}, op)[0];
@@ -1068,13 +1060,53 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             }
             return sum;
         }
+        return bounds.set(timedRotations(steps, op, () -> evaluator.rotateSum(xs, steps)), boundOfSum(xs));
+    }
+
+    /**
+     * {@link #rotateSum} of products not yet rescaled, rescaled: the key switches' division by the special primes
+     * and the rescale's by the last prime are one ({@link Evaluator#rotateSumAndRescale}), and the rotations' error,
+     * added before the rescale, shrinks with it. Parts of different levels or scales rotate apart, then rescale.
+     */
+    Ciphertext rotateSumRescaled(Ciphertext[] xs, int[] steps, OperatorKind op) {
+        if (!sharesDivision(xs, steps) || xs[0].level() == 0) {
+            return rescale(rotateSum(xs, steps, op), op);
+        }
+        Ciphertext r = bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)),
+                boundOfSum(xs));
+        return settled(rescaled(xs[0].level(), xs[0].scale(), r), op);
+    }
+
+    /** Whether a rotate-sum's parts share level and scale (their key switches can share a division) and any moves. */
+    private static boolean sharesDivision(Ciphertext[] xs, int[] steps) {
+        boolean moved = false;
+        for (int i = 0; i < xs.length; i++) {
+            if (xs[i].level() != xs[0].level() || xs[i].scale() != xs[0].scale()) {
+                return false;
+            }
+            moved |= steps[i] != 0;
+        }
+        return moved;
+    }
+
+    private double boundOfSum(Ciphertext[] xs) {
+        double bound = 0;
+        for (Ciphertext x : xs) {
+            bound += bounds.of(x);
+        }
+        return bound;
+    }
+
+    /** A rotate-sum's time, shared among its rotations (steps not 0) in the accounting. */
+    private Ciphertext timedRotations(int[] steps, OperatorKind op, Supplier<Ciphertext> work) {
         long t0 = System.nanoTime();
-        Ciphertext r = evaluator.rotateSum(xs, steps);
+        Ciphertext r = work.get();
+        long moved = Arrays.stream(steps).filter(s -> s != 0).count();
         long each = (System.nanoTime() - t0) / moved;
         for (int i = 0; i < moved; i++) {
             accounting.record(op, PrimitiveKind.ROTATION, each);
         }
-        return bounds.set(r, bound);
+        return r;
     }
 
     // ---- shape checks -------------------------------------------------------------------------------------

@@ -37,6 +37,11 @@ final class ProductSum {
         return raw == null && rescaled == null;
     }
 
+    /** The sum not yet rescaled, where no term had to be rescaled first; else null. */
+    Ciphertext unrescaled() {
+        return rescaled == null ? raw : null;
+    }
+
     /** The sum, rescaled. */
     Ciphertext result() {
         if (isEmpty()) {
