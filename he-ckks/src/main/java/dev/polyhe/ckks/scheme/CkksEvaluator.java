@@ -314,14 +314,13 @@ final class CkksEvaluator implements Evaluator {
         List<RnsPoly> switched = new ArrayList<>();
         List<SwitchingKey> keyFor = new ArrayList<>();
         List<Automorphism> autos = new ArrayList<>();
+        List<CkksCiphertext> unmoved = new ArrayList<>();
         RnsPoly d0 = null;
-        RnsPoly d1 = null;
         for (int t = 0; t < x.length; t++) {
             CkksCiphertext c = atLevel(x[t], level);
             int s = Math.floorMod(steps[t], c.slots());
             if (s == 0) {
-                d0 = d0 == null ? c.c0 : exec.add(d0, c.c0, level);
-                d1 = d1 == null ? c.c1 : exec.add(d1, c.c1, level);
+                unmoved.add(c);
                 continue;
             }
             int keyStep = rotationKeyStep(s, c.slots());
@@ -329,8 +328,14 @@ final class CkksEvaluator implements Evaluator {
             Automorphism g = keygen.automorphism(keygen.rotationElement(keyStep));
             autos.add(g);
             switched.add(c.c1);
+            // each permuted c0 is new: summed in place (a sum per giant step would be a polynomial's worth of garbage)
             RnsPoly moved = exec.automorphism(c.c0, g, level);
-            d0 = d0 == null ? moved : exec.add(d0, moved, level);
+            d0 = d0 == null ? moved : exec.addInto(d0, moved, level);
+        }
+        RnsPoly d1 = null;
+        for (CkksCiphertext c : unmoved) {
+            d0 = d0 == null ? c.c0 : exec.add(d0, c.c0, level);
+            d1 = d1 == null ? c.c1 : exec.add(d1, c.c1, level);
         }
         return new GiantSteps(x[0], level, switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
                 autos.toArray(Automorphism[]::new), d0, d1);
