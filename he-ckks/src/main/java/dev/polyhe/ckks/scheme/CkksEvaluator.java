@@ -332,10 +332,15 @@ final class CkksEvaluator implements Evaluator {
             RnsPoly moved = exec.automorphism(c.c0, g, level);
             d0 = d0 == null ? moved : exec.addInto(d0, moved, level);
         }
+        // the unmoved parts are the operands' own: copied on the first add, summed in place after it
+        boolean fresh0 = d0 != null;
         RnsPoly d1 = null;
+        boolean fresh1 = false;
         for (CkksCiphertext c : unmoved) {
-            d0 = d0 == null ? c.c0 : exec.add(d0, c.c0, level);
-            d1 = d1 == null ? c.c1 : exec.add(d1, c.c1, level);
+            d0 = d0 == null ? c.c0 : fresh0 ? exec.addInto(d0, c.c0, level) : exec.add(d0, c.c0, level);
+            fresh0 = d0 != c.c0;
+            d1 = d1 == null ? c.c1 : fresh1 ? exec.addInto(d1, c.c1, level) : exec.add(d1, c.c1, level);
+            fresh1 = d1 != c.c1;
         }
         return new GiantSteps(x[0], level, switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
                 autos.toArray(Automorphism[]::new), d0, d1);
