@@ -104,6 +104,12 @@ public final class HostRingExecutor implements RingExecutor {
     }
 
     @Override
+    public RnsPoly[] multiplyPair(RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        long[][][] r = arith.multiplyPair(l(a0), l(a1), l(b), level);
+        return new RnsPoly[] {of(r[0]), of(r[1])};
+    }
+
+    @Override
     public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
         return of(arith.multiplyScalars(l(a), scalars, level));
     }

@@ -45,6 +45,11 @@ public interface RingExecutor extends AutoCloseable {
     /** Coefficient-wise product (NTT form). */
     RnsPoly multiply(RnsPoly a, RnsPoly b, int level);
 
+    /** {a0·b, a1·b}: a ciphertext times a plaintext; an executor may share the work on b between the two. */
+    default RnsPoly[] multiplyPair(RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        return new RnsPoly[] {multiply(a0, b, level), multiply(a1, b, level)};
+    }
+
     /** Limb i times scalars[i] (reduced mod q_i). */
     RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level);
 

@@ -92,44 +92,68 @@ public final class BasisConverter {
     }
 
     /**
-     * Step 2, per target limb t: out = sum_j y_j · (Q/q_j) mod p_t (y_j signed). Products (each in [0, p_t),
-     * p_t &lt; 2^61) are
-     * summed four at a time without reduction (the sum stays below 2^63) and reduced once per group.
+     * Step 2, per target limb t: out = sum_j y_j · (Q/q_j) mod p_t (y_j signed). The Montgomery products are
+     * left unreduced, in (−p_t, p_t), and summed four at a time (p_t &lt; 2^61 keeps the sum inside a long); a
+     * negative sum is lifted by 4·p_t and the group reduced once. Sources come in digits of a few primes (7 at N16-boot-128: a group of four and one of three), so
+     * the groups of one to three have loops of their own: a loop over j inside the coefficient loop reads
+     * scaled[j] per coefficient and is not unrolled, and it was a fifth of a bootstrap's time.
      */
     public void accumulateTarget(int t, long[][] scaled, long[] out) {
         Modulus p = target[t];
-        long pv = p.value();
         long[] row = qHatMont[t];
-        int n = out.length;
         int s = row.length;
         for (int g = 0; g < s; g += 4) {
-            int size = Math.min(4, s - g);
-            long[] y0 = scaled[g];
-            long w0 = row[g];
             boolean first = g == 0;
-            if (size == 4) {
-                long[] y1 = scaled[g + 1];
-                long[] y2 = scaled[g + 2];
-                long[] y3 = scaled[g + 3];
-                long w1 = row[g + 1];
-                long w2 = row[g + 2];
-                long w3 = row[g + 3];
-                for (int c = 0; c < n; c++) {
-                    long acc = p.mulMont(y0[c], w0) + p.mulMont(y1[c], w1) + p.mulMont(y2[c], w2)
-                            + p.mulMont(y3[c], w3);
-                    long r = p.reduce(acc) + (first ? 0 : out[c]) - pv;
-                    out[c] = r + ((r >> 63) & pv);
-                }
-            } else {
-                for (int c = 0; c < n; c++) {
-                    long acc = 0;
-                    for (int j = 0; j < size; j++) {
-                        acc += p.mulMont(scaled[g + j][c], row[g + j]);
-                    }
-                    long r = p.reduce(acc) + (first ? 0 : out[c]) - pv;
-                    out[c] = r + ((r >> 63) & pv);
-                }
+            switch (Math.min(4, s - g)) {
+                case 4 -> accumulate4(p, scaled[g], scaled[g + 1], scaled[g + 2], scaled[g + 3], row[g], row[g + 1],
+                        row[g + 2], row[g + 3], out, first);
+                case 3 -> accumulate3(p, scaled[g], scaled[g + 1], scaled[g + 2], row[g], row[g + 1], row[g + 2],
+                        out, first);
+                case 2 -> accumulate2(p, scaled[g], scaled[g + 1], row[g], row[g + 1], out, first);
+                default -> accumulate1(p, scaled[g], row[g], out, first);
             }
+        }
+    }
+
+    private static void accumulate4(Modulus p, long[] y0, long[] y1, long[] y2, long[] y3, long w0, long w1, long w2,
+            long w3, long[] out, boolean first) {
+        long pv = p.value();
+        long bias = 4 * pv;
+        for (int c = 0; c < out.length; c++) {
+            long acc = p.mulMontLazy(y0[c], w0) + p.mulMontLazy(y1[c], w1) + p.mulMontLazy(y2[c], w2)
+                    + p.mulMontLazy(y3[c], w3);
+            long r = p.reduce(acc + ((acc >> 63) & bias)) + (first ? 0 : out[c]) - pv;
+            out[c] = r + ((r >> 63) & pv);
+        }
+    }
+
+    private static void accumulate3(Modulus p, long[] y0, long[] y1, long[] y2, long w0, long w1, long w2,
+            long[] out, boolean first) {
+        long pv = p.value();
+        long bias = 3 * pv;
+        for (int c = 0; c < out.length; c++) {
+            long acc = p.mulMontLazy(y0[c], w0) + p.mulMontLazy(y1[c], w1) + p.mulMontLazy(y2[c], w2);
+            long r = p.reduce(acc + ((acc >> 63) & bias)) + (first ? 0 : out[c]) - pv;
+            out[c] = r + ((r >> 63) & pv);
+        }
+    }
+
+    /** Two products sum below 2p: a conditional subtraction reduces them, no Barrett step. */
+    private static void accumulate2(Modulus p, long[] y0, long[] y1, long w0, long w1, long[] out, boolean first) {
+        long pv = p.value();
+        for (int c = 0; c < out.length; c++) {
+            long r = p.mulMont(y0[c], w0) + p.mulMont(y1[c], w1) - pv;
+            r += (r >> 63) & pv;
+            r += (first ? 0 : out[c]) - pv;
+            out[c] = r + ((r >> 63) & pv);
+        }
+    }
+
+    private static void accumulate1(Modulus p, long[] y0, long w0, long[] out, boolean first) {
+        long pv = p.value();
+        for (int c = 0; c < out.length; c++) {
+            long r = p.mulMont(y0[c], w0) + (first ? 0 : out[c]) - pv;
+            out[c] = r + ((r >> 63) & pv);
         }
     }
 }

@@ -65,6 +65,15 @@ public final class Modulus {
         return r + ((r >> 63) & q);
     }
 
+    /**
+     * a·b·2^-64 mod q in (−q, q), for |a| &lt; 2^63 and 0 &le; b &lt; q: {@link #mulMont} without its correction,
+     * for sums that reduce once (four of them stay inside a long: q &lt; 2^61).
+     */
+    public long mulMontLazy(long a, long b) {
+        long m = a * b * qInv;
+        return Math.multiplyHigh(a, b) - Math.multiplyHigh(m, q);
+    }
+
     /** a·2^64 mod q: the Montgomery form of a (0 &le; a &lt; 2^63). */
     public long toMont(long a) {
         return mulMont(a, r2);

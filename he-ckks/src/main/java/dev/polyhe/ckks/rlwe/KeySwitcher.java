@@ -238,11 +238,15 @@ public final class KeySwitcher {
             int prime = ring.extendedIndex(level, pos);
             Modulus m = ring.modulus(prime);
             int j = 0;
-            // Four digits at a time: products (each below q < 2^61) are summed before one reduction.
+            // Four digits at a time: unreduced products (each in (−q, q), q < 2^61) are summed before one reduction.
             for (; j + 4 <= digits.length; j += 4) {
                 accumulate4(m, digits, keyDigits, j, pos, prime, acc0[pos], acc1[pos]);
             }
-            for (; j < digits.length; j++) {
+            if (digits.length - j >= 2) {
+                accumulate2(m, digits, keyDigits, j, pos, prime, acc0[pos], acc1[pos]);
+                j += 2;
+            }
+            if (j < digits.length) {
                 accumulate1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], acc0[pos], acc1[pos]);
             }
         });
@@ -352,7 +356,11 @@ public final class KeySwitcher {
                 for (; j + 4 <= termDigits.length; j += 4) {
                     scatter4(m, termDigits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
                 }
-                for (; j < termDigits.length; j++) {
+                if (termDigits.length - j >= 2) {
+                    scatter2(m, termDigits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
+                    j += 2;
+                }
+                if (j < termDigits.length) {
                     scatter1(m, termDigits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, acc0[pos],
                             acc1[pos]);
                 }
@@ -375,6 +383,7 @@ public final class KeySwitcher {
     private static void scatter4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
             int[] target, long[] o0, long[] o1) {
         long q = m.value();
+        long q4 = 4 * q; // lifts a negative sum of four unreduced products (each in (−q, q))
         long[] d0 = digits[j][pos];
         long[] d1 = digits[j + 1][pos];
         long[] d2 = digits[j + 2][pos];
@@ -393,11 +402,37 @@ public final class KeySwitcher {
             long x1 = d1[c];
             long x2 = d2[c];
             long x3 = d3[c];
-            long s0 = m.mulMont(x0, b0[c]) + m.mulMont(x1, b1[c]) + m.mulMont(x2, b2[c]) + m.mulMont(x3, b3[c]);
-            long s1 = m.mulMont(x0, a0[c]) + m.mulMont(x1, a1[c]) + m.mulMont(x2, a2[c]) + m.mulMont(x3, a3[c]);
-            long r0 = m.reduce(s0) + o0[at] - q;
+            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]) + m.mulMontLazy(x2, b2[c])
+                    + m.mulMontLazy(x3, b3[c]);
+            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]) + m.mulMontLazy(x2, a2[c])
+                    + m.mulMontLazy(x3, a3[c]);
+            long r0 = m.reduce(s0 + ((s0 >> 63) & q4)) + o0[at] - q;
             o0[at] = r0 + ((r0 >> 63) & q);
-            long r1 = m.reduce(s1) + o1[at] - q;
+            long r1 = m.reduce(s1 + ((s1 >> 63) & q4)) + o1[at] - q;
+            o1[at] = r1 + ((r1 >> 63) & q);
+        }
+    }
+
+    /** {@link #scatter4} for two digits (the user levels of N16-boot-128 have one or two). */
+    private static void scatter2(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
+            int[] target, long[] o0, long[] o1) {
+        long q = m.value();
+        long q2 = 2 * q;
+        long[] d0 = digits[j][pos];
+        long[] d1 = digits[j + 1][pos];
+        long[] b0 = key[j][0][prime];
+        long[] b1 = key[j + 1][0][prime];
+        long[] a0 = key[j][1][prime];
+        long[] a1 = key[j + 1][1][prime];
+        for (int c = 0; c < target.length; c++) {
+            int at = target[c];
+            long x0 = d0[c];
+            long x1 = d1[c];
+            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]);
+            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]);
+            long r0 = m.reduce(s0 + ((s0 >> 63) & q2)) + o0[at] - q;
+            o0[at] = r0 + ((r0 >> 63) & q);
+            long r1 = m.reduce(s1 + ((s1 >> 63) & q2)) + o1[at] - q;
             o1[at] = r1 + ((r1 >> 63) & q);
         }
     }
@@ -416,6 +451,7 @@ public final class KeySwitcher {
     private static void accumulate4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
             long[] o0, long[] o1) {
         long q = m.value();
+        long q4 = 4 * q; // lifts a negative sum of four unreduced products (each in (−q, q))
         long[] d0 = digits[j][pos];
         long[] d1 = digits[j + 1][pos];
         long[] d2 = digits[j + 2][pos];
@@ -433,11 +469,35 @@ public final class KeySwitcher {
             long x1 = d1[c];
             long x2 = d2[c];
             long x3 = d3[c];
-            long s0 = m.mulMont(x0, b0[c]) + m.mulMont(x1, b1[c]) + m.mulMont(x2, b2[c]) + m.mulMont(x3, b3[c]);
-            long s1 = m.mulMont(x0, a0[c]) + m.mulMont(x1, a1[c]) + m.mulMont(x2, a2[c]) + m.mulMont(x3, a3[c]);
-            long r0 = m.reduce(s0) + o0[c] - q;
+            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]) + m.mulMontLazy(x2, b2[c])
+                    + m.mulMontLazy(x3, b3[c]);
+            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]) + m.mulMontLazy(x2, a2[c])
+                    + m.mulMontLazy(x3, a3[c]);
+            long r0 = m.reduce(s0 + ((s0 >> 63) & q4)) + o0[c] - q;
             o0[c] = r0 + ((r0 >> 63) & q);
-            long r1 = m.reduce(s1) + o1[c] - q;
+            long r1 = m.reduce(s1 + ((s1 >> 63) & q4)) + o1[c] - q;
+            o1[c] = r1 + ((r1 >> 63) & q);
+        }
+    }
+
+    private static void accumulate2(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
+            long[] o0, long[] o1) {
+        long q = m.value();
+        long q2 = 2 * q;
+        long[] d0 = digits[j][pos];
+        long[] d1 = digits[j + 1][pos];
+        long[] b0 = key[j][0][prime];
+        long[] b1 = key[j + 1][0][prime];
+        long[] a0 = key[j][1][prime];
+        long[] a1 = key[j + 1][1][prime];
+        for (int c = 0; c < o0.length; c++) {
+            long x0 = d0[c];
+            long x1 = d1[c];
+            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]);
+            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]);
+            long r0 = m.reduce(s0 + ((s0 >> 63) & q2)) + o0[c] - q;
+            o0[c] = r0 + ((r0 >> 63) & q);
+            long r1 = m.reduce(s1 + ((s1 >> 63) & q2)) + o1[c] - q;
             o1[c] = r1 + ((r1 >> 63) & q);
         }
     }

@@ -147,7 +147,8 @@ final class CkksEvaluator implements Evaluator {
         CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
         int level = Math.min(x.level(), p.level());
         double scale = productScale(x.scale(), p.scale(), level, "multiplyPlain");
-        return x.with(exec.multiply(x.c0, p.poly, level), exec.multiply(x.c1, p.poly, level), level, scale);
+        RnsPoly[] product = exec.multiplyPair(x.c0, x.c1, p.poly, level);
+        return x.with(product[0], product[1], level, scale);
     }
 
     @Override

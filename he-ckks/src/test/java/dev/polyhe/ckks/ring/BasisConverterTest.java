@@ -39,22 +39,23 @@ class BasisConverterTest {
 
     /**
      * The conversion is Σ_j y_j·(Q/q_j) mod p_t exactly, y_j the centred [x_j·(Q/q_j)^-1]_{q_j}: checked with big
-     * integers for 3 sources and for 40 (past the 32 terms summed before a reduction), on primes near 2^60 (above
-     * and below it),
-     * with coefficients at the edges of their range.
+     * integers for every group size the conversion has a loop of its own for (1 to 4 sources, 5 and 7 as a group of
+     * four and a tail, 40), on sources near 2^60 and targets of 61 bits (four unreduced products near the edge of a
+     * long), 60 and 50 bits, with coefficients at the edges of their range.
      */
     @Test
     void conversionIsTheExactSumOfCentredTerms() {
-        for (int sources : new int[] {3, 40}) {
+        for (int sources : new int[] {1, 2, 3, 4, 5, 7, 40}) {
             List<Integer> bits = new ArrayList<>(Collections.nCopies(sources, 60));
-            bits.addAll(List.of(60, 60, 50));
+            bits.addAll(List.of(60, 50));
             long[] primes = NttPrimes.generate(6, bits, Set.of());
             Modulus[] source = new Modulus[sources];
             for (int j = 0; j < sources; j++) {
                 source[j] = new Modulus(primes[j]);
             }
-            Modulus[] target = {new Modulus(primes[sources]), new Modulus(primes[sources + 1]),
-                new Modulus(primes[sources + 2])};
+            // 2^61 − 1 (prime, not NTT-friendly: the conversion needs neither) is the largest modulus allowed
+            Modulus[] target = {new Modulus((1L << 61) - 1), new Modulus(primes[sources]),
+                new Modulus(primes[sources + 1])};
             BasisConverter conv = new BasisConverter(source, target);
             int n = 64;
             Random r = new Random(sources);
