@@ -31,6 +31,15 @@ public interface Evaluator {
     /** ct·pt; the result's scale is the product. */
     Ciphertext multiplyPlain(Ciphertext a, Plaintext b);
 
+    /**
+     * sum + a·b, not rescaled: a product added to a sum of products (a row of a matrix by the diagonal method).
+     * {@code sum} must have the product's scale. The default multiplies, then adds; a backend may do both in one
+     * pass over the limbs.
+     */
+    default Ciphertext multiplyPlainAndAdd(Ciphertext sum, Ciphertext a, Plaintext b) {
+        return add(sum, multiplyPlain(a, b));
+    }
+
     /** ct·c for a real constant, encoded at the scale of the prime the next rescale removes. */
     Ciphertext multiplyConstant(Ciphertext a, double c);
 

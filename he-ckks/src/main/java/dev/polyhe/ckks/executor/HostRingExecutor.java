@@ -110,6 +110,12 @@ public final class HostRingExecutor implements RingExecutor {
     }
 
     @Override
+    public RnsPoly[] multiplyPairAdd(RnsPoly s0, RnsPoly s1, RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        long[][][] r = arith.multiplyPairAdd(l(s0), l(s1), l(a0), l(a1), l(b), level);
+        return new RnsPoly[] {of(r[0]), of(r[1])};
+    }
+
+    @Override
     public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
         return of(arith.multiplyScalars(l(a), scalars, level));
     }

@@ -50,6 +50,12 @@ public interface RingExecutor extends AutoCloseable {
         return new RnsPoly[] {multiply(a0, b, level), multiply(a1, b, level)};
     }
 
+    /** {s0 + a0·b, s1 + a1·b}: a ciphertext times a plaintext, added to a sum of such products. */
+    default RnsPoly[] multiplyPairAdd(RnsPoly s0, RnsPoly s1, RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        RnsPoly[] product = multiplyPair(a0, a1, b, level);
+        return new RnsPoly[] {add(s0, product[0], level), add(s1, product[1], level)};
+    }
+
     /** Limb i times scalars[i] (reduced mod q_i). */
     RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level);
 

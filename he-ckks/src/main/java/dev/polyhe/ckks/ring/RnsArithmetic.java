@@ -103,6 +103,36 @@ public final class RnsArithmetic {
         return new long[][][] {out0, out1};
     }
 
+    /**
+     * {s0 + a0·b, s1 + a1·b} (NTT form) in one pass per limb: {@link #multiplyPair} and two additions without the
+     * products' own arrays.
+     */
+    public long[][][] multiplyPairAdd(long[][] s0, long[][] s1, long[][] a0, long[][] a1, long[][] b, int level) {
+        long[][] out0 = new long[level + 1][];
+        long[][] out1 = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            Modulus m = ring.modulus(i);
+            long q = m.value();
+            long[] t0 = s0[i];
+            long[] t1 = s1[i];
+            long[] x0 = a0[i];
+            long[] x1 = a1[i];
+            long[] y = b[i];
+            long[] r0 = new long[y.length];
+            long[] r1 = new long[y.length];
+            for (int c = 0; c < y.length; c++) {
+                long u = m.toMont(y[c]);
+                long v0 = t0[c] + m.mulMont(x0[c], u) - q;
+                r0[c] = v0 + ((v0 >> 63) & q);
+                long v1 = t1[c] + m.mulMont(x1[c], u) - q;
+                r1[c] = v1 + ((v1 >> 63) & q);
+            }
+            out0[i] = r0;
+            out1[i] = r1;
+        });
+        return new long[][][] {out0, out1};
+    }
+
     /** (x0, x1) ⊗ (y0, y1) = {x0·y0, x0·y1 + x1·y0, x1·y1}, one pass over each limb. */
     public long[][][] tensor(long[][] x0, long[][] x1, long[][] y0, long[][] y1, int level) {
         long[][] d0 = new long[level + 1][];

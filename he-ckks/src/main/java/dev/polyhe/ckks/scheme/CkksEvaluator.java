@@ -152,6 +152,18 @@ final class CkksEvaluator implements Evaluator {
     }
 
     @Override
+    public Ciphertext multiplyPlainAndAdd(Ciphertext sum, Ciphertext a, Plaintext b) {
+        CkksCiphertext s = ct(sum);
+        CkksCiphertext x = ct(a);
+        CkksPlaintext p = OperandCheck.plaintext(b, params.hash());
+        int level = Math.min(s.level(), Math.min(x.level(), p.level()));
+        double scale = productScale(x.scale(), p.scale(), Math.min(x.level(), p.level()), "multiplyPlainAndAdd");
+        OperandCheck.sameScale(s.scale(), scale, "multiplyPlainAndAdd");
+        RnsPoly[] r = exec.multiplyPairAdd(s.c0, s.c1, x.c0, x.c1, p.poly, level);
+        return s.with(r[0], r[1], level, s.scale());
+    }
+
+    @Override
     public Ciphertext multiplyConstant(Ciphertext a, double c) {
         return multiplyConstant(a, c, params.q(ct(a).level()));
     }

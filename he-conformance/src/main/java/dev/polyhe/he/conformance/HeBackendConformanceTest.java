@@ -352,6 +352,40 @@ public abstract class HeBackendConformanceTest {
         assertPrecision("multiplyPlain", expected, decrypt(r));
     }
 
+    /**
+     * sum + a·b in one call equals multiplyPlain then add, slot for slot (a backend's one-pass version adds the same
+     * residues), at the top level and one below; a sum at another scale is refused, as add refuses it.
+     */
+    @Test
+    public void multiplyPlainAndAddEqualsMultiplyThenAdd() {
+        for (int level : new int[] {maxLevel, maxLevel - 1}) {
+            double[] x = randomVector(slots);
+            double[] y = randomVector(slots);
+            double[] z = randomVector(slots);
+            double[] w = randomVector(slots);
+            Ciphertext cx = evaluator.dropToLevel(encrypt(x), level);
+            Ciphertext cz = evaluator.dropToLevel(encrypt(z), level);
+            Plaintext py = encoder.encode(y, slots, level, scale);
+            Plaintext pw = encoder.encode(w, slots, level, scale);
+            Ciphertext sum = evaluator.multiplyPlain(cz, pw);
+            Ciphertext fused = evaluator.multiplyPlainAndAdd(sum, cx, py);
+            Ciphertext apart = evaluator.add(sum, evaluator.multiplyPlain(cx, py));
+            assertEquals(apart.level(), fused.level());
+            assertEquals(apart.scale(), fused.scale());
+            double[] expected = new double[slots];
+            for (int i = 0; i < slots; i++) {
+                expected[i] = x[i] * y[i] + z[i] * w[i];
+            }
+            double[] viaFused = decrypt(evaluator.rescale(fused));
+            assertPrecision("multiplyPlainAndAdd", expected, viaFused);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(decrypt(evaluator.rescale(apart)), viaFused,
+                    "multiplyPlainAndAdd and multiplyPlain then add decrypt alike at level " + level);
+        }
+        Ciphertext notAProduct = encrypt(randomVector(slots));
+        Plaintext p = encoder.encode(randomVector(slots), slots, maxLevel, scale);
+        assertThrows(HeException.class, () -> evaluator.multiplyPlainAndAdd(notAProduct, notAProduct, p));
+    }
+
     @Test
     public void multiplyConstantRealAndInteger() {
         double[] x = randomVector(slots);

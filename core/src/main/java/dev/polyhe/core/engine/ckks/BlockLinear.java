@@ -48,7 +48,7 @@ final class BlockLinear {
                     }
                 }
                 if (any) {
-                    acc.add(engine.plainProductRaw(xs[j], engine.encodeForProduct(w, w.length, xs[j], target, op), op));
+                    acc.addPlainProduct(xs[j], engine.encodeForProduct(w, w.length, xs[j], target, op));
                 }
             }
             if (acc.isEmpty()) {
@@ -130,7 +130,7 @@ final class BlockLinear {
                             }
                             w = engine.encodeForProduct(pre, width, rotated[k][a], target, op);
                         }
-                        inner.add(engine.plainProductRaw(rotated[k][a], w, op));
+                        inner.addPlainProduct(rotated[k][a], w);
                     }
                 }
                 if (inner.isEmpty()) {
@@ -258,7 +258,7 @@ final class BlockLinear {
                 int shift = (int) (e.getKey() % (2L * b)) - b;
                 Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
                 Plaintext mask = engine.encodeForProduct(e.getValue(), b * slots, moved, target, op);
-                acc.add(engine.plainProductRaw(moved, mask, op));
+                acc.addPlainProduct(moved, mask);
             }
             if (acc.isEmpty()) {
                 acc.add(engine.zeroProduct(xs[0], target, op));

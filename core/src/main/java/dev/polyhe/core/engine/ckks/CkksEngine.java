@@ -1723,6 +1723,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 bounds.of(x) * bounds.of(p));
     }
 
+    /**
+     * sum + x·p, not rescaled, in one backend call ({@link dev.polyhe.api.he.Evaluator#multiplyPlainAndAdd}): for a
+     * sum of products at the product's level and scale ({@link ProductSum#addPlainProduct}).
+     */
+    Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
+                bounds.of(sum) + bounds.of(x) * bounds.of(p));
+    }
+
     /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
     Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);

@@ -1,6 +1,7 @@
 package dev.polyhe.core.engine.ckks;
 
 import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Plaintext;
 
 /**
  * A sum of products rescaled once, at the end (one rescale for a whole row of a matrix product). Products not yet
@@ -31,6 +32,19 @@ final class ProductSum {
             raw = null;
         }
         rescaled = engine.add(rescaled, engine.rescale(term, op), op);
+    }
+
+    /**
+     * Adds x·w: where the sum so far has the product's level and scale, in one backend call that multiplies and
+     * adds in a single pass (no product polynomial of its own); else as {@link #add}.
+     */
+    void addPlainProduct(Ciphertext x, Plaintext w) {
+        if (rescaled == null && raw != null && raw.level() == Math.min(x.level(), w.level())
+                && CkksEngine.sameScale(raw.scale(), x.scale() * w.scale())) {
+            raw = engine.plainProductAdded(raw, x, w, op);
+            return;
+        }
+        add(engine.plainProductRaw(x, w, op));
     }
 
     boolean isEmpty() {
