@@ -205,6 +205,9 @@ public final class CkksBenchmark {
             ops.put("decrypt", time(() -> encoder.decode(decryptor.decrypt(cx))));
             ops.put("add", time(() -> ev.add(cx, cy)));
             ops.put("mul_plain", time(() -> ev.multiplyPlain(cx, py)));
+            Ciphertext plainProduct = ev.multiplyPlain(cy, px);
+            // a product added to a sum of products in one call (a matrix row's step): beside mul_plain and add
+            ops.put("mul_plain_add", time(() -> ev.multiplyPlainAndAdd(plainProduct, cx, py)));
             ops.put("mul_relin", time(() -> ev.multiply(cx, cy)));
             Ciphertext prod = ev.multiply(cx, cy);
             ops.put("rescale", time(() -> ev.rescale(prod)));
