@@ -94,9 +94,9 @@ public final class BasisConverter {
     /**
      * Step 2, per target limb t: out = sum_j y_j · (Q/q_j) mod p_t (y_j signed). The Montgomery products are
      * left unreduced, in (−p_t, p_t), and summed four at a time (p_t &lt; 2^61 keeps the sum inside a long); a
-     * negative sum is lifted by 4·p_t and the group reduced once. Sources come in digits of a few primes (7 at N16-boot-128: a group of four and one of three), so
-     * the groups of one to three have loops of their own: a loop over j inside the coefficient loop reads
-     * scaled[j] per coefficient and is not unrolled, and it was a fifth of a bootstrap's time.
+     * negative sum is lifted by 4·p_t and the group reduced once. Sources come in digits of a few primes (7 at
+     * N16-boot-128: a group of four and one of three), so the groups of one to three have loops of their own: a
+     * loop over j inside the coefficient loop reads scaled[j] per coefficient and is not unrolled.
      */
     public void accumulateTarget(int t, long[][] scaled, long[] out) {
         Modulus p = target[t];
