@@ -1486,7 +1486,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * Decrypts (client side), flooding every slot with Gaussian noise when {@code flooding} is enabled: one error
-     * estimate for the whole tensor, so that no ciphertext's own estimate shows.
+     * estimate for the whole tensor (from the imaginary parts of the slots it reads out), so that no ciphertext's
+     * own estimate shows.
      *
      * @param random the source of the flooding noise (a {@link java.security.SecureRandom} outside tests)
      */
@@ -1503,8 +1504,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         NoiseFlooding.Applied applied = null;
         if (flooding.enabled()) {
-            double[][] imaginary = decrypted.values().stream().map(z -> z[1]).toArray(double[][]::new);
-            double t = NoiseFlooding.errorEstimate(imaginary, 1 / scale);
+            // t from the slots the tensor reads out: padding slots hold other values (masked products, a bootstrap's
+            // unused half) whose error need not track the output's
+            double[][] imaginaryOf = new double[m.cts.length][];
+            for (int i = 0; i < m.cts.length; i++) {
+                imaginaryOf[i] = complexOf[i][1];
+            }
+            double t = NoiseFlooding.errorEstimate(new double[][] {arranged(m, imaginaryOf).data()}, 1 / scale);
             applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
             for (double[][] z : decrypted.values()) {
                 NoiseFlooding.flood(z[0], applied.sigma(), random);

@@ -11,7 +11,7 @@ import java.util.Random;
  * <p>The width follows Li, Micciancio, Schultz and Sorrell (CRYPTO 2022) as OpenFHE applies it: for {@code s} bits
  * of statistical security against {@code τ} decryptions of related ciphertexts, {@code σ = √(12τ)·2^(s/2)·t},
  * where {@code t} estimates the error. The estimate here is the root mean square of the imaginary parts of the
- * decrypted slots (the model's values are real, so the imaginary parts are error that grew like the real parts',
+ * output's slots (the model's values are real, so the imaginary parts are error that grew like the real parts',
  * the estimate of Costache et al. that OpenFHE also uses), rounded up to a power of two so that it reveals
  * almost nothing itself. Every slot gets independent noise; since the canonical embedding is a scaled isometry,
  * that equals Gaussian noise on the decrypted polynomial's coefficients.
@@ -51,11 +51,12 @@ public record NoiseFlooding(int statisticalBits, int queries) {
     }
 
     /**
-     * t: the root mean square of the imaginary parts of every slot of every ciphertext, rounded up to a power of
-     * two, and at least {@code floor} (the rounding error of a fresh encoding, for a ciphertext whose imaginary
-     * parts came out exactly zero).
+     * t: the root mean square of the given imaginary parts, rounded up to a power of two, and at least
+     * {@code floor} (the rounding error of a fresh encoding, for a ciphertext whose imaginary parts came out
+     * exactly zero).
      *
-     * @param imaginaryParts the imaginary parts of each decrypted ciphertext
+     * @param imaginaryParts the imaginary parts of the slots that hold output values (not the padding slots,
+     *     whose error need not track the output's)
      */
     public static double errorEstimate(double[][] imaginaryParts, double floor) {
         double sum = 0;
