@@ -75,8 +75,9 @@ final class LinearTransform {
             Map<Integer, Ciphertext> byBaby) {
         Ciphertext inner = null;
         for (Map.Entry<Integer, Plaintext> e : diagonals.entrySet()) {
-            Ciphertext t = ev.multiplyPlain(byBaby.get(e.getKey()), e.getValue());
-            inner = inner == null ? t : ev.add(inner, t);
+            Ciphertext z = byBaby.get(e.getKey());
+            // each product joins the sum in one pass, without polynomials of its own
+            inner = inner == null ? ev.multiplyPlain(z, e.getValue()) : ev.multiplyPlainAndAdd(inner, z, e.getValue());
         }
         return inner;
     }
