@@ -15,6 +15,16 @@ public interface AttentionMechanism extends PolyHePlugin {
     Set<String> optionNames();
 
     /**
+     * The option keys that configure only a polynomial division, where {@link #optionNames} has a {@code division}
+     * option that selects one (PowerSoftmax's Goldschmidt {@code iterations}, {@code lo}, {@code hi}): a host that
+     * runs the same mechanism with {@code division=exact} (the exact model that calibrates the polynomial one) drops
+     * them. None by default.
+     */
+    default Set<String> divisionOptionNames() {
+        return Set.of();
+    }
+
+    /**
      * @throws dev.polyhe.api.Options.InvalidOptionException naming the bad option, its value and what is allowed
      */
     AttentionKernel create(Options options, Approximations approximations);

@@ -103,9 +103,6 @@ public final class InferenceService {
         return new ExactNonlinearities(plugins.attention(exactAttention()));
     }
 
-    /** Options of the PowerSoftmax family that only its Goldschmidt division takes. */
-    private static final List<String> GOLDSCHMIDT_OPTIONS = List.of("iterations", "guess-degree", "lo", "hi");
-
     /**
      * The configured attention as the exact model runs it: a division the user asked for (e.g. {@code
      * --attention-opt division=goldschmidt}) is the polynomial model's business ({@link #polynomialAttention}), whose
@@ -113,13 +110,13 @@ public final class InferenceService {
      * Goldschmidt ran on the default domain [1e-3, 100] and the calibration recorded NaN.
      */
     private PluginChoice exactAttention() {
-        if (!attention.options().containsKey("division")
-                || !plugins.attention(attention.name()).optionNames().contains("division")) {
+        AttentionMechanism mechanism = plugins.attention(attention.name());
+        if (!attention.options().containsKey("division") || !mechanism.optionNames().contains("division")) {
             return attention;
         }
         Map<String, Object> options = new LinkedHashMap<>(attention.options());
         options.put("division", "exact");
-        GOLDSCHMIDT_OPTIONS.forEach(options::remove);
+        mechanism.divisionOptionNames().forEach(options::remove);
         return new PluginChoice(attention.name(), options);
     }
 

@@ -45,6 +45,12 @@ class MechanismOptionsTest {
         assertEquals(Set.of("degree", "iterations", "subtract-max", "lo", "hi"), new TaylorGoldschmidtSoftmaxMechanism().optionNames());
         assertEquals(Set.of("squarings", "range", "degree", "iterations", "final-iterations"), new NormalizeAndSquareMechanism().optionNames());
         assertEquals(Set.of("degree", "range"), new ScaledReluMechanism().optionNames());
+        // what a host drops when it runs the mechanism with division=exact; none without a division option
+        assertEquals(Set.of("iterations", "guess-degree", "lo", "hi"), new PowerSoftmaxMechanism().divisionOptionNames());
+        assertEquals(Set.of("iterations", "guess-degree", "lo", "hi"),
+                new LengthAgnosticPowerSoftmaxMechanism().divisionOptionNames());
+        assertEquals(Set.of(), new TaylorGoldschmidtSoftmaxMechanism().divisionOptionNames());
+        assertEquals(Set.of(), new SoftmaxMechanism().divisionOptionNames());
         Set<String> classes = ALL.stream().map(m -> m.getClass().getName()).collect(Collectors.toCollection(TreeSet::new));
         for (AttentionMechanism m : ALL) {
             assertEquals(PolyHeApi.VERSION, m.apiVersion());

@@ -3,6 +3,7 @@ package dev.polyhe.attention.kernel;
 import dev.polyhe.api.PolyHeApi;
 import dev.polyhe.api.attention.AttentionMechanism;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What every mechanism of this plugin declares: name, description, accepted options, and the API version it
@@ -37,5 +38,16 @@ public abstract class DeclaredMechanism implements AttentionMechanism {
     @Override
     public final Set<String> optionNames() {
         return options;
+    }
+
+    /** Of a mechanism with a {@code division} option: those of its options that only Goldschmidt division takes. */
+    @Override
+    public final Set<String> divisionOptionNames() {
+        if (!options.contains("division")) {
+            return Set.of();
+        }
+        Set<String> d = new TreeSet<>(options);
+        d.retainAll(RowInverse.GOLDSCHMIDT_OPTIONS);
+        return Set.copyOf(d);
     }
 }

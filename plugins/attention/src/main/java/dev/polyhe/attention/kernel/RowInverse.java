@@ -7,6 +7,7 @@ import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.arith.TensorOps;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * 1/d for a per-row denominator d: exactly (plaintext engines only) or by Goldschmidt on a domain [lo, hi].
@@ -23,6 +24,8 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
     public static final int AUTO_GUESS = -1;
     /** The largest first guess: its ⌈log2(m)⌉ + 1 levels fit in one bootstrap's 10 with room for e0 and n·y0. */
     public static final int MAX_GUESS_DEGREE = 127;
+    /** The options of a mechanism's {@code division} that only Goldschmidt takes. */
+    public static final Set<String> GOLDSCHMIDT_OPTIONS = Set.of("iterations", "guess-degree", "lo", "hi");
 
     public abstract <M> M inverse(TensorOps<M> ops, M denominator, double domainScale);
 

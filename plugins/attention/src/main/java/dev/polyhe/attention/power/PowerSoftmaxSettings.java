@@ -44,7 +44,7 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
                 : Double.NaN;
         String division = OptionRules.choice(options, "division", defaultDivision, Set.of("exact", "goldschmidt"));
         boolean goldschmidt = division.equals("goldschmidt");
-        for (String key : new String[] {"iterations", "guess-degree", "lo", "hi"}) {
+        for (String key : RowInverse.GOLDSCHMIDT_OPTIONS) {
             OptionRules.onlyWith(options, key, goldschmidt, "division=goldschmidt");
         }
         RowInverse inverse = goldschmidt
