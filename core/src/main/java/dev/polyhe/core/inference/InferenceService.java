@@ -3,6 +3,7 @@ package dev.polyhe.core.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.Matrix;
+import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.api.approx.Domain;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.attention.AttentionKernel;
@@ -157,7 +158,7 @@ public final class InferenceService {
         }
         SiteDomains domains = new SiteDomains(config.margin());
         return new PolynomialNonlinearities(calibration, plugins, config.invSqrt(), config.gelu(), config.tanh(),
-                domains, site -> polynomialAttention(site, domains), checkDomains);
+                domains, (site, approximations) -> polynomialAttention(site, domains, approximations), checkDomains);
     }
 
     /**
@@ -165,7 +166,7 @@ public final class InferenceService {
      * domain [lo, hi] covers the site's calibrated denominators: (ε + Σ x^p)/L per row, L the keys the row sees, for
      * the length-agnostic form (PowerSoftmax's default here), else ε + Σ x^p. Options the user set explicitly win.
      */
-    AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains) {
+    AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains, Approximations approximations) {
         AttentionMechanism mechanism = plugins.attention(attention.name());
         Map<String, Object> options = new LinkedHashMap<>();
         if (mechanism.optionNames().contains("division")) {
@@ -200,7 +201,8 @@ public final class InferenceService {
             options.put("lo", d.lo());
             options.put("hi", d.hi());
         }
-        AttentionKernel kernel = plugins.attention(new PluginChoice(attention.name(), options));
+        AttentionKernel kernel = mechanism.create(new PluginChoice(attention.name(), options).toOptions("attention"),
+                approximations);
         if (!kernel.polynomial()) {
             throw new ConfigException("attention " + kernel.describe() + " is not a polynomial, so the poly engine "
                     + "cannot use it; choose power-softmax (its division becomes Goldschmidt), "

@@ -13,8 +13,8 @@ import dev.polyhe.core.config.PluginChoice;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.DoubleUnaryOperator;
-import java.util.function.Function;
 
 /**
  * The polynomial model's non-polynomial steps (the paper's Algorithm 1, step 3): 1/√x of LayerNorm, GELU and
@@ -23,7 +23,8 @@ import java.util.function.Function;
  * object serves plaintext and encrypted engines: every step is an {@link Approximation} program.
  *
  * <p>With {@code checkDomains}, plaintext runs also count inputs that fall outside a site's domain (a
- * polynomial is unguarded there); encrypted runs must not read values back, so they leave it off.
+ * polynomial is unguarded there), the attention kernels' denominators included (under the site and the function, e.g.
+ * "layers.0.attention 1/x"); encrypted runs must not read values back, so they leave it off.
  */
 public final class PolynomialNonlinearities implements Nonlinearities {
     private final Calibration calibration;
@@ -32,7 +33,7 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     private final PluginChoice gelu;
     private final PluginChoice tanh;
     private final SiteDomains domains;
-    private final Function<SiteCalibration, AttentionKernel> attentionKernels;
+    private final BiFunction<SiteCalibration, Approximations, AttentionKernel> attentionKernels;
     private final boolean checkDomains;
     private final Map<String, Approximation> approximationsBySite = new ConcurrentHashMap<>();
     private final Map<String, AttentionKernel> kernelsBySite = new ConcurrentHashMap<>();
@@ -42,7 +43,7 @@ public final class PolynomialNonlinearities implements Nonlinearities {
 
     public PolynomialNonlinearities(Calibration calibration, Approximations approximations, PluginChoice invSqrt,
             PluginChoice gelu, PluginChoice tanh, SiteDomains domains,
-            Function<SiteCalibration, AttentionKernel> attentionKernels, boolean checkDomains) {
+            BiFunction<SiteCalibration, Approximations, AttentionKernel> attentionKernels, boolean checkDomains) {
         this.calibration = calibration;
         this.approximations = approximations;
         this.invSqrt = invSqrt;
@@ -84,12 +85,7 @@ public final class PolynomialNonlinearities implements Nonlinearities {
 
     private <M> M evaluate(TensorOps<M> ops, M x, String site, Approximation a) {
         if (checkDomains) {
-            long outside = 0;
-            for (double v : ops.toPlain(x).data()) {
-                if (!a.domain().contains(v)) {
-                    outside++;
-                }
-            }
+            long outside = DomainCheckedApproximations.countOutside(ops, x, a.domain());
             if (outside > 0) {
                 outOfDomain.merge(site, outside, Long::sum);
             }
@@ -126,8 +122,10 @@ public final class PolynomialNonlinearities implements Nonlinearities {
 
     @Override
     public <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site) {
-        AttentionKernel k = kernelsBySite.computeIfAbsent(site,
-                s -> attentionKernels.apply(calibration.site(s, "attention")));
+        // the kernel's division runs inside the plugin: its approximations count their own inputs outside the domain
+        AttentionKernel k = kernelsBySite.computeIfAbsent(site, s -> attentionKernels.apply(calibration.site(s,
+                "attention"), checkDomains ? new DomainCheckedApproximations(approximations, s,
+                (where, n) -> outOfDomain.merge(where, n, Long::sum)) : approximations));
         SiteCalibration c = calibration.site(site, "attention");
         Domain range = domains.real(c.min(), c.max());
         try (var scope = ops.operator("attention-normalization")) {

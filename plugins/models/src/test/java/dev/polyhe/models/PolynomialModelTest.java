@@ -111,6 +111,26 @@ class PolynomialModelTest {
         assertTrue(Double.isFinite(hidden.max()));
     }
 
+    /**
+     * The attention's denominators are computed inside the plugin, where the site's own check cannot see them: the
+     * kernel's Goldschmidt division (or its first guess) counts them itself, under the site and the function.
+     */
+    @Test
+    void denominatorsOutsideTheDivisionsDomainAreReported() {
+        InferenceService service = polyhe.inference();
+        LoadedModel loaded = service.load(Golden.dir("gpt_neox"));
+        List<ModelInput> inputs = Golden.inputs("gpt_neox");
+        Calibration cal = service.calibrate(loaded, inputs);
+        // a domain given by hand, far above every denominator ε + Σx^p this model has
+        InferenceService far = polyhe.inference().withAttention(new PluginChoice("power-softmax",
+                Map.of("division", "goldschmidt", "lo", 1e3, "hi", 1e4)));
+        Map<String, Long> outside = far.compare(loaded, inputs, cal).errors().outOfDomain();
+        assertTrue(outside.keySet().stream().anyMatch(k -> k.startsWith("layers.0.attention ") && k.contains("1/x")),
+                "denominators counted: " + outside);
+        // the calibrated domain holds them
+        assertTrue(service.compare(loaded, inputs, cal).errors().outOfDomain().isEmpty());
+    }
+
     @Test
     void aCalibrationFromAnotherAttentionOrModelIsRefused() {
         InferenceService softmax = polyhe.inference().withAttention(PluginChoice.of("softmax"));
