@@ -181,8 +181,8 @@ class ClientServerTest {
         double rmsError = Math.sqrt(errorSq / n);
         double rmsNoise = Math.sqrt(noiseSq / n);
         // t is the rms of the logits' imaginary parts rounded up to a power of two; the real parts' error differs
-        // from it by a small factor either way at random keys (0.46 to 1.99 of t in six runs, 2026-12-04; before t
-        // read only the output's slots, padding included, a CI run saw 3.4)
+        // from it by a small factor either way at random keys (0.46 to 1.99 of t in six runs, 2026-12-04; while t
+        // still read every slot, padding included, a CI run saw 3.4)
         assertTrue(rmsError < 4 * t && rmsError > t / 16, "estimate t = " + t + " vs the real error " + rmsError);
         assertTrue(Math.abs(rmsNoise / sigma - 1) < 0.25, n + " values: noise rms " + rmsNoise + " vs sigma " + sigma);
     }

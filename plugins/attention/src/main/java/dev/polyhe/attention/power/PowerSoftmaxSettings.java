@@ -5,6 +5,8 @@ import dev.polyhe.api.approx.Approximations;
 import dev.polyhe.attention.kernel.OptionRules;
 import dev.polyhe.attention.kernel.RowInverse;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The validated options of a PowerSoftmax kernel. Defaults reproduce the reference PowerSoftmax of the golden
@@ -21,8 +23,9 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
     static final double DEFAULT_LO = 1e-3;
     static final double DEFAULT_HI = 100;
 
-    static final Set<String> COMMON_OPTIONS = Set.of("p", "epsilon", "stable", "delta", "division", "iterations", "guess-degree",
-            "lo", "hi");
+    /** PowerSoftmax's own options and its division's Goldschmidt ones ({@link RowInverse#GOLDSCHMIDT_OPTIONS}). */
+    static final Set<String> COMMON_OPTIONS = Stream.concat(Stream.of("p", "epsilon", "stable", "delta", "division"),
+            RowInverse.GOLDSCHMIDT_OPTIONS.stream()).collect(Collectors.toUnmodifiableSet());
 
     boolean stable() {
         return !Double.isNaN(stableDelta);
