@@ -207,7 +207,7 @@ public final class Bootstrapper {
             ct = ev.add(ct, ev.rotate(ct, s));
         }
         ct = view(ct, c.packed ? 2 * n : n);
-        ct = c.coeffsToSlots.apply(ev, ct);
+        ct = c.coeffsToSlots.apply(ct);
         Ciphertext conj = ev.conjugate(ct);
         if (c.packed) {
             // [w, −i·w] + conjugate = [2·Re w, 2·Im w]: one EvalMod for both halves
@@ -219,7 +219,7 @@ public final class Bootstrapper {
                     () -> halves[1] = c.evalMod.apply(ev, halves[1]));
             ct = ev.add(halves[0], ev.multiplyPlain(halves[1], c.unit(1, halves[1].level())));
         }
-        ct = c.slotsToCoeffs.apply(ev, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
+        ct = c.slotsToCoeffs.apply(ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
         ct = view(ct, n);
         // few slots have fewer butterfly stages than levels set aside: the promise is the same level for all
         return ct.level() > outputLevel() ? ev.dropToLevel(ct, outputLevel()) : ct;
@@ -252,11 +252,11 @@ public final class Bootstrapper {
             this.packed = packed(params, slots);
             int top = params.maxLevel();
             double gap = params.slots() / (double) slots;
-            coeffsToSlots = new CoeffsToSlots(params, encoder, slots, shape.coeffsToSlotsLevels(), packed, top,
+            coeffsToSlots = new CoeffsToSlots(params, limbs, slots, shape.coeffsToSlotsLevels(), packed, top,
                     raisedScale / ((double) params.q(0) * 2 * slots * gap * shape.sineBound()));
             rotations = rotationSteps(params, shape, slots);
             evalMod = new EvalMod(sine, params);
-            slotsToCoeffs = new SlotsToCoeffs(params, encoder, slots, shape.slotsToCoeffsLevels(), packed,
+            slotsToCoeffs = new SlotsToCoeffs(params, limbs, slots, shape.slotsToCoeffsLevels(), packed,
                     top - coeffsToSlots.levels() - evalMod.depth());
         }
 

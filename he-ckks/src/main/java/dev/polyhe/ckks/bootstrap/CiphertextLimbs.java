@@ -15,4 +15,17 @@ public interface CiphertextLimbs {
 
     /** The same limbs read with another slot count (a vector that repeats with the smaller one). */
     Ciphertext view(Ciphertext c, int slots);
+
+    /**
+     * A linear transform's diagonal, in the form {@link #multiplyDiagonalsAndRescale} reads fastest (over the special
+     * primes too where the ring executor double-hoists).
+     */
+    EncodedDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale);
+
+    /**
+     * Σ_g rot(Σ_b diagonals[g][b] ⊙ rot(ct, babySteps[b]), giantSteps[g]), rescaled: diagonals[g][b] from
+     * {@link #encodeDiagonal} at ct's level and one scale, null where the matrix has none.
+     */
+    Ciphertext multiplyDiagonalsAndRescale(Ciphertext ct, int[] babySteps, int[] giantSteps,
+            EncodedDiagonal[][] diagonals);
 }

@@ -1,8 +1,6 @@
 package dev.polyhe.ckks.bootstrap;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Encoder;
-import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.ckks.scheme.SchemeParameters;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,12 +21,11 @@ final class CoeffsToSlots {
      * encoding (absolute, about sqrt(N)/2 in integer units) would cost those 14 bits of the message: the
      * slots here are dominated by q_0·I, 2^16 times the message.
      */
-    CoeffsToSlots(SchemeParameters params, Encoder encoder, int slots, int levels, boolean packed, int level,
+    CoeffsToSlots(SchemeParameters params, CiphertextLimbs limbs, int slots, int levels, boolean packed, int level,
             double constant) {
         List<DiagonalMatrix> groups = matrices(slots, levels, packed, constant);
         for (int i = 0; i < groups.size(); i++) {
-            transforms.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i),
-                    params.ring().pool()));
+            transforms.add(new LinearTransform(groups.get(i), limbs, level - i, params.q(level - i)));
         }
     }
 
@@ -51,9 +48,9 @@ final class CoeffsToSlots {
         return transforms.size();
     }
 
-    Ciphertext apply(Evaluator ev, Ciphertext ct) {
+    Ciphertext apply(Ciphertext ct) {
         for (LinearTransform t : transforms) {
-            ct = t.applyAndRescale(ev, ct);
+            ct = t.applyAndRescale(ct);
         }
         return ct;
     }

@@ -1,8 +1,6 @@
 package dev.polyhe.ckks.bootstrap;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Encoder;
-import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.ckks.scheme.SchemeParameters;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +15,7 @@ import java.util.TreeSet;
  */
 final class SlotsToCoeffs {
     private final SchemeParameters params;
-    private final Encoder encoder;
+    private final CiphertextLimbs limbs;
     private final int startLevel;
     private final List<DiagonalMatrix> groups;
     private final List<LinearTransform> leading = new ArrayList<>();
@@ -26,14 +24,13 @@ final class SlotsToCoeffs {
 
     private record Last(List<Double> key, LinearTransform transform) {}
 
-    SlotsToCoeffs(SchemeParameters params, Encoder encoder, int slots, int levels, boolean packed, int level) {
+    SlotsToCoeffs(SchemeParameters params, CiphertextLimbs limbs, int slots, int levels, boolean packed, int level) {
         this.params = params;
-        this.encoder = encoder;
+        this.limbs = limbs;
         this.startLevel = level;
         this.groups = matrices(slots, levels, packed);
         for (int i = 0; i < groups.size() - 1; i++) {
-            leading.add(new LinearTransform(groups.get(i), encoder, level - i, params.q(level - i),
-                    params.ring().pool()));
+            leading.add(new LinearTransform(groups.get(i), limbs, level - i, params.q(level - i)));
         }
     }
 
@@ -42,20 +39,20 @@ final class SlotsToCoeffs {
     }
 
     /** c·DFT(ct), rescaled to {@code outputScale}. */
-    Ciphertext apply(Evaluator ev, Ciphertext ct, double constant, double outputScale) {
+    Ciphertext apply(Ciphertext ct, double constant, double outputScale) {
         for (LinearTransform t : leading) {
-            ct = t.applyAndRescale(ev, ct);
+            ct = t.applyAndRescale(ct);
         }
         int level = startLevel - leading.size();
         double inputScale = ct.scale();
         List<Double> key = List.of(inputScale, outputScale, constant);
         Last l = last;
         if (l == null || !l.key().equals(key)) {
-            l = new Last(key, new LinearTransform(groups.get(groups.size() - 1).scaled(constant), encoder, level,
-                    outputScale * params.q(level) / inputScale, params.ring().pool()));
+            l = new Last(key, new LinearTransform(groups.get(groups.size() - 1).scaled(constant), limbs, level,
+                    outputScale * params.q(level) / inputScale));
             last = l;
         }
-        return l.transform().applyAndRescale(ev, ct);
+        return l.transform().applyAndRescale(ct);
     }
 
     /** The groups; {@code packed}: on 2n slots, the first group joining [a, b] into a + i·b. */

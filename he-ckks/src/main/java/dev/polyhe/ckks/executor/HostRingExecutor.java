@@ -188,6 +188,49 @@ public final class HostRingExecutor implements RingExecutor {
         return of(switcher.switchSumRescaled(in, keys, autos, level, l(d0), d1 == null ? null : l(d1)));
     }
 
+    /** With special primes, the baby steps stay over Q_level ∪ P ({@link KeySwitcher#diagonalsRescaled}). */
+    @Override
+    public boolean hoistsDiagonals() {
+        return ring.pCount() > 0;
+    }
+
+    /**
+     * In Montgomery form, in place (the encoder's fresh limbs): the products of {@link KeySwitcher#diagonalsRescaled}
+     * then need no conversion per coefficient.
+     */
+    @Override
+    public RnsPoly uploadDiagonal(long[][] limbs) {
+        if (!hoistsDiagonals()) {
+            return upload(limbs);
+        }
+        int level = limbs.length - 1 - ring.pCount();
+        ring.pool().forEach(limbs.length, pos -> {
+            var m = ring.modulus(ring.extendedIndex(level, pos));
+            long[] limb = limbs[pos];
+            for (int c = 0; c < limb.length; c++) {
+                limb[c] = m.toMont(limb[c]);
+            }
+        });
+        return of(limbs);
+    }
+
+    @Override
+    public RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
+            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+        if (!hoistsDiagonals()) {
+            return RingExecutor.super.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos,
+                    level);
+        }
+        long[][][][] d = new long[diagonals.length][][][];
+        for (int g = 0; g < d.length; g++) {
+            d[g] = new long[diagonals[g].length][][];
+            for (int b = 0; b < d[g].length; b++) {
+                d[g][b] = diagonals[g][b] == null ? null : l(diagonals[g][b]);
+            }
+        }
+        return of(switcher.diagonalsRescaled(l(c0), l(c1), babyKeys, babyAutos, d, giantKeys, giantAutos, level));
+    }
+
     @Override
     public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
         return of(switcher.switchAtLevelZero(l(d), key));

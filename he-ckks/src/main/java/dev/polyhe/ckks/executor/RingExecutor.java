@@ -2,6 +2,8 @@ package dev.polyhe.ckks.executor;
 
 import dev.polyhe.ckks.ring.Automorphism;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The ring arithmetic the CKKS scheme runs on, over polynomials that live wherever the executor keeps them. Every
@@ -119,6 +121,82 @@ public interface RingExecutor extends AutoCloseable {
         RnsPoly[] ks = keySwitchSum(ds, keys, autos, level);
         return rescale(new RnsPoly[] {addInto(ks[0], d0, level), d1 == null ? ks[1] : addInto(ks[1], d1, level)},
                 level);
+    }
+
+    /**
+     * Whether {@link #diagonalsRescale} reads its diagonals' special-prime limbs (it double-hoists): the diagonals
+     * are then encoded over Q_level ∪ P, else over Q_level alone.
+     */
+    default boolean hoistsDiagonals() {
+        return false;
+    }
+
+    /**
+     * A linear transform's diagonal (NTT form, the limbs {@link #diagonalsRescale} reads) to a handle in the form it
+     * reads them: as {@link #upload} by default. Only {@link #diagonalsRescale} accepts it.
+     */
+    default RnsPoly uploadDiagonal(long[][] limbs) {
+        return upload(limbs);
+    }
+
+    /**
+     * Σ_g σ_g(Σ_b diagonals[g][b] ⊙ σ_b(c)) divided by q_level with rounding, on limbs 0..level-1: a baby-step
+     * giant-step product by a matrix's diagonals, rescaled (the bootstrap's linear transforms). Baby step b is the
+     * automorphism babyAutos[b] with key babyKeys[b], giant step g giantAutos[g] with giantKeys[g]; a null key is the
+     * identity. diagonals[g][b] ({@link #uploadDiagonal}) is null where the matrix has none, and holds the limbs
+     * of Q_level ∪ P ({@code RnsRing.extendedIndex} order) where {@link #hoistsDiagonals}. The default rotates the
+     * baby steps from
+     * one decomposition, sums their products per giant step, and switches the giant steps with
+     * {@link #keySwitchSumRescale}; an executor that double-hoists keeps the baby steps over Q_level ∪ P and
+     * saves their ModDowns.
+     */
+    default RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
+            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+        KeySwitchDigits digits = null;
+        RnsPoly[][] babies = new RnsPoly[babyKeys.length][];
+        for (int b = 0; b < babies.length; b++) {
+            if (babyKeys[b] == null) {
+                babies[b] = new RnsPoly[] {c0, c1};
+                continue;
+            }
+            digits = digits == null ? decompose(c1, level) : digits;
+            RnsPoly[] ks = applyKey(digits, babyKeys[b], level);
+            babies[b] = new RnsPoly[] {automorphism(addInto(ks[0], c0, level), babyAutos[b], level),
+                    automorphism(ks[1], babyAutos[b], level)};
+        }
+        List<RnsPoly> switched = new ArrayList<>();
+        List<SwitchingKey> keys = new ArrayList<>();
+        List<Automorphism> autos = new ArrayList<>();
+        RnsPoly d0 = null;
+        RnsPoly d1 = null;
+        for (int g = 0; g < giantKeys.length; g++) {
+            RnsPoly[] sum = null;
+            for (int b = 0; b < babies.length; b++) {
+                RnsPoly diagonal = diagonals[g][b];
+                if (diagonal != null) {
+                    sum = sum == null ? multiplyPair(babies[b][0], babies[b][1], diagonal, level)
+                            : multiplyPairAdd(sum[0], sum[1], babies[b][0], babies[b][1], diagonal, level);
+                }
+            }
+            if (sum == null) {
+                continue;
+            }
+            if (giantKeys[g] == null) {
+                d0 = d0 == null ? sum[0] : addInto(d0, sum[0], level);
+                d1 = d1 == null ? sum[1] : addInto(d1, sum[1], level);
+                continue;
+            }
+            switched.add(sum[1]);
+            keys.add(giantKeys[g]);
+            autos.add(giantAutos[g]);
+            RnsPoly moved = automorphism(sum[0], giantAutos[g], level);
+            d0 = d0 == null ? moved : addInto(d0, moved, level);
+        }
+        if (switched.isEmpty()) {
+            return rescale(new RnsPoly[] {d0, d1}, level);
+        }
+        return keySwitchSumRescale(switched.toArray(RnsPoly[]::new), keys.toArray(SwitchingKey[]::new),
+                autos.toArray(Automorphism[]::new), d0, d1, level);
     }
 
     /** Key switching at level 0 with a key on q_0 and p_0 alone (the sparse-secret encapsulation). */

@@ -6,6 +6,7 @@ import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.NttTables;
 import dev.polyhe.ckks.ring.RnsRing;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 
 /**
  * Hybrid key switching (Han–Ki): decompose d into digits, raise each digit to Q_l ∪ P by fast basis
@@ -20,6 +21,8 @@ public final class KeySwitcher {
     private final BasisConverter pToQ;
     private final long[] pInvModQ;
     private final long[] pInvModQShoup;
+    private final long[] pModQ;
+    private final long[] pModQShoup;
     private final long p0InvModQ0;
     private final long p0InvModQ0Shoup;
 
@@ -34,12 +37,16 @@ public final class KeySwitcher {
         Modulus[] q = new Modulus[ring.qCount()];
         pInvModQ = new long[ring.qCount()];
         pInvModQShoup = new long[ring.qCount()];
+        pModQ = new long[ring.qCount()];
+        pModQShoup = new long[ring.qCount()];
         for (int i = 0; i < q.length; i++) {
             q[i] = ring.modulus(i);
             long prod = 1;
             for (Modulus pt : p) {
                 prod = q[i].mul(prod, q[i].reduce(pt.value()));
             }
+            pModQ[i] = prod;
+            pModQShoup[i] = q[i].shoup(prod);
             pInvModQ[i] = q[i].inv(prod);
             pInvModQShoup[i] = q[i].shoup(pInvModQ[i]);
         }
@@ -349,24 +356,221 @@ public final class KeySwitcher {
             long[][][] termDigits = digits;
             long[][][][] keyDigits = keys[t].digits();
             int[] target = targets(autos[t]);
-            ring.pool().forEach(width, pos -> {
-                int prime = ring.extendedIndex(level, pos);
-                Modulus m = ring.modulus(prime);
-                int j = 0;
-                for (; j + 4 <= termDigits.length; j += 4) {
-                    scatter4(m, termDigits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
-                }
-                if (termDigits.length - j >= 2) {
-                    scatter2(m, termDigits, keyDigits, j, pos, prime, target, acc0[pos], acc1[pos]);
-                    j += 2;
-                }
-                if (j < termDigits.length) {
-                    scatter1(m, termDigits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, acc0[pos],
-                            acc1[pos]);
+            ring.pool().forEach(width, pos -> scatterProduct(termDigits, keyDigits, level, pos, target, acc0[pos],
+                    acc1[pos]));
+        }
+        return new long[][][] {acc0, acc1};
+    }
+
+    /** o_v[target[c]] += Σ_j D_j[c]·key_jv[c] on limb position pos: one term's inner product, permuted by σ. */
+    private void scatterProduct(long[][][] digits, long[][][][] keyDigits, int level, int pos, int[] target,
+            long[] o0, long[] o1) {
+        int prime = ring.extendedIndex(level, pos);
+        Modulus m = ring.modulus(prime);
+        int j = 0;
+        for (; j + 4 <= digits.length; j += 4) {
+            scatter4(m, digits, keyDigits, j, pos, prime, target, o0, o1);
+        }
+        if (digits.length - j >= 2) {
+            scatter2(m, digits, keyDigits, j, pos, prime, target, o0, o1);
+            j += 2;
+        }
+        if (j < digits.length) {
+            scatter1(m, digits[j][pos], keyDigits[j][0][prime], keyDigits[j][1][prime], target, o0, o1);
+        }
+    }
+
+    /**
+     * Σ_g σ_g(Σ_b diag_gb ⊙ σ_b(c)) / (P·q_level) over Q_(level−1), rounded as a rescale rounds: a baby-step
+     * giant-step product by a matrix's diagonals, double-hoisted (Bossuat, Mouchet, Troncoso-Pastoriza, Hubaux,
+     * EUROCRYPT 2021). The baby steps share one decomposition of c1 and stay over Q_level ∪ P, undivided by P
+     * (σ_b(P·c0 + Σ_j D_j·key_j), σ_b(Σ_j D_j·key_j)); the diagonals, encoded over Q_level ∪ P too, multiply them
+     * there, so a baby step costs an inner product and no ModDown. Each giant step's sum needs c1 over Q_level for
+     * its own decomposition: one ModDown of that one polynomial; its c0 joins the extended sum as it is (it already
+     * carries the factor P). All giant steps are summed over Q_level ∪ P and divided by P·q_level once.
+     *
+     * @param babyKeys the Galois key of each baby step, null for the identity
+     * @param diagonals [giant][baby], limbs over Q_level ∪ P in {@link RnsRing#extendedIndex} order and in Montgomery
+     *     form ({@link Modulus#toMont}); null where the matrix has no diagonal
+     * @param giantKeys the Galois key of each giant step, null for the identity
+     */
+    public long[][][] diagonalsRescaled(long[][] c0, long[][] c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
+            long[][][][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+        if (level < 1) {
+            throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
+        }
+        int n = ring.n();
+        int width = level + 1 + ring.pCount();
+        boolean anyBaby = false;
+        for (SwitchingKey key : babyKeys) {
+            anyBaby |= key != null;
+        }
+        long[][][] digits = anyBaby ? decompose(c1, level) : null;
+        long[][][][] babies = new long[babyKeys.length][][][];
+        ring.pool().forEachCiphertext(babies.length,
+                b -> babies[b] = babyStep(c0, c1, digits, babyKeys[b], babyAutos[b], level));
+        long[][][][] sums = new long[giantKeys.length][][][];
+        ring.pool().forEachCiphertext(sums.length, g -> sums[g] = innerSum(babies, diagonals[g], level));
+        long[][] acc0 = new long[width][n];
+        long[][] acc1 = new long[width][n];
+        // a many-core pool takes the giant steps' ModDowns and decompositions at once, as switchedSum does
+        long[][][][] early = new long[sums.length][][][];
+        if (ring.pool().acrossCiphertexts()) {
+            ring.pool().forEachCiphertext(sums.length, g -> {
+                if (giantKeys[g] != null) {
+                    early[g] = decompose(modDown(new long[][][] {sums[g][1]}, level)[0], level);
                 }
             });
         }
-        return new long[][][] {acc0, acc1};
+        for (int g = 0; g < sums.length; g++) {
+            long[][] s0 = sums[g][0];
+            long[][] s1 = sums[g][1];
+            if (giantKeys[g] == null) {
+                ring.pool().forEach(width, pos -> {
+                    Modulus m = ring.modulus(ring.extendedIndex(level, pos));
+                    addInPlace(m, acc0[pos], s0[pos]);
+                    addInPlace(m, acc1[pos], s1[pos]);
+                });
+                continue;
+            }
+            long[][][] giantDigits = early[g] != null ? early[g] : decompose(modDown(new long[][][] {s1}, level)[0],
+                    level);
+            early[g] = null;
+            long[][][][] keyDigits = giantKeys[g].digits();
+            int[] target = targets(giantAutos[g]);
+            ring.pool().forEach(width, pos -> {
+                scatterProduct(giantDigits, keyDigits, level, pos, target, acc0[pos], acc1[pos]);
+                scatterAdd(ring.modulus(ring.extendedIndex(level, pos)), s0[pos], target, acc0[pos]);
+            });
+        }
+        return modDownRescale(new long[][][] {acc0, acc1}, new long[][][] {null, null}, level);
+    }
+
+    /**
+     * One baby step over Q_level ∪ P, not divided by P: (σ(P·c0 + Σ_j D_j·key_j0), σ(Σ_j D_j·key_j1)), or
+     * (P·c0, P·c1) for the identity (zero on the special primes).
+     */
+    private long[][][] babyStep(long[][] c0, long[][] c1, long[][][] digits, SwitchingKey key, Automorphism auto,
+            int level) {
+        int n = ring.n();
+        int width = level + 1 + ring.pCount();
+        long[][] out0 = new long[width][n];
+        long[][] out1 = new long[width][n];
+        int[] target = key == null ? null : targets(auto);
+        ring.pool().forEach(width, pos -> {
+            if (key == null) {
+                if (pos <= level) {
+                    timesP(pos, c0[pos], out0[pos]);
+                    timesP(pos, c1[pos], out1[pos]);
+                }
+                return;
+            }
+            scatterProduct(digits, key.digits(), level, pos, target, out0[pos], out1[pos]);
+            if (pos <= level) {
+                long[] p0 = new long[n];
+                timesP(pos, c0[pos], p0);
+                scatterAdd(ring.modulus(pos), p0, target, out0[pos]);
+            }
+        });
+        return new long[][][] {out0, out1};
+    }
+
+    /** out = P·x modulo q_i. */
+    private void timesP(int i, long[] x, long[] out) {
+        Modulus m = ring.modulus(i);
+        long w = pModQ[i];
+        long ws = pModQShoup[i];
+        for (int c = 0; c < x.length; c++) {
+            out[c] = m.mulShoup(x[c], w, ws);
+        }
+    }
+
+    /**
+     * Σ_b diagonals[b] ⊙ babies[b] over Q_level ∪ P (both components), the diagonals in Montgomery form: products
+     * of four baby steps summed unreduced (each in (−q, q)) before one reduction.
+     */
+    private long[][][] innerSum(long[][][][] babies, long[][][] diagonals, int level) {
+        int n = ring.n();
+        int width = level + 1 + ring.pCount();
+        int[] present = IntStream.range(0, babies.length).filter(b -> diagonals[b] != null).toArray();
+        long[][] out0 = new long[width][n];
+        long[][] out1 = new long[width][n];
+        ring.pool().forEach(width, pos -> {
+            Modulus m = ring.modulus(ring.extendedIndex(level, pos));
+            long[] r0 = out0[pos];
+            long[] r1 = out1[pos];
+            int i = 0;
+            for (; i + 4 <= present.length; i += 4) {
+                productSum4(m, babies, diagonals, present, i, pos, r0, r1);
+            }
+            for (; i < present.length; i++) {
+                int b = present[i];
+                productSum1(m, babies[b][0][pos], babies[b][1][pos], diagonals[b][pos], r0, r1);
+            }
+        });
+        return new long[][][] {out0, out1};
+    }
+
+    /** r_v += Σ_{i<4} x_v·y over four baby steps present[at..at+3], y in Montgomery form. */
+    private static void productSum4(Modulus m, long[][][][] babies, long[][][] diagonals, int[] present, int at,
+            int pos, long[] r0, long[] r1) {
+        long q = m.value();
+        long q4 = 4 * q;
+        long[] x00 = babies[present[at]][0][pos];
+        long[] x01 = babies[present[at]][1][pos];
+        long[] x10 = babies[present[at + 1]][0][pos];
+        long[] x11 = babies[present[at + 1]][1][pos];
+        long[] x20 = babies[present[at + 2]][0][pos];
+        long[] x21 = babies[present[at + 2]][1][pos];
+        long[] x30 = babies[present[at + 3]][0][pos];
+        long[] x31 = babies[present[at + 3]][1][pos];
+        long[] y0 = diagonals[present[at]][pos];
+        long[] y1 = diagonals[present[at + 1]][pos];
+        long[] y2 = diagonals[present[at + 2]][pos];
+        long[] y3 = diagonals[present[at + 3]][pos];
+        for (int c = 0; c < r0.length; c++) {
+            long a = y0[c];
+            long b = y1[c];
+            long d = y2[c];
+            long e = y3[c];
+            long s0 = m.mulMontLazy(x00[c], a) + m.mulMontLazy(x10[c], b) + m.mulMontLazy(x20[c], d)
+                    + m.mulMontLazy(x30[c], e);
+            long s1 = m.mulMontLazy(x01[c], a) + m.mulMontLazy(x11[c], b) + m.mulMontLazy(x21[c], d)
+                    + m.mulMontLazy(x31[c], e);
+            long v0 = m.reduce(s0 + ((s0 >> 63) & q4)) + r0[c] - q;
+            r0[c] = v0 + ((v0 >> 63) & q);
+            long v1 = m.reduce(s1 + ((s1 >> 63) & q4)) + r1[c] - q;
+            r1[c] = v1 + ((v1 >> 63) & q);
+        }
+    }
+
+    private static void productSum1(Modulus m, long[] x0, long[] x1, long[] y, long[] r0, long[] r1) {
+        long q = m.value();
+        for (int c = 0; c < r0.length; c++) {
+            long u = y[c];
+            long v0 = r0[c] + m.mulMont(x0[c], u) - q;
+            r0[c] = v0 + ((v0 >> 63) & q);
+            long v1 = r1[c] + m.mulMont(x1[c], u) - q;
+            r1[c] = v1 + ((v1 >> 63) & q);
+        }
+    }
+
+    private static void addInPlace(Modulus m, long[] acc, long[] x) {
+        long q = m.value();
+        for (int c = 0; c < acc.length; c++) {
+            long r = acc[c] + x[c] - q;
+            acc[c] = r + ((r >> 63) & q);
+        }
+    }
+
+    /** acc[target[c]] += x[c]: σ(x) added, σ sending slot c to target[c]. */
+    private static void scatterAdd(Modulus m, long[] x, int[] target, long[] acc) {
+        long q = m.value();
+        for (int c = 0; c < x.length; c++) {
+            int at = target[c];
+            long r = acc[at] + x[c] - q;
+            acc[at] = r + ((r >> 63) & q);
+        }
     }
 
     /** Where σ sends each slot: σ(x)[i] = x[source[i]], so x[c] lands at target[c]. */

@@ -36,6 +36,21 @@ final class CanonicalEncoder implements Encoder {
 
     @Override
     public Plaintext encodeComplex(double[] real, double[] imag, int slots, int level, double scale) {
+        return new CkksPlaintext(exec.upload(limbs(real, imag, slots, level, scale, false)), level, scale, slots,
+                params.hash());
+    }
+
+    /**
+     * A linear transform's diagonal for {@link RingExecutor#diagonalsRescale}: over Q_level ∪ P where the executor
+     * double-hoists, in the form it reads ({@link RingExecutor#uploadDiagonal}).
+     */
+    CkksDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale) {
+        long[][] limbs = limbs(real, imag, slots, level, scale, exec.hoistsDiagonals());
+        return new CkksDiagonal(exec.uploadDiagonal(limbs), level, scale, params.hash());
+    }
+
+    /** The NTT-form limbs of the encoding: q_0..q_level, and with {@code extended} the special primes after them. */
+    private long[][] limbs(double[] real, double[] imag, int slots, int level, double scale, boolean extended) {
         checkSlots(slots);
         if (real.length > slots || imag.length > slots) {
             throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
@@ -72,10 +87,11 @@ final class CanonicalEncoder implements Encoder {
         }
         // a rounded double below 2^62 converts to a long exactly: one Barrett reduction per limb, no rounding again
         boolean fitsLong = ScaledInteger.fitsLong(largest);
-        long[][] limbs = new long[level + 1][n];
-        ring.pool().forEach(level + 1, l -> {
+        long[][] limbs = new long[level + 1 + (extended ? ring.pCount() : 0)][n];
+        ring.pool().forEach(limbs.length, pos -> {
+            int l = ring.extendedIndex(level, pos);
             Modulus m = ring.modulus(l);
-            long[] limb = limbs[l];
+            long[] limb = limbs[pos];
             if (fitsLong) {
                 for (int c = 0; c < n; c++) {
                     limb[c] = m.reduceSigned((long) coef[c]);
@@ -87,7 +103,7 @@ final class CanonicalEncoder implements Encoder {
             }
             ring.ntt(l).forward(limb);
         });
-        return new CkksPlaintext(exec.upload(limbs), level, scale, slots, params.hash());
+        return limbs;
     }
 
     @Override

@@ -2,14 +2,31 @@ package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.ckks.bootstrap.CiphertextLimbs;
+import dev.polyhe.ckks.bootstrap.EncodedDiagonal;
 import dev.polyhe.ckks.executor.RingExecutor;
 
-/** Gives the bootstrapping package ModRaise and slot views of this package's ciphertexts. */
+/**
+ * Gives the bootstrapping package ModRaise, slot views and the diagonal products of this package's ciphertexts,
+ * under one evaluator's keys.
+ */
 final class CkksCiphertextLimbs implements CiphertextLimbs {
     private final RingExecutor exec;
+    private final CkksEvaluator evaluator;
 
-    CkksCiphertextLimbs(RingExecutor exec) {
+    CkksCiphertextLimbs(RingExecutor exec, CkksEvaluator evaluator) {
         this.exec = exec;
+        this.evaluator = evaluator;
+    }
+
+    @Override
+    public EncodedDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale) {
+        return evaluator.encodeDiagonal(real, imag, slots, level, scale);
+    }
+
+    @Override
+    public Ciphertext multiplyDiagonalsAndRescale(Ciphertext ct, int[] babySteps, int[] giantSteps,
+            EncodedDiagonal[][] diagonals) {
+        return evaluator.multiplyDiagonalsAndRescale(ct, babySteps, giantSteps, diagonals);
     }
 
     @Override

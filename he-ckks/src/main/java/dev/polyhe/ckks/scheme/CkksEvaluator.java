@@ -5,6 +5,7 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.ckks.bootstrap.BootstrapParameters;
+import dev.polyhe.ckks.bootstrap.EncodedDiagonal;
 import dev.polyhe.ckks.bootstrap.Bootstrapper;
 import dev.polyhe.ckks.bootstrap.SecretEncapsulation;
 import dev.polyhe.ckks.executor.KeySwitchDigits;
@@ -301,6 +302,73 @@ final class CkksEvaluator implements Evaluator {
     }
 
     /**
+     * Σ_g rot(Σ_b diagonals[g][b] ⊙ rot(a, babySteps[b]), giantSteps[g]), rescaled: a baby-step giant-step product
+     * by encoded diagonals (null where the matrix has none), all of a's level and one scale, from
+     * {@link #encodeDiagonal}. The executor may double-hoist it ({@link RingExecutor#diagonalsRescale}).
+     */
+    Ciphertext multiplyDiagonalsAndRescale(Ciphertext a, int[] babySteps, int[] giantSteps,
+            EncodedDiagonal[][] diagonals) {
+        CkksCiphertext x = ct(a);
+        int level = x.level();
+        Double ptScale = null;
+        RnsPoly[][] polys = new RnsPoly[giantSteps.length][babySteps.length];
+        for (int g = 0; g < giantSteps.length; g++) {
+            if (diagonals[g].length != babySteps.length) {
+                throw new IllegalArgumentException("multiplyDiagonals: giant step " + g + " has " + diagonals[g].length
+                        + " diagonals for " + babySteps.length + " baby steps");
+            }
+            for (int b = 0; b < babySteps.length; b++) {
+                if (diagonals[g][b] == null) {
+                    continue;
+                }
+                if (!(diagonals[g][b] instanceof CkksDiagonal p)) {
+                    throw new HeException("multiplyDiagonals: diagonal " + diagonals[g][b] + " was not encoded by this "
+                            + "evaluator's encodeDiagonal");
+                }
+                OperandCheck.sameParameters(p.parameterHash(), params.hash(), "diagonal");
+                if (p.level() != level) {
+                    throw new HeException("multiplyDiagonals: a diagonal at level " + p.level()
+                            + " for a ciphertext at level " + level + "; encode the diagonals at the ciphertext's level");
+                }
+                if (ptScale == null) {
+                    ptScale = p.scale();
+                }
+                OperandCheck.sameScale(ptScale, p.scale(), "multiplyDiagonals");
+                polys[g][b] = p.poly();
+            }
+        }
+        if (ptScale == null) {
+            throw new IllegalArgumentException("multiplyDiagonals: no diagonal given");
+        }
+        double newScale = rescaledScale(productScale(x.scale(), ptScale, level, "multiplyDiagonals"), level);
+        SwitchingKey[] babyKeys = new SwitchingKey[babySteps.length];
+        Automorphism[] babyAutos = new Automorphism[babySteps.length];
+        galois(babySteps, x.slots(), babyKeys, babyAutos);
+        SwitchingKey[] giantKeys = new SwitchingKey[giantSteps.length];
+        Automorphism[] giantAutos = new Automorphism[giantSteps.length];
+        galois(giantSteps, x.slots(), giantKeys, giantAutos);
+        RnsPoly[] out = exec.diagonalsRescale(x.c0, x.c1, babyKeys, babyAutos, polys, giantKeys, giantAutos, level);
+        return x.with(out[0], out[1], level - 1, newScale);
+    }
+
+    /** The key and automorphism of each left rotation (null, null for a step of 0 modulo the slots). */
+    private void galois(int[] steps, int slots, SwitchingKey[] keys, Automorphism[] autos) {
+        for (int k = 0; k < steps.length; k++) {
+            int s = Math.floorMod(steps[k], slots);
+            if (s != 0) {
+                int keyStep = rotationKeyStep(s, slots);
+                keys[k] = rotationKey(keyStep); // a missing key fails before any work
+                autos[k] = keygen.automorphism(keygen.rotationElement(keyStep));
+            }
+        }
+    }
+
+    /** A diagonal for {@link #multiplyDiagonalsAndRescale} ({@link CanonicalEncoder#encodeDiagonal}). */
+    CkksDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale) {
+        return encoder.encodeDiagonal(real, imag, slots, level, scale);
+    }
+
+    /**
      * A rotate-sum's operands at their common level: the c1 of each moved one with its key and automorphism, and
      * d0, d1 the parts added after the key switches (the moved c0 permuted, the unmoved summed; d1 null where
      * nothing is unmoved). Without a moved operand, (d0, d1) is the sum itself.
@@ -437,7 +505,7 @@ final class CkksEvaluator implements Evaluator {
     private Bootstrapper bootstrapper() {
         Bootstrapper b = bootstrapper;
         if (b == null) {
-            b = new Bootstrapper(params, encoder, new CkksCiphertextLimbs(exec));
+            b = new Bootstrapper(params, encoder, new CkksCiphertextLimbs(exec, this));
             bootstrapper = b;
         }
         return b;
