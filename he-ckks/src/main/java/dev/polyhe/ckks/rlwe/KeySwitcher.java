@@ -5,8 +5,8 @@ import dev.polyhe.ckks.ring.BasisConverter;
 import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.NttTables;
 import dev.polyhe.ckks.ring.RnsRing;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.IntStream;
 
 /**
  * Hybrid key switching (Han–Ki): decompose d into digits, raise each digit to Q_l ∪ P by fast basis
@@ -24,6 +24,8 @@ public final class KeySwitcher {
     private final long[] pModQ;
     private final long[] pModQShoup;
     private final long p0InvModQ0;
+    /** A thread's four baby-step limbs, both components ({@link #innerSums}). */
+    private final ThreadLocal<long[][]> babyScratch = new ThreadLocal<>();
     private final long p0InvModQ0Shoup;
 
     public KeySwitcher(RnsRing ring, GadgetDecomposition gadget) {
@@ -406,13 +408,19 @@ public final class KeySwitcher {
             anyBaby |= key != null;
         }
         long[][][] digits = anyBaby ? decompose(c1, level) : null;
-        long[][][][] babies = new long[babyKeys.length][][][];
-        ring.pool().forEachCiphertext(babies.length,
-                b -> babies[b] = babyStep(c0, c1, digits, babyKeys[b], babyAutos[b], level));
-        long[][][][] sums = new long[giantKeys.length][][][];
-        ring.pool().forEachCiphertext(sums.length, g -> sums[g] = innerSum(babies, diagonals[g], level));
-        long[][] acc0 = new long[width][n];
-        long[][] acc1 = new long[width][n];
+        int[][] babyTargets = new int[babyKeys.length][];
+        for (int b = 0; b < babyKeys.length; b++) {
+            babyTargets[b] = babyKeys[b] == null ? null : targets(babyAutos[b]);
+        }
+        long[][][][] sums = new long[giantKeys.length][2][width][];
+        ring.pool().forEach(width, pos -> innerSums(c0, c1, digits, babyKeys, babyTargets, diagonals, level, pos, sums));
+        // the identity giant step's sum, where there is one, starts the accumulator
+        int identity = -1;
+        for (int g = 0; g < giantKeys.length; g++) {
+            identity = giantKeys[g] == null ? g : identity;
+        }
+        long[][] acc0 = identity >= 0 ? sums[identity][0] : new long[width][n];
+        long[][] acc1 = identity >= 0 ? sums[identity][1] : new long[width][n];
         // a many-core pool takes the giant steps' ModDowns and decompositions at once, as switchedSum does
         long[][][][] early = new long[sums.length][][][];
         if (ring.pool().acrossCiphertexts()) {
@@ -426,12 +434,7 @@ public final class KeySwitcher {
             long[][] s0 = sums[g][0];
             long[][] s1 = sums[g][1];
             if (giantKeys[g] == null) {
-                ring.pool().forEach(width, pos -> {
-                    Modulus m = ring.modulus(ring.extendedIndex(level, pos));
-                    addInPlace(m, acc0[pos], s0[pos]);
-                    addInPlace(m, acc1[pos], s1[pos]);
-                });
-                continue;
+                continue; // the accumulator's start
             }
             long[][][] giantDigits = early[g] != null ? early[g] : decompose(modDown(new long[][][] {s1}, level)[0],
                     level);
@@ -447,32 +450,75 @@ public final class KeySwitcher {
     }
 
     /**
-     * One baby step over Q_level ∪ P, not divided by P: (σ(P·c0 + Σ_j D_j·key_j0), σ(Σ_j D_j·key_j1)), or
-     * (P·c0, P·c1) for the identity (zero on the special primes).
+     * Limb position pos of every giant step's Σ_b diagonals[g][b] ⊙ baby_b, the baby steps over Q_level ∪ P and not
+     * divided by P: baby_b = (σ_b(P·c0 + Σ_j D_j·key_j0), σ_b(Σ_j D_j·key_j1)), or (P·c0, P·c1) for the identity
+     * (zero on the special primes). The baby steps are made limb by limb, four at a time in a thread's scratch, and
+     * used at once by every giant step: no baby step is ever held whole, and its limb is multiplied while in cache.
+     * Four products are summed unreduced (each in (−q, q)) before one reduction; the diagonals are in Montgomery
+     * form.
      */
-    private long[][][] babyStep(long[][] c0, long[][] c1, long[][][] digits, SwitchingKey key, Automorphism auto,
-            int level) {
+    private void innerSums(long[][] c0, long[][] c1, long[][][] digits, SwitchingKey[] babyKeys, int[][] targets,
+            long[][][][] diagonals, int level, int pos, long[][][][] sums) {
         int n = ring.n();
-        int width = level + 1 + ring.pCount();
-        long[][] out0 = new long[width][n];
-        long[][] out1 = new long[width][n];
-        int[] target = key == null ? null : targets(auto);
-        ring.pool().forEach(width, pos -> {
-            if (key == null) {
-                if (pos <= level) {
-                    timesP(pos, c0[pos], out0[pos]);
-                    timesP(pos, c1[pos], out1[pos]);
+        boolean special = pos > level;
+        Modulus m = ring.modulus(ring.extendedIndex(level, pos));
+        for (long[][][] sum : sums) {
+            sum[0][pos] = new long[n];
+            sum[1][pos] = new long[n];
+        }
+        long[][] scratch = babyScratch.get();
+        if (scratch == null || scratch[0].length != n) {
+            scratch = new long[8][n];
+            babyScratch.set(scratch);
+        }
+        // the identity is zero on the special primes (P·c), so it takes no part there
+        int[] active = new int[babyKeys.length];
+        int actives = 0;
+        for (int b = 0; b < babyKeys.length; b++) {
+            if (babyKeys[b] != null || !special) {
+                active[actives++] = b;
+            }
+        }
+        int[] group = new int[4];
+        for (int first = 0; first < actives; first += 4) {
+            int count = Math.min(4, actives - first);
+            for (int i = 0; i < count; i++) {
+                int b = active[first + i];
+                group[i] = b;
+                long[] x0 = scratch[2 * i];
+                long[] x1 = scratch[2 * i + 1];
+                if (babyKeys[b] == null) {
+                    timesP(pos, c0[pos], x0);
+                    timesP(pos, c1[pos], x1);
+                    continue;
                 }
-                return;
+                Arrays.fill(x0, 0);
+                Arrays.fill(x1, 0);
+                scatterProduct(digits, babyKeys[b].digits(), level, pos, targets[b], x0, x1);
+                if (!special) {
+                    scatterAddTimesP(pos, c0[pos], targets[b], x0);
+                }
             }
-            scatterProduct(digits, key.digits(), level, pos, target, out0[pos], out1[pos]);
-            if (pos <= level) {
-                long[] p0 = new long[n];
-                timesP(pos, c0[pos], p0);
-                scatterAdd(ring.modulus(pos), p0, target, out0[pos]);
+            for (int g = 0; g < sums.length; g++) {
+                long[][][] d = diagonals[g];
+                long[] r0 = sums[g][0][pos];
+                long[] r1 = sums[g][1][pos];
+                boolean all = count == 4;
+                for (int i = 0; i < count && all; i++) {
+                    all = d[group[i]] != null;
+                }
+                if (all) {
+                    productSum4(m, scratch, d[group[0]][pos], d[group[1]][pos], d[group[2]][pos], d[group[3]][pos],
+                            r0, r1);
+                    continue;
+                }
+                for (int i = 0; i < count; i++) {
+                    if (d[group[i]] != null) {
+                        productSum1(m, scratch[2 * i], scratch[2 * i + 1], d[group[i]][pos], r0, r1);
+                    }
+                }
             }
-        });
-        return new long[][][] {out0, out1};
+        }
     }
 
     /** out = P·x modulo q_i. */
@@ -485,49 +531,32 @@ public final class KeySwitcher {
         }
     }
 
-    /**
-     * Σ_b diagonals[b] ⊙ babies[b] over Q_level ∪ P (both components), the diagonals in Montgomery form: products
-     * of four baby steps summed unreduced (each in (−q, q)) before one reduction.
-     */
-    private long[][][] innerSum(long[][][][] babies, long[][][] diagonals, int level) {
-        int n = ring.n();
-        int width = level + 1 + ring.pCount();
-        int[] present = IntStream.range(0, babies.length).filter(b -> diagonals[b] != null).toArray();
-        long[][] out0 = new long[width][n];
-        long[][] out1 = new long[width][n];
-        ring.pool().forEach(width, pos -> {
-            Modulus m = ring.modulus(ring.extendedIndex(level, pos));
-            long[] r0 = out0[pos];
-            long[] r1 = out1[pos];
-            int i = 0;
-            for (; i + 4 <= present.length; i += 4) {
-                productSum4(m, babies, diagonals, present, i, pos, r0, r1);
-            }
-            for (; i < present.length; i++) {
-                int b = present[i];
-                productSum1(m, babies[b][0][pos], babies[b][1][pos], diagonals[b][pos], r0, r1);
-            }
-        });
-        return new long[][][] {out0, out1};
+    /** acc[target[c]] += P·x[c] modulo q_i: σ(P·x) added. */
+    private void scatterAddTimesP(int i, long[] x, int[] target, long[] acc) {
+        Modulus m = ring.modulus(i);
+        long q = m.value();
+        long w = pModQ[i];
+        long ws = pModQShoup[i];
+        for (int c = 0; c < x.length; c++) {
+            int at = target[c];
+            long r = acc[at] + m.mulShoup(x[c], w, ws) - q;
+            acc[at] = r + ((r >> 63) & q);
+        }
     }
 
-    /** r_v += Σ_{i<4} x_v·y over four baby steps present[at..at+3], y in Montgomery form. */
-    private static void productSum4(Modulus m, long[][][][] babies, long[][][] diagonals, int[] present, int at,
-            int pos, long[] r0, long[] r1) {
+    /** r_v += Σ_{i<4} x_(2i+v)·y_i, y_i in Montgomery form: four products, one reduction. */
+    private static void productSum4(Modulus m, long[][] x, long[] y0, long[] y1, long[] y2, long[] y3, long[] r0,
+            long[] r1) {
         long q = m.value();
         long q4 = 4 * q;
-        long[] x00 = babies[present[at]][0][pos];
-        long[] x01 = babies[present[at]][1][pos];
-        long[] x10 = babies[present[at + 1]][0][pos];
-        long[] x11 = babies[present[at + 1]][1][pos];
-        long[] x20 = babies[present[at + 2]][0][pos];
-        long[] x21 = babies[present[at + 2]][1][pos];
-        long[] x30 = babies[present[at + 3]][0][pos];
-        long[] x31 = babies[present[at + 3]][1][pos];
-        long[] y0 = diagonals[present[at]][pos];
-        long[] y1 = diagonals[present[at + 1]][pos];
-        long[] y2 = diagonals[present[at + 2]][pos];
-        long[] y3 = diagonals[present[at + 3]][pos];
+        long[] x00 = x[0];
+        long[] x01 = x[1];
+        long[] x10 = x[2];
+        long[] x11 = x[3];
+        long[] x20 = x[4];
+        long[] x21 = x[5];
+        long[] x30 = x[6];
+        long[] x31 = x[7];
         for (int c = 0; c < r0.length; c++) {
             long a = y0[c];
             long b = y1[c];
@@ -552,14 +581,6 @@ public final class KeySwitcher {
             r0[c] = v0 + ((v0 >> 63) & q);
             long v1 = r1[c] + m.mulMont(x1[c], u) - q;
             r1[c] = v1 + ((v1 >> 63) & q);
-        }
-    }
-
-    private static void addInPlace(Modulus m, long[] acc, long[] x) {
-        long q = m.value();
-        for (int c = 0; c < acc.length; c++) {
-            long r = acc[c] + x[c] - q;
-            acc[c] = r + ((r >> 63) & q);
         }
     }
 

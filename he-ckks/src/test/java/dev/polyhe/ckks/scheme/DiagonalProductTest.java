@@ -25,12 +25,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The bootstrap's baby-step giant-step products by diagonals: the host executor's double-hoisted path and the
  * interface's default (baby steps divided by P one by one) both give M·z, for a random sparse matrix M whose
- * offsets cover the identity, baby steps alone, giant steps alone and both.
+ * offsets cover the identity, baby steps alone, giant steps alone and both, full and sparse giant steps.
  */
 class DiagonalProductTest {
-    private static final int N1 = 4;
-    /** Offsets k of M's diagonals (modulo the slots): z[i + k] weighted by d_k[i]. */
-    private static final int[] OFFSETS = {0, 1, 3, 4, 6, 9, -1, -4, -7};
+    private static final int N1 = 8;
+    /**
+     * Offsets k of M's diagonals (modulo the slots): z[i + k] weighted by d_k[i]. Giant step 0 has all eight baby
+     * steps (products four at a time, the identity left out on the special primes), the others a few.
+     */
+    private static final int[] OFFSETS = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, -1, -4, -7, -9};
 
     @Test
     void theDoubleHoistedProductIsMTimesZ() {
