@@ -31,7 +31,8 @@ final class LinearTransform {
             int k = signed(e.getKey(), n);
             int baby = Math.floorMod(k, n1);
             b.add(baby);
-            byGiant.computeIfAbsent(k - baby, x -> new TreeMap<>()).put(baby, e.getValue());
+            // giants equal modulo n (k − baby = −n and 0 when n1 = n) are one rotation: one sum
+            byGiant.computeIfAbsent(Math.floorMod(k - baby, n), x -> new TreeMap<>()).put(baby, e.getValue());
         }
         babies = b.stream().mapToInt(Integer::intValue).toArray();
         giants = new int[byGiant.size()];
@@ -39,7 +40,7 @@ final class LinearTransform {
         int g = 0;
         for (Map.Entry<Integer, Map<Integer, double[][]>> e : byGiant.entrySet()) {
             int giant = e.getKey();
-            giants[g] = Math.floorMod(giant, n);
+            giants[g] = giant;
             for (int i = 0; i < babies.length; i++) {
                 double[][] d = e.getValue().get(babies[i]);
                 if (d == null) {

@@ -433,8 +433,16 @@ public final class KeySwitcher {
         for (int g = 0; g < sums.length; g++) {
             long[][] s0 = sums[g][0];
             long[][] s1 = sums[g][1];
-            if (giantKeys[g] == null) {
+            if (g == identity) {
                 continue; // the accumulator's start
+            }
+            if (giantKeys[g] == null) { // another unrotated sum
+                ring.pool().forEach(width, pos -> {
+                    Modulus m = ring.modulus(ring.extendedIndex(level, pos));
+                    addInPlace(m, acc0[pos], s0[pos]);
+                    addInPlace(m, acc1[pos], s1[pos]);
+                });
+                continue;
             }
             long[][][] giantDigits = early[g] != null ? early[g] : decompose(modDown(new long[][][] {s1}, level)[0],
                     level);
@@ -581,6 +589,14 @@ public final class KeySwitcher {
             r0[c] = v0 + ((v0 >> 63) & q);
             long v1 = r1[c] + m.mulMont(x1[c], u) - q;
             r1[c] = v1 + ((v1 >> 63) & q);
+        }
+    }
+
+    private static void addInPlace(Modulus m, long[] acc, long[] x) {
+        long q = m.value();
+        for (int c = 0; c < acc.length; c++) {
+            long r = acc[c] + x[c] - q;
+            acc[c] = r + ((r >> 63) & q);
         }
     }
 
