@@ -136,4 +136,24 @@ class BootstrapperTest {
             assertEquals(v[i], out[i], 0x1p-20);
         }
     }
+
+    /**
+     * Every sparse slot count: at 2 to 16 slots a transform's baby-step size can equal its slot count, where the giant
+     * steps 0 and −n are one rotation and both sums must be kept.
+     */
+    @Test
+    void everySparseSlotCountBootstraps() {
+        for (int slots = 2; slots < ctx.parameters().slots(); slots <<= 1) {
+            double[] v = new double[slots];
+            Random r = new Random(slots);
+            for (int i = 0; i < slots; i++) {
+                v[i] = 2 * r.nextDouble() - 1;
+            }
+            Ciphertext c = ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
+            double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(ev.bootstrap(c)));
+            for (int i = 0; i < slots; i++) {
+                assertEquals(v[i], out[i], 0x1p-14, slots + " slots, slot " + i);
+            }
+        }
+    }
 }
