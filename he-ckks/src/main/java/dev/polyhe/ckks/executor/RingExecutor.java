@@ -145,10 +145,9 @@ public interface RingExecutor extends AutoCloseable {
      * automorphism babyAutos[b] with key babyKeys[b], giant step g giantAutos[g] with giantKeys[g]; a null key is the
      * identity. diagonals[g][b] ({@link #uploadDiagonal}) is null where the matrix has none, and holds the limbs
      * of Q_level ∪ P ({@code RnsRing.extendedIndex} order) where {@link #hoistsDiagonals}. The default rotates the
-     * baby steps from
-     * one decomposition, sums their products per giant step, and switches the giant steps with
-     * {@link #keySwitchSumRescale}; an executor that double-hoists keeps the baby steps over Q_level ∪ P and
-     * saves their ModDowns.
+     * baby steps from one decomposition, sums their products per giant step, and switches the giant steps with
+     * {@link #keySwitchSumRescale}; an executor that double-hoists keeps the baby steps over Q_level ∪ P and saves
+     * their ModDowns.
      */
     default RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
             RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {

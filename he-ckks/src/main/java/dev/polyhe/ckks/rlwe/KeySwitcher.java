@@ -24,13 +24,14 @@ public final class KeySwitcher {
     private final long[] pModQ;
     private final long[] pModQShoup;
     private final long p0InvModQ0;
-    /** A thread's four baby-step limbs, both components ({@link #innerSums}). */
-    private final ThreadLocal<long[][]> babyScratch = new ThreadLocal<>();
     private final long p0InvModQ0Shoup;
+    /** A thread's four baby-step limbs, both components ({@link #innerSums}). */
+    private final ThreadLocal<long[][]> babyScratch;
 
     public KeySwitcher(RnsRing ring, GadgetDecomposition gadget) {
         this.ring = ring;
         this.gadget = gadget;
+        this.babyScratch = ThreadLocal.withInitial(() -> new long[8][ring.n()]);
         int k = ring.pCount();
         Modulus[] p = new Modulus[k];
         for (int t = 0; t < k; t++) {
@@ -475,10 +476,6 @@ public final class KeySwitcher {
             sum[1][pos] = new long[n];
         }
         long[][] scratch = babyScratch.get();
-        if (scratch == null || scratch[0].length != n) {
-            scratch = new long[8][n];
-            babyScratch.set(scratch);
-        }
         // the identity is zero on the special primes (P·c), so it takes no part there
         int[] active = new int[babyKeys.length];
         int actives = 0;
