@@ -94,6 +94,11 @@ run() {
         --class-path "$cp" --select-package dev.polyhe.backend.cuda --exclude-classname '.*(HostEmulation|Emulated).*' \
         --details=tree \
         --reports-dir "$out/junit"
+    # the same kernels under eager module loading (the driver's default is lazy): a failure in one mode only
+    # points at the module's loading
+    run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "$java" "${jvm[@]}" \
+        -jar "$dev"/tests/junit-platform-console-standalone-*.jar execute --class-path "$cp" \
+        --select-class dev.polyhe.backend.cuda.CudaLimbTest --details=tree
     run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
     run_step bench-bootstrap 90 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
     run_step bench-layer 120 "${polyhe[@]}" bench layer --backend ckks-cuda --shape pythia-70m --tokens 128 \
@@ -109,7 +114,7 @@ run() {
     cp "$out/summary.txt" "$results/"
     # the reply shows the end of the output: the steps (above), the machine, the tests' counts and each step's last lines
     cat "$out/machine.txt"
-    grep -E 'tests (successful|failed|aborted)' "$out/tests.out" || true
+    grep -E 'tests (successful|failed|aborted)' "$out/tests.out" "$out/tests-eager.out" || true
     for f in "$out"/*.log; do echo "-- $(basename "$f")"; tail -n 4 "$f"; done
 }
 

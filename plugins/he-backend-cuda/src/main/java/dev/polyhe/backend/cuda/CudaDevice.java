@@ -20,12 +20,14 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
-import static jcuda.driver.JCudaDriver.cuModuleLoadFatBinary;
+import static jcuda.driver.JCudaDriver.cuModuleGetLoadingMode;
+import static jcuda.driver.JCudaDriver.cuModuleLoadDataEx;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
 
 import dev.polyhe.api.he.HeException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,6 +53,12 @@ final class CudaDevice implements DeviceApi {
     private final CUdevice device = new CUdevice();
     private final CUcontext context = new CUcontext();
     private final CUmodule module = new CUmodule();
+    /**
+     * The fatbin, outside the Java heap and held as long as the module: under lazy module loading (the driver's
+     * default since CUDA 12.2) the driver reads a kernel from the image at its first use, not at the load.
+     */
+    private final ByteBuffer image;
+    private final String loadingMode;
     private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
     private final Map<Long, CUdeviceptr> allocations = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
@@ -91,7 +99,12 @@ final class CudaDevice implements DeviceApi {
         }
         check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
         bind();
-        check(cuModuleLoadFatBinary(module, fatbin), "loading the ring kernels (cuModuleLoadFatBinary)");
+        image = ByteBuffer.allocateDirect(fatbin.length).put(fatbin).flip();
+        check(cuModuleLoadDataEx(module, Pointer.to(image), 0, new int[0], new Pointer()),
+                "loading the ring kernels (cuModuleLoadDataEx)");
+        int[] mode = {0};
+        loadingMode = cuModuleGetLoadingMode(mode) == CUresult.CUDA_SUCCESS
+                ? (mode[0] == 1 ? "eager" : mode[0] == 2 ? "lazy" : "mode " + mode[0]) : "unknown";
     }
 
     /** Opens GPU 0 with the kernels of this jar; the reason in an {@link HeException} where it cannot. */
@@ -207,7 +220,7 @@ final class CudaDevice implements DeviceApi {
     private CUfunction function(String kernel) {
         return functions.computeIfAbsent(kernel, k -> {
             CUfunction f = new CUfunction();
-            check(cuModuleGetFunction(f, module, k), "kernel " + k);
+            check(cuModuleGetFunction(f, module, k), "kernel " + k + " (module loading " + loadingMode + ")");
             return f;
         });
     }
