@@ -95,6 +95,7 @@ final class BenchLayerCommand implements Callable<Integer> {
         boolean asJson = format == Format.json;
         // with --format json stdout carries the JSON object alone
         PrintWriter out = asJson ? new PrintWriter(java.io.Writer.nullWriter()) : stdout;
+        BreakdownChart.checkWritable(chart);
         if (layers < 1) {
             throw new ErrorReport.InputException("--layers " + layers + " must be at least 1");
         }

@@ -75,6 +75,7 @@ final class EvalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
+        BreakdownChart.checkWritable(chart);
         try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure)) {
             var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);

@@ -93,6 +93,7 @@ final class InferCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        BreakdownChart.checkWritable(chart);
         try (PolyHe polyhe = model.open(common)) {
             Engine kind = engine(polyhe.inference().config());
             InferenceService service = model.service(polyhe, kind != Engine.PLAIN);
