@@ -101,23 +101,29 @@ final class SlotDft {
         return groups;
     }
 
-    /** exp(2πi·(5^j mod 4len) / 4len), the butterfly twiddle of SpecialFft. */
-    private static double[] twiddle(int j, int len) {
+    /**
+     * exp(2πi·(5^j mod 4len) / 4len) for j in [0, half), the butterfly twiddles of SpecialFft: the powers of 5 one
+     * after the other (computing each from scratch made a stage quadratic in its length, seconds at 2^15 slots).
+     */
+    private static double[][] twiddles(int half, int len) {
         long lenq = 4L * len;
+        double[][] w = new double[half][];
         long g = 1;
-        for (int t = 0; t < j; t++) {
+        for (int j = 0; j < half; j++) {
+            double angle = 2 * Math.PI * g / lenq;
+            w[j] = new double[] {Math.cos(angle), Math.sin(angle)};
             g = g * 5 % lenq;
         }
-        double angle = 2 * Math.PI * g / lenq;
-        return new double[] {Math.cos(angle), Math.sin(angle)};
+        return w;
     }
 
     /** out[a] = in[a] + w·in[b], out[b] = in[a] − w·in[b] (decoding direction). */
     private static DiagonalMatrix forwardStage(int n, int len) {
         DiagonalMatrix m = DiagonalMatrix.builder(n);
         int half = len >> 1;
+        double[][] ws = twiddles(half, len);
         for (int j = 0; j < half; j++) {
-            double[] w = twiddle(j, len);
+            double[] w = ws[j];
             for (int i = 0; i < n; i += len) {
                 int a = i + j;
                 int b = a + half;
@@ -134,8 +140,9 @@ final class SlotDft {
     private static DiagonalMatrix inverseStage(int n, int len) {
         DiagonalMatrix m = DiagonalMatrix.builder(n);
         int half = len >> 1;
+        double[][] ws = twiddles(half, len);
         for (int j = 0; j < half; j++) {
-            double[] w = twiddle(j, len);
+            double[] w = ws[j];
             for (int i = 0; i < n; i += len) {
                 int a = i + j;
                 int b = a + half;

@@ -31,10 +31,13 @@ public final class LimbPool implements AutoCloseable {
             throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
         }
         this.threads = threads;
+        // numbered here: a worker's pool index is not yet assigned when the factory names it (every worker was
+        // "ckks-cpu-0"), and the pool starts spare workers beyond `threads` while others wait on a join
+        var workers = new java.util.concurrent.atomic.AtomicInteger();
         this.pool = threads == 1 ? null : new ForkJoinPool(threads, p -> {
             var worker = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
             worker.setDaemon(true);
-            worker.setName("ckks-cpu-" + worker.getPoolIndex());
+            worker.setName("ckks-cpu-" + workers.getAndIncrement());
             return worker;
         }, null, false);
     }
