@@ -90,15 +90,13 @@ run() {
     "${polyhe[@]}" plugins --format json >"$out/plugins.json" 2>&1 || true
     # the tests on the class path (one loader: the tests reach the backend's package-private classes)
     local cp="$dev/tests/classes:$(ls "$dev"/tests/polyhe-he-conformance-*.jar):$(ls "$dev"/lib/*.jar | paste -sd:)"
-    run_step tests 100 "$java" "${jvm[@]}" -jar "$dev"/tests/junit-platform-console-standalone-*.jar execute \
-        --class-path "$cp" --select-package dev.polyhe.backend.cuda --exclude-classname '.*(HostEmulation|Emulated).*' \
-        --details=tree \
-        --reports-dir "$out/junit"
+    local junit=("$java" "${jvm[@]}" -jar "$(ls "$dev"/tests/junit-platform-console-standalone-*.jar)" execute
+        --class-path "$cp" --details=tree)
+    run_step tests 100 "${junit[@]}" --select-package dev.polyhe.backend.cuda \
+        --exclude-classname '.*(HostEmulation|Emulated).*' --reports-dir "$out/junit"
     # the same kernels under eager module loading (the driver's default is lazy): a failure in one mode only
     # points at the module's loading
-    run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "$java" "${jvm[@]}" \
-        -jar "$dev"/tests/junit-platform-console-standalone-*.jar execute --class-path "$cp" \
-        --select-class dev.polyhe.backend.cuda.CudaLimbTest --details=tree
+    run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest
     run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
     run_step bench-bootstrap 90 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
     run_step bench-layer 120 "${polyhe[@]}" bench layer --backend ckks-cuda --shape pythia-70m --tokens 128 \
