@@ -64,7 +64,7 @@ final class EncryptedRun {
     }
 
     private Chain chain(LoadedModel loaded, InferenceService.Comparison plain, String doing) {
-        var he = polyhe.plugins().backend(backend);
+        var he = polyhe.backend(backend); // with --threads where given
         int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);

@@ -14,7 +14,7 @@ final class KeyFolderOptions {
 
     /** With the secret key: encrypt and decrypt. */
     KeySet client(PolyHe polyhe) throws IOException {
-        return KeyFiles.readClient(keys, polyhe.plugins().backend(KeyFiles.backend(keys)));
+        return KeyFiles.readClient(keys, polyhe.backend(KeyFiles.backend(keys)));
     }
 
     /**
@@ -22,6 +22,6 @@ final class KeyFolderOptions {
      * the server accepts them ({@code --insecure-test} of eval).
      */
     KeySet server(PolyHe polyhe, boolean acceptInsecure) throws IOException {
-        return KeyFiles.readServer(keys, polyhe.plugins().backend(KeyFiles.backend(keys)), acceptInsecure);
+        return KeyFiles.readServer(keys, polyhe.backend(KeyFiles.backend(keys)), acceptInsecure);
     }
 }

@@ -7,7 +7,10 @@ import dev.polyhe.core.inference.InferenceService;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** The config file and the attention flags that override it: how every model command builds its pipeline. */
 final class PipelineOptions {
@@ -22,10 +25,29 @@ final class PipelineOptions {
             description = "Option of the attention mechanism (repeatable), e.g. --attention-opt p=4 --attention-opt epsilon=0.001.")
     Map<String, String> attentionOptions = new LinkedHashMap<>();
 
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
+    Integer threads;
+
+    /** Refused as it is parsed, before any model or key is read. */
+    @Option(names = "--threads", paramLabel = "T",
+            description = "Worker threads of the HE backend (default: all cores). From 4 up the CKKS engine also runs "
+                    + "independent ciphertexts at once (a linear map's output blocks, an attention's shifts).")
+    void threads(int t) {
+        if (t < 1) {
+            throw new ParameterException(command.commandLine(), "--threads must be >= 1, got " + t);
+        }
+        threads = t;
+    }
+
     PolyHe open(CommonOptions common) {
         PolyHe.Builder b = PolyHe.builder().pluginsDir(common.pluginsDir);
         if (config != null) {
             b.configFile(config);
+        }
+        if (threads != null) {
+            b.threads(threads);
         }
         return b.build();
     }

@@ -50,6 +50,16 @@ class LauncherTest {
     }
 
     @Test
+    void aThreadCountBelowOneIsAUsageErrorNamingTheFlag() {
+        for (String cmd : new String[] {"infer", "eval", "bench layer"}) {
+            String[] args = (cmd + " --threads 0").split(" ");
+            Run r = polyhe(args);
+            assertEquals(2, r.code(), cmd + ": " + r.err());
+            assertTrue(r.err().contains("--threads must be >= 1, got 0"), cmd + ": " + r.err());
+        }
+    }
+
+    @Test
     void aMissingConfigFileIsAUsageErrorInOneLine() {
         Run r = polyhe("run", dir.resolve("absent.yaml").toString());
         assertEquals(2, r.code());

@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * Per-operator accounting of an engine: every primitive is attributed to the innermost operator scope (by
  * path, e.g. {@code layers.0/attention}), to an {@link OperatorKind} and to a {@link PrimitiveKind}. Times
- * are wall-clock nanoseconds. Single-threaded, like the engine.
+ * are wall-clock nanoseconds. Single-threaded, like the engine: what a {@link ForkedTasks} task records is kept in its
+ * log and recorded here at the join.
  */
 public final class Accounting {
     private final Map<String, OperatorStats> operators = new LinkedHashMap<>();
@@ -39,6 +40,10 @@ public final class Accounting {
     }
 
     OperatorScope open(String name) {
+        if (ForkedTasks.inTask()) {
+            throw new IllegalStateException("operator scope " + name + " opened in a forked task; scopes belong to "
+                    + "the engine's thread");
+        }
         Frame parent = stack.peek();
         String path = parent == null ? name : parent.path + "/" + name;
         OperatorKind kind = OperatorKind.ofScope(name);
@@ -93,6 +98,10 @@ public final class Accounting {
 
     /** Notes the levels of operands entering and results leaving a primitive. */
     void levels(int in, int out) {
+        ForkedTasks.effect(share -> levelsNow(in, out));
+    }
+
+    private void levelsNow(int in, int out) {
         Frame f = stack.peek();
         if (f != null) {
             if (f.entryLevel == Integer.MAX_VALUE) {
@@ -104,6 +113,10 @@ public final class Accounting {
 
     /** Records one primitive call of {@code nanos}, done for an operator of natural kind {@code opKind}. */
     void record(OperatorKind opKind, PrimitiveKind primitive, long nanos) {
+        ForkedTasks.timedEffect(nanos, share -> recordNow(opKind, primitive, Math.round(nanos * share)));
+    }
+
+    private void recordNow(OperatorKind opKind, PrimitiveKind primitive, long nanos) {
         Frame f = stack.peek();
         OperatorKind kind = primitive == PrimitiveKind.BOOTSTRAP ? OperatorKind.BOOTSTRAPPING
                 : f != null && f.kind != null ? f.kind : opKind;
@@ -129,6 +142,10 @@ public final class Accounting {
     }
 
     void countMultiplication(MultiplicationKind kind) {
+        ForkedTasks.effect(share -> countMultiplicationNow(kind));
+    }
+
+    private void countMultiplicationNow(MultiplicationKind kind) {
         OperatorStats s = stats(currentPath());
         switch (kind) {
             case CIPHERTEXT -> {
@@ -259,6 +276,10 @@ public final class Accounting {
     }
 
     void countWeightLookup(WeightCache cache, boolean hit) {
+        ForkedTasks.effect(share -> countWeightLookupNow(cache, hit));
+    }
+
+    private void countWeightLookupNow(WeightCache cache, boolean hit) {
         weightCache = cache;
         if (hit) {
             weightHits++;

@@ -3,6 +3,8 @@ package dev.polyhe.core.engine.ckks;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Plaintext;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Multi-head attention products on column blocks ({@link Layout#BLOCKS}), all heads of a block at once. A head of
@@ -57,18 +59,19 @@ final class BlockAttention {
             Ciphertext qb = engine.withLevels(q.cts[block], 2 + spare, op);
             Ciphertext kb = engine.withLevels(k.cts[block], 3 + spare, op);
             int valid = Math.min(columns, q.cols - block * columns);
-            Plaintext[] starts = new Plaintext[1];
+            // the mask encoded once per level the shifts' sums reach (one, unless a scale correction spent one)
+            Map<Integer, Plaintext> starts = new ConcurrentHashMap<>();
             double[] startMask = groupSegments(packing.headsIn(block), d, 0, tokens);
             Ciphertext[] acc = new Ciphertext[chunks];
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 Ciphertext sum = engine.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
                 Ciphertext ready = engine.withLevels(sum, 1, op);
-                if (starts[0] == null || starts[0].level() != ready.level()) {
-                    starts[0] = engine.encode(startMask, startMask.length, ready.level(), op);
-                }
-                Ciphertext first = engine.rescale(engine.plainProductRaw(ready, starts[0], op), op);
-                Ciphertext placed = engine.rotateSegments(first, -(s % perGroup), op);
+                Plaintext start = starts.computeIfAbsent(ready.level(),
+                        level -> engine.encode(startMask, startMask.length, level, op));
+                Ciphertext first = engine.rescale(engine.plainProductRaw(ready, start, op), op);
+                return engine.rotateSegments(first, -(s % perGroup), op);
+            }, (s, placed) -> {
                 int c = s / perGroup;
                 acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
             });
@@ -109,8 +112,8 @@ final class BlockAttention {
                 Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
                 Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, e + 1 - d, op), d, op);
-                acc.add(engine.productRaw(spread, shifted, op));
-            });
+                return engine.productRaw(spread, shifted, op);
+            }, (s, product) -> acc.add(product));
             out[block] = acc.result();
         }
         return new CkksTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
@@ -224,26 +227,42 @@ final class BlockAttention {
         return new CkksTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
     }
 
-    /** What {@link #forEachShift} hands over: c rotated by s, and by s − P (null for s = 0). */
-    private interface ShiftConsumer {
-        void accept(int s, Ciphertext lo, Ciphertext hi);
+    /** The work of one shift s, on c rotated by s and by s − P (null for s = 0); independent of other shifts. */
+    private interface ShiftTask<R> {
+        R apply(int s, Ciphertext lo, Ciphertext hi);
+    }
+
+    /** What is done with a shift's result, in the order of s. */
+    private interface ShiftJoin<R> {
+        void accept(int s, R result);
     }
 
     /**
-     * Calls {@code f} for s = 0 .. P−1 with c rotated by s and by s − P: the rotation by −P once, then on both the
-     * giant steps and, hoisted on each giant rotation, the baby steps ({@link CkksEngine#babyRotations}). Only one
-     * giant step's rotations are alive at a time (2b ciphertexts instead of 2P).
+     * Runs {@code task} for s = 0 .. P−1 with c rotated by s and by s − P, and {@code join} on each result in order
+     * of s: the rotation by −P once, then on both the giant steps and, hoisted on each giant rotation, the baby steps
+     * ({@link CkksEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
+     * ({@link CkksEngine#independently}), as many giant steps to a batch as keep the evaluator's concurrency busy
+     * (one below b threads): only one batch's rotations are alive at a time (2b ciphertexts a giant step, not 2P).
      */
-    private void forEachShift(Ciphertext c, OperatorKind op, ShiftConsumer f) {
+    private <R> void forEachShift(Ciphertext c, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
         Ciphertext minus = engine.rotateSegments(c, -1, op);
         int b = Math.min(CkksEngine.babyStep(slots), slots);
-        for (int g = 0; g * b < slots; g++) {
-            Ciphertext[] lo = engine.babyRotations(g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0], op);
-            Ciphertext[] hi = engine.babyRotations(engine.rotations(minus, new int[] {g * b}, op)[0], op);
-            for (int a = 0; a < b && g * b + a < slots; a++) {
-                int s = g * b + a;
-                f.accept(s, lo[a], s == 0 ? null : hi[a]);
+        int giants = (slots + b - 1) / b;
+        int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
+        for (int g0 = 0; g0 < giants; g0 += perBatch) {
+            java.util.List<Ciphertext> los = new java.util.ArrayList<>();
+            java.util.List<Ciphertext> his = new java.util.ArrayList<>();
+            for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
+                Ciphertext[] lo = engine.babyRotations(g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0], op);
+                Ciphertext[] hi = engine.babyRotations(engine.rotations(minus, new int[] {g * b}, op)[0], op);
+                for (int a = 0; a < b && g * b + a < slots; a++) {
+                    los.add(lo[a]);
+                    his.add(g * b + a == 0 ? null : hi[a]);
+                }
             }
+            int first = g0 * b;
+            engine.independently(los.size(), i -> task.apply(first + i, los.get(i), his.get(i)),
+                    (r, i) -> join.accept(first + i, r));
         }
     }
 

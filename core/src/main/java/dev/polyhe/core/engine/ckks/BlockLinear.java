@@ -35,7 +35,7 @@ final class BlockLinear {
         Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
         double target = engine.productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
-        for (int m = 0; m < ys.length; m++) {
+        engine.independently(ys.length, m -> {
             ProductSum acc = new ProductSum(engine, op);
             for (int j = 0; j < x.cols; j++) {
                 double[] w = new double[b * slots];
@@ -54,9 +54,8 @@ final class BlockLinear {
             if (acc.isEmpty()) {
                 acc.add(engine.zeroProduct(xs[0], target, op));
             }
-            Ciphertext y = acc.result();
-            ys[m] = withBias(y, m, x.rows, bias, op);
-        }
+            return withBias(acc.result(), m, x.rows, bias, op);
+        }, (y, m) -> ys[m] = y);
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
     }
 
@@ -102,7 +101,7 @@ final class BlockLinear {
         }
         boolean symbolic = engine.valuesIgnored();
         Ciphertext[] ys = new Ciphertext[outBlocks];
-        for (int m = 0; m < outBlocks; m++) {
+        engine.independently(outBlocks, m -> {
             List<ProductSum> parts = new ArrayList<>();
             List<Integer> shifts = new ArrayList<>();
             for (int g = 0; g < giants; g++) {
@@ -141,8 +140,8 @@ final class BlockLinear {
             }
             Ciphertext sum = parts.isEmpty() ? engine.rescale(engine.zeroProduct(xs[0], target, op), op)
                     : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
-            ys[m] = withBias(sum, m, x.rows, bias, op);
-        }
+            return withBias(sum, m, x.rows, bias, op);
+        }, (y, m) -> ys[m] = y);
         return new CkksTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
     }
 
@@ -234,7 +233,7 @@ final class BlockLinear {
         Ciphertext[] xs = engine.atCommonLevel(m.cts, op);
         double target = engine.commonProductScale(xs);
         Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
-        for (int ob = 0; ob < out.length; ob++) {
+        engine.independently(out.length, ob -> {
             Map<Long, double[]> moves = new java.util.TreeMap<>();
             for (int c = 0; c < b && ob * b + c < source.length; c++) {
                 int col = ob * b + c;
@@ -263,8 +262,8 @@ final class BlockLinear {
             if (acc.isEmpty()) {
                 acc.add(engine.zeroProduct(xs[0], target, op));
             }
-            out[ob] = acc.result();
-        }
+            return acc.result();
+        }, (y, ob) -> out[ob] = y);
         return new CkksTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
     }
 }

@@ -14,6 +14,8 @@ import java.util.WeakHashMap;
  * <p>A bound is <em>tight</em> when it comes from a range, or from one through operations that keep magnitudes
  * (rotations, rescaling, level drops, bootstrapping): sums of masked pieces and products of independent bounds
  * overestimate, often by far, and scaling values down on such a bound would cost them precision.
+ *
+ * <p>Synchronized: {@link ForkedTasks} run primitives on several threads, and a WeakHashMap's reads expunge.
  */
 final class CiphertextBounds {
     private record Bound(double value, boolean tight) {
@@ -22,38 +24,38 @@ final class CiphertextBounds {
     private final Map<Ciphertext, Bound> ciphertexts = new WeakHashMap<>();
     private final Map<Plaintext, Double> plaintexts = new WeakHashMap<>();
 
-    double of(Ciphertext c) {
+    synchronized double of(Ciphertext c) {
         Bound b = ciphertexts.get(c);
         return b == null ? Double.NaN : b.value();
     }
 
-    boolean tight(Ciphertext c) {
+    synchronized boolean tight(Ciphertext c) {
         Bound b = ciphertexts.get(c);
         return b != null && b.tight();
     }
 
-    double of(Plaintext p) {
+    synchronized double of(Plaintext p) {
         Double b = plaintexts.get(p);
         return b == null ? Double.NaN : b;
     }
 
     /** Records an interval-arithmetic {@code bound} for c (not tight; NaN: unknown) and returns c. */
-    Ciphertext set(Ciphertext c, double bound) {
+    synchronized Ciphertext set(Ciphertext c, double bound) {
         return put(c, bound, false);
     }
 
     /** c holds {@code from}'s values times {@code factor}: its bound, as tight as that one. */
-    Ciphertext scaled(Ciphertext c, Ciphertext from, double factor) {
+    synchronized Ciphertext scaled(Ciphertext c, Ciphertext from, double factor) {
         return put(c, of(from) * Math.abs(factor), tight(from));
     }
 
     /** c holds {@code from}'s values (a rotation, rescale or refresh of them). */
-    Ciphertext same(Ciphertext c, Ciphertext from) {
+    synchronized Ciphertext same(Ciphertext c, Ciphertext from) {
         return scaled(c, from, 1);
     }
 
     /** The smaller of c's bound and a range's {@code bound}, tight if the range is (either may be unknown). */
-    void tighten(Ciphertext c, double bound, boolean tightRange) {
+    synchronized void tighten(Ciphertext c, double bound, boolean tightRange) {
         double old = of(c);
         if (Double.isNaN(bound)) {
             return;
@@ -67,7 +69,7 @@ final class CiphertextBounds {
         }
     }
 
-    Plaintext set(Plaintext p, double[] values) {
+    synchronized Plaintext set(Plaintext p, double[] values) {
         double m = 0;
         for (double v : values) {
             m = Math.max(m, Math.abs(v));
@@ -76,12 +78,12 @@ final class CiphertextBounds {
     }
 
     /** Records that p encodes values of at most {@code maxAbs} in magnitude. */
-    Plaintext set(Plaintext p, double maxAbs) {
+    synchronized Plaintext set(Plaintext p, double maxAbs) {
         plaintexts.put(p, maxAbs);
         return p;
     }
 
-    private Ciphertext put(Ciphertext c, double bound, boolean tight) {
+    private synchronized Ciphertext put(Ciphertext c, double bound, boolean tight) {
         if (Double.isNaN(bound)) {
             ciphertexts.remove(c);
         } else {

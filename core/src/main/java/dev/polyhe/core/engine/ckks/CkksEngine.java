@@ -64,9 +64,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
      * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
      */
-    private final Map<Ciphertext, Ciphertext> refreshedCopies = new java.util.WeakHashMap<>();
+    private final Map<Ciphertext, Ciphertext> refreshedCopies = java.util.Collections.synchronizedMap(
+            new java.util.WeakHashMap<>()); // read by forked tasks; a WeakHashMap's get expunges, so even reads lock
     /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link #bootstrapTwice}). */
-    private final Set<Ciphertext> preciseCopies = java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+    private final Set<Ciphertext> preciseCopies = java.util.Collections.synchronizedSet(
+            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
     private BootstrapObserver bootstrapObserver;
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
@@ -239,6 +241,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return accounting.open(name);
     }
 
+    /**
+     * join(task(i), i) for the independent ciphertexts i &lt; count of one operator: the tasks at once where the
+     * evaluator gains from it ({@link Evaluator#concurrency}, see {@link ForkedTasks}), the joins in order on this
+     * thread. A task runs primitives only; the decisions (refreshes, scales) are made before, on this thread.
+     */
+    <R> void independently(int count, java.util.function.IntFunction<R> task,
+            java.util.function.ObjIntConsumer<R> join) {
+        ForkedTasks.forEach(count, evaluator.concurrency(), task, join);
+    }
+
+    /** Independent operations the evaluator runs at once ({@link Evaluator#concurrency}). */
+    int concurrency() {
+        return evaluator.concurrency();
+    }
+
     // ---- primitives, timed and counted ----------------------------------------------------------------
 
     private <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
@@ -313,6 +330,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * ciphertexts already taken by refreshes decided but not yet finished, which cannot be partners.
      */
     private Refresh refresh(Ciphertext c, int levels, OperatorKind op, Set<Ciphertext> claimed) {
+        ForkedTasks.requireEngineThread("a refresh");
         if (!bootstraps(c)) {
             throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
                     + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
@@ -492,6 +510,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * bookkeeping stay on this thread, in order, so the result and the bootstraps placed do not depend on the threads.
      */
     private void refreshAtOnce(List<Ciphertext> cts, int levels, OperatorKind op) {
+        ForkedTasks.requireEngineThread("refreshing a group");
         partners.group(cts);
         try {
             refreshGroup(cts, levels, op);
@@ -515,7 +534,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             jobs.add(r);
         }
         long t0 = System.nanoTime();
-        ConcurrentRefresh.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency());
+        ConcurrentWork.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency(),
+                "polyhe-refresh");
         long wall = System.nanoTime() - t0;
         long sum = jobs.stream().mapToLong(r -> r.nanos).sum();
         double share = sum == 0 ? 1.0 : Math.min(1.0, (double) wall / sum);
@@ -782,7 +802,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             r = adjust(r, r.level() - 1, scale, op);
         }
         // the result, not the ciphertext before a scale correction, is what will run out of levels next
-        return bootstraps(r) ? partners.nearlySpent(r) : r;
+        if (bootstraps(r)) {
+            Ciphertext spent = r;
+            ForkedTasks.effect(share -> partners.nearlySpent(spent));
+        }
+        return r;
     }
 
     /**
@@ -850,6 +874,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
         }
         // both spent: refreshed together, as one pair bootstrap where they allow it
+        ForkedTasks.requireEngineThread("refreshing two operands to align them");
         partners.group(List.of(a, b));
         Ciphertext x;
         Ciphertext y;

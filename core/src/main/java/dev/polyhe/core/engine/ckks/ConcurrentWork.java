@@ -9,27 +9,28 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs the bootstraps of independent ciphertexts at once (issue 17: parallelism across ciphertexts beside the
- * backend's across limbs). Threads are started for one group and end with it: a group is a few bootstraps of
- * seconds each, so starting them costs nothing that shows.
+ * Runs the work of independent ciphertexts at once (issue 17: parallelism across ciphertexts beside the backend's
+ * across limbs): the bootstraps of a group ({@link CkksEngine}'s refreshes) and the tasks of {@link ForkedTasks}.
+ * Threads are started for one batch and end with it: a batch is a few pieces of work of a second or more each (a
+ * bootstrap, an attention shift's products and rotations), so starting them costs nothing that shows.
  */
-final class ConcurrentRefresh {
+final class ConcurrentWork {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private ConcurrentRefresh() {
+    private ConcurrentWork() {
     }
 
     /**
      * Runs every piece of work, at most {@code concurrency} at once (in order on the caller when 1 or when there is one
      * piece), and returns when all have ended; the first failure, as thrown, after all have ended.
      */
-    static void runAll(List<Runnable> work, int concurrency) {
+    static void runAll(List<Runnable> work, int concurrency, String threadName) {
         if (concurrency <= 1 || work.size() <= 1) {
             work.forEach(Runnable::run);
             return;
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(concurrency, work.size()), r -> {
-            Thread t = new Thread(r, "polyhe-refresh-" + THREADS.incrementAndGet());
+            Thread t = new Thread(r, threadName + "-" + THREADS.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -52,7 +53,7 @@ final class ConcurrentRefresh {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     running.forEach(r -> r.cancel(true));
-                    throw new IllegalStateException("interrupted while bootstrapping a tensor's ciphertexts", e);
+                    throw new IllegalStateException("interrupted while " + threadName + " threads ran", e);
                 }
             }
             if (error != null) {
