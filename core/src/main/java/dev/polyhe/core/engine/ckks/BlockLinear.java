@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * Plaintext linear maps into and on column blocks ({@link Layout#BLOCKS}) for the {@link CkksEngine}: weight
- * matrices by the diagonal method, and column permutations. Each costs one level.
+ * matrices by the diagonal method, and column permutations. Each costs one level. Output blocks are independent
+ * ciphertexts: they run at once where the evaluator gains from it ({@link CkksEngine#independently}).
  */
 final class BlockLinear {
     private final CkksEngine engine;
