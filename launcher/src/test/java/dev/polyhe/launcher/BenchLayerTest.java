@@ -58,6 +58,43 @@ class BenchLayerTest {
     }
 
     /**
+     * A bootstrapping layer on 1 and on 4 threads (from 4 the backend and the engine run independent ciphertexts at
+     * once, the engine's decisions staying on its own thread): the same work in every operator, the same bootstraps
+     * placed, the same agreement with the polynomial model.
+     */
+    @Test
+    void fourThreadsDoAndPlaceWhatOneDoes() throws Exception {
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        java.util.List<com.fasterxml.jackson.databind.JsonNode> samples = new java.util.ArrayList<>();
+        for (String threads : new String[] {"1", "4"}) {
+            var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "1", "--preset",
+                    "insecure-test-boot-dense-N10", "--threads", threads, "--format", "json");
+            assertEquals(0, r.code(), r.err() + r.out());
+            var sample = mapper.readTree(r.out()).get("ckks_samples").get(0);
+            assertTrue(sample.get("error_vs_poly").get("mse").asDouble() < 1e-4, r.out());
+            assertTrue(sample.get("error_vs_poly").get("same_prediction").asBoolean(), r.out());
+            samples.add(sample);
+        }
+        var one = samples.get(0).get("latency_breakdown");
+        var four = samples.get(1).get("latency_breakdown");
+        assertTrue(one.get("by_primitive").get("bootstrap").get("calls").asInt() > 0, "the layer bootstraps");
+        assertEquals(samples.get(0).get("bootstrap_plan"), samples.get(1).get("bootstrap_plan"));
+        for (String primitive : new String[] {"bootstrap", "rotation", "encode", "multiply", "rescale", "add/other"}) {
+            assertEquals(one.get("by_primitive").get(primitive).get("calls"),
+                    four.get("by_primitive").get(primitive).get("calls"), primitive);
+        }
+        var ops = one.get("by_operator").fieldNames();
+        while (ops.hasNext()) {
+            String op = ops.next();
+            for (String count : new String[] {"ct_ct_multiplications", "ct_pt_multiplications", "rotations",
+                    "bootstraps", "rescales", "levels_used"}) {
+                assertEquals(one.get("by_operator").get(op).get(count), four.get("by_operator").get(op).get(count),
+                        op + ": " + count);
+            }
+        }
+    }
+
+    /**
      * {@code --trace-errors}: every step decrypted beside the plaintext polynomial model, every bootstrap with what
      * went in and what it added; a table on stdout and the same as JSON.
      */
