@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * A linear map's output blocks, a column permutation's blocks and an attention's shifts run as independent
- * ciphertexts at once where the evaluator gains from it (issue 17, item 3), and the engine counts and decides
+ * A linear map's output blocks, a column permutation's blocks, an attention's shifts and element-wise products run
+ * as independent ciphertexts at once where the evaluator gains from it (issue 17, item 3), and the engine counts and decides
  * exactly what it does one at a time: the same primitives per operator, the same results, a breakdown that adds up
  * to no more than the time taken.
  */
@@ -91,7 +91,8 @@ class ConcurrentBlocksTest {
 
     /**
      * Blocks of 4 columns: a linear map on blocks (5 output blocks), one into blocks from columns (3), a column
-     * permutation (4); then 3 heads of 4 on blocks of 8 columns (two blocks), scores and contexts over 8 shifts.
+     * permutation (4), an element-wise square times a constant (5); then 3 heads of 4 on blocks of 8 columns (two
+     * blocks), scores and contexts over 8 shifts.
      */
     private static Outcome run(HeContext ctx, Inputs in, int concurrency) {
         List<Matrix> values = new ArrayList<>();
@@ -109,6 +110,7 @@ class ConcurrentBlocksTest {
         assertEquals(Layout.BLOCKS, z.layout());
         values.add(blocks.toPlain(z));
         values.add(blocks.toPlain(blocks.permuteColumns(y, in.source, in.mask)));
+        values.add(blocks.toPlain(blocks.mulConstant(blocks.mul(y, y), 0.7)));
 
         Packing wide = new Packing(SLOTS, 8, 1);
         EvaluationKeys headKeys = ctx.generateEvaluationKeys(sk, wide.rotationSteps(), false, false);
@@ -142,7 +144,8 @@ class ConcurrentBlocksTest {
         PlainTensor y = plain.linear(plain.fromPlain(in.x), in.w, in.bias);
         PlainTensor scores = plain.headScores(plain.fromPlain(in.q), plain.fromPlain(in.k), 3);
         return List.of(y.toMatrix(), plain.linear(plain.columns(y, 3, 9), in.w2, null).toMatrix(),
-                plain.permuteColumns(y, in.source, in.mask).toMatrix(), scores.toMatrix(),
+                plain.permuteColumns(y, in.source, in.mask).toMatrix(), plain.mulConstant(plain.mul(y, y), 0.7).toMatrix(),
+                scores.toMatrix(),
                 plain.headContexts(plain.addConstant(scores, 0.25), plain.fromPlain(in.v), 3).toMatrix());
     }
 

@@ -1154,7 +1154,26 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * a row sum) is processed once: a Goldschmidt division of row sums costs one ciphertext, not one per column.
      */
     private CkksTensor map(CkksTensor a, boolean clean, java.util.function.UnaryOperator<Ciphertext> f) {
+        return map(a, clean, false, f);
+    }
+
+    /**
+     * {@link #map}; {@code atOnce}: f multiplies, enough work per ciphertext to run the distinct ones as independent
+     * tasks ({@link #independently}; one that would refresh runs again on this thread, with those after it).
+     */
+    private CkksTensor map(CkksTensor a, boolean clean, boolean atOnce,
+            java.util.function.UnaryOperator<Ciphertext> f) {
         Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
+        if (atOnce) {
+            List<Ciphertext> distinct = new ArrayList<>();
+            for (Ciphertext c : a.cts) {
+                if (!done.containsKey(c)) {
+                    done.put(c, null);
+                    distinct.add(c);
+                }
+            }
+            independently(distinct.size(), i -> f.apply(distinct.get(i)), (r, i) -> done.put(distinct.get(i), r));
+        }
         Ciphertext[] out = new Ciphertext[a.cts.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = done.computeIfAbsent(a.cts[i], f);
@@ -1164,6 +1183,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean,
             java.util.function.BinaryOperator<Ciphertext> f) {
+        return zip(first, second, op, clean, false, f);
+    }
+
+    /** {@link #zip}; {@code atOnce} as for {@link #map(CkksTensor, boolean, boolean, java.util.function.UnaryOperator)}. */
+    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean, boolean atOnce,
+            java.util.function.BinaryOperator<Ciphertext> f) {
         // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
         boolean mixed = first.layout != second.layout;
         CkksTensor[] matched = mixed ? new CkksTensor[] {asColumns(first), asColumns(second)} : matched(first, second);
@@ -1171,6 +1196,18 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor b = matched[1];
         sameShape(a, b, op);
         Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
+        if (atOnce) {
+            List<Integer> distinct = new ArrayList<>(); // positions of the pairs' first appearances
+            for (int i = 0; i < a.cts.length; i++) {
+                Map<Ciphertext, Ciphertext> withX = done.computeIfAbsent(a.cts[i], k -> new IdentityHashMap<>());
+                if (!withX.containsKey(b.cts[i])) {
+                    withX.put(b.cts[i], null);
+                    distinct.add(i);
+                }
+            }
+            independently(distinct.size(), j -> f.apply(a.cts[distinct.get(j)], b.cts[distinct.get(j)]),
+                    (r, j) -> done.get(a.cts[distinct.get(j)]).put(b.cts[distinct.get(j)], r));
+        }
         Ciphertext[] out = new Ciphertext[a.cts.length];
         for (int i = 0; i < out.length; i++) {
             Ciphertext x = a.cts[i];
@@ -1207,7 +1244,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
             refreshOperands(a, b);
-            return zip(a, b, "mul", a.clean || b.clean, (x, y) -> product(x, y, OperatorKind.OTHER));
+            return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> product(x, y, OperatorKind.OTHER));
         });
     }
 
@@ -1283,7 +1320,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
             refreshTogether(Arrays.stream(a.cts).filter(this::looselyLarge).toList(), this::levelsFor,
                     OperatorKind.OTHER);
-            return map(a, a.clean, x -> constantProduct(x, c, OperatorKind.OTHER));
+            return map(a, a.clean, true, x -> constantProduct(x, c, OperatorKind.OTHER));
         });
     }
 
