@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Runs the work of independent ciphertexts at once (issue 17: parallelism across ciphertexts beside the backend's
  * across limbs): the bootstraps of a group ({@link CkksEngine}'s refreshes) and the tasks of {@link ForkedTasks}.
- * Threads are started for one batch and end with it: a batch is a few pieces of work of a second or more each (a
- * bootstrap, an attention shift's products and rotations), so starting them costs nothing that shows.
+ * Threads are started for one batch and end with it: each piece is a bootstrap, an attention shift's products and
+ * rotations or at least a ciphertext product (tens of milliseconds and up), so starting them costs nothing that shows.
  */
 final class ConcurrentWork {
     private static final AtomicInteger THREADS = new AtomicInteger();

@@ -8,7 +8,7 @@ import java.util.function.ObjIntConsumer;
 
 /**
  * The independent ciphertexts of one operator computed at once (issue 17, item 3): a linear map's output blocks, an
- * attention's shifts. On a many-core server one ciphertext's operation spreads over as many threads as it has limbs
+ * attention's shifts, a tensor's element-wise products. On a many-core server one ciphertext's operation spreads over as many threads as it has limbs
  * (4 to 12 at a layer's levels), so one at a time leaves most cores idle.
  *
  * <p>The engine's state is single-threaded; a task keeps it so by deferral. What a primitive does to that state on a
