@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
-import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
@@ -20,49 +19,23 @@ import dev.polyhe.core.engine.ckks.Layout;
 import dev.polyhe.core.engine.ckks.OperatorStats;
 import dev.polyhe.core.engine.ckks.Packing;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
  * A linear map's output blocks, a column permutation's blocks, an attention's shifts and element-wise products run
- * as independent ciphertexts at once where the evaluator gains from it (issue 17, item 3), and the engine counts and decides
- * exactly what it does one at a time: the same primitives per operator, the same results, a breakdown that adds up
- * to no more than the time taken.
+ * as independent ciphertexts at once where the evaluator gains from it (issue 17, item 3), and the engine counts and
+ * decides exactly what it does one at a time: the same primitives per operator, the same results, a breakdown that
+ * adds up to no more than the time taken.
  */
 class ConcurrentBlocksTest {
     private static final int TOKENS = 6;
     private static final int SLOTS = 8;
-
-    /** An evaluator that reports {@code concurrency} and counts the most calls in flight at once. */
-    private record Watched(Evaluator evaluator, AtomicInteger mostAtOnce) {
-        static Watched of(Evaluator inner, int concurrency) {
-            AtomicInteger inFlight = new AtomicInteger();
-            AtomicInteger most = new AtomicInteger();
-            Evaluator proxy = (Evaluator) Proxy.newProxyInstance(Evaluator.class.getClassLoader(),
-                    new Class<?>[] {Evaluator.class}, (self, method, args) -> {
-                        if (method.getName().equals("concurrency")) {
-                            return concurrency;
-                        }
-                        most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                        try {
-                            return method.invoke(inner, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        } finally {
-                            inFlight.decrementAndGet();
-                        }
-                    });
-            return new Watched(proxy, most);
-        }
-    }
 
     private record Outcome(List<Matrix> values, Map<PrimitiveKind, Long> counts, Map<String, String> perOperator,
             long recordedNanos, long wallNanos, int mostAtOnce) {
@@ -100,7 +73,7 @@ class ConcurrentBlocksTest {
         Packing narrow = new Packing(SLOTS, 4, 1);
         SecretKey sk = ctx.generateSecretKey();
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, narrow.rotationSteps(), false, false);
-        Watched w = Watched.of(ctx.evaluator(keys), concurrency);
+        WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> true);
         CkksEngine blocks = new CkksEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), narrow);
         CkksTensor y = blocks.linear(blocks.fromPlain(in.x), in.w, in.bias);
         assertEquals(Layout.BLOCKS, y.layout());
@@ -114,7 +87,7 @@ class ConcurrentBlocksTest {
 
         Packing wide = new Packing(SLOTS, 8, 1);
         EvaluationKeys headKeys = ctx.generateEvaluationKeys(sk, wide.rotationSteps(), false, false);
-        Watched hw = Watched.of(ctx.evaluator(headKeys), concurrency);
+        WatchedEvaluator hw = WatchedEvaluator.of(ctx.evaluator(headKeys), concurrency, m -> true);
         CkksEngine heads = new CkksEngine(ctx, hw.evaluator(), headKeys, ctx.encryptor(sk), ctx.decryptor(sk), wide);
         CkksTensor scores = heads.headScores(heads.fromPlain(in.q), heads.fromPlain(in.k), 3);
         assertEquals(Layout.HEAD_DIAGONALS, scores.layout());
@@ -144,8 +117,8 @@ class ConcurrentBlocksTest {
         PlainTensor y = plain.linear(plain.fromPlain(in.x), in.w, in.bias);
         PlainTensor scores = plain.headScores(plain.fromPlain(in.q), plain.fromPlain(in.k), 3);
         return List.of(y.toMatrix(), plain.linear(plain.columns(y, 3, 9), in.w2, null).toMatrix(),
-                plain.permuteColumns(y, in.source, in.mask).toMatrix(), plain.mulConstant(plain.mul(y, y), 0.7).toMatrix(),
-                scores.toMatrix(),
+                plain.permuteColumns(y, in.source, in.mask).toMatrix(),
+                plain.mulConstant(plain.mul(y, y), 0.7).toMatrix(), scores.toMatrix(),
                 plain.headContexts(plain.addConstant(scores, 0.25), plain.fromPlain(in.v), 3).toMatrix());
     }
 
@@ -170,23 +143,14 @@ class ConcurrentBlocksTest {
                         + "levels");
                 for (Outcome o : List.of(alone, atOnce)) {
                     for (int i = 0; i < expected.size(); i++) {
-                        double err = maxAbsDiff(expected.get(i), o.values().get(i));
+                        double err = EncryptedEngineTest.maxAbsDiff(expected.get(i), o.values().get(i));
                         assertTrue(err < 1e-4, "result " + i + " off by " + err);
                     }
                     assertTrue(o.recordedNanos() <= o.wallNanos(), "primitives recorded " + o.recordedNanos()
-                            + " ns in a run of " + o.wallNanos() + " ns: overlapping times are scaled to the wall clock");
+                            + " ns in a run of " + o.wallNanos()
+                            + " ns: overlapping times are scaled to the wall clock");
                 }
             }
         }
-    }
-
-    private static double maxAbsDiff(Matrix a, Matrix b) {
-        assertEquals(a.rows(), b.rows());
-        assertEquals(a.cols(), b.cols());
-        double m = 0;
-        for (int i = 0; i < a.data().length; i++) {
-            m = Math.max(m, Math.abs(a.data()[i] - b.data()[i]));
-        }
-        return m;
     }
 }

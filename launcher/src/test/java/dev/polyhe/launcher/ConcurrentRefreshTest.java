@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.EvaluationKeys;
-import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
@@ -14,11 +13,8 @@ import dev.polyhe.core.engine.ckks.Accounting;
 import dev.polyhe.core.engine.ckks.CkksEngine;
 import dev.polyhe.core.engine.ckks.CkksTensor;
 import dev.polyhe.core.engine.ckks.PrimitiveKind;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,40 +26,12 @@ class ConcurrentRefreshTest {
     private static final int TOKENS = 6;
     private static final int SLOTS = 8;
 
-    /** An evaluator that reports {@code concurrency} and counts the most bootstrap calls in flight at once. */
-    private record Watched(Evaluator evaluator, AtomicInteger mostAtOnce) {
-        static Watched of(Evaluator inner, int concurrency) {
-            AtomicInteger inFlight = new AtomicInteger();
-            AtomicInteger most = new AtomicInteger();
-            Evaluator proxy = (Evaluator) Proxy.newProxyInstance(Evaluator.class.getClassLoader(),
-                    new Class<?>[] {Evaluator.class}, (self, method, args) -> {
-                        if (method.getName().equals("concurrency")) {
-                            return concurrency;
-                        }
-                        boolean boot = method.getName().startsWith("bootstrap");
-                        if (boot) {
-                            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-                        }
-                        try {
-                            return method.invoke(inner, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        } finally {
-                            if (boot) {
-                                inFlight.decrementAndGet();
-                            }
-                        }
-                    });
-            return new Watched(proxy, most);
-        }
-    }
-
     private record Outcome(Matrix values, List<Accounting.Placement> placements, long bootstraps, int mostAtOnce) {
     }
 
     /** Six columns (six ciphertexts) run down to level 1, then announced as the input of a 3-deep program. */
     private static Outcome run(HeContext ctx, EvaluationKeys keys, SecretKey sk, Matrix x, int concurrency) {
-        Watched w = Watched.of(ctx.evaluator(keys), concurrency);
+        WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> m.startsWith("bootstrap"));
         CkksEngine engine = new CkksEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
         CkksTensor t = engine.fromPlain(x);
         double[] one = new double[x.data().length];
