@@ -82,7 +82,7 @@ final class ForkedTasks {
      * another (see {@link #map}) each is joined as soon as it ends, so that at most one result is held at a time.
      */
     static <R> void forEach(int count, int concurrency, IntFunction<R> task, ObjIntConsumer<R> join) {
-        if (concurrency <= 1 || count <= 1 || inTask()) {
+        if (oneAfterAnother(count, concurrency)) {
             for (int i = 0; i < count; i++) {
                 join.accept(task.apply(i), i);
             }
@@ -100,7 +100,7 @@ final class ForkedTasks {
      */
     static <R> List<R> map(int count, int concurrency, IntFunction<R> task) {
         Object[] out = new Object[count];
-        if (concurrency <= 1 || count <= 1 || inTask()) {
+        if (oneAfterAnother(count, concurrency)) {
             for (int i = 0; i < count; i++) {
                 out[i] = task.apply(i);
             }
@@ -142,6 +142,11 @@ final class ForkedTasks {
             out[i] = task.apply(i);
         }
         return results(out);
+    }
+
+    /** Whether tasks run in order on the caller: one thread, one task, or a caller that is itself a task. */
+    private static boolean oneAfterAnother(int count, int concurrency) {
+        return concurrency <= 1 || count <= 1 || inTask();
     }
 
     @SuppressWarnings("unchecked")
