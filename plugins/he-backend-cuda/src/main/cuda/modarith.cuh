@@ -117,4 +117,25 @@ PHE_HD uint64_t phe_reduce_signed(int64_t v, uint64_t q, uint64_t barrett) {
                   : phe_neg_mod(phe_reduce64((uint64_t)0 - (uint64_t)v, q, barrett), q);
 }
 
+/** Products of residues below 2^61 summed in 128 bits: 64 of them stay below 2^128. */
+#define PHE_LAZY_TERMS 64
+
+/** (hi:lo) += a * b. */
+PHE_HD void phe_mac128(uint64_t* lo, uint64_t* hi, uint64_t a, uint64_t b) {
+    const uint64_t pl = a * b;
+    const uint64_t ph = phe_mulhi(a, b);
+    const uint64_t s = *lo + pl;
+    *hi += ph + (s < pl ? 1 : 0);
+    *lo = s;
+}
+
+/**
+ * (hi:lo) * 2^-64 mod q in [0, q), any 128-bit value: with m = lo * q^-1 mod 2^64, (hi:lo) - m*q has low word zero,
+ * so the quotient is hi - mulhi(m, q) (which lies in (-q, 2^64)), then reduced once.
+ */
+PHE_HD uint64_t phe_mont_reduce128(uint64_t lo, uint64_t hi, uint64_t q, uint64_t qinv, uint64_t barrett) {
+    const uint64_t t = phe_mulhi(lo * qinv, q);
+    return hi >= t ? phe_reduce64(hi - t, q, barrett) : hi - t + q;
+}
+
 #endif // POLYHE_CUDA_MODARITH_CUH

@@ -1,4 +1,5 @@
-// ckks-cuda: RNS ring kernels (version 1: no shared memory, no __syncthreads, one launch per NTT stage).
+// ckks-cuda: RNS ring kernels (version 2: the NTT in one or two shared-memory launches, ModUp of every digit in
+// one conversion launch, per-limb scalars passed by value).
 //
 // Bit-exact counterparts of the Java ring arithmetic of ckks-cpu (dev.polyhe.backend.cpu.ring / rlwe /
 // bootstrap, commit 42a16af). Every output is the canonical residue in [0, q) that Java produces.
@@ -13,9 +14,9 @@
 // (RnsRing.extendedIndices(level)). A kernel on a sub-range of limbs is launched with the buffer pointer and
 // the primes pointer (and any per-limb array) advanced by the same number of limbs.
 //
-// Launch shape of every kernel: blockDim = (B, 1, 1) (e.g. B = 256), gridDim = (ceil(count / B), limbs, 1)
-// where `count` is N for coefficient-wise kernels and N/2 for an NTT stage; blockIdx.y is the limb (output
-// limb for the basis-conversion / lift / rescale kernels). Every thread computes outputs no other thread of
+// Launch shape of every kernel but the NTT phases: blockDim = (B, 1, 1) (e.g. B = 256), gridDim =
+// (ceil(N / B), limbs, 1); blockIdx.y is the limb (output limb for the basis-conversion / lift / rescale kernels).
+// The NTT phases have their own shape (see "NTT in phases"). Every thread computes outputs no other thread of
 // the same launch reads or writes, so a launch is order-independent (that is what the host emulation in
 // src/test/cuda relies on). Element-wise kernels may run in place (out == an input) unless noted.
 //
@@ -51,35 +52,33 @@
 //                         null (level-0 keys) may be left zero; they are never read.
 // Rescale (RnsRescaler.java): rescaleInv[qCount * qCount], row l, column i = q_l^-1 mod q_i (i < l) + Shoup.
 // switchAtLevelZero: p0InvModQ0 = p_0^-1 mod q_0 (+Shoup), as a 1-entry per-limb scalar array.
-// Per-limb scalars (poly_mul_scalar, poly_add_scalar): w[k] < q of limb k, wShoup[k] = Modulus.shoup(w[k]).
+// Per-limb scalars (poly_mul_scalar_v, poly_add_scalar_v): w[k] < q of limb k, wShoup[k] = Modulus.shoup(w[k]),
+//                         passed by value in a PheScalars (up to 64 limbs a launch).
 //
 // =========================================================================================================
 // COMPOSITE SEQUENCES (what the host layer launches; each verified by src/test/cuda/host_emulation.cu)
 // =========================================================================================================
 // Key switch of d (NTT, limbs 0..l), KeySwitcher.switchKey = apply(decompose(d)); ext = extendedIndices(l),
-// width = l + 1 + pCount, digits D = l / alpha + 1, digit j = primes [first_j, end_j):
+// width = l + 1 + pCount, digits D = l / alpha + 1, digit j = primes [first_j, end_j). "ntt" is the one or
+// two launches of the NTT phases over every limb named.
 //   ModUp (decompose; can be shared by several keys = hoisting):
-//   1. s = copy of d; ntt_inv stages on s (l+1 limbs, primes ext)
-//   2. bconv_scale(s, s, modUpQHatInv[l], ...) over l+1 limbs                       (s: centred, coeff form)
-//   3. per digit j, into R_j = raised + j * width * N (width limbs):
-//      a. copy d limbs [first_j, end_j) to R_j limbs [first_j, end_j) (device-to-device memcpy: NTT form)
-//      b. bconv_accumulate(R_j, s + first_j*N, S_j, qHat_j, ..., tgtPrimes = ext, targets first_j)
-//         bconv_accumulate(R_j + end_j*N, s + first_j*N, S_j, qHat_j + first_j*S_j, ...,
-//                          tgtPrimes = ext + end_j, targets width - end_j)
-//      c. ntt_fwd stages on R_j limbs [0, first_j) and on R_j limbs [end_j, width) (primes ext, ext + end_j)
+//   1. coeffs = copy of d; ntt_inv on coeffs (l+1 limbs, primes ext)
+//   2. bconv_scale(scaled, coeffs, modUpQHatInv[l], ...) over l+1 limbs            (scaled: centred)
+//   3. modup_convert(raised, coeffs, scaled, plan, qHat of every digit, ...) over D x width limbs
+//   4. ntt_fwd on raised (D x width limbs, primes = ext repeated D times)
 //   Inner product: keyswitch_inner_product(acc0, acc1, raised, D, width, key, P, ext) over width limbs.
 //   ModDown of each acc (KeySwitcher.modDown; overwrites acc's P limbs):
-//   1. ntt_inv stages on acc limbs [l+1, width) (primes ext + l + 1)
+//   1. ntt_inv on acc limbs [l+1, width) (primes ext + l + 1)
 //   2. bconv_scale(sp, acc + (l+1)*N, modDownQHatInv, ..., primes ext + l + 1) over pCount limbs
 //   3. bconv_accumulate(conv, sp, pCount, modDownQHat (rows 0..l), ..., tgtPrimes = ext) over l+1 limbs
-//   4. ntt_fwd stages on conv (l+1 limbs); poly_sub_mul_scalar(out, acc, conv, pInvModQ, ...) over l+1 limbs
+//   4. ntt_fwd on conv (l+1 limbs); poly_sub_mul_scalar(out, acc, conv, pInvModQ, ...) over l+1 limbs
 // Level-0 key switch (KeySwitcher.switchAtLevelZero), key with limbs on q_0 and p_0 only:
 //   R = [d, lift] (2 limbs): lift = centred_lift(ntt_inv_{q0}(d), from q_0, primes {p0}) then ntt_fwd_{p0};
 //   keyswitch_inner_product(acc0, acc1, R, 1, 2, key, P, primes {0, p0});
 //   per acc: ntt_inv_{p0}(acc limb 1); t = centred_lift(that, from p_0, primes {0}); ntt_fwd_{q0}(t);
 //            poly_sub_mul_scalar(out, acc limb 0, t, p0InvModQ0, ..., primes {0}).
 // ModRaise.raise(limb, top): ntt_inv_{q0}(limb); centred_lift(out, it, from q_0, primes {0..top});
-//   ntt_fwd stages on out (top+1 limbs).
+//   ntt_fwd on out (top+1 limbs).
 // Ciphertext product (CpuEvaluator.multiply): poly_tensor -> key switch of d2 -> poly_add_into(d0, ks0),
 //   poly_add_into(d1, ks1). Rotation (applyGalois): key switch of c1, poly_add_into(ks0, c0), then
 //   automorphism_ntt of ks0 and of ks1 with the element's perm.
@@ -97,33 +96,21 @@
 #define PHE_PC(p, field) pc[(size_t)(p) * PC_STRIDE + (field)]
 
 // =========================================================================================================
-// NTT (NttTables.forward / inverse), one launch per stage, stages 0 .. logN-1 in order.
+// NTT (NttTables.forward / inverse): the butterflies, and the stage-by-stage bodies (version 1, now the host
+// emulation's reference for the phases below), stages 0 .. logN-1 in order.
 // Forward: input coefficients in [0, q) (anything < 4q works), stages 0..logN-2 keep values lazily in
 // [0, 4q), stage logN-1 reduces to [0, q). Output slot i holds a(psi^(2*bitrev(i)+1)), as in Java.
 // Inverse: input evaluations in [0, q), stages 0..logN-2 keep values in [0, 2q), stage logN-1 folds in
 // N^-1 and reduces to [0, q). Both in place on `a` (limbs x N), count = N/2 butterflies per limb.
 // =========================================================================================================
 
-/** Forward stage `stage` (Java's m = 2^stage, t = N >> (stage+1)), butterfly b of limb `limb`. */
-PHE_HD void ntt_fwd_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int* primes, const uint64_t* pc,
-                              const uint64_t* psiRev, const uint64_t* psiRevShoup, int logN, int stage) {
-    const size_t n = (size_t)1 << logN;
-    const int p = primes[limb];
-    const uint64_t q = PHE_PC(p, PC_Q);
+/** One forward butterfly on (lo, hi) with twiddle w: lazy in [0, 4q) before the last stage, canonical at it. */
+PHE_HD void ntt_fwd_pair(uint64_t* lo, uint64_t* hi, uint64_t w, uint64_t ws, uint64_t q, bool last) {
     const uint64_t twoQ = q << 1;
-    const int logT = logN - 1 - stage;
-    const size_t t = (size_t)1 << logT;
-    const size_t i = b >> logT;            // group
-    const size_t j = b & (t - 1);          // offset within the group
-    const size_t tw = ((size_t)1 << stage) + i;
-    const uint64_t w = psiRev[(size_t)p * n + tw];
-    const uint64_t ws = psiRevShoup[(size_t)p * n + tw];
-    uint64_t* lo = a + (size_t)limb * n + 2 * i * t + j;
-    uint64_t* hi = lo + t;
     uint64_t x = *lo;
-    x = x >= twoQ ? x - twoQ : x;                      // [0, 2q)
+    x = x >= twoQ ? x - twoQ : x;                    // [0, 2q)
     const uint64_t v = phe_shoup_lazy(*hi, w, ws, q); // [0, 2q)
-    if (stage < logN - 1) {
+    if (!last) {
         *lo = x + v;          // [0, 4q)
         *hi = x + twoQ - v;   // (0, 4q)
     } else {
@@ -132,34 +119,133 @@ PHE_HD void ntt_fwd_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int*
     }
 }
 
+/**
+ * One inverse butterfly on (lo, hi): values in [0, 2q) before the last stage; the last stage (one twiddle,
+ * psiInvRev[1]) folds N^-1 in and reduces to [0, q), as NttTables.inverse.
+ */
+PHE_HD void ntt_inv_pair(uint64_t* lo, uint64_t* hi, uint64_t w, uint64_t ws, const uint64_t* pcRow, bool last) {
+    const uint64_t q = pcRow[PC_Q];
+    const uint64_t twoQ = q << 1;
+    const uint64_t x = *lo;          // [0, 2q)
+    const uint64_t y = *hi;          // [0, 2q)
+    const uint64_t d = x + twoQ - y; // (0, 4q)
+    if (!last) {
+        const uint64_t s = x + y;
+        *lo = s >= twoQ ? s - twoQ : s;   // [0, 2q)
+        *hi = phe_shoup_lazy(d, w, ws, q); // [0, 2q)
+    } else {
+        const uint64_t s = x + y; // [0, 4q)
+        *lo = phe_reduce_2q(phe_shoup_lazy(s, pcRow[PC_NINV], pcRow[PC_NINV_SHOUP], q), q);
+        *hi = phe_reduce_2q(phe_shoup_lazy(d, pcRow[PC_LASTINV], pcRow[PC_LASTINV_SHOUP], q), q);
+    }
+}
+
+/** Forward stage `stage` (Java's m = 2^stage, t = N >> (stage+1)), butterfly b of limb `limb`. */
+PHE_HD void ntt_fwd_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int* primes, const uint64_t* pc,
+                              const uint64_t* psiRev, const uint64_t* psiRevShoup, int logN, int stage) {
+    const size_t n = (size_t)1 << logN;
+    const int p = primes[limb];
+    const int logT = logN - 1 - stage;
+    const size_t t = (size_t)1 << logT;
+    const size_t i = b >> logT;            // group
+    const size_t j = b & (t - 1);          // offset within the group
+    const size_t tw = ((size_t)1 << stage) + i;
+    uint64_t* lo = a + (size_t)limb * n + 2 * i * t + j;
+    ntt_fwd_pair(lo, lo + t, psiRev[(size_t)p * n + tw], psiRevShoup[(size_t)p * n + tw], PHE_PC(p, PC_Q),
+                 stage == logN - 1);
+}
+
 /** Inverse stage `stage` (Java's t = 2^stage, h = N >> (stage+1) twiddle groups), butterfly b. */
 PHE_HD void ntt_inv_butterfly(uint32_t limb, uint32_t b, uint64_t* a, const int* primes, const uint64_t* pc,
                               const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup, int logN, int stage) {
     const size_t n = (size_t)1 << logN;
     const int p = primes[limb];
-    const uint64_t q = PHE_PC(p, PC_Q);
-    const uint64_t twoQ = q << 1;
     const size_t t = (size_t)1 << stage;
     const size_t i = b >> stage;
     const size_t j = b & (t - 1);
     uint64_t* lo = a + (size_t)limb * n + 2 * i * t + j;
-    uint64_t* hi = lo + t;
-    const uint64_t x = *lo;  // [0, 2q)
-    const uint64_t y = *hi;  // [0, 2q)
-    const uint64_t d = x + twoQ - y; // (0, 4q)
-    if (stage < logN - 1) {
-        const size_t tw = (n >> (stage + 1)) + i;
-        const uint64_t w = psiInvRev[(size_t)p * n + tw];
-        const uint64_t ws = psiInvRevShoup[(size_t)p * n + tw];
-        const uint64_t s = x + y;
-        *lo = s >= twoQ ? s - twoQ : s;              // [0, 2q)
-        *hi = phe_shoup_lazy(d, w, ws, q);            // [0, 2q)
-    } else {
-        // last stage (one twiddle, psiInvRev[1]) with N^-1 folded in, as NttTables.inverse
-        const uint64_t s = x + y; // [0, 4q)
-        *lo = phe_reduce_2q(phe_shoup_lazy(s, PHE_PC(p, PC_NINV), PHE_PC(p, PC_NINV_SHOUP), q), q);
-        *hi = phe_reduce_2q(phe_shoup_lazy(d, PHE_PC(p, PC_LASTINV), PHE_PC(p, PC_LASTINV_SHOUP), q), q);
-    }
+    const bool last = stage == logN - 1;
+    const size_t tw = last ? 0 : (n >> (stage + 1)) + i;
+    ntt_inv_pair(lo, lo + t, last ? 0 : psiInvRev[(size_t)p * n + tw], last ? 0 : psiInvRevShoup[(size_t)p * n + tw],
+                 pc + (size_t)p * PC_STRIDE, last);
+}
+
+// =========================================================================================================
+// NTT in phases (version 2): the stages of a transform in one or two launches, each a run of k consecutive
+// stages done in shared memory between barriers. The k stages of a phase pair only elements whose index differs
+// in k adjacent bits, so the index splits as x = high | mid (k bits) | low (r bits) and every (high, low) is an
+// independent 2^k-point TILE: x(m) = (high << (r + k)) | (m << r) | low for m in [0, 2^k). A block holds
+// T = 2^logTiles tiles of consecutive tile numbers g (low = g mod 2^r, high = g >> r), so its loads and stores
+// are coalesced along `low`; shared memory word e = m * T + t holds tile t's element m.
+//   forward, stages [s0, s0 + k): r = logN - s0 - k; stage s = s0 + u pairs bit k-1-u of m;
+//            twiddle psiRev[2^s + (high << u) + (m_lo >> (k - u))]
+//   inverse, stages [s0, s0 + k): r = s0;            stage s = s0 + u pairs bit u of m;
+//            twiddle psiInvRev[(N >> (s + 1)) + (high << (k - 1 - u)) + (m_lo >> (u + 1))]
+// The butterflies are ntt_fwd_pair / ntt_inv_pair on the same values in the same order per element as the
+// stage kernels above, so the limbs agree bit for bit. Launch: grid (N / 2^(k + logTiles), limbs), any block
+// size, dynamic shared memory 8 * 2^(k + logTiles) bytes. Each piece below is one thread's share of one step
+// between barriers (load, one stage, store), which is how the host emulation replays a block.
+// =========================================================================================================
+
+/** The global index (within a limb) of shared word e of block `block`. */
+PHE_HD size_t ntt_tile_address(uint32_t block, uint32_t e, int k, int r, int logTiles) {
+    const uint32_t tiles = 1u << logTiles;
+    const size_t g = (size_t)block * tiles + (e & (tiles - 1));
+    const size_t m = e >> logTiles;
+    const size_t low = g & (((size_t)1 << r) - 1);
+    const size_t high = g >> r;
+    return (high << (r + k)) | (m << r) | low;
+}
+
+PHE_HD void ntt_phase_load(uint32_t limb, uint32_t block, uint32_t e, uint64_t* sh, const uint64_t* a, int logN,
+                           int k, int r, int logTiles) {
+    sh[e] = a[((size_t)limb << logN) + ntt_tile_address(block, e, k, r, logTiles)];
+}
+
+PHE_HD void ntt_phase_store(uint32_t limb, uint32_t block, uint32_t e, const uint64_t* sh, uint64_t* a, int logN,
+                            int k, int r, int logTiles) {
+    a[((size_t)limb << logN) + ntt_tile_address(block, e, k, r, logTiles)] = sh[e];
+}
+
+/** Butterfly bb (of T * 2^(k-1)) of forward stage s0 + u in block `block`'s shared tiles. */
+PHE_HD void ntt_fwd_phase_butterfly(uint32_t limb, uint32_t block, uint32_t bb, uint64_t* sh, const int* primes,
+                                    const uint64_t* pc, const uint64_t* psiRev, const uint64_t* psiRevShoup,
+                                    int logN, int s0, int k, int logTiles, int u) {
+    const uint32_t tiles = 1u << logTiles;
+    const uint32_t t = bb & (tiles - 1);
+    const uint32_t local = bb >> logTiles;
+    const int logHalf = k - 1 - u;
+    const uint32_t i = local >> logHalf;
+    const uint32_t mlo = (i << (logHalf + 1)) | (local & ((1u << logHalf) - 1));
+    const uint32_t mhi = mlo + (1u << logHalf);
+    const int r = logN - s0 - k;
+    const size_t high = ((size_t)block * tiles + t) >> r;
+    const int s = s0 + u;
+    const size_t tw = ((size_t)1 << s) + (high << u) + i;
+    const int p = primes[limb];
+    const size_t row = (size_t)p << logN;
+    ntt_fwd_pair(sh + (size_t)mlo * tiles + t, sh + (size_t)mhi * tiles + t, psiRev[row + tw], psiRevShoup[row + tw],
+                 PHE_PC(p, PC_Q), s == logN - 1);
+}
+
+/** Butterfly bb of inverse stage s0 + u in block `block`'s shared tiles. */
+PHE_HD void ntt_inv_phase_butterfly(uint32_t limb, uint32_t block, uint32_t bb, uint64_t* sh, const int* primes,
+                                    const uint64_t* pc, const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup,
+                                    int logN, int s0, int k, int logTiles, int u) {
+    const uint32_t tiles = 1u << logTiles;
+    const uint32_t t = bb & (tiles - 1);
+    const uint32_t local = bb >> logTiles;
+    const uint32_t i = local >> u;
+    const uint32_t mlo = (i << (u + 1)) | (local & ((1u << u) - 1));
+    const uint32_t mhi = mlo + (1u << u);
+    const size_t high = ((size_t)block * tiles + t) >> s0;
+    const int s = s0 + u;
+    const bool last = s == logN - 1;
+    const int p = primes[limb];
+    const size_t row = (size_t)p << logN;
+    const size_t tw = last ? 0 : ((size_t)1 << (logN - s - 1)) + (high << (k - 1 - u)) + i;
+    ntt_inv_pair(sh + (size_t)mlo * tiles + t, sh + (size_t)mhi * tiles + t, last ? 0 : psiInvRev[row + tw],
+                 last ? 0 : psiInvRevShoup[row + tw], pc + (size_t)p * PC_STRIDE, last);
 }
 
 // =========================================================================================================
@@ -273,28 +359,58 @@ PHE_HD void bconv_scale_coeff(uint32_t limb, uint32_t c, uint64_t* out, const ui
     out[o] = y > (q >> 1) ? y - q : y; // wraps to the two's complement of y - q
 }
 
-PHE_HD void bconv_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* y, int numSources,
-                                   const uint64_t* qHat, const uint64_t* qHatShoup, const int* tgtPrimes,
-                                   const uint64_t* pc, int n) {
-    const uint64_t p = PHE_PC(tgtPrimes[limb], PC_Q);
-    const uint64_t* row = qHat + (size_t)limb * numSources;
-    const uint64_t* rowShoup = qHatShoup + (size_t)limb * numSources;
+/** sum_s y_s * row[s] mod p over S scaled (centred, signed) limbs y_s = y[s * n] of one coefficient. */
+PHE_HD uint64_t bconv_dot(const uint64_t* y, int numSources, const uint64_t* row, const uint64_t* rowShoup, uint64_t p,
+                          int n) {
     uint64_t acc = 0;
     for (int s = 0; s < numSources; s++) {
-        const int64_t v = (int64_t)y[(size_t)s * n + c];
+        const int64_t v = (int64_t)y[(size_t)s * n];
         const uint64_t mag = v >= 0 ? (uint64_t)v : (uint64_t)0 - (uint64_t)v; // < 2^63
         const uint64_t term = phe_shoup_mul(mag, row[s], rowShoup[s], p);
         acc = phe_add_mod(acc, v >= 0 ? term : phe_neg_mod(term, p), p);
     }
-    out[(size_t)limb * n + c] = acc;
+    return acc;
+}
+
+PHE_HD void bconv_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* y, int numSources,
+                                   const uint64_t* qHat, const uint64_t* qHatShoup, const int* tgtPrimes,
+                                   const uint64_t* pc, int n) {
+    const uint64_t p = PHE_PC(tgtPrimes[limb], PC_Q);
+    out[(size_t)limb * n + c] = bconv_dot(y + c, numSources, qHat + (size_t)limb * numSources,
+                                          qHatShoup + (size_t)limb * numSources, p, n);
+}
+
+// =========================================================================================================
+// ModUp of every digit in one launch (KeySwitcher.decompose), COEFFICIENT form out; the caller then runs one
+// forward NTT over all D x width limbs (primes = ext repeated D times). Output limb `slot` = j * width + pos:
+//   plan[3 * slot .. +2] = {start, count, row}:
+//   count == 0: the digit's own limb pos: out = coeffs limb `start` (d in coefficient form, canonical);
+//   count > 0:  a target outside the digit: out = sum_{s < count} scaled[start + s] * qHat[row + s] mod ext[pos]
+//               (qHat, qHatShoup: every digit's conversion table of this level, concatenated).
+// Converting the own limbs back and forth costs alpha of width limbs of NTT work, and saves a launch per digit.
+// =========================================================================================================
+
+PHE_HD void modup_convert_coeff(uint32_t slot, uint32_t c, uint64_t* out, const uint64_t* coeffs,
+                                const uint64_t* scaled, const int* plan, const uint64_t* qHat,
+                                const uint64_t* qHatShoup, const int* ext, int width, const uint64_t* pc, int n) {
+    const int start = plan[3 * slot];
+    const int count = plan[3 * slot + 1];
+    const size_t o = (size_t)slot * n + c;
+    if (count == 0) {
+        out[o] = coeffs[(size_t)start * n + c];
+        return;
+    }
+    const int row = plan[3 * slot + 2];
+    const uint64_t p = PHE_PC(ext[slot % width], PC_Q);
+    out[o] = bconv_dot(scaled + (size_t)start * n + c, count, qHat + row, qHatShoup + row, p, n);
 }
 
 // =========================================================================================================
 // Rescale (RnsRescaler.rescale), caller-side sequence for one polynomial x (NTT, limbs 0..l, l >= 1):
-//   1. last = copy of limb l of x; ntt_inv stages on it (primes = {l})          -> coefficient form
+//   1. last = copy of limb l of x; ntt_inv on it (primes = {l})          -> coefficient form
 //   2. rescale_lift(t, last, l, primes = {0..l-1})                              -> t, coefficient form:
 //        t_i = ([last + h]_{q_l} - h) mod q_i with h = floor(q_l / 2)
-//   3. ntt_fwd stages on t (l limbs, primes {0..l-1})                           -> NTT form
+//   3. ntt_fwd on t (l limbs, primes {0..l-1})                           -> NTT form
 //   4. poly_sub_mul_scalar(out, x, t, rescaleInv row l, ...) over l limbs      -> out = (x - t) / q_l, NTT
 // =========================================================================================================
 
@@ -338,17 +454,26 @@ PHE_HD void centred_lift_coeff(uint32_t limb, uint32_t c, uint64_t* out, const u
 PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
                                           const uint64_t* digits, int numDigits, int width, const uint64_t* key,
                                           int numPrimes, const int* primes, const uint64_t* pc, int n) {
+    // Lazy: the products (each < q^2 < 2^122) summed in 128 bits, PHE_LAZY_TERMS at a time, then one Montgomery
+    // reduction: sum_j x_j k_j 2^-64 mod q, which is what the sum of Montgomery products gives.
     const int p = primes[limb];
     const uint64_t q = PHE_PC(p, PC_Q);
     const uint64_t qinv = PHE_PC(p, PC_QINV);
+    const uint64_t barrett = PHE_PC(p, PC_BARRETT);
     uint64_t s0 = 0;
     uint64_t s1 = 0;
-    for (int j = 0; j < numDigits; j++) {
-        const uint64_t x = digits[((size_t)j * width + limb) * n + c];
-        const uint64_t kb = key[(((size_t)j * 2 + 0) * numPrimes + p) * n + c];
-        const uint64_t ka = key[(((size_t)j * 2 + 1) * numPrimes + p) * n + c];
-        s0 = phe_add_mod(s0, phe_mont_mul(x, kb, q, qinv), q);
-        s1 = phe_add_mod(s1, phe_mont_mul(x, ka, q, qinv), q);
+    for (int from = 0; from < numDigits; from += PHE_LAZY_TERMS) {
+        const int to = from + PHE_LAZY_TERMS < numDigits ? from + PHE_LAZY_TERMS : numDigits;
+        uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
+        for (int j = from; j < to; j++) {
+            const uint64_t x = digits[((size_t)j * width + limb) * n + c];
+            const uint64_t kb = key[(((size_t)j * 2 + 0) * numPrimes + p) * n + c];
+            const uint64_t ka = key[(((size_t)j * 2 + 1) * numPrimes + p) * n + c];
+            phe_mac128(&lo0, &hi0, x, kb);
+            phe_mac128(&lo1, &hi1, x, ka);
+        }
+        s0 = phe_add_mod(s0, phe_mont_reduce128(lo0, hi0, q, qinv, barrett), q);
+        s1 = phe_add_mod(s1, phe_mont_reduce128(lo1, hi1, q, qinv, barrett), q);
     }
     const size_t o = (size_t)limb * n + c;
     acc0[o] = s0;
@@ -358,20 +483,17 @@ PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* a
 // =========================================================================================================
 // __global__ wrappers: index computation only. Parameter order = the body's order after (limb, idx).
 // =========================================================================================================
+// =========================================================================================================
+// Per-limb scalars passed BY VALUE (kernel parameter space, no upload per call): up to PHE_SCALAR_LIMBS limbs a
+// launch; the host splits longer polynomials into launches of that many limbs, each with its own pointers.
+// =========================================================================================================
+#define PHE_SCALAR_LIMBS 64
+struct PheScalars {
+    uint64_t w[PHE_SCALAR_LIMBS];
+    uint64_t wShoup[PHE_SCALAR_LIMBS];
+};
+
 #if defined(__CUDACC__)
-
-extern "C" __global__ void ntt_fwd_stage(uint64_t* a, const int* primes, const uint64_t* pc, const uint64_t* psiRev,
-                                         const uint64_t* psiRevShoup, int logN, int stage) {
-    PHE_GRID_INDEX(1u << (logN - 1))
-    ntt_fwd_butterfly(limb, idx, a, primes, pc, psiRev, psiRevShoup, logN, stage);
-}
-
-extern "C" __global__ void ntt_inv_stage(uint64_t* a, const int* primes, const uint64_t* pc,
-                                         const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup, int logN,
-                                         int stage) {
-    PHE_GRID_INDEX(1u << (logN - 1))
-    ntt_inv_butterfly(limb, idx, a, primes, pc, psiInvRev, psiInvRevShoup, logN, stage);
-}
 
 extern "C" __global__ void poly_add(uint64_t* out, const uint64_t* a, const uint64_t* b, const int* primes,
                                     const uint64_t* pc, int n) {
@@ -401,18 +523,6 @@ extern "C" __global__ void poly_mul(uint64_t* out, const uint64_t* a, const uint
                                     const uint64_t* pc, int n) {
     PHE_GRID_INDEX(n)
     poly_mul_coeff(limb, idx, out, a, b, primes, pc, n);
-}
-
-extern "C" __global__ void poly_mul_scalar(uint64_t* out, const uint64_t* a, const uint64_t* w,
-                                           const uint64_t* wShoup, const int* primes, const uint64_t* pc, int n) {
-    PHE_GRID_INDEX(n)
-    poly_mul_scalar_coeff(limb, idx, out, a, w, wShoup, primes, pc, n);
-}
-
-extern "C" __global__ void poly_add_scalar(uint64_t* out, const uint64_t* a, const uint64_t* w, const int* primes,
-                                           const uint64_t* pc, int n) {
-    PHE_GRID_INDEX(n)
-    poly_add_scalar_coeff(limb, idx, out, a, w, primes, pc, n);
 }
 
 extern "C" __global__ void poly_sub_mul_scalar(uint64_t* out, const uint64_t* x, const uint64_t* y,
@@ -464,6 +574,60 @@ extern "C" __global__ void keyswitch_inner_product(uint64_t* acc0, uint64_t* acc
                                                    const int* primes, const uint64_t* pc, int n) {
     PHE_GRID_INDEX(n)
     keyswitch_inner_product_coeff(limb, idx, acc0, acc1, digits, numDigits, width, key, numPrimes, primes, pc, n);
+}
+
+extern "C" __global__ void ntt_fwd_phase(uint64_t* a, const int* primes, const uint64_t* pc, const uint64_t* psiRev,
+                                         const uint64_t* psiRevShoup, int logN, int s0, int k, int logTiles) {
+    extern __shared__ uint64_t sh[];
+    const uint32_t limb = blockIdx.y;
+    const uint32_t block = blockIdx.x;
+    const uint32_t elems = 1u << (k + logTiles);
+    const int r = logN - s0 - k;
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) ntt_phase_load(limb, block, e, sh, a, logN, k, r, logTiles);
+    __syncthreads();
+    for (int u = 0; u < k; u++) {
+        for (uint32_t bb = threadIdx.x; bb < elems / 2; bb += blockDim.x)
+            ntt_fwd_phase_butterfly(limb, block, bb, sh, primes, pc, psiRev, psiRevShoup, logN, s0, k, logTiles, u);
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) ntt_phase_store(limb, block, e, sh, a, logN, k, r, logTiles);
+}
+
+extern "C" __global__ void ntt_inv_phase(uint64_t* a, const int* primes, const uint64_t* pc,
+                                         const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup, int logN, int s0,
+                                         int k, int logTiles) {
+    extern __shared__ uint64_t sh[];
+    const uint32_t limb = blockIdx.y;
+    const uint32_t block = blockIdx.x;
+    const uint32_t elems = 1u << (k + logTiles);
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) ntt_phase_load(limb, block, e, sh, a, logN, k, s0, logTiles);
+    __syncthreads();
+    for (int u = 0; u < k; u++) {
+        for (uint32_t bb = threadIdx.x; bb < elems / 2; bb += blockDim.x)
+            ntt_inv_phase_butterfly(limb, block, bb, sh, primes, pc, psiInvRev, psiInvRevShoup, logN, s0, k, logTiles,
+                                    u);
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) ntt_phase_store(limb, block, e, sh, a, logN, k, s0, logTiles);
+}
+
+extern "C" __global__ void poly_mul_scalar_v(uint64_t* out, const uint64_t* a, PheScalars s, const int* primes,
+                                             const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_mul_scalar_coeff(limb, idx, out, a, s.w, s.wShoup, primes, pc, n);
+}
+
+extern "C" __global__ void poly_add_scalar_v(uint64_t* out, const uint64_t* a, PheScalars s, const int* primes,
+                                             const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_add_scalar_coeff(limb, idx, out, a, s.w, primes, pc, n);
+}
+
+extern "C" __global__ void modup_convert(uint64_t* out, const uint64_t* coeffs, const uint64_t* scaled,
+                                         const int* plan, const uint64_t* qHat, const uint64_t* qHatShoup,
+                                         const int* ext, int width, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    modup_convert_coeff(limb, idx, out, coeffs, scaled, plan, qHat, qHatShoup, ext, width, pc, n);
 }
 
 #endif // __CUDACC__

@@ -114,19 +114,81 @@ struct Ctx {
     V pc, psiRev, psiRevShoup, psiInvRev, psiInvRevShoup;
 };
 
-// One "launch" per kernel call, with the arguments the JCuda layer passes.
+// -------------------------------------------------------------------------------------------------------------
+// Shared-memory kernels, replayed block by block: within a block, each step between two barriers (the load, each
+// stage, the store) runs every thread's share, thread by thread with the kernel's own strided loops, before the
+// next step begins; the block's shared memory is a vector of its own.
+// -------------------------------------------------------------------------------------------------------------
+static const uint32_t BLOCK_THREADS = 256;
+
+struct NttPhase {
+    int s0, k, logTiles;
+};
+
+/** As NttPhases.plan (Java): one phase up to 2^11 points, else two of about half the stages each. */
+static std::vector<NttPhase> nttPlan(int logN) {
+    std::vector<NttPhase> plan;
+    if (logN <= 11) {
+        plan.push_back({0, logN, 0});
+        return plan;
+    }
+    int k1 = (logN + 1) / 2, k2 = logN - k1;
+    plan.push_back({0, k1, std::max(0, std::min(11 - k1, logN - k1))});
+    plan.push_back({k1, k2, std::max(0, std::min(11 - k2, logN - k2))});
+    return plan;
+}
+
+static void launch_ntt_phase(const Ctx& c, bool forward, uint64_t* a, const int* primes, int limbs, NttPhase ph) {
+    const uint32_t elems = 1u << (ph.k + ph.logTiles);
+    const uint32_t blocks = (uint32_t)c.n >> (ph.k + ph.logTiles);
+    const int r = forward ? c.logN - ph.s0 - ph.k : ph.s0;
+    for (int limb = 0; limb < limbs; limb++) {
+        for (uint32_t block = 0; block < blocks; block++) {
+            V sh(elems, 0xDEADBEEFDEADBEEFull); // garbage where a thread would read what no one wrote
+            for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                for (uint32_t e = tid; e < elems; e += BLOCK_THREADS)
+                    ntt_phase_load(limb, block, e, sh.data(), a, c.logN, ph.k, r, ph.logTiles);
+            for (int u = 0; u < ph.k; u++) // __syncthreads() between steps
+                for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                    for (uint32_t bb = tid; bb < elems / 2; bb += BLOCK_THREADS) {
+                        if (forward)
+                            ntt_fwd_phase_butterfly(limb, block, bb, sh.data(), primes, c.pc.data(), c.psiRev.data(),
+                                                    c.psiRevShoup.data(), c.logN, ph.s0, ph.k, ph.logTiles, u);
+                        else
+                            ntt_inv_phase_butterfly(limb, block, bb, sh.data(), primes, c.pc.data(),
+                                                    c.psiInvRev.data(), c.psiInvRevShoup.data(), c.logN, ph.s0, ph.k,
+                                                    ph.logTiles, u);
+                    }
+            for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                for (uint32_t e = tid; e < elems; e += BLOCK_THREADS)
+                    ntt_phase_store(limb, block, e, sh.data(), a, c.logN, ph.k, r, ph.logTiles);
+        }
+    }
+}
+
+static void launch_ntt_plan(const Ctx& c, bool forward, uint64_t* a, const int* primes, int limbs,
+                            const std::vector<NttPhase>& plan) {
+    for (const NttPhase& ph : plan) launch_ntt_phase(c, forward, a, primes, limbs, ph);
+}
+
+/** The transforms as the device layer launches them: the phases of nttPlan. */
 static void launch_ntt_fwd(const Ctx& c, uint64_t* a, const int* primes, int limbs) {
-    for (int stage = 0; stage < c.logN; stage++)
-        grid(limbs, c.n / 2, [&](uint32_t l, uint32_t i) {
-            ntt_fwd_butterfly(l, i, a, primes, c.pc.data(), c.psiRev.data(), c.psiRevShoup.data(), c.logN, stage);
-        });
+    launch_ntt_plan(c, true, a, primes, limbs, nttPlan(c.logN));
 }
 
 static void launch_ntt_inv(const Ctx& c, uint64_t* a, const int* primes, int limbs) {
+    launch_ntt_plan(c, false, a, primes, limbs, nttPlan(c.logN));
+}
+
+/** The version-1 transforms, one grid per stage: the phases must agree with them for every split. */
+static void launch_ntt_stages(const Ctx& c, bool forward, uint64_t* a, const int* primes, int limbs) {
     for (int stage = 0; stage < c.logN; stage++)
         grid(limbs, c.n / 2, [&](uint32_t l, uint32_t i) {
-            ntt_inv_butterfly(l, i, a, primes, c.pc.data(), c.psiInvRev.data(), c.psiInvRevShoup.data(), c.logN,
-                              stage);
+            if (forward)
+                ntt_fwd_butterfly(l, i, a, primes, c.pc.data(), c.psiRev.data(), c.psiRevShoup.data(), c.logN, stage);
+            else
+                ntt_inv_butterfly(l, i, a, primes, c.pc.data(), c.psiInvRev.data(), c.psiInvRevShoup.data(), c.logN,
+                                  stage);
         });
 }
 
@@ -235,6 +297,42 @@ static void testNtt(const Ctx& c) {
     launch_ntt_fwd(c, rt.data(), all.data(), c.P);
     launch_ntt_inv(c, rt.data(), all.data(), c.P);
     check("ntt_inv(ntt_fwd(x)) == x", rt.data(), in, n);
+    // every way to split the stages into two phases, and three, with tiles per block from 1 to 8: each as the
+    // stage-by-stage kernels (which the lines above hold to Java) on the same input
+    V refF = in, refI = load64("ntt_inv_in");
+    V inI = refI;
+    launch_ntt_stages(c, true, refF.data(), all.data(), c.P);
+    launch_ntt_stages(c, false, refI.data(), all.data(), c.P);
+    int splits = 0, bad = 0;
+    for (int k1 = 1; k1 < c.logN; k1++) {
+        for (int logTiles = 0; logTiles <= 3; logTiles++) {
+            for (int three = 0; three < 2; three++) {
+                std::vector<NttPhase> plan;
+                int k2 = c.logN - k1;
+                if (three && k2 >= 2) {
+                    int a = k2 / 2;
+                    plan = {{0, k1, std::min(logTiles, c.logN - k1)}, {k1, a, std::min(logTiles, c.logN - a)},
+                            {k1 + a, k2 - a, std::min(logTiles, c.logN - (k2 - a))}};
+                } else {
+                    plan = {{0, k1, std::min(logTiles, c.logN - k1)}, {k1, k2, std::min(logTiles, c.logN - k2)}};
+                }
+                V f = in, g = inI;
+                launch_ntt_plan(c, true, f.data(), all.data(), c.P, plan);
+                launch_ntt_plan(c, false, g.data(), all.data(), c.P, plan);
+                splits++;
+                if (f != refF || g != refI) {
+                    if (bad++ == 0) printf("FAIL ntt phases: split k1=%d logTiles=%d three=%d differs\n", k1, logTiles, three);
+                }
+            }
+        }
+    }
+    if (bad == 0) {
+        printf("PASS %-28s (%d plans)\n", "ntt phases, every split", splits);
+        g_pass++;
+    } else {
+        printf("FAIL %-28s %d of %d plans differ\n", "ntt phases, every split", bad, splits);
+        g_fail++;
+    }
 }
 
 static void testElementWise(const Ctx& c) {
@@ -330,27 +428,37 @@ static void testKeySwitch(const Ctx& c) {
         I ext = extendedIndices(c, level);
         V d = load64(pre + "d");
         V key = load64("key_dnum" + std::to_string(dnum));
-        // ModUp: INTT of every limb, scale by the digit's qHatInv (one launch over limbs 0..level)
-        V scaled = d;
-        launch_ntt_inv(c, scaled.data(), ext.data(), level + 1);
-        launch_bconv_scale(c, scaled.data(), scaled.data(), load64(pre + "modup_qhatinv").data(),
+        // ModUp as the device layer runs it: d to coefficients (kept), scaled by the digit's qHatInv, then one
+        // modup_convert over every (digit, position) and one forward NTT over all digits' limbs
+        V coeffs = d;
+        launch_ntt_inv(c, coeffs.data(), ext.data(), level + 1);
+        V scaled((size_t)(level + 1) * n);
+        launch_bconv_scale(c, scaled.data(), coeffs.data(), load64(pre + "modup_qhatinv").data(),
                            load64(pre + "modup_qhatinv_shoup").data(), ext.data(), level + 1);
-        V raised((size_t)digits * width * n);
+        V qhatAll, qhatSAll;
+        I plan, extAll;
         for (int j = 0; j < digits; j++) {
             int first = j * alpha, end = std::min((j + 1) * alpha, level + 1), S = end - first;
-            uint64_t* rj = raised.data() + (size_t)j * width * n;
-            // the digit's own limbs: copied from d (already NTT)
-            memcpy(rj + (size_t)first * n, d.data() + (size_t)first * n, sizeof(uint64_t) * S * n);
+            int base = (int)qhatAll.size();
             V qhat = load64(pre + "modup_qhat_" + std::to_string(j));
             V qhatS = load64(pre + "modup_qhat_shoup_" + std::to_string(j));
-            const uint64_t* y = scaled.data() + (size_t)first * n;
-            // targets = positions [0, first) then [end, width): two contiguous runs
-            launch_bconv_accumulate(c, rj, y, S, qhat.data(), qhatS.data(), ext.data(), first);
-            launch_bconv_accumulate(c, rj + (size_t)end * n, y, S, qhat.data() + (size_t)first * S,
-                                    qhatS.data() + (size_t)first * S, ext.data() + end, width - end);
-            launch_ntt_fwd(c, rj, ext.data(), first);
-            launch_ntt_fwd(c, rj + (size_t)end * n, ext.data() + end, width - end);
+            qhatAll.insert(qhatAll.end(), qhat.begin(), qhat.end());
+            qhatSAll.insert(qhatSAll.end(), qhatS.begin(), qhatS.end());
+            for (int pos = 0; pos < width; pos++) {
+                bool own = pos >= first && pos < end;
+                int t = pos < first ? pos : pos - S; // target number: positions outside the digit, in order
+                plan.push_back(own ? pos : first);
+                plan.push_back(own ? 0 : S);
+                plan.push_back(own ? 0 : base + t * S);
+                extAll.push_back(ext[pos]);
+            }
         }
+        V raised((size_t)digits * width * n);
+        grid(digits * width, n, [&](uint32_t l, uint32_t i) {
+            modup_convert_coeff(l, i, raised.data(), coeffs.data(), scaled.data(), plan.data(), qhatAll.data(),
+                                qhatSAll.data(), ext.data(), width, c.pc.data(), n);
+        });
+        launch_ntt_fwd(c, raised.data(), extAll.data(), digits * width);
         check(label + " modup", raised.data(), load64(pre + "modup"), n);
         // inner product over Q_level ∪ P
         V acc0((size_t)width * n), acc1((size_t)width * n);

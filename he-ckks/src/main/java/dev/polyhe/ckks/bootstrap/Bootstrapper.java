@@ -260,9 +260,12 @@ public final class Bootstrapper {
                     top - coeffsToSlots.levels() - evalMod.depth());
         }
 
+        /** ±i at each level, encoded once: a device backend then uploads nothing inside a bootstrap. */
+        private final Map<Integer, Plaintext> units = new ConcurrentHashMap<>();
+
         /** ±i in every slot at scale 1: the monomial ±X^(N/2), an exact multiplication that uses no level. */
         Plaintext unit(int sign, int level) {
-            return imaginaryUnit(sign, level);
+            return units.computeIfAbsent(2 * level + (sign > 0 ? 1 : 0), k -> imaginaryUnit(sign, level));
         }
     }
 

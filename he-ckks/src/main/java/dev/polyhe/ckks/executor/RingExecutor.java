@@ -23,6 +23,13 @@ public interface RingExecutor extends AutoCloseable {
         return 1;
     }
 
+    /**
+     * Returns when every operation issued so far has finished. An executor that queues work on a device returns from
+     * its operations before the device is done (reads wait by themselves); only timings need this. Default: nothing
+     * is queued.
+     */
+    default void synchronize() {}
+
     /** Host limbs (NTT form, one {@code long[N]} per prime from q_0) to a handle; the executor may keep the arrays. */
     RnsPoly upload(long[][] limbs);
 

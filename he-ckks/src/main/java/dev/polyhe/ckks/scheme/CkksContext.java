@@ -2,6 +2,7 @@ package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.DeviceQueue;
 import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Encryptor;
 import dev.polyhe.api.he.EvaluationKeys;
@@ -28,7 +29,7 @@ import java.util.function.Function;
  * An opened parameter set over one ring executor. Owns the host's limb thread pool (key generation, encoding,
  * encryption, and the host executor's arithmetic) and the executor, both released by {@link #close()}.
  */
-public final class CkksContext implements HeContext, SingleLimbNtt {
+public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue {
     private final SchemeParameters params;
     private final LimbPool pool;
     private final CanonicalEncoder encoder;
@@ -224,6 +225,11 @@ public final class CkksContext implements HeContext, SingleLimbNtt {
     @Override
     public Runnable nttOfOneLimb() {
         return exec.nttOfOneLimb();
+    }
+
+    @Override
+    public void drain() {
+        exec.synchronize();
     }
 
     @Override

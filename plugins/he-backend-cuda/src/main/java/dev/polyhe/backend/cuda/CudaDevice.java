@@ -62,6 +62,7 @@ final class CudaDevice implements DeviceApi {
     private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
     private final Map<Long, CUdeviceptr> allocations = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
+    private final DeviceCounts counts = new DeviceCounts();
     private final String name;
     private final int driverVersion;
     private final long totalMemory;
@@ -152,7 +153,13 @@ final class CudaDevice implements DeviceApi {
 
     @Override
     public void synchronize() {
+        counts.synchronization();
         check(cuCtxSynchronize(), "cuCtxSynchronize");
+    }
+
+    @Override
+    public DeviceCounts counts() {
+        return counts;
     }
 
     @Override
@@ -166,6 +173,7 @@ final class CudaDevice implements DeviceApi {
     @Override
     public long allocate(long bytes) {
         CUdeviceptr p = new CUdeviceptr();
+        counts.allocation();
         int rc = cuMemAlloc(p, bytes);
         if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
             return OUT_OF_MEMORY;
@@ -194,16 +202,19 @@ final class CudaDevice implements DeviceApi {
 
     @Override
     public void upload(Ptr to, long[] words) {
+        counts.upload((long) words.length * Long.BYTES);
         check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Long.BYTES), "cuMemcpyHtoD");
     }
 
     @Override
     public void upload(Ptr to, int[] words) {
+        counts.upload((long) words.length * Integer.BYTES);
         check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Integer.BYTES), "cuMemcpyHtoD");
     }
 
     @Override
     public void download(long[] to, Ptr from) {
+        counts.download();
         check(cuMemcpyDtoH(Pointer.to(to), ptr(from), (long) to.length * Long.BYTES), "cuMemcpyDtoH");
     }
 
@@ -231,13 +242,30 @@ final class CudaDevice implements DeviceApi {
         if (count == 0 || limbs == 0) {
             return;
         }
+        launchBlocks(kernel, (int) ((count + BLOCK - 1) / BLOCK), limbs, BLOCK, 0, args);
+    }
+
+    @Override
+    public void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
+        if (blocks == 0 || limbs == 0) {
+            return;
+        }
         Pointer[] params = new Pointer[args.length];
         for (int i = 0; i < args.length; i++) {
-            params[i] = args[i] instanceof Ptr p ? Pointer.to(ptr(p)) : Pointer.to(new int[] {(Integer) args[i]});
+            if (args[i] instanceof Ptr p) {
+                params[i] = Pointer.to(ptr(p));
+            } else if (args[i] instanceof Integer v) {
+                params[i] = Pointer.to(new int[] {v});
+            } else if (args[i] instanceof long[] words) {
+                params[i] = Pointer.to(words); // by value: the driver copies the parameter's size from here
+            } else {
+                throw new IllegalArgumentException("kernel parameter " + args[i].getClass());
+            }
         }
-        int blocks = (int) ((count + BLOCK - 1) / BLOCK);
-        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, BLOCK, 1, 1, 0, null, Pointer.to(params), null),
-                "launching " + kernel);
+        counts.launch();
+        // the legacy default stream: launches, copies and frees run in the order they were issued
+        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, null, Pointer.to(params),
+                null), "launching " + kernel);
     }
 
     static void check(int result, String what) {

@@ -7,11 +7,11 @@ import dev.polyhe.ckks.executor.KeySwitchDigits;
 import dev.polyhe.ckks.executor.RingExecutor;
 import dev.polyhe.ckks.executor.RnsPoly;
 import dev.polyhe.ckks.ring.Automorphism;
-import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.RnsRing;
 import dev.polyhe.ckks.rlwe.GadgetDecomposition;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
 import dev.polyhe.ckks.scheme.SchemeParameters;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,10 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation
  * keys are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel
- * launches of ring_kernels.cu on one stream, each operation ending with a synchronization (so errors surface at
- * the operation that caused them, and host timings are device timings). Operations hold one lock: the stream is
- * the device's order anyway, and the temporaries and tables are shared. The steps mirror the Java ring classes
- * (KeySwitcher, RnsRescaler, ModRaise) so that the limbs agree exactly with {@code ckks-cpu}'s.
+ * launches of ring_kernels.cu queued on one stream. The host waits only where it reads (a download, which the
+ * driver orders after the queued work) or where a caller asks ({@link #synchronize()}, for timings): an operation
+ * returns as soon as its launches are queued, so a device error surfaces at the next read. Per-limb scalars travel
+ * as kernel parameters, so no operation uploads; temporaries come from the pool, so none allocates from the driver
+ * once the pool is warm (budgets in LaunchBudgetTest). Operations hold one lock: the stream is the device's order
+ * anyway, and the tables are shared. The steps mirror the Java ring classes (KeySwitcher, RnsRescaler, ModRaise) so
+ * that the limbs agree exactly with {@code ckks-cpu}'s.
  */
 final class CudaRingExecutor implements RingExecutor {
     private final DeviceApi device;
@@ -114,31 +117,49 @@ final class CudaRingExecutor implements RingExecutor {
         device.copy(to, from, limbs * limbBytes);
     }
 
-    /** A value and its Shoup companion per limb, modulo primes 0..level, uploaded as one array {w..., w'...}. */
-    private Allocation scalars(long[] w, int level) {
-        long[] both = new long[2 * (level + 1)];
-        for (int i = 0; i <= level; i++) {
-            Modulus m = ring.modulus(i);
-            both[i] = w[i];
-            both[level + 1 + i] = m.shoup(w[i]);
+    /** Limbs a by-value scalar structure holds (PHE_SCALAR_LIMBS of ring_kernels.cu). */
+    static final int SCALAR_LIMBS = 64;
+
+    /**
+     * The kernels' PheScalars for limbs [from, from + SCALAR_LIMBS) of w: the values, then their Shoup companions,
+     * passed by value (no upload).
+     */
+    private long[] scalars(long[] w, int from, int level, boolean shoup) {
+        long[] s = new long[2 * SCALAR_LIMBS];
+        for (int i = from; i <= level && i < from + SCALAR_LIMBS; i++) {
+            s[i - from] = w[i];
+            s[SCALAR_LIMBS + i - from] = shoup ? ring.modulus(i).shoup(w[i]) : 0;
         }
-        return upload(both);
+        return s;
+    }
+
+    /** out = a ∘ w per limb by {@code kernel} (poly_mul_scalar_v, poly_add_scalar_v), SCALAR_LIMBS limbs a launch. */
+    private DevicePoly scalarKernel(String kernel, RnsPoly a, long[] w, int level, boolean shoup) {
+        DevicePoly out = poly(level + 1);
+        for (int from = 0; from <= level; from += SCALAR_LIMBS) {
+            int limbs = Math.min(SCALAR_LIMBS, level + 1 - from);
+            device.launch(kernel, n, limbs, limb(out, from), limb(d(a), from), scalars(w, from, level, shoup),
+                    tables.prime(from), tables.pc, n);
+        }
+        return out;
     }
 
     // ---- transforms ----------------------------------------------------------------------------------------
 
-    /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]. */
+    /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]: one or two launches. */
     private void forward(Ptr a, int limbs, Ptr primes) {
-        for (int stage = 0; stage < ring.logN(); stage++) {
-            device.launch("ntt_fwd_stage", n / 2, limbs, a, primes, tables.pc, tables.psiRev,
-                    tables.psiRevShoup, ring.logN(), stage);
-        }
+        transform("ntt_fwd_phase", a, limbs, primes, tables.psiRev, tables.psiRevShoup);
     }
 
     private void inverse(Ptr a, int limbs, Ptr primes) {
-        for (int stage = 0; stage < ring.logN(); stage++) {
-            device.launch("ntt_inv_stage", n / 2, limbs, a, primes, tables.pc, tables.psiInvRev,
-                    tables.psiInvRevShoup, ring.logN(), stage);
+        transform("ntt_inv_phase", a, limbs, primes, tables.psiInvRev, tables.psiInvRevShoup);
+    }
+
+    private void transform(String kernel, Ptr a, int limbs, Ptr primes, Ptr twiddles, Ptr twiddlesShoup) {
+        int logN = ring.logN();
+        for (NttPhases.Phase ph : NttPhases.plan(logN)) {
+            device.launchBlocks(kernel, ph.blocks(logN), limbs, ph.threads(), ph.sharedBytes(), a, primes, tables.pc,
+                    twiddles, twiddlesShoup, logN, ph.s0(), ph.k(), ph.logTiles());
         }
     }
 
@@ -167,28 +188,48 @@ final class CudaRingExecutor implements RingExecutor {
         return memory.peakBytes();
     }
 
+    /** One copy for the whole polynomial (a driver call per limb costs more than the copy at small N). */
     @Override
     public RnsPoly upload(long[][] limbs) {
+        long[] flat = new long[limbs.length * n];
+        for (int k = 0; k < limbs.length; k++) {
+            System.arraycopy(limbs[k], 0, flat, k * n, n);
+        }
         synchronized (lock) {
             begin();
             DevicePoly p = poly(limbs.length);
-            for (int k = 0; k < limbs.length; k++) {
-                device.upload(limb(p, k), limbs[k]);
-            }
+            device.upload(p.memory().ptr, flat);
             return p;
         }
     }
 
+    /** Waits for the device to finish what is queued (timings); reads wait by themselves. */
     @Override
-    public long[][] download(RnsPoly p, int limbs) {
+    public void synchronize() {
         synchronized (lock) {
             begin();
-            long[][] out = new long[limbs][n];
-            for (int k = 0; k < limbs; k++) {
-                device.download(out[k], limb(d(p), k));
-            }
-            return out;
+            device.synchronize();
         }
+    }
+
+    /** What the device has been asked to do so far (launches, synchronizations, uploads, allocations). */
+    DeviceCounts.Snapshot counts() {
+        return device.counts().snapshot();
+    }
+
+    /** One copy, which the driver runs after everything queued before it. */
+    @Override
+    public long[][] download(RnsPoly p, int limbs) {
+        long[] flat = new long[limbs * n];
+        synchronized (lock) {
+            begin();
+            device.download(flat, d(p).memory().ptr);
+        }
+        long[][] out = new long[limbs][];
+        for (int k = 0; k < limbs; k++) {
+            out[k] = Arrays.copyOfRange(flat, k * n, (k + 1) * n);
+        }
+        return out;
     }
 
     @Override
@@ -203,7 +244,6 @@ final class CudaRingExecutor implements RingExecutor {
             DevicePoly out = poly(level + 1);
             device.launch(kernel, n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     d(b).memory().ptr, tables.identity.ptr, tables.pc, n);
-            device.synchronize();
             return out;
         }
     }
@@ -219,7 +259,6 @@ final class CudaRingExecutor implements RingExecutor {
             begin();
             device.launch("poly_add_into", n, level + 1, d(fresh).memory().ptr, d(b).memory().ptr,
                     tables.identity.ptr, tables.pc, n);
-            device.synchronize();
             return prefix(fresh, level);
         }
     }
@@ -241,7 +280,6 @@ final class CudaRingExecutor implements RingExecutor {
             DevicePoly out = poly(level + 1);
             device.launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     tables.identity.ptr, tables.pc, n);
-            device.synchronize();
             return out;
         }
     }
@@ -250,14 +288,7 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
         synchronized (lock) {
             begin();
-            Allocation w = scalars(scalars, level);
-            DevicePoly out = poly(level + 1);
-            device.launch("poly_mul_scalar", n, level + 1, out.memory().ptr, d(a).memory().ptr,
-                    w.ptr, w.ptr.plus((level + 1L) * Long.BYTES), tables.identity.ptr,
-                    tables.pc, n);
-            device.synchronize();
-            w.release();
-            return out;
+            return scalarKernel("poly_mul_scalar_v", a, scalars, level, true);
         }
     }
 
@@ -265,15 +296,7 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly addScalars(RnsPoly a, long[] scalars, int level) {
         synchronized (lock) {
             begin();
-            long[] w = new long[level + 1];
-            System.arraycopy(scalars, 0, w, 0, level + 1);
-            Allocation dw = upload(w);
-            DevicePoly out = poly(level + 1);
-            device.launch("poly_add_scalar", n, level + 1, out.memory().ptr, d(a).memory().ptr,
-                    dw.ptr, tables.identity.ptr, tables.pc, n);
-            device.synchronize();
-            dw.release();
-            return out;
+            return scalarKernel("poly_add_scalar_v", a, scalars, level, false);
         }
     }
 
@@ -287,7 +310,6 @@ final class CudaRingExecutor implements RingExecutor {
             device.launch("poly_tensor", n, level + 1, d0.memory().ptr, d1.memory().ptr,
                     d2.memory().ptr, d(x0).memory().ptr, d(x1).memory().ptr, d(y0).memory().ptr,
                     d(y1).memory().ptr, tables.identity.ptr, tables.pc, n);
-            device.synchronize();
             return new RnsPoly[] {d0, d1, d2};
         }
     }
@@ -300,7 +322,6 @@ final class CudaRingExecutor implements RingExecutor {
             DevicePoly out = poly(level + 1);
             device.launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     perm.ptr, n);
-            device.synchronize();
             return out;
         }
     }
@@ -330,15 +351,15 @@ final class CudaRingExecutor implements RingExecutor {
                         t.memory().ptr, inv, invShoup, tables.identity.ptr, tables.pc, n);
                 out[k] = t;
             }
-            device.synchronize();
             last.release();
             return out;
         }
     }
 
     /**
-     * ModUp as KeySwitcher.decompose: d to coefficients, y_i = [d_i·(Q_j/q_i)^-1]_{q_i} centred, then per digit j the
-     * targets outside the digit by basis conversion (and NTT), the digit's own limbs copied from d.
+     * ModUp as KeySwitcher.decompose, every digit at once: d to coefficients, y_i = [d_i·(Q_j/q_i)^-1]_{q_i} centred,
+     * one modup_convert launch over every (digit, position) of Q_level ∪ P (the digit's own limbs taken from d's
+     * coefficients, the others by basis conversion), one forward NTT over all of them: a copy and five launches.
      */
     @Override
     public KeySwitchDigits decompose(RnsPoly d, int level) {
@@ -348,32 +369,17 @@ final class CudaRingExecutor implements RingExecutor {
             int digits = gadget.digitCount(level);
             int width = level + 1 + ring.pCount();
             DeviceTables.LevelTables lt = tables.level(level);
+            Allocation coeffs = memory.allocate((level + 1) * limbBytes);
             Allocation scaled = memory.allocate((level + 1) * limbBytes);
-            copy(scaled.ptr, x.memory().ptr, level + 1);
-            inverse(scaled.ptr, level + 1, tables.identity.ptr);
-            device.launch("bconv_scale", n, level + 1, scaled.ptr, scaled.ptr, lt.modUpInverse().ptr,
+            copy(coeffs.ptr, x.memory().ptr, level + 1);
+            inverse(coeffs.ptr, level + 1, tables.identity.ptr);
+            device.launch("bconv_scale", n, level + 1, scaled.ptr, coeffs.ptr, lt.modUpInverse().ptr,
                     lt.modUpInverseShoup().ptr, tables.identity.ptr, tables.pc, n);
             Allocation out = memory.allocate((long) digits * width * limbBytes);
-            for (int j = 0; j < digits; j++) {
-                int first = gadget.firstPrime(j);
-                int end = gadget.endPrime(j, level);
-                int sources = end - first;
-                DeviceTables.Conversion c = lt.modUp(j);
-                Ptr base = limb(out, j * width);
-                Ptr y = limb(scaled, first);
-                // targets below the digit (positions 0..first-1), then above it (end..width-1)
-                device.launch("bconv_accumulate", n, first, base, y, sources, c.qHat().ptr,
-                        c.qHatShoup().ptr, lt.extended().ptr, tables.pc, n);
-                device.launch("bconv_accumulate", n, width - end, limb(out, j * width + end), y,
-                        sources, c.qHat().ptr.plus((long) first * sources * Long.BYTES),
-                        c.qHatShoup().ptr.plus((long) first * sources * Long.BYTES),
-                        lt.extended().ptr.plus((long) end * Integer.BYTES), tables.pc, n);
-                forward(base, first, lt.extended().ptr);
-                forward(limb(out, j * width + end), width - end,
-                        lt.extended().ptr.plus((long) end * Integer.BYTES));
-                copy(limb(out, j * width + first), limb(x, first), sources);
-            }
-            device.synchronize();
+            device.launch("modup_convert", n, digits * width, out.ptr, coeffs.ptr, scaled.ptr, lt.modUpPlan().ptr,
+                    lt.modUpQHat().ptr, lt.modUpQHatShoup().ptr, lt.extended().ptr, width, tables.pc, n);
+            forward(out.ptr, digits * width, lt.extendedDigits().ptr);
+            coeffs.release();
             scaled.release();
             return new DeviceDigits(out, level, digits, width);
         }
@@ -393,7 +399,6 @@ final class CudaRingExecutor implements RingExecutor {
                     dd.digitCount(), width, k.ptr, tables.primeCount, lt.extended().ptr,
                     tables.pc, n);
             RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
-            device.synchronize();
             acc0.release();
             acc1.release();
             return out;
@@ -453,7 +458,6 @@ final class CudaRingExecutor implements RingExecutor {
                         tables.prime(0), tables.pc, n);
                 out[part] = r;
             }
-            device.synchronize();
             pair.release();
             tmp.release();
             acc0.release();
@@ -474,7 +478,6 @@ final class CudaRingExecutor implements RingExecutor {
             device.launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0,
                     tables.identity.ptr, tables.pc, n);
             forward(out.memory().ptr, top + 1, tables.identity.ptr);
-            device.synchronize();
             tmp.release();
             return out;
         }

@@ -3,7 +3,8 @@ package dev.polyhe.backend.cuda;
 /**
  * What the executor asks of a device: memory by handle, copies, kernel launches by name. {@link CudaDevice} does it
  * through JCuda's driver API; the tests also run the executor on a device emulated in Java, so that everything above
- * the kernels (the launch sequences, offsets and tables) is checked without a GPU.
+ * the kernels (the launch sequences, offsets and tables) is checked without a GPU. Launches, copies and frees are
+ * queued in order on one stream: a buffer freed or reused after a launch is reused by work queued after it.
  */
 interface DeviceApi extends AutoCloseable {
     /** Returned by {@link #allocate} when the device is out of memory. */
@@ -47,11 +48,22 @@ interface DeviceApi extends AutoCloseable {
 
     /**
      * One launch over {@code count} indices per limb and {@code limbs} limbs; {@code args} are the kernel's parameters
-     * in order, each a {@link Ptr} or an {@link Integer}.
+     * in order, each a {@link Ptr}, an {@link Integer} or a {@code long[]} (a structure passed by value: exactly its
+     * words, as the kernel declares it).
      */
     void launch(String kernel, long count, int limbs, Object... args);
 
+    /**
+     * One launch of a kernel that works in shared memory: {@code blocks} × {@code limbs} blocks of {@code threads}
+     * threads, each with {@code sharedBytes} of dynamic shared memory.
+     */
+    void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args);
+
+    /** Waits until the device has done all queued work (the executor calls it only where the host must wait). */
     void synchronize();
+
+    /** What this device has been asked to do so far. */
+    DeviceCounts counts();
 
     @Override
     void close();

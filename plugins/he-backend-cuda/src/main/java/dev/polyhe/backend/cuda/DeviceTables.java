@@ -144,19 +144,14 @@ final class DeviceTables {
         return identity.ptr.plus((long) p * Integer.BYTES);
     }
 
-    /** A basis conversion's second-step table: rows over the targets, columns over the sources. */
-    record Conversion(Allocation qHat, Allocation qHatShoup) {}
-
     /**
-     * What key switching at one level reads: the prime index of each position of Q_level ∪ P, each limb's
-     * (Q_j/q_i)^-1 within its digit, and per digit the conversion to the positions outside it.
+     * What key switching at one level reads: the prime index of each position of Q_level ∪ P ({@code extended}),
+     * each limb's (Q_j/q_i)^-1 within its digit, and for the one ModUp launch over every (digit, position): the
+     * prime of each ({@code extendedDigits}: extended, once per digit), the plan {start, count, row} of each (see
+     * modup_convert in ring_kernels.cu) and every digit's conversion table, concatenated.
      */
     record LevelTables(Allocation extended, Allocation modUpInverse, Allocation modUpInverseShoup,
-            List<Conversion> conversions) {
-        Conversion modUp(int digit) {
-            return conversions.get(digit);
-        }
-    }
+            Allocation extendedDigits, Allocation modUpPlan, Allocation modUpQHat, Allocation modUpQHatShoup) {}
 
     LevelTables level(int level) {
         return levels.computeIfAbsent(level, this::buildLevel);
@@ -164,29 +159,55 @@ final class DeviceTables {
 
     private LevelTables buildLevel(int level) {
         int width = level + 1 + ring.pCount();
+        int digits = gadget.digitCount(level);
         int[] ext = ring.extendedIndices(level);
         long[] inv = new long[level + 1];
         long[] invShoup = new long[level + 1];
-        List<Conversion> conversions = new ArrayList<>();
-        for (int j = 0; j < gadget.digitCount(level); j++) {
+        int[] extDigits = new int[digits * width];
+        int[] plan = new int[3 * digits * width];
+        List<long[]> rows = new ArrayList<>();
+        List<long[]> rowsShoup = new ArrayList<>();
+        int words = 0;
+        for (int j = 0; j < digits; j++) {
             int first = gadget.firstPrime(j);
             int end = gadget.endPrime(j, level);
-            Modulus[] source = new Modulus[end - first];
+            int sources = end - first;
+            Modulus[] source = new Modulus[sources];
             for (int i = first; i < end; i++) {
                 source[i - first] = ring.modulus(i);
             }
-            Modulus[] target = new Modulus[width - source.length];
+            Modulus[] target = new Modulus[width - sources];
             int t = 0;
             for (int pos = 0; pos < width; pos++) {
-                if (pos < first || pos >= end) {
+                int slot = j * width + pos;
+                extDigits[slot] = ext[pos];
+                if (pos >= first && pos < end) {
+                    plan[3 * slot] = pos; // the digit's own limb: d itself, from its coefficient form
+                } else {
+                    plan[3 * slot] = first;
+                    plan[3 * slot + 1] = sources;
+                    plan[3 * slot + 2] = words + t * sources;
                     target[t++] = ring.modulus(ext[pos]);
                 }
             }
             long[][] h = new BasisConverter(source, target).tables();
-            System.arraycopy(h[0], 0, inv, first, source.length);
-            System.arraycopy(h[1], 0, invShoup, first, source.length);
-            conversions.add(new Conversion(hold(h[2]), hold(h[3])));
+            System.arraycopy(h[0], 0, inv, first, sources);
+            System.arraycopy(h[1], 0, invShoup, first, sources);
+            rows.add(h[2]);
+            rowsShoup.add(h[3]);
+            words += h[2].length;
         }
-        return new LevelTables(hold(ext), hold(inv), hold(invShoup), List.copyOf(conversions));
+        return new LevelTables(hold(ext), hold(inv), hold(invShoup), hold(extDigits), hold(plan), hold(concat(rows,
+                words)), hold(concat(rowsShoup, words)));
+    }
+
+    private static long[] concat(List<long[]> parts, int words) {
+        long[] all = new long[words];
+        int at = 0;
+        for (long[] p : parts) {
+            System.arraycopy(p, 0, all, at, p.length);
+            at += p.length;
+        }
+        return all;
     }
 }

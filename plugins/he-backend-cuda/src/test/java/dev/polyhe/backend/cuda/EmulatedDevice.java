@@ -10,9 +10,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * computes, in exact modular arithmetic (the kernels' lazy reductions end in the same canonical residues, which the
  * host emulation of the CUDA bodies checks separately). So the executor above the kernels (launch sequences, grid
  * sizes, pointer offsets, the uploaded tables and the memory pool) runs here as it will on a GPU, and its limbs can be
- * compared with the Java executor's. Launches check that they stay inside their allocations.
+ * compared with the Java executor's. Launches check that they stay inside their allocations, and shared-memory
+ * launches that their grid covers the ring and fits a block's shared memory. Every call is counted
+ * ({@link DeviceCounts}): the budgets of LaunchBudgetTest.
+ *
+ * <p>A device that only counts ({@link #countingOnly}) keeps no memory and runs no kernel: the executor's calls on
+ * rings too large to emulate (N = 2^16) are counted as they would be made.
  */
 final class EmulatedDevice implements DeviceApi {
+    /** A block's shared memory, as the GPUs ckks-cuda runs on allow without opting in. */
+    static final int SHARED_BYTES = 48 << 10;
+
     /** By handle (handles count up from 1); null once freed. */
     private volatile long[][] memory = new long[64][];
     private final AtomicLong handles = new AtomicLong();
@@ -20,12 +28,29 @@ final class EmulatedDevice implements DeviceApi {
     /** One context's constants table serves all its launches: moduli by prime index. */
     private final Modulus[] byPrime = new Modulus[256];
     private final long capacity;
+    private final boolean compute;
     private final AtomicLong used = new AtomicLong();
-    final AtomicLong launches = new AtomicLong();
+    private final Map<Long, Long> sizes = new ConcurrentHashMap<>();
+    private final DeviceCounts counts = new DeviceCounts();
 
     /** @param capacity bytes the device holds: allocations beyond return {@link #OUT_OF_MEMORY} */
     EmulatedDevice(long capacity) {
+        this(capacity, true);
+    }
+
+    private EmulatedDevice(long capacity, boolean compute) {
         this.capacity = capacity;
+        this.compute = compute;
+    }
+
+    /** A device of {@code capacity} bytes that counts the calls made to it and computes nothing. */
+    static EmulatedDevice countingOnly(long capacity) {
+        return new EmulatedDevice(capacity, false);
+    }
+
+    @Override
+    public DeviceCounts counts() {
+        return counts;
     }
 
     @Override
@@ -58,26 +83,44 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public long allocate(long bytes) {
+        counts.allocation();
         if (used.addAndGet(bytes) > capacity) {
             used.addAndGet(-bytes);
             return OUT_OF_MEMORY;
         }
         long h = handles.incrementAndGet();
-        synchronized (this) {
-            if (h >= memory.length) {
-                memory = java.util.Arrays.copyOf(memory, (int) Math.max(2 * memory.length, h + 1));
+        sizes.put(h, bytes);
+        if (compute) {
+            synchronized (this) {
+                if (h >= memory.length) {
+                    memory = java.util.Arrays.copyOf(memory, (int) Math.max(2 * memory.length, h + 1));
+                }
+                memory[(int) h] = new long[(int) ((bytes + 7) / 8)];
             }
-            memory[(int) h] = new long[(int) ((bytes + 7) / 8)];
         }
         return h;
     }
 
     @Override
     public synchronized void free(long handle) {
-        long[] m = memory[(int) handle];
-        memory[(int) handle] = null;
-        if (m != null) {
-            used.addAndGet(-8L * m.length);
+        Long bytes = sizes.remove(handle);
+        if (bytes != null) {
+            used.addAndGet(-bytes);
+        }
+        if (compute) {
+            memory[(int) handle] = null;
+        }
+    }
+
+    /** Refuses a pointer outside every live allocation (the device would read another buffer, or fault). */
+    private void live(Ptr p, long bytes) {
+        Long size = sizes.get(p.handle());
+        if (size == null) {
+            throw new IllegalStateException("allocation " + p.handle() + " is not live");
+        }
+        if (p.offset() < 0 || p.offset() + bytes > size) {
+            throw new IndexOutOfBoundsException("bytes [" + p.offset() + ", " + (p.offset() + bytes)
+                    + ") outside allocation " + p.handle() + " of " + size + " bytes");
         }
     }
 
@@ -120,6 +163,11 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public void upload(Ptr to, long[] src) {
+        counts.upload(8L * src.length);
+        live(to, 8L * src.length);
+        if (!compute) {
+            return;
+        }
         for (int i = 0; i < src.length; i++) {
             set(to, i, src[i]);
         }
@@ -127,6 +175,11 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public void upload(Ptr to, int[] src) {
+        counts.upload(4L * src.length);
+        live(to, 4L * src.length);
+        if (!compute) {
+            return;
+        }
         if (to.offset() % 8 != 0) {
             throw new IllegalStateException("int upload at byte offset " + to.offset());
         }
@@ -139,6 +192,11 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public void download(long[] to, Ptr from) {
+        counts.download();
+        live(from, 8L * to.length);
+        if (!compute) {
+            return;
+        }
         for (int i = 0; i < to.length; i++) {
             to[i] = get(from, i);
         }
@@ -146,20 +204,31 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public void copy(Ptr to, Ptr from, long bytes) {
-        long[] tmp = new long[(int) (bytes / 8)];
-        download(tmp, from);
-        upload(to, tmp);
+        live(to, bytes);
+        live(from, bytes);
+        if (!compute) {
+            return;
+        }
+        for (long i = 0; i < bytes / 8; i++) {
+            set(to, i, get(from, i));
+        }
     }
 
     @Override
     public void zero(Ptr to, long bytes) {
+        live(to, bytes);
+        if (!compute) {
+            return;
+        }
         for (long i = 0; i < bytes / 8; i++) {
             set(to, i, 0);
         }
     }
 
     @Override
-    public void synchronize() {}
+    public void synchronize() {
+        counts.synchronization();
+    }
 
     @Override
     public synchronized void close() {
@@ -188,7 +257,15 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public void launch(String kernel, long count, int limbs, Object... a) {
-        launches.incrementAndGet();
+        counts.launch();
+        for (Object arg : a) {
+            if (arg instanceof Ptr p) {
+                live(p, 0);
+            }
+        }
+        if (!compute) {
+            return;
+        }
         for (int limb = 0; limb < limbs; limb++) {
             for (long idx = 0; idx < count; idx++) {
                 run(kernel, limb, idx, a);
@@ -196,10 +273,43 @@ final class EmulatedDevice implements DeviceApi {
         }
     }
 
+    /**
+     * The NTT phases (a, primes, pc, twiddles, twiddlesShoup, logN, s0, k, logTiles): the grid must cover the limb in
+     * tiles that fit the block's shared memory; the stages [s0, s0 + k) are then done exactly, stage by stage.
+     */
+    @Override
+    public void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
+        counts.launch();
+        int logN = n(a, 5);
+        int s0 = n(a, 6);
+        int k = n(a, 7);
+        int logTiles = n(a, 8);
+        long elems = 1L << (k + logTiles);
+        if ((long) blocks * elems != 1L << logN || sharedBytes != 8 * elems || sharedBytes > SHARED_BYTES
+                || threads < 1 || threads > 1024 || k < 1 || s0 < 0 || s0 + k > logN) {
+            throw new IllegalArgumentException(kernel + ": " + blocks + " blocks of " + threads + " threads, "
+                    + sharedBytes + " bytes shared, stages [" + s0 + ", " + (s0 + k) + ") of " + logN + ", 2^" + logTiles
+                    + " tiles a block: not a cover of the ring that fits a block");
+        }
+        live(p(a, 0), 8L * limbs << logN);
+        if (!compute) {
+            return;
+        }
+        for (int limb = 0; limb < limbs; limb++) {
+            for (int stage = s0; stage < s0 + k; stage++) {
+                for (long b = 0; b < 1L << (logN - 1); b++) {
+                    switch (kernel) {
+                        case "ntt_fwd_phase" -> nttForward(limb, b, p(a, 0), p(a, 1), p(a, 2), p(a, 3), logN, stage);
+                        case "ntt_inv_phase" -> nttInverse(limb, b, p(a, 0), p(a, 1), p(a, 2), p(a, 3), logN, stage);
+                        default -> throw new IllegalArgumentException("no shared-memory kernel " + kernel);
+                    }
+                }
+            }
+        }
+    }
+
     private void run(String kernel, int limb, long c, Object[] a) {
         switch (kernel) {
-            case "ntt_fwd_stage" -> nttForward(limb, c, p(a, 0), p(a, 1), p(a, 2), p(a, 3), n(a, 5), n(a, 6));
-            case "ntt_inv_stage" -> nttInverse(limb, c, p(a, 0), p(a, 1), p(a, 2), p(a, 3), n(a, 5), n(a, 6));
             case "poly_add", "poly_sub", "poly_mul" -> {
                 int size = n(a, 5);
                 Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
@@ -217,15 +327,15 @@ final class EmulatedDevice implements DeviceApi {
                 long o = (long) limb * n(a, 4) + c;
                 set(p(a, 0), o, modulus(p(a, 3), getInt(p(a, 2), limb)).add(get(p(a, 0), o), get(p(a, 1), o)));
             }
-            case "poly_mul_scalar" -> {
-                long o = (long) limb * n(a, 6) + c;
-                Modulus m = modulus(p(a, 5), getInt(p(a, 4), limb));
-                set(p(a, 0), o, m.mul(get(p(a, 1), o), get(p(a, 2), limb)));
-            }
-            case "poly_add_scalar" -> {
+            case "poly_mul_scalar_v", "poly_add_scalar_v" -> {
+                long[] s = (long[]) a[2];
+                if (s.length != 2 * CudaRingExecutor.SCALAR_LIMBS) {
+                    throw new IllegalArgumentException(kernel + ": a PheScalars of " + s.length + " words");
+                }
                 long o = (long) limb * n(a, 5) + c;
                 Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
-                set(p(a, 0), o, m.add(get(p(a, 1), o), get(p(a, 2), limb)));
+                long x = get(p(a, 1), o);
+                set(p(a, 0), o, kernel.equals("poly_mul_scalar_v") ? m.mul(x, s[limb]) : m.add(x, s[limb]));
             }
             case "poly_sub_mul_scalar" -> {
                 long o = (long) limb * n(a, 7) + c;
@@ -278,6 +388,24 @@ final class EmulatedDevice implements DeviceApi {
                 long v = get(p(a, 1), c);
                 set(p(a, 0), (long) limb * n(a, 5) + c, v > from.value() / 2 ? m.neg(m.reduce(from.value() - v))
                         : m.reduce(v));
+            }
+            case "modup_convert" -> {
+                int size = n(a, 9);
+                int start = getInt(p(a, 3), 3L * limb);
+                int sources = getInt(p(a, 3), 3L * limb + 1);
+                long o = (long) limb * size + c;
+                if (sources == 0) {
+                    set(p(a, 0), o, get(p(a, 1), (long) start * size + c));
+                    return;
+                }
+                int row = getInt(p(a, 3), 3L * limb + 2);
+                Modulus m = modulus(p(a, 8), getInt(p(a, 6), limb % n(a, 7)));
+                long acc = 0;
+                for (int s = 0; s < sources; s++) {
+                    long y = m.reduceSigned(get(p(a, 2), (long) (start + s) * size + c));
+                    acc = m.add(acc, m.mul(y, get(p(a, 4), row + s)));
+                }
+                set(p(a, 0), o, acc);
             }
             case "keyswitch_inner_product" -> {
                 int digits = n(a, 3);
