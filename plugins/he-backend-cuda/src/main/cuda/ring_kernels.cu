@@ -86,6 +86,9 @@
 
 #include "modarith.cuh"
 
+#include <math.h>
+#include <string.h>
+
 #if defined(__CUDACC__)
 #define PHE_GRID_INDEX(count)                                                                                 \
     const uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x;                                               \
@@ -451,33 +454,144 @@ PHE_HD void centred_lift_coeff(uint32_t limb, uint32_t c, uint64_t* out, const u
 // not accumulated into).
 // =========================================================================================================
 
-PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
-                                          const uint64_t* digits, int numDigits, int width, const uint64_t* key,
-                                          int numPrimes, const int* primes, const uint64_t* pc, int n) {
-    // Lazy: the products (each < q^2 < 2^122) summed in 128 bits, PHE_LAZY_TERMS at a time, then one Montgomery
-    // reduction: sum_j x_j k_j 2^-64 mod q, which is what the sum of Montgomery products gives.
-    const int p = primes[limb];
+/**
+ * sum_j digits[j][limb][src] * key_j[part][p][src] * 2^-64 mod q for both parts: the products (each < q^2 < 2^122)
+ * summed in 128 bits, PHE_LAZY_TERMS at a time, then one Montgomery reduction each, which is what the sum of
+ * Montgomery products gives.
+ */
+PHE_HD void keyswitch_dot(uint32_t limb, size_t src, const uint64_t* digits, int numDigits, int width,
+                          const uint64_t* key, int numPrimes, int p, const uint64_t* pc, int n, uint64_t* s0,
+                          uint64_t* s1) {
     const uint64_t q = PHE_PC(p, PC_Q);
     const uint64_t qinv = PHE_PC(p, PC_QINV);
     const uint64_t barrett = PHE_PC(p, PC_BARRETT);
-    uint64_t s0 = 0;
-    uint64_t s1 = 0;
+    uint64_t r0 = 0;
+    uint64_t r1 = 0;
     for (int from = 0; from < numDigits; from += PHE_LAZY_TERMS) {
         const int to = from + PHE_LAZY_TERMS < numDigits ? from + PHE_LAZY_TERMS : numDigits;
         uint64_t lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
         for (int j = from; j < to; j++) {
-            const uint64_t x = digits[((size_t)j * width + limb) * n + c];
-            const uint64_t kb = key[(((size_t)j * 2 + 0) * numPrimes + p) * n + c];
-            const uint64_t ka = key[(((size_t)j * 2 + 1) * numPrimes + p) * n + c];
-            phe_mac128(&lo0, &hi0, x, kb);
-            phe_mac128(&lo1, &hi1, x, ka);
+            const uint64_t x = digits[((size_t)j * width + limb) * n + src];
+            phe_mac128(&lo0, &hi0, x, key[(((size_t)j * 2 + 0) * numPrimes + p) * n + src]);
+            phe_mac128(&lo1, &hi1, x, key[(((size_t)j * 2 + 1) * numPrimes + p) * n + src]);
         }
-        s0 = phe_add_mod(s0, phe_mont_reduce128(lo0, hi0, q, qinv, barrett), q);
-        s1 = phe_add_mod(s1, phe_mont_reduce128(lo1, hi1, q, qinv, barrett), q);
+        r0 = phe_add_mod(r0, phe_mont_reduce128(lo0, hi0, q, qinv, barrett), q);
+        r1 = phe_add_mod(r1, phe_mont_reduce128(lo1, hi1, q, qinv, barrett), q);
     }
+    *s0 = r0;
+    *s1 = r1;
+}
+
+PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
+                                          const uint64_t* digits, int numDigits, int width, const uint64_t* key,
+                                          int numPrimes, const int* primes, const uint64_t* pc, int n) {
+    uint64_t s0, s1;
+    keyswitch_dot(limb, c, digits, numDigits, width, key, numPrimes, primes[limb], pc, n, &s0, &s1);
     const size_t o = (size_t)limb * n + c;
     acc0[o] = s0;
     acc1[o] = s1;
+}
+
+/**
+ * One term of a sum of key switches (KeySwitcher.switchSum before its ModDown): the term's inner product permuted
+ * by its automorphism while still over Q_l U P, added into the sums (written where `first`):
+ * acc_v[limb][i] (+)= (sum_j D_j key_jv)[perm[i]], with perm = Automorphism.permutation (out[i] = in[perm[i]]).
+ */
+PHE_HD void keyswitch_permuted_sum_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
+                                         const uint64_t* digits, int numDigits, int width, const uint64_t* key,
+                                         int numPrimes, const int* primes, const int* perm, int first,
+                                         const uint64_t* pc, int n) {
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    uint64_t s0, s1;
+    keyswitch_dot(limb, (size_t)perm[c], digits, numDigits, width, key, numPrimes, p, pc, n, &s0, &s1);
+    const size_t o = (size_t)limb * n + c;
+    acc0[o] = first ? s0 : phe_add_mod(acc0[o], s0, q);
+    acc1[o] = first ? s1 : phe_add_mod(acc1[o], s1, q);
+}
+
+// =========================================================================================================
+// ModDown and rescale as one division by P * q_l (KeySwitcher.modDownRescale), for each x (NTT over Q_l U P) and
+// d (NTT over Q_l, or none): round((P d + x) / (P q_l)) over Q_(l-1). Sequence per x:
+//   1. moddown_rescale_add_pd(x limb l, d limb l, pModQl) where there is a d      (the q_l limb holds P d too)
+//   2. ntt_inv on x limbs [l, width) (primes ext + l); bconv_scale(scaled, those, converter {q_l} U P -> Q_(l-1))
+//   3. moddown_rescale_excess(u, scaled, k + 1, 1/s_t): u = rint(sum_t y_t / s_t), in doubles as Java sums them
+//   4. bconv_accumulate_excess(conv, scaled, k + 1, qHat, ..., u, minusExcess, offset) over l limbs: the fast
+//      conversion less u P q_l (its excess), then ntt_fwd on conv
+//   5. moddown_rescale_combine(out, x, conv, d, pqInv, qlInv ...) over l limbs
+// Tables per level: the converter's (as BasisConverter.tables), sourceInverse (the doubles' bits),
+// minusExcess[l][2 offset + 1] (-u P q_l mod q_i), pqInv, qlInv and their Shoup companions, {pModQl, Shoup}.
+// =========================================================================================================
+
+/** Products and sums of doubles rounded one by one, as Java computes them (no fused multiply-add). */
+PHE_HD double phe_dmul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+PHE_HD double phe_dadd(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+
+/** x += d * w on one limb (w = P mod q_l, wShoup its companion; prime = q_l's index). count = N, one limb. */
+PHE_HD void moddown_rescale_add_pd_coeff(uint32_t limb, uint32_t c, uint64_t* x, const uint64_t* d,
+                                         const uint64_t* w, int prime, const uint64_t* pc, int n) {
+    const uint64_t q = PHE_PC(prime, PC_Q);
+    x[c] = phe_add_mod(x[c], phe_shoup_mul(d[c], w[0], w[1], q), q);
+}
+
+/** u[c] = rint(sum_t (double) y_t[c] * inv[t]) over the k + 1 scaled limbs y (inv: doubles as their bits). */
+PHE_HD void moddown_rescale_excess_coeff(uint32_t limb, uint32_t c, int* u, const uint64_t* scaled, int sources,
+                                         const uint64_t* inverseBits, int n) {
+    double f = 0;
+    for (int t = 0; t < sources; t++) {
+        double inv;
+        memcpy(&inv, &inverseBits[t], sizeof inv);
+        f = phe_dadd(f, phe_dmul((double)(int64_t)scaled[(size_t)t * n + c], inv));
+    }
+    u[c] = (int)rint(f);
+}
+
+/** The fast conversion of the k + 1 scaled limbs to target limb `limb`, less its excess u P q_l. */
+PHE_HD void bconv_accumulate_excess_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* y, int numSources,
+                                          const uint64_t* qHat, const uint64_t* qHatShoup, const int* tgtPrimes,
+                                          const int* u, const uint64_t* minusExcess, int offset, const uint64_t* pc,
+                                          int n) {
+    const uint64_t q = PHE_PC(tgtPrimes[limb], PC_Q);
+    const uint64_t conv = bconv_dot(y + c, numSources, qHat + (size_t)limb * numSources,
+                                    qHatShoup + (size_t)limb * numSources, q, n);
+    out[(size_t)limb * n + c] = phe_add_mod(conv, minusExcess[(size_t)limb * (2 * offset + 1) + u[c] + offset], q);
+}
+
+/** out = (x - conv) (P q_l)^-1 + d q_l^-1 (d may be null) over the l target limbs. */
+PHE_HD void moddown_rescale_combine_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* x,
+                                          const uint64_t* conv, const uint64_t* d, const uint64_t* pqInv,
+                                          const uint64_t* pqInvShoup, const uint64_t* qlInv,
+                                          const uint64_t* qlInvShoup, const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const uint64_t q = PHE_PC(primes[limb], PC_Q);
+    const uint64_t r = phe_shoup_mul(phe_sub_mod(x[o], conv[o], q), pqInv[limb], pqInvShoup[limb], q);
+    out[o] = d == 0 ? r : phe_add_mod(r, phe_shoup_mul(d[o], qlInv[limb], qlInvShoup[limb], q), q);
+}
+
+/** out = a * b (+ s) per element for two products sharing b (CpuEvaluator's multiplyPair / multiplyPairAdd). */
+PHE_HD void poly_mul_pair_coeff(uint32_t limb, uint32_t c, uint64_t* out0, uint64_t* out1, const uint64_t* a0,
+                                const uint64_t* a1, const uint64_t* b, const uint64_t* s0, const uint64_t* s1,
+                                const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t m0 = phe_mul_mod(a0[o], b[o], q, PHE_PC(p, PC_QINV), PHE_PC(p, PC_R2));
+    const uint64_t m1 = phe_mul_mod(a1[o], b[o], q, PHE_PC(p, PC_QINV), PHE_PC(p, PC_R2));
+    out0[o] = s0 == 0 ? m0 : phe_add_mod(s0[o], m0, q);
+    out1[o] = s1 == 0 ? m1 : phe_add_mod(s1[o], m1, q);
 }
 
 // =========================================================================================================
@@ -628,6 +742,52 @@ extern "C" __global__ void modup_convert(uint64_t* out, const uint64_t* coeffs, 
                                          const int* ext, int width, const uint64_t* pc, int n) {
     PHE_GRID_INDEX(n)
     modup_convert_coeff(limb, idx, out, coeffs, scaled, plan, qHat, qHatShoup, ext, width, pc, n);
+}
+
+extern "C" __global__ void keyswitch_permuted_sum(uint64_t* acc0, uint64_t* acc1, const uint64_t* digits,
+                                                  int numDigits, int width, const uint64_t* key, int numPrimes,
+                                                  const int* primes, const int* perm, int first, const uint64_t* pc,
+                                                  int n) {
+    PHE_GRID_INDEX(n)
+    keyswitch_permuted_sum_coeff(limb, idx, acc0, acc1, digits, numDigits, width, key, numPrimes, primes, perm, first,
+                                 pc, n);
+}
+
+extern "C" __global__ void moddown_rescale_add_pd(uint64_t* x, const uint64_t* d, const uint64_t* w, int prime,
+                                                  const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    moddown_rescale_add_pd_coeff(limb, idx, x, d, w, prime, pc, n);
+}
+
+extern "C" __global__ void moddown_rescale_excess(int* u, const uint64_t* scaled, int sources,
+                                                  const uint64_t* inverseBits, int n) {
+    PHE_GRID_INDEX(n)
+    moddown_rescale_excess_coeff(limb, idx, u, scaled, sources, inverseBits, n);
+}
+
+extern "C" __global__ void bconv_accumulate_excess(uint64_t* out, const uint64_t* y, int numSources,
+                                                   const uint64_t* qHat, const uint64_t* qHatShoup,
+                                                   const int* tgtPrimes, const int* u, const uint64_t* minusExcess,
+                                                   int offset, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    bconv_accumulate_excess_coeff(limb, idx, out, y, numSources, qHat, qHatShoup, tgtPrimes, u, minusExcess, offset,
+                                  pc, n);
+}
+
+extern "C" __global__ void moddown_rescale_combine(uint64_t* out, const uint64_t* x, const uint64_t* conv,
+                                                   const uint64_t* d, const uint64_t* pqInv,
+                                                   const uint64_t* pqInvShoup, const uint64_t* qlInv,
+                                                   const uint64_t* qlInvShoup, const int* primes, const uint64_t* pc,
+                                                   int n) {
+    PHE_GRID_INDEX(n)
+    moddown_rescale_combine_coeff(limb, idx, out, x, conv, d, pqInv, pqInvShoup, qlInv, qlInvShoup, primes, pc, n);
+}
+
+extern "C" __global__ void poly_mul_pair(uint64_t* out0, uint64_t* out1, const uint64_t* a0, const uint64_t* a1,
+                                         const uint64_t* b, const uint64_t* s0, const uint64_t* s1, const int* primes,
+                                         const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    poly_mul_pair_coeff(limb, idx, out0, out1, a0, a1, b, s0, s1, primes, pc, n);
 }
 
 #endif // __CUDACC__

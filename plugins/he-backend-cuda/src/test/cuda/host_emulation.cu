@@ -360,6 +360,18 @@ static void testElementWise(const Ctx& c) {
     V acc = a;
     grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_into_coeff(l, i, acc.data(), b.data(), pr, pc, n); });
     check("poly_add_into", acc.data(), load64("ew_add_into"), n);
+    // a pair of products sharing b, and the same added to (c, d): against the single products' Java limbs
+    V p0(a.size()), p1(a.size());
+    grid(L, n, [&](uint32_t l, uint32_t i) {
+        poly_mul_pair_coeff(l, i, p0.data(), p1.data(), a.data(), a.data(), b.data(), 0, 0, pr, pc, n);
+    });
+    check("poly_mul_pair", p1.data(), load64("ew_mul"), n);
+    grid(L, n, [&](uint32_t l, uint32_t i) {
+        poly_mul_pair_coeff(l, i, p0.data(), p1.data(), a.data(), a.data(), b.data(), b.data(), 0, pr, pc, n);
+    });
+    V sum(a.size());
+    grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_coeff(l, i, sum.data(), b.data(), p1.data(), pr, pc, n); });
+    check("poly_mul_pair (added)", p0.data(), sum, n);
     V d0(a.size()), d1(a.size()), d2(a.size());
     grid(L, n, [&](uint32_t l, uint32_t i) {
         poly_tensor_coeff(l, i, d0.data(), d1.data(), d2.data(), a.data(), b.data(), cc.data(), d.data(), pr, pc, n);
@@ -415,6 +427,80 @@ static void testRescale(const Ctx& c) {
     }
 }
 
+/** ModUp as the device layer runs it: d to coefficients (kept), scaled by the digit's qHatInv, then one
+ * modup_convert over every (digit, position) and one forward NTT over all digits' limbs. */
+static V modUp(const Ctx& c, const V& d, int level, int alpha, const std::string& pre) {
+    const int n = c.n;
+    const int digits = level / alpha + 1;
+    const int width = level + 1 + c.pCount;
+    I ext = extendedIndices(c, level);
+    V coeffs = d;
+    launch_ntt_inv(c, coeffs.data(), ext.data(), level + 1);
+    V scaled((size_t)(level + 1) * n);
+    launch_bconv_scale(c, scaled.data(), coeffs.data(), load64(pre + "modup_qhatinv").data(),
+                       load64(pre + "modup_qhatinv_shoup").data(), ext.data(), level + 1);
+    V qhatAll, qhatSAll;
+    I plan, extAll;
+    for (int j = 0; j < digits; j++) {
+        int first = j * alpha, end = std::min((j + 1) * alpha, level + 1), S = end - first;
+        int base = (int)qhatAll.size();
+        V qhat = load64(pre + "modup_qhat_" + std::to_string(j));
+        V qhatS = load64(pre + "modup_qhat_shoup_" + std::to_string(j));
+        qhatAll.insert(qhatAll.end(), qhat.begin(), qhat.end());
+        qhatSAll.insert(qhatSAll.end(), qhatS.begin(), qhatS.end());
+        for (int pos = 0; pos < width; pos++) {
+            bool own = pos >= first && pos < end;
+            int t = pos < first ? pos : pos - S; // target number: positions outside the digit, in order
+            plan.push_back(own ? pos : first);
+            plan.push_back(own ? 0 : S);
+            plan.push_back(own ? 0 : base + t * S);
+            extAll.push_back(ext[pos]);
+        }
+    }
+    V raised((size_t)digits * width * n);
+    grid(digits * width, n, [&](uint32_t l, uint32_t i) {
+        modup_convert_coeff(l, i, raised.data(), coeffs.data(), scaled.data(), plan.data(), qhatAll.data(),
+                            qhatSAll.data(), ext.data(), width, c.pc.data(), n);
+    });
+    launch_ntt_fwd(c, raised.data(), extAll.data(), digits * width);
+    return raised;
+}
+
+/** KeySwitcher.modDownRescale of x (over Q_level U P; its q_level and P limbs are overwritten), d null or over Q_level. */
+static void modDownRescale(const Ctx& c, uint64_t* out, uint64_t* x, const uint64_t* d, int level,
+                           const std::string& rr) {
+    const int n = c.n, k = c.pCount;
+    I ext = extendedIndices(c, level);
+    V qhi = load64(rr + "conv0"), qhiS = load64(rr + "conv1"), qh = load64(rr + "conv2"), qhS = load64(rr + "conv3");
+    V inv = load64(rr + "inverse_bits"), minus = load64(rr + "minus_excess");
+    V pq = load64(rr + "pq_inv"), pqS = load64(rr + "pq_inv_shoup"), ql = load64(rr + "ql_inv");
+    V qlS = load64(rr + "ql_inv_shoup"), pm = load64(rr + "p_mod_ql");
+    const int offset = (int)(minus.size() / level - 1) / 2;
+    uint64_t* divided = x + (size_t)level * n;
+    const int* dividedPrimes = ext.data() + level;
+    if (d != 0)
+        grid(1, n, [&](uint32_t l, uint32_t i) {
+            moddown_rescale_add_pd_coeff(l, i, divided, d + (size_t)level * n, pm.data(), level, c.pc.data(), n);
+        });
+    launch_ntt_inv(c, divided, dividedPrimes, k + 1);
+    V scaled((size_t)(k + 1) * n);
+    launch_bconv_scale(c, scaled.data(), divided, qhi.data(), qhiS.data(), dividedPrimes, k + 1);
+    I u(n);
+    grid(1, n, [&](uint32_t l, uint32_t i) {
+        moddown_rescale_excess_coeff(l, i, u.data(), scaled.data(), k + 1, inv.data(), n);
+    });
+    V conv((size_t)level * n);
+    grid(level, n, [&](uint32_t l, uint32_t i) {
+        bconv_accumulate_excess_coeff(l, i, conv.data(), scaled.data(), k + 1, qh.data(), qhS.data(), ext.data(),
+                                      u.data(), minus.data(), offset, c.pc.data(), n);
+    });
+    launch_ntt_fwd(c, conv.data(), ext.data(), level);
+    grid(level, n, [&](uint32_t l, uint32_t i) {
+        moddown_rescale_combine_coeff(l, i, out, x, conv.data(), d, pq.data(), pqS.data(), ql.data(), qlS.data(),
+                                      ext.data(), c.pc.data(), n);
+    });
+}
+
 static void testKeySwitch(const Ctx& c) {
     const int n = c.n;
     for (const std::string& cfg : g_params["ksConfigs"]) {
@@ -428,49 +514,47 @@ static void testKeySwitch(const Ctx& c) {
         I ext = extendedIndices(c, level);
         V d = load64(pre + "d");
         V key = load64("key_dnum" + std::to_string(dnum));
-        // ModUp as the device layer runs it: d to coefficients (kept), scaled by the digit's qHatInv, then one
-        // modup_convert over every (digit, position) and one forward NTT over all digits' limbs
-        V coeffs = d;
-        launch_ntt_inv(c, coeffs.data(), ext.data(), level + 1);
-        V scaled((size_t)(level + 1) * n);
-        launch_bconv_scale(c, scaled.data(), coeffs.data(), load64(pre + "modup_qhatinv").data(),
-                           load64(pre + "modup_qhatinv_shoup").data(), ext.data(), level + 1);
-        V qhatAll, qhatSAll;
-        I plan, extAll;
-        for (int j = 0; j < digits; j++) {
-            int first = j * alpha, end = std::min((j + 1) * alpha, level + 1), S = end - first;
-            int base = (int)qhatAll.size();
-            V qhat = load64(pre + "modup_qhat_" + std::to_string(j));
-            V qhatS = load64(pre + "modup_qhat_shoup_" + std::to_string(j));
-            qhatAll.insert(qhatAll.end(), qhat.begin(), qhat.end());
-            qhatSAll.insert(qhatSAll.end(), qhatS.begin(), qhatS.end());
-            for (int pos = 0; pos < width; pos++) {
-                bool own = pos >= first && pos < end;
-                int t = pos < first ? pos : pos - S; // target number: positions outside the digit, in order
-                plan.push_back(own ? pos : first);
-                plan.push_back(own ? 0 : S);
-                plan.push_back(own ? 0 : base + t * S);
-                extAll.push_back(ext[pos]);
-            }
-        }
-        V raised((size_t)digits * width * n);
-        grid(digits * width, n, [&](uint32_t l, uint32_t i) {
-            modup_convert_coeff(l, i, raised.data(), coeffs.data(), scaled.data(), plan.data(), qhatAll.data(),
-                                qhatSAll.data(), ext.data(), width, c.pc.data(), n);
-        });
-        launch_ntt_fwd(c, raised.data(), extAll.data(), digits * width);
+        V raised = modUp(c, d, level, alpha, pre);
         check(label + " modup", raised.data(), load64(pre + "modup"), n);
-        // inner product over Q_level ∪ P
+        // inner product over Q_level U P
         V acc0((size_t)width * n), acc1((size_t)width * n);
         grid(width, n, [&](uint32_t l, uint32_t i) {
             keyswitch_inner_product_coeff(l, i, acc0.data(), acc1.data(), raised.data(), digits, width, key.data(), c.P,
                                           ext.data(), c.pc.data(), n);
         });
+        V keep0 = acc0, keep1 = acc1;
         V out0((size_t)(level + 1) * n), out1((size_t)(level + 1) * n);
         modDown(c, out0.data(), acc0.data(), level);
         modDown(c, out1.data(), acc1.data(), level);
         check(label + " out0", out0.data(), load64(pre + "out0"), n);
         check(label + " out1", out1.data(), load64(pre + "out1"), n);
+
+        // three terms permuted and summed over Q_level U P (the first two share one ModUp), one ModDown each
+        V raised2 = modUp(c, load64(pre + "ss_d2"), level, alpha, pre);
+        V sum0((size_t)width * n), sum1((size_t)width * n);
+        for (int t = 0; t < 3; t++) {
+            I perm = load32(pre + "ss_perm_" + std::to_string(t));
+            const V& r = t < 2 ? raised : raised2;
+            grid(width, n, [&](uint32_t l, uint32_t i) {
+                keyswitch_permuted_sum_coeff(l, i, sum0.data(), sum1.data(), r.data(), digits, width, key.data(), c.P,
+                                             ext.data(), perm.data(), t == 0, c.pc.data(), n);
+            });
+        }
+        modDown(c, out0.data(), sum0.data(), level);
+        modDown(c, out1.data(), sum1.data(), level);
+        check(label + " switch sum 0", out0.data(), load64(pre + "ss_out0"), n);
+        check(label + " switch sum 1", out1.data(), load64(pre + "ss_out1"), n);
+
+        if (level >= 1) {
+            // relinearizeRescale's division by P q_l, with (d0, d1) added
+            std::string rr = pre + "rr_";
+            V d0 = load64(rr + "d0"), d1 = load64(rr + "d1");
+            V r0((size_t)level * n), r1((size_t)level * n);
+            modDownRescale(c, r0.data(), keep0.data(), d0.data(), level, rr);
+            modDownRescale(c, r1.data(), keep1.data(), d1.data(), level, rr);
+            check(label + " moddown+rescale 0", r0.data(), load64(rr + "out0"), n);
+            check(label + " moddown+rescale 1", r1.data(), load64(rr + "out1"), n);
+        }
     }
 }
 

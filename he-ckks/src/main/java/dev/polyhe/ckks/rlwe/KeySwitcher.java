@@ -237,6 +237,30 @@ public final class KeySwitcher {
         return out;
     }
 
+    /**
+     * The constants {@link #modDownRescale} divides with at {@code level}, for an executor that keeps its own copy
+     * (a GPU's): the conversion from {q_level} ∪ P to Q_(level−1) as {@link BasisConverter#tables()}, the sources'
+     * 1/s_t as the bits of their doubles, −u·P·q_l modulo q_i for u in [−offset, offset] (row i, 2·offset + 1
+     * entries), (P·q_l)^-1 and q_l^-1 modulo each q_i with their Shoup companions, and P modulo q_l with its own.
+     */
+    public record RescaleTables(long[][] converter, long[] sourceInverseBits, long[] minusExcess, int excessOffset,
+            long[] pqInv, long[] pqInvShoup, long[] qlInv, long[] qlInvShoup, long[] pModQl) {}
+
+    public RescaleTables rescaleTables(int level) {
+        RescalePlan p = rescalePlans.computeIfAbsent(level, this::rescalePlan);
+        long[] bits = new long[p.sourceInverse.length];
+        for (int t = 0; t < bits.length; t++) {
+            bits[t] = Double.doubleToRawLongBits(p.sourceInverse[t]);
+        }
+        int row = 2 * p.excessOffset + 1;
+        long[] minus = new long[level * row];
+        for (int i = 0; i < level; i++) {
+            System.arraycopy(p.minusExcess[i], 0, minus, i * row, row);
+        }
+        return new RescaleTables(p.converter.tables(), bits, minus, p.excessOffset, p.pqInv.clone(),
+                p.pqInvShoup.clone(), p.qlInv.clone(), p.qlInvShoup.clone(), new long[] {p.pModQl, p.pModQlShoup});
+    }
+
     /** Σ_j D_j·key_j over Q_level ∪ P, both components (the key switch before its division by P). */
     private long[][][] innerProduct(long[][][] digits, SwitchingKey key, int level) {
         int n = ring.n();

@@ -193,6 +193,9 @@ final class CudaDevice implements DeviceApi {
     }
 
     private CUdeviceptr ptr(Ptr p) {
+        if (p.handle() == 0) {
+            return new CUdeviceptr(); // NULL
+        }
         CUdeviceptr base = allocations.get(p.handle());
         if (base == null) {
             throw new IllegalStateException("ckks-cuda: device allocation " + p.handle() + " was freed");

@@ -318,7 +318,7 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly automorphism(RnsPoly a, Automorphism g, int level) {
         synchronized (lock) {
             begin();
-            Allocation perm = permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
+            Allocation perm = permutation(g);
             DevicePoly out = poly(level + 1);
             device.launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     perm.ptr, n);
@@ -403,6 +403,152 @@ final class CudaRingExecutor implements RingExecutor {
             acc1.release();
             return out;
         }
+    }
+
+    /** Two products sharing b in one launch (CpuEvaluator's products of a ciphertext by a plaintext). */
+    @Override
+    public RnsPoly[] multiplyPair(RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        return pair(null, null, a0, a1, b, level);
+    }
+
+    /** s + a·b for both components in one launch. */
+    @Override
+    public RnsPoly[] multiplyPairAdd(RnsPoly s0, RnsPoly s1, RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        return pair(s0, s1, a0, a1, b, level);
+    }
+
+    private RnsPoly[] pair(RnsPoly s0, RnsPoly s1, RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
+        synchronized (lock) {
+            begin();
+            DevicePoly o0 = poly(level + 1);
+            DevicePoly o1 = poly(level + 1);
+            device.launch("poly_mul_pair", n, level + 1, o0.memory().ptr, o1.memory().ptr, d(a0).memory().ptr,
+                    d(a1).memory().ptr, d(b).memory().ptr, s0 == null ? Ptr.NULL : d(s0).memory().ptr,
+                    s1 == null ? Ptr.NULL : d(s1).memory().ptr, tables.identity.ptr, tables.pc, n);
+            return new RnsPoly[] {o0, o1};
+        }
+    }
+
+    /** One division by P·q_level for the ModDown and the rescale, as HostRingExecutor (KeySwitcher.applyRescaled). */
+    @Override
+    public RnsPoly[] relinearizeRescale(RnsPoly[] d, SwitchingKey key, int level) {
+        if (ring.pCount() == 0 || level < 1) {
+            return RingExecutor.super.relinearizeRescale(d, key, level);
+        }
+        synchronized (lock) {
+            begin();
+            DeviceDigits digits = (DeviceDigits) decompose(d[2], level);
+            DeviceTables.LevelTables lt = tables.level(level);
+            int width = digits.width();
+            Allocation acc0 = memory.allocate(width * limbBytes);
+            Allocation acc1 = memory.allocate(width * limbBytes);
+            device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
+                    digits.digitCount(), width, key(key).ptr, tables.primeCount, lt.extended().ptr, tables.pc, n);
+            digits.memory().release();
+            RnsPoly[] out = {modDownRescale(acc0, d(d[0]), level), modDownRescale(acc1, d(d[1]), level)};
+            acc0.release();
+            acc1.release();
+            return out;
+        }
+    }
+
+    /**
+     * Summed over Q_level ∪ P with one ModDown for all terms (KeySwitcher.switchSum): each term's inner product is
+     * permuted by its automorphism and added in one launch; rotations of one polynomial in a row share its ModUp.
+     */
+    @Override
+    public RnsPoly[] keySwitchSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        if (ring.pCount() == 0) {
+            return RingExecutor.super.keySwitchSum(ds, keys, autos, level);
+        }
+        synchronized (lock) {
+            begin();
+            Allocation[] acc = switchedSum(ds, keys, autos, level);
+            RnsPoly[] out = {modDown(acc[0], level), modDown(acc[1], level)};
+            acc[0].release();
+            acc[1].release();
+            return out;
+        }
+    }
+
+    /** The sum above plus (d0, d1), divided by P·q_level once (KeySwitcher.switchSumRescaled); d1 null: zero. */
+    @Override
+    public RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
+            RnsPoly d1, int level) {
+        if (ring.pCount() == 0 || level < 1) {
+            return RingExecutor.super.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
+        }
+        synchronized (lock) {
+            begin();
+            Allocation[] acc = switchedSum(ds, keys, autos, level);
+            RnsPoly[] out = {modDownRescale(acc[0], d(d0), level),
+                modDownRescale(acc[1], d1 == null ? null : d(d1), level)};
+            acc[0].release();
+            acc[1].release();
+            return out;
+        }
+    }
+
+    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (under the lock). */
+    private Allocation[] switchedSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
+        DeviceTables.LevelTables lt = tables.level(level);
+        int width = level + 1 + ring.pCount();
+        Allocation acc0 = memory.allocate(width * limbBytes);
+        Allocation acc1 = memory.allocate(width * limbBytes);
+        DeviceDigits digits = null;
+        for (int t = 0; t < ds.length; t++) {
+            if (t == 0 || ds[t] != ds[t - 1]) {
+                if (digits != null) {
+                    digits.memory().release();
+                }
+                digits = (DeviceDigits) decompose(ds[t], level);
+            }
+            device.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
+                    digits.digitCount(), width, key(keys[t]).ptr, tables.primeCount, lt.extended().ptr,
+                    permutation(autos[t]).ptr, t == 0 ? 1 : 0, tables.pc, n);
+        }
+        if (digits != null) {
+            digits.memory().release();
+        }
+        return new Allocation[] {acc0, acc1};
+    }
+
+    private Allocation permutation(Automorphism g) {
+        return permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
+    }
+
+    /**
+     * round((P·d + x) / (P·q_level)) over Q_(level−1) for x over Q_level ∪ P (NTT) and d over Q_level (NTT; null:
+     * zero), as KeySwitcher.modDownRescale: the fast conversion of x's q_level and P limbs with its excess computed
+     * and taken off, so the division rounds as a rescale does. Overwrites x's q_level and P limbs.
+     */
+    private DevicePoly modDownRescale(Allocation x, DevicePoly d, int level) {
+        int k = ring.pCount();
+        DeviceTables.RescaleTables rt = tables.rescale(level);
+        Ptr ext = tables.level(level).extended().ptr;
+        Ptr divided = limb(x, level); // q_level, then p_0..p_{k-1}: contiguous
+        Ptr dividedPrimes = ext.plus((long) level * Integer.BYTES);
+        if (d != null) {
+            device.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level,
+                    tables.pc, n);
+        }
+        inverse(divided, k + 1, dividedPrimes);
+        Allocation scaled = memory.allocate((k + 1) * limbBytes);
+        device.launch("bconv_scale", n, k + 1, scaled.ptr, divided, rt.qHatInv().ptr, rt.qHatInvShoup().ptr,
+                dividedPrimes, tables.pc, n);
+        Allocation excess = memory.allocate((long) n * Integer.BYTES);
+        device.launch("moddown_rescale_excess", n, 1, excess.ptr, scaled.ptr, k + 1, rt.sourceInverse().ptr, n);
+        DevicePoly out = poly(level);
+        device.launch("bconv_accumulate_excess", n, level, out.memory().ptr, scaled.ptr, k + 1, rt.qHat().ptr,
+                rt.qHatShoup().ptr, tables.identity.ptr, excess.ptr, rt.minusExcess().ptr, rt.excessOffset(),
+                tables.pc, n);
+        forward(out.memory().ptr, level, tables.identity.ptr);
+        device.launch("moddown_rescale_combine", n, level, out.memory().ptr, x.ptr, out.memory().ptr,
+                d == null ? Ptr.NULL : d.memory().ptr, rt.pqInv().ptr, rt.pqInvShoup().ptr, rt.qlInv().ptr,
+                rt.qlInvShoup().ptr, tables.identity.ptr, tables.pc, n);
+        scaled.release();
+        excess.release();
+        return out;
     }
 
     /** x over Q_level ∪ P (NTT) to x / P over Q_level, as KeySwitcher.modDown; overwrites x's P limbs. */

@@ -12,6 +12,9 @@ interface DeviceApi extends AutoCloseable {
 
     /** A place in device memory: an allocation and a byte offset into it. */
     record Ptr(long handle, long offset) {
+        /** The null pointer, for a kernel's optional operand. */
+        static final Ptr NULL = new Ptr(0, 0);
+
         Ptr plus(long bytes) {
             return bytes == 0 ? this : new Ptr(handle, offset + bytes);
         }

@@ -7,6 +7,7 @@ import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.NttTables;
 import dev.polyhe.ckks.ring.RnsRing;
 import dev.polyhe.ckks.rlwe.GadgetDecomposition;
+import dev.polyhe.ckks.rlwe.KeySwitcher;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,9 @@ final class DeviceTables {
     private final GadgetDecomposition gadget;
     private final List<Allocation> held = new ArrayList<>();
     private final Map<Integer, LevelTables> levels = new ConcurrentHashMap<>();
+    private final Map<Integer, RescaleTables> rescales = new ConcurrentHashMap<>();
+    /** The host's key switcher: the reference the division by P·q_l takes its constants from. */
+    private final KeySwitcher switcher;
 
     final int primeCount;
     final Ptr pc;
@@ -53,6 +57,7 @@ final class DeviceTables {
         this.ring = ring;
         this.gadget = gadget;
         this.primeCount = ring.qCount() + ring.pCount();
+        this.switcher = new KeySwitcher(ring, gadget);
         int n = ring.n();
         long[] constants = new long[primeCount * PC_STRIDE];
         long[][] twiddles = new long[4][primeCount * n];
@@ -199,6 +204,24 @@ final class DeviceTables {
         }
         return new LevelTables(hold(ext), hold(inv), hold(invShoup), hold(extDigits), hold(plan), hold(concat(rows,
                 words)), hold(concat(rowsShoup, words)));
+    }
+
+    /**
+     * The division by P·q_l at one level (KeySwitcher.modDownRescale; layouts at moddown_rescale in
+     * ring_kernels.cu): the conversion {q_l} ∪ P → Q_(l−1), the sources' 1/s_t, the excess corrections, the
+     * per-limb inverses, and P mod q_l.
+     */
+    record RescaleTables(Allocation qHatInv, Allocation qHatInvShoup, Allocation qHat, Allocation qHatShoup,
+            Allocation sourceInverse, Allocation minusExcess, int excessOffset, Allocation pqInv,
+            Allocation pqInvShoup, Allocation qlInv, Allocation qlInvShoup, Allocation pModQl) {}
+
+    RescaleTables rescale(int level) {
+        return rescales.computeIfAbsent(level, l -> {
+            KeySwitcher.RescaleTables t = switcher.rescaleTables(l);
+            return new RescaleTables(hold(t.converter()[0]), hold(t.converter()[1]), hold(t.converter()[2]),
+                    hold(t.converter()[3]), hold(t.sourceInverseBits()), hold(t.minusExcess()), t.excessOffset(),
+                    hold(t.pqInv()), hold(t.pqInvShoup()), hold(t.qlInv()), hold(t.qlInvShoup()), hold(t.pModQl()));
+        });
     }
 
     private static long[] concat(List<long[]> parts, int words) {

@@ -218,6 +218,73 @@ class CudaLimbTest {
         }
     }
 
+    /** The fused forms the CPU executor overrides, held to its limbs: pairs of products, and key switches summed. */
+    @Test
+    void productPairsAgree() {
+        for (int level : levels()) {
+            Pair a0 = random(level);
+            Pair a1 = random(level);
+            Pair b = random(level);
+            Pair s0 = random(level);
+            Pair s1 = random(level);
+            RnsPoly[] h = host.multiplyPair(a0.host(), a1.host(), b.host(), level);
+            RnsPoly[] g = gpu.multiplyPair(a0.gpu(), a1.gpu(), b.gpu(), level);
+            same(h[0], g[0], "multiplyPair 0 at level " + level);
+            same(h[1], g[1], "multiplyPair 1 at level " + level);
+            h = host.multiplyPairAdd(s0.host(), s1.host(), a0.host(), a1.host(), b.host(), level);
+            g = gpu.multiplyPairAdd(s0.gpu(), s1.gpu(), a0.gpu(), a1.gpu(), b.gpu(), level);
+            same(h[0], g[0], "multiplyPairAdd 0 at level " + level);
+            same(h[1], g[1], "multiplyPairAdd 1 at level " + level);
+        }
+    }
+
+    @Test
+    void relinearizationRescaledAgreesAtEveryLevel() {
+        SwitchingKey key = randomKey();
+        for (int level : levels()) {
+            if (level < 1) {
+                continue;
+            }
+            Pair d0 = random(level);
+            Pair d1 = random(level);
+            Pair d2 = random(level);
+            RnsPoly[] h = host.relinearizeRescale(new RnsPoly[] {d0.host(), d1.host(), d2.host()}, key, level);
+            RnsPoly[] g = gpu.relinearizeRescale(new RnsPoly[] {d0.gpu(), d1.gpu(), d2.gpu()}, key, level);
+            same(h[0], g[0], "relinearizeRescale c0 at level " + level);
+            same(h[1], g[1], "relinearizeRescale c1 at level " + level);
+        }
+    }
+
+    /** Three terms, the first two rotations of one polynomial (one ModUp), plus the same sum rescaled. */
+    @Test
+    void sumsOfKeySwitchesAgreeAtEveryLevel() {
+        SwitchingKey[] keys = {randomKey(), randomKey(), randomKey()};
+        Automorphism[] autos = {new Automorphism(ring.logN(), 5), new Automorphism(ring.logN(), 25),
+            new Automorphism(ring.logN(), 2L * ring.n() - 1)};
+        for (int level : levels()) {
+            Pair x = random(level);
+            Pair y = random(level);
+            RnsPoly[] hs = {x.host(), x.host(), y.host()};
+            RnsPoly[] gs = {x.gpu(), x.gpu(), y.gpu()};
+            RnsPoly[] h = host.keySwitchSum(hs, keys, autos, level);
+            RnsPoly[] g = gpu.keySwitchSum(gs, keys, autos, level);
+            same(h[0], g[0], "keySwitchSum c0 at level " + level);
+            same(h[1], g[1], "keySwitchSum c1 at level " + level);
+            if (level < 1) {
+                continue;
+            }
+            Pair d0 = random(level);
+            Pair d1 = random(level);
+            h = host.keySwitchSumRescale(hs, keys, autos, d0.host(), d1.host(), level);
+            g = gpu.keySwitchSumRescale(gs, keys, autos, d0.gpu(), d1.gpu(), level);
+            same(h[0], g[0], "keySwitchSumRescale c0 at level " + level);
+            same(h[1], g[1], "keySwitchSumRescale c1 at level " + level);
+            h = host.keySwitchSumRescale(hs, keys, autos, d0.host(), null, level);
+            g = gpu.keySwitchSumRescale(gs, keys, autos, d0.gpu(), null, level);
+            same(h[1], g[1], "keySwitchSumRescale without d1 at level " + level);
+        }
+    }
+
     @Test
     void levelZeroSwitchAndModRaiseAgree() {
         SwitchingKey key = randomKey();

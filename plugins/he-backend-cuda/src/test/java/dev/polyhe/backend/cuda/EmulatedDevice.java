@@ -114,6 +114,9 @@ final class EmulatedDevice implements DeviceApi {
 
     /** Refuses a pointer outside every live allocation (the device would read another buffer, or fault). */
     private void live(Ptr p, long bytes) {
+        if (p.handle() == 0) {
+            return; // NULL: an optional operand the kernel does not read
+        }
         Long size = sizes.get(p.handle());
         if (size == null) {
             throw new IllegalStateException("allocation " + p.handle() + " is not live");
@@ -159,6 +162,15 @@ final class EmulatedDevice implements DeviceApi {
         }
         long word = words(p)[(int) w];
         return (int) (byteOffset % 8 == 0 ? word : word >>> 32); // little endian
+    }
+
+    private void setInt(Ptr p, long i, int v) {
+        long byteOffset = p.offset() + 4 * i;
+        Ptr word = new Ptr(p.handle(), byteOffset & ~7L);
+        long w = get(word, 0);
+        long shifted = (v & 0xffffffffL) << (8 * (byteOffset & 7));
+        long mask = 0xffffffffL << (8 * (byteOffset & 7));
+        set(word, 0, (w & ~mask) | shifted);
     }
 
     @Override
@@ -406,6 +418,72 @@ final class EmulatedDevice implements DeviceApi {
                     acc = m.add(acc, m.mul(y, get(p(a, 4), row + s)));
                 }
                 set(p(a, 0), o, acc);
+            }
+            case "poly_mul_pair" -> {
+                int size = n(a, 9);
+                long o = (long) limb * size + c;
+                Modulus m = modulus(p(a, 8), getInt(p(a, 7), limb));
+                long b = get(p(a, 4), o);
+                for (int v = 0; v < 2; v++) {
+                    long prod = m.mul(get(p(a, 2 + v), o), b);
+                    Ptr s = p(a, 5 + v);
+                    set(p(a, v), o, s.handle() == 0 ? prod : m.add(get(s, o), prod));
+                }
+            }
+            case "keyswitch_permuted_sum" -> {
+                int digits = n(a, 3);
+                int width = n(a, 4);
+                int primes = n(a, 6);
+                int size = n(a, 11);
+                int prime = getInt(p(a, 7), limb);
+                Modulus m = modulus(p(a, 10), prime);
+                long src = getInt(p(a, 8), c);
+                long s0 = 0;
+                long s1 = 0;
+                for (int j = 0; j < digits; j++) {
+                    long x = get(p(a, 2), ((long) j * width + limb) * size + src);
+                    s0 = m.add(s0, m.mulMont(x, get(p(a, 5), (((long) j * 2) * primes + prime) * size + src)));
+                    s1 = m.add(s1, m.mulMont(x, get(p(a, 5), (((long) j * 2 + 1) * primes + prime) * size + src)));
+                }
+                long o = (long) limb * size + c;
+                boolean first = n(a, 9) != 0;
+                set(p(a, 0), o, first ? s0 : m.add(get(p(a, 0), o), s0));
+                set(p(a, 1), o, first ? s1 : m.add(get(p(a, 1), o), s1));
+            }
+            case "moddown_rescale_add_pd" -> {
+                Modulus m = modulus(p(a, 4), n(a, 3));
+                set(p(a, 0), c, m.add(get(p(a, 0), c), m.mul(get(p(a, 1), c), get(p(a, 2), 0))));
+            }
+            case "moddown_rescale_excess" -> {
+                int sources = n(a, 2);
+                int size = n(a, 4);
+                double f = 0;
+                for (int t = 0; t < sources; t++) {
+                    f += get(p(a, 1), (long) t * size + c) * Double.longBitsToDouble(get(p(a, 3), t));
+                }
+                setInt(p(a, 0), c, (int) Math.rint(f));
+            }
+            case "bconv_accumulate_excess" -> {
+                int sources = n(a, 2);
+                int offset = n(a, 8);
+                int size = n(a, 10);
+                Modulus m = modulus(p(a, 9), getInt(p(a, 5), limb));
+                long acc = 0;
+                for (int s = 0; s < sources; s++) {
+                    long y = m.reduceSigned(get(p(a, 1), (long) s * size + c));
+                    acc = m.add(acc, m.mul(y, get(p(a, 3), (long) limb * sources + s)));
+                }
+                int u = getInt(p(a, 6), c);
+                set(p(a, 0), (long) limb * size + c, m.add(acc, get(p(a, 7), (long) limb * (2 * offset + 1) + u
+                        + offset)));
+            }
+            case "moddown_rescale_combine" -> {
+                int size = n(a, 10);
+                long o = (long) limb * size + c;
+                Modulus m = modulus(p(a, 9), getInt(p(a, 8), limb));
+                long r = m.mul(m.sub(get(p(a, 1), o), get(p(a, 2), o)), get(p(a, 4), limb));
+                Ptr d = p(a, 3);
+                set(p(a, 0), o, d.handle() == 0 ? r : m.add(r, m.mul(get(d, o), get(p(a, 6), limb))));
             }
             case "keyswitch_inner_product" -> {
                 int digits = n(a, 3);

@@ -16,10 +16,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The kernels' arithmetic without a GPU: every kernel's per-thread body (a __host__ __device__ function) runs over
  * its grid in plain loops (src/test/cuda/host_emulation.cu, built by nvcc's host compiler) on vectors the Java ring
- * classes wrote, and must give their limbs bit for bit: NTTs, element-wise products, the tensor, automorphisms, basis
- * conversion, rescale, ModUp + inner product + ModDown at several levels and digit counts, the level-0 switch and
- * ModRaise. What it cannot check is the launch itself (grids, the device's 64-bit high product): the device tests
- * do. Skipped where nvcc is not on the PATH.
+ * classes wrote, and must give their limbs bit for bit: NTTs (the shared-memory phases replayed block by block
+ * between barriers, for every split of the stages), element-wise products and pairs of them, the tensor,
+ * automorphisms, basis conversion, rescale, ModUp of all digits + inner product + ModDown at several levels and digit
+ * counts, sums of permuted key switches, the ModDown fused with the rescale, the level-0 switch and ModRaise. What it
+ * cannot check is the launch itself (grids, the device's 64-bit high product): the device tests do. Skipped where
+ * nvcc is not on the PATH.
  */
 class HostEmulationTest {
     @TempDir
@@ -39,6 +41,12 @@ class HostEmulationTest {
             String out = run(List.of(binary.toString(), vectors.toString()), 120);
             assertTrue(out.contains("ALL PASS"), "logN " + logN + ":\n" + out);
             assertTrue(!out.contains("FAIL"), out);
+            for (String check : List.of("ntt phases, every split", "switch sum 1", "moddown+rescale 1",
+                    "poly_mul_pair (added)")) {
+                assertTrue(out.lines().anyMatch(l -> l.startsWith("PASS") && l.contains(check)), "no check of " + check
+                        + ":\n" + out);
+            }
+            System.out.print(out);
         }
     }
 

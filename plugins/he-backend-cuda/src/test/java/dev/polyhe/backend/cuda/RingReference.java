@@ -336,6 +336,43 @@ final class RingReference {
                 long[][][] out = switcher.apply(raised, key, level);
                 u64(pre + "out0", flat(out[0]));
                 u64(pre + "out1", flat(out[1]));
+                // three terms summed before one ModDown (the first two share d: one ModUp), the same key each
+                long[][] d2 = randomPoly(mod, RnsRing.prefix(level));
+                u64(pre + "ss_d2", flat(d2));
+                long[] sumGalois = {5, 25, 2L * n - 1};
+                Automorphism[] autos = new Automorphism[sumGalois.length];
+                for (int t = 0; t < sumGalois.length; t++) {
+                    autos[t] = new Automorphism(logN, sumGalois[t]);
+                    i32(pre + "ss_perm_" + t, autos[t].permutation());
+                }
+                long[][] dCopy = deepCopy(dIn);
+                long[][][] sum = switcher.switchSum(new long[][][] {dCopy, dCopy, deepCopy(d2)},
+                        new SwitchingKey[] {key, key, key}, autos, level);
+                u64(pre + "ss_out0", flat(sum[0]));
+                u64(pre + "ss_out1", flat(sum[1]));
+                if (level >= 1) {
+                    // the ModDown and the rescale as one division by P·q_l, with (d0, d1) added (relinearizeRescale)
+                    KeySwitcher.RescaleTables rt = switcher.rescaleTables(level);
+                    String rr = pre + "rr_";
+                    for (int k = 0; k < 4; k++) {
+                        u64(rr + "conv" + k, rt.converter()[k]);
+                    }
+                    u64(rr + "inverse_bits", rt.sourceInverseBits());
+                    u64(rr + "minus_excess", rt.minusExcess());
+                    u64(rr + "pq_inv", rt.pqInv());
+                    u64(rr + "pq_inv_shoup", rt.pqInvShoup());
+                    u64(rr + "ql_inv", rt.qlInv());
+                    u64(rr + "ql_inv_shoup", rt.qlInvShoup());
+                    u64(rr + "p_mod_ql", rt.pModQl());
+                    long[][] e0 = randomPoly(mod, RnsRing.prefix(level));
+                    long[][] e1 = randomPoly(mod, RnsRing.prefix(level));
+                    u64(rr + "d0", flat(e0));
+                    u64(rr + "d1", flat(e1));
+                    long[][][] relin = switcher.applyRescaled(switcher.decompose(deepCopy(dIn), level), key, level, e0,
+                            e1);
+                    u64(rr + "out0", flat(relin[0]));
+                    u64(rr + "out1", flat(relin[1]));
+                }
             }
         }
         params.append("ksConfigs ").append(String.join(" ", configs)).append('\n');
