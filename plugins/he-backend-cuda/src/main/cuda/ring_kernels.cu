@@ -495,16 +495,21 @@ PHE_HD void keyswitch_inner_product_coeff(uint32_t limb, uint32_t c, uint64_t* a
 /**
  * One term of a sum of key switches (KeySwitcher.switchSum before its ModDown): the term's inner product permuted
  * by its automorphism while still over Q_l U P, added into the sums (written where `first`):
- * acc_v[limb][i] (+)= (sum_j D_j key_jv)[perm[i]], with perm = Automorphism.permutation (out[i] = in[perm[i]]).
+ * acc_v[limb][i] (+)= (sum_j D_j key_jv + [v = 0] add0)[perm[i]], with perm = Automorphism.permutation
+ * (out[i] = in[perm[i]]); add0 is null but in the double-hoisted transforms' giant steps.
  */
 PHE_HD void keyswitch_permuted_sum_coeff(uint32_t limb, uint32_t c, uint64_t* acc0, uint64_t* acc1,
                                          const uint64_t* digits, int numDigits, int width, const uint64_t* key,
                                          int numPrimes, const int* primes, const int* perm, int first,
-                                         const uint64_t* pc, int n) {
+                                         const uint64_t* add0, const uint64_t* pc, int n) {
     const int p = primes[limb];
     const uint64_t q = PHE_PC(p, PC_Q);
     uint64_t s0, s1;
-    keyswitch_dot(limb, (size_t)perm[c], digits, numDigits, width, key, numPrimes, p, pc, n, &s0, &s1);
+    const size_t src = (size_t)perm[c];
+    keyswitch_dot(limb, src, digits, numDigits, width, key, numPrimes, p, pc, n, &s0, &s1);
+    if (add0 != 0) {
+        s0 = phe_add_mod(s0, add0[(size_t)limb * n + src], q); // a giant step's c0, permuted with the rest
+    }
     const size_t o = (size_t)limb * n + c;
     acc0[o] = first ? s0 : phe_add_mod(acc0[o], s0, q);
     acc1[o] = first ? s1 : phe_add_mod(acc1[o], s1, q);
@@ -579,6 +584,62 @@ PHE_HD void moddown_rescale_combine_coeff(uint32_t limb, uint32_t c, uint64_t* o
     const uint64_t q = PHE_PC(primes[limb], PC_Q);
     const uint64_t r = phe_shoup_mul(phe_sub_mod(x[o], conv[o], q), pqInv[limb], pqInvShoup[limb], q);
     out[o] = d == 0 ? r : phe_add_mod(r, phe_shoup_mul(d[o], qlInv[limb], qlInvShoup[limb], q), q);
+}
+
+// =========================================================================================================
+// Double-hoisted linear transforms (KeySwitcher.diagonalsRescaled), over Q_l U P (width limbs, primes ext):
+//   baby step b with a key: baby_step(x0, x1, digits of c1, ..., perm_b, c0, pModQ, l): not divided by P,
+//     x_v[i] = (sum_j D_j key_jv)[perm[i]] + [v = 0, limb <= l] P c0[perm[i]]
+//   the identity baby step: x_v = P c_v on limbs 0..l, zero on the special primes
+//   per giant step g with a diagonal at b: diagonal_accumulate(s0_g, s1_g, x0, x1, diag_gb, first):
+//     s_v (+)= x_v * diag (the diagonal in Montgomery form: a Montgomery product is the plain product)
+//   then per rotated giant step: ModDown of s1_g, ModUp of that, keyswitch_permuted_sum with add0 = s0_g into the
+//   accumulator; unrotated sums are added; one ModDown + rescale of the accumulator (moddown_rescale).
+// =========================================================================================================
+
+PHE_HD void baby_step_coeff(uint32_t limb, uint32_t c, uint64_t* x0, uint64_t* x1, const uint64_t* digits,
+                            int numDigits, int width, const uint64_t* key, int numPrimes, const int* primes,
+                            const int* perm, const uint64_t* c0, const uint64_t* pModQ, const uint64_t* pModQShoup,
+                            int level, const uint64_t* pc, int n) {
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    uint64_t s0, s1;
+    const size_t src = (size_t)perm[c];
+    keyswitch_dot(limb, src, digits, numDigits, width, key, numPrimes, p, pc, n, &s0, &s1);
+    if ((int)limb <= level) {
+        s0 = phe_add_mod(s0, phe_shoup_mul(c0[(size_t)limb * n + src], pModQ[limb], pModQShoup[limb], q), q);
+    }
+    const size_t o = (size_t)limb * n + c;
+    x0[o] = s0;
+    x1[o] = s1;
+}
+
+/** The identity baby step: x_v = P c_v on limbs 0..level, zero on the special primes (width limbs). */
+PHE_HD void baby_identity_coeff(uint32_t limb, uint32_t c, uint64_t* x0, uint64_t* x1, const uint64_t* c0,
+                                const uint64_t* c1, const uint64_t* pModQ, const uint64_t* pModQShoup, int level,
+                                const int* primes, const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    if ((int)limb > level) {
+        x0[o] = 0;
+        x1[o] = 0;
+        return;
+    }
+    const uint64_t q = PHE_PC(primes[limb], PC_Q);
+    x0[o] = phe_shoup_mul(c0[o], pModQ[limb], pModQShoup[limb], q);
+    x1[o] = phe_shoup_mul(c1[o], pModQ[limb], pModQShoup[limb], q);
+}
+
+PHE_HD void diagonal_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* s0, uint64_t* s1, const uint64_t* x0,
+                                      const uint64_t* x1, const uint64_t* diagonal, int first, const int* primes,
+                                      const uint64_t* pc, int n) {
+    const size_t o = (size_t)limb * n + c;
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint64_t qinv = PHE_PC(p, PC_QINV);
+    const uint64_t r0 = phe_mont_mul(x0[o], diagonal[o], q, qinv);
+    const uint64_t r1 = phe_mont_mul(x1[o], diagonal[o], q, qinv);
+    s0[o] = first ? r0 : phe_add_mod(s0[o], r0, q);
+    s1[o] = first ? r1 : phe_add_mod(s1[o], r1, q);
 }
 
 /** out = a * b (+ s) per element for two products sharing b (CpuEvaluator's multiplyPair / multiplyPairAdd). */
@@ -746,11 +807,34 @@ extern "C" __global__ void modup_convert(uint64_t* out, const uint64_t* coeffs, 
 
 extern "C" __global__ void keyswitch_permuted_sum(uint64_t* acc0, uint64_t* acc1, const uint64_t* digits,
                                                   int numDigits, int width, const uint64_t* key, int numPrimes,
-                                                  const int* primes, const int* perm, int first, const uint64_t* pc,
-                                                  int n) {
+                                                  const int* primes, const int* perm, int first, const uint64_t* add0,
+                                                  const uint64_t* pc, int n) {
     PHE_GRID_INDEX(n)
     keyswitch_permuted_sum_coeff(limb, idx, acc0, acc1, digits, numDigits, width, key, numPrimes, primes, perm, first,
-                                 pc, n);
+                                 add0, pc, n);
+}
+
+extern "C" __global__ void baby_step(uint64_t* x0, uint64_t* x1, const uint64_t* digits, int numDigits, int width,
+                                     const uint64_t* key, int numPrimes, const int* primes, const int* perm,
+                                     const uint64_t* c0, const uint64_t* pModQ, const uint64_t* pModQShoup, int level,
+                                     const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    baby_step_coeff(limb, idx, x0, x1, digits, numDigits, width, key, numPrimes, primes, perm, c0, pModQ, pModQShoup,
+                    level, pc, n);
+}
+
+extern "C" __global__ void baby_identity(uint64_t* x0, uint64_t* x1, const uint64_t* c0, const uint64_t* c1,
+                                         const uint64_t* pModQ, const uint64_t* pModQShoup, int level,
+                                         const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    baby_identity_coeff(limb, idx, x0, x1, c0, c1, pModQ, pModQShoup, level, primes, pc, n);
+}
+
+extern "C" __global__ void diagonal_accumulate(uint64_t* s0, uint64_t* s1, const uint64_t* x0, const uint64_t* x1,
+                                               const uint64_t* diagonal, int first, const int* primes,
+                                               const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    diagonal_accumulate_coeff(limb, idx, s0, s1, x0, x1, diagonal, first, primes, pc, n);
 }
 
 extern "C" __global__ void moddown_rescale_add_pd(uint64_t* x, const uint64_t* d, const uint64_t* w, int prime,

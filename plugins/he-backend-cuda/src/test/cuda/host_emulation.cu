@@ -537,7 +537,7 @@ static void testKeySwitch(const Ctx& c) {
             const V& r = t < 2 ? raised : raised2;
             grid(width, n, [&](uint32_t l, uint32_t i) {
                 keyswitch_permuted_sum_coeff(l, i, sum0.data(), sum1.data(), r.data(), digits, width, key.data(), c.P,
-                                             ext.data(), perm.data(), t == 0, c.pc.data(), n);
+                                             ext.data(), perm.data(), t == 0, 0, c.pc.data(), n);
             });
         }
         modDown(c, out0.data(), sum0.data(), level);
@@ -554,6 +554,51 @@ static void testKeySwitch(const Ctx& c) {
             modDownRescale(c, r1.data(), keep1.data(), d1.data(), level, rr);
             check(label + " moddown+rescale 0", r0.data(), load64(rr + "out0"), n);
             check(label + " moddown+rescale 1", r1.data(), load64(rr + "out1"), n);
+
+            // double hoisting: baby steps {identity, perm}, giant steps {identity, perm}, as the device layer runs it
+            std::string dh = pre + "dh_";
+            V h0 = load64(dh + "c0"), h1 = load64(dh + "c1");
+            V pm = load64("p_mod_q"), pmS = load64("p_mod_q_shoup");
+            I babyPerm = load32(dh + "baby_perm"), giantPerm = load32(dh + "giant_perm");
+            V hRaised = modUp(c, h1, level, alpha, pre);
+            V x0((size_t)width * n), x1((size_t)width * n);
+            V s[2][2];
+            for (int g = 0; g < 2; g++)
+                for (int v = 0; v < 2; v++) s[g][v] = V((size_t)width * n);
+            for (int b = 0; b < 2; b++) {
+                if (b == 0)
+                    grid(width, n, [&](uint32_t l, uint32_t i) {
+                        baby_identity_coeff(l, i, x0.data(), x1.data(), h0.data(), h1.data(), pm.data(), pmS.data(),
+                                            level, ext.data(), c.pc.data(), n);
+                    });
+                else
+                    grid(width, n, [&](uint32_t l, uint32_t i) {
+                        baby_step_coeff(l, i, x0.data(), x1.data(), hRaised.data(), digits, width, key.data(), c.P,
+                                        ext.data(), babyPerm.data(), h0.data(), pm.data(), pmS.data(), level,
+                                        c.pc.data(), n);
+                    });
+                for (int g = 0; g < 2; g++) {
+                    V diag = load64(dh + "diag_" + std::to_string(g) + "_" + std::to_string(b));
+                    grid(width, n, [&](uint32_t l, uint32_t i) {
+                        diagonal_accumulate_coeff(l, i, s[g][0].data(), s[g][1].data(), x0.data(), x1.data(),
+                                                  diag.data(), b == 0, ext.data(), c.pc.data(), n);
+                    });
+                }
+            }
+            // the identity giant step's sums start the accumulator; the rotated one's c1 is divided by P,
+            // decomposed, switched and permuted in with its c0
+            V divided((size_t)(level + 1) * n);
+            modDown(c, divided.data(), s[1][1].data(), level);
+            V giantRaised = modUp(c, divided, level, alpha, pre);
+            grid(width, n, [&](uint32_t l, uint32_t i) {
+                keyswitch_permuted_sum_coeff(l, i, s[0][0].data(), s[0][1].data(), giantRaised.data(), digits, width,
+                                             key.data(), c.P, ext.data(), giantPerm.data(), 0, s[1][0].data(),
+                                             c.pc.data(), n);
+            });
+            modDownRescale(c, r0.data(), s[0][0].data(), 0, level, rr);
+            modDownRescale(c, r1.data(), s[0][1].data(), 0, level, rr);
+            check(label + " double-hoisted 0", r0.data(), load64(dh + "out0"), n);
+            check(label + " double-hoisted 1", r1.data(), load64(dh + "out1"), n);
         }
     }
 }

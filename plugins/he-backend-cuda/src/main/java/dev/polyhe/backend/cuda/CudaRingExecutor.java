@@ -505,7 +505,7 @@ final class CudaRingExecutor implements RingExecutor {
             }
             device.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
                     digits.digitCount(), width, key(keys[t]).ptr, tables.primeCount, lt.extended().ptr,
-                    permutation(autos[t]).ptr, t == 0 ? 1 : 0, tables.pc, n);
+                    permutation(autos[t]).ptr, t == 0 ? 1 : 0, Ptr.NULL, tables.pc, n);
         }
         if (digits != null) {
             digits.memory().release();
@@ -515,6 +515,148 @@ final class CudaRingExecutor implements RingExecutor {
 
     private Allocation permutation(Automorphism g) {
         return permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
+    }
+
+    /** With special primes, the baby steps stay over Q_level ∪ P (KeySwitcher.diagonalsRescaled). */
+    @Override
+    public boolean hoistsDiagonals() {
+        return ring.pCount() > 0;
+    }
+
+    /** Over Q_level ∪ P in Montgomery form, converted once on the host as HostRingExecutor converts them. */
+    @Override
+    public RnsPoly uploadDiagonal(long[][] limbs) {
+        if (!hoistsDiagonals()) {
+            return upload(limbs);
+        }
+        int level = limbs.length - 1 - ring.pCount();
+        long[][] mont = new long[limbs.length][];
+        for (int pos = 0; pos < limbs.length; pos++) {
+            var m = ring.modulus(ring.extendedIndex(level, pos));
+            mont[pos] = new long[n];
+            for (int c = 0; c < n; c++) {
+                mont[pos][c] = m.toMont(limbs[pos][c]);
+            }
+        }
+        return upload(mont);
+    }
+
+    /**
+     * Double-hoisted, as KeySwitcher.diagonalsRescaled: one ModUp of c1 for every baby step, each baby step made
+     * once over Q_level ∪ P (not divided by P) and multiplied into the sum of every giant step that has a diagonal
+     * for it; each rotated giant step's c1 divided by P, decomposed, switched and permuted into one accumulator with
+     * its c0; one division of the accumulator by P·q_level.
+     */
+    @Override
+    public RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
+            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+        if (!hoistsDiagonals()) {
+            return RingExecutor.super.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos,
+                    level);
+        }
+        if (level < 1) {
+            throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
+        }
+        synchronized (lock) {
+            begin();
+            int width = level + 1 + ring.pCount();
+            long bytes = width * limbBytes;
+            Ptr ext = tables.level(level).extended().ptr;
+            DeviceDigits digits = null;
+            for (SwitchingKey key : babyKeys) {
+                if (key != null && digits == null) {
+                    digits = (DeviceDigits) decompose(c1, level);
+                }
+            }
+            Allocation[][] sums = new Allocation[giantKeys.length][];
+            Allocation x0 = memory.allocate(bytes);
+            Allocation x1 = memory.allocate(bytes);
+            for (int b = 0; b < babyKeys.length; b++) {
+                boolean used = false;
+                for (RnsPoly[] row : diagonals) {
+                    used |= row[b] != null;
+                }
+                if (!used) {
+                    continue;
+                }
+                if (babyKeys[b] == null) {
+                    device.launch("baby_identity", n, width, x0.ptr, x1.ptr, d(c0).memory().ptr, d(c1).memory().ptr,
+                            tables.pModQ.ptr, tables.pModQShoup.ptr, level, ext, tables.pc, n);
+                } else {
+                    device.launch("baby_step", n, width, x0.ptr, x1.ptr, digits.memory().ptr, digits.digitCount(),
+                            width, key(babyKeys[b]).ptr, tables.primeCount, ext, permutation(babyAutos[b]).ptr,
+                            d(c0).memory().ptr, tables.pModQ.ptr, tables.pModQShoup.ptr, level, tables.pc, n);
+                }
+                for (int g = 0; g < giantKeys.length; g++) {
+                    RnsPoly diagonal = diagonals[g][b];
+                    if (diagonal == null) {
+                        continue;
+                    }
+                    boolean first = sums[g] == null;
+                    if (first) {
+                        sums[g] = new Allocation[] {memory.allocate(bytes), memory.allocate(bytes)};
+                    }
+                    device.launch("diagonal_accumulate", n, width, sums[g][0].ptr, sums[g][1].ptr, x0.ptr, x1.ptr,
+                            d(diagonal).memory().ptr, first ? 1 : 0, ext, tables.pc, n);
+                }
+            }
+            x0.release();
+            x1.release();
+            if (digits != null) {
+                digits.memory().release();
+            }
+            Allocation[] acc = giantSteps(sums, giantKeys, giantAutos, level);
+            RnsPoly[] out = {modDownRescale(acc[0], null, level), modDownRescale(acc[1], null, level)};
+            acc[0].release();
+            acc[1].release();
+            return out;
+        }
+    }
+
+    /**
+     * The giant steps of {@link #diagonalsRescale} summed over Q_level ∪ P: the unrotated sums added, each rotated
+     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (under the lock; takes the sums).
+     */
+    private Allocation[] giantSteps(Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos,
+            int level) {
+        int width = level + 1 + ring.pCount();
+        Ptr ext = tables.level(level).extended().ptr;
+        Allocation[] acc = null;
+        for (int g = 0; g < sums.length; g++) {
+            if (sums[g] != null && giantKeys[g] == null) {
+                if (acc == null) {
+                    acc = sums[g];
+                    continue;
+                }
+                for (int v = 0; v < 2; v++) {
+                    device.launch("poly_add_into", n, width, acc[v].ptr, sums[g][v].ptr, ext, tables.pc, n);
+                    sums[g][v].release();
+                }
+            }
+        }
+        for (int g = 0; g < sums.length; g++) {
+            if (sums[g] == null || giantKeys[g] == null) {
+                continue;
+            }
+            DevicePoly divided = modDown(sums[g][1], level);
+            DeviceDigits digits = (DeviceDigits) decompose(divided, level);
+            boolean first = acc == null;
+            if (first) {
+                acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
+            }
+            device.launch("keyswitch_permuted_sum", n, width, acc[0].ptr, acc[1].ptr, digits.memory().ptr,
+                    digits.digitCount(), width, key(giantKeys[g]).ptr, tables.primeCount, ext,
+                    permutation(giantAutos[g]).ptr, first ? 1 : 0, sums[g][0].ptr, tables.pc, n);
+            digits.memory().release();
+            sums[g][0].release();
+            sums[g][1].release();
+        }
+        if (acc == null) { // a matrix with no diagonal: zero
+            acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
+            device.zero(acc[0].ptr, acc[0].bytes);
+            device.zero(acc[1].ptr, acc[1].bytes);
+        }
+        return acc;
     }
 
     /**

@@ -47,6 +47,9 @@ final class DeviceTables {
     final Allocation pToQShoup;
     final Allocation pInverse;
     final Allocation pInverseShoup;
+    /** P mod q_i and its Shoup companion: the baby steps of double-hoisted transforms are not divided by P. */
+    final Allocation pModQ;
+    final Allocation pModQShoup;
     final Allocation rescaleInverse;
     final Allocation rescaleInverseShoup;
     /** {p_0^-1 mod q_0, its Shoup companion}. */
@@ -98,6 +101,8 @@ final class DeviceTables {
         pToQShoup = hold(down[3]);
         long[] pInv = new long[qCount];
         long[] pInvShoup = new long[qCount];
+        long[] pMod = new long[qCount];
+        long[] pModShoup = new long[qCount];
         for (int i = 0; i < qCount; i++) {
             long prod = 1;
             for (Modulus pt : special) {
@@ -105,9 +110,13 @@ final class DeviceTables {
             }
             pInv[i] = chain[i].inv(prod);
             pInvShoup[i] = chain[i].shoup(pInv[i]);
+            pMod[i] = prod;
+            pModShoup[i] = chain[i].shoup(prod);
         }
         pInverse = hold(pInv);
         pInverseShoup = hold(pInvShoup);
+        pModQ = hold(pMod);
+        pModQShoup = hold(pModShoup);
         long[] rInv = new long[qCount * qCount];
         long[] rInvShoup = new long[qCount * qCount];
         for (int l = 1; l < qCount; l++) {

@@ -285,6 +285,46 @@ class CudaLimbTest {
         }
     }
 
+    /**
+     * A double-hoisted baby-step giant-step product at every level: the identity and two rotations as baby steps,
+     * the identity and two rotations as giant steps, one diagonal missing; the diagonals over Q_level ∪ P.
+     */
+    @Test
+    void doubleHoistedDiagonalsAgreeAtEveryLevel() {
+        assertTrue(gpu.hoistsDiagonals(), "ckks-cuda double-hoists where ckks-cpu does");
+        SwitchingKey[] babyKeys = {null, randomKey(), randomKey()};
+        Automorphism[] babyAutos = {null, new Automorphism(ring.logN(), 5), new Automorphism(ring.logN(), 25)};
+        SwitchingKey[] giantKeys = {null, randomKey(), randomKey()};
+        Automorphism[] giantAutos = {null, new Automorphism(ring.logN(), 125),
+            new Automorphism(ring.logN(), 2L * ring.n() - 1)};
+        for (int level : levels()) {
+            if (level < 1) {
+                continue;
+            }
+            int width = level + 1 + ring.pCount();
+            RnsPoly[][] hd = new RnsPoly[giantKeys.length][babyKeys.length];
+            RnsPoly[][] gd = new RnsPoly[giantKeys.length][babyKeys.length];
+            for (int g = 0; g < giantKeys.length; g++) {
+                for (int b = 0; b < babyKeys.length; b++) {
+                    if (g == 1 && b == 2) {
+                        continue; // a matrix without that diagonal
+                    }
+                    long[][] limbs = randomLimbs(width, level);
+                    hd[g][b] = host.uploadDiagonal(copy(limbs));
+                    gd[g][b] = gpu.uploadDiagonal(copy(limbs));
+                }
+            }
+            Pair c0 = random(level);
+            Pair c1 = random(level);
+            RnsPoly[] h = host.diagonalsRescale(c0.host(), c1.host(), babyKeys, babyAutos, hd, giantKeys, giantAutos,
+                    level);
+            RnsPoly[] g = gpu.diagonalsRescale(c0.gpu(), c1.gpu(), babyKeys, babyAutos, gd, giantKeys, giantAutos,
+                    level);
+            same(h[0], g[0], "diagonalsRescale c0 at level " + level);
+            same(h[1], g[1], "diagonalsRescale c1 at level " + level);
+        }
+    }
+
     @Test
     void levelZeroSwitchAndModRaiseAgree() {
         SwitchingKey key = randomKey();

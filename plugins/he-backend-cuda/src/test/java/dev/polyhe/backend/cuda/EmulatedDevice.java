@@ -430,25 +430,55 @@ final class EmulatedDevice implements DeviceApi {
                     set(p(a, v), o, s.handle() == 0 ? prod : m.add(get(s, o), prod));
                 }
             }
-            case "keyswitch_permuted_sum" -> {
-                int digits = n(a, 3);
-                int width = n(a, 4);
-                int primes = n(a, 6);
-                int size = n(a, 11);
+            case "keyswitch_permuted_sum", "baby_step" -> {
+                boolean baby = kernel.equals("baby_step");
+                int size = n(a, baby ? 14 : 12);
                 int prime = getInt(p(a, 7), limb);
-                Modulus m = modulus(p(a, 10), prime);
+                Modulus m = modulus(p(a, baby ? 13 : 11), prime);
                 long src = getInt(p(a, 8), c);
-                long s0 = 0;
-                long s1 = 0;
-                for (int j = 0; j < digits; j++) {
-                    long x = get(p(a, 2), ((long) j * width + limb) * size + src);
-                    s0 = m.add(s0, m.mulMont(x, get(p(a, 5), (((long) j * 2) * primes + prime) * size + src)));
-                    s1 = m.add(s1, m.mulMont(x, get(p(a, 5), (((long) j * 2 + 1) * primes + prime) * size + src)));
-                }
+                long[] s = dot(a, limb, src, prime, m, size);
+                long s0 = s[0];
+                long s1 = s[1];
                 long o = (long) limb * size + c;
+                if (baby) {
+                    if (limb <= n(a, 12)) {
+                        s0 = m.add(s0, m.mul(get(p(a, 9), (long) limb * size + src), get(p(a, 10), limb)));
+                    }
+                    set(p(a, 0), o, s0);
+                    set(p(a, 1), o, s1);
+                    return;
+                }
+                Ptr add0 = p(a, 10);
+                if (add0.handle() != 0) {
+                    s0 = m.add(s0, get(add0, (long) limb * size + src));
+                }
                 boolean first = n(a, 9) != 0;
                 set(p(a, 0), o, first ? s0 : m.add(get(p(a, 0), o), s0));
                 set(p(a, 1), o, first ? s1 : m.add(get(p(a, 1), o), s1));
+            }
+            case "baby_identity" -> {
+                int size = n(a, 9);
+                long o = (long) limb * size + c;
+                if (limb > n(a, 6)) {
+                    set(p(a, 0), o, 0);
+                    set(p(a, 1), o, 0);
+                    return;
+                }
+                Modulus m = modulus(p(a, 8), getInt(p(a, 7), limb));
+                long w = get(p(a, 4), limb);
+                set(p(a, 0), o, m.mul(get(p(a, 2), o), w));
+                set(p(a, 1), o, m.mul(get(p(a, 3), o), w));
+            }
+            case "diagonal_accumulate" -> {
+                int size = n(a, 8);
+                long o = (long) limb * size + c;
+                Modulus m = modulus(p(a, 7), getInt(p(a, 6), limb));
+                long diagonal = get(p(a, 4), o);
+                boolean first = n(a, 5) != 0;
+                for (int v = 0; v < 2; v++) {
+                    long r = m.mulMont(get(p(a, 2 + v), o), diagonal);
+                    set(p(a, v), o, first ? r : m.add(get(p(a, v), o), r));
+                }
             }
             case "moddown_rescale_add_pd" -> {
                 Modulus m = modulus(p(a, 4), n(a, 3));
@@ -504,6 +534,24 @@ final class EmulatedDevice implements DeviceApi {
             }
             default -> throw new IllegalArgumentException("no kernel " + kernel);
         }
+    }
+
+    /**
+     * Σ_j D_j·key_j at coefficient src of limb position {@code limb}, both parts, for the kernels whose arguments begin
+     * (acc0, acc1, digits, numDigits, width, key, numPrimes, primes, ...).
+     */
+    private long[] dot(Object[] a, int limb, long src, int prime, Modulus m, int size) {
+        int digits = n(a, 3);
+        int width = n(a, 4);
+        int primes = n(a, 6);
+        long s0 = 0;
+        long s1 = 0;
+        for (int j = 0; j < digits; j++) {
+            long x = get(p(a, 2), ((long) j * width + limb) * size + src);
+            s0 = m.add(s0, m.mulMont(x, get(p(a, 5), (((long) j * 2) * primes + prime) * size + src)));
+            s1 = m.add(s1, m.mulMont(x, get(p(a, 5), (((long) j * 2 + 1) * primes + prime) * size + src)));
+        }
+        return new long[] {s0, s1};
     }
 
     /** (a, primes, pc, psiRev, psiRevShoup, logN, stage): the butterfly b of stage {@code stage}, exactly. */

@@ -276,6 +276,8 @@ final class RingReference {
         u64("moddown_qhat_shoup", down[3]);
         long[] pInv = new long[qc];
         long[] pInvShoup = new long[qc];
+        long[] pMod = new long[qc];
+        long[] pModShoup = new long[qc];
         for (int i = 0; i < qc; i++) {
             long prod = 1;
             for (Modulus pt : pMods) {
@@ -283,9 +285,13 @@ final class RingReference {
             }
             pInv[i] = mod[i].inv(prod);
             pInvShoup[i] = mod[i].shoup(pInv[i]);
+            pMod[i] = prod;
+            pModShoup[i] = mod[i].shoup(prod);
         }
         u64("moddown_pinv", pInv);
         u64("moddown_pinv_shoup", pInvShoup);
+        u64("p_mod_q", pMod);
+        u64("p_mod_q_shoup", pModShoup);
 
         List<String> configs = new ArrayList<>();
         for (int dnum : DNUMS) {
@@ -372,6 +378,28 @@ final class RingReference {
                             e1);
                     u64(rr + "out0", flat(relin[0]));
                     u64(rr + "out1", flat(relin[1]));
+                    // double-hoisted diagonals: baby steps {identity, 5}, giant steps {identity, 25}, the same key
+                    String dh = pre + "dh_";
+                    long[][] h0 = randomPoly(mod, RnsRing.prefix(level));
+                    long[][] h1 = randomPoly(mod, RnsRing.prefix(level));
+                    u64(dh + "c0", flat(h0));
+                    u64(dh + "c1", flat(h1));
+                    long[][][][] diagonals = new long[2][2][][];
+                    for (int g = 0; g < 2; g++) {
+                        for (int s = 0; s < 2; s++) {
+                            diagonals[g][s] = randomPoly(mod, ext); // any residues: read as Montgomery form
+                            u64(dh + "diag_" + g + "_" + s, flat(diagonals[g][s]));
+                        }
+                    }
+                    Automorphism baby = new Automorphism(logN, 5);
+                    Automorphism giant = new Automorphism(logN, 25);
+                    i32(dh + "baby_perm", baby.permutation());
+                    i32(dh + "giant_perm", giant.permutation());
+                    long[][][] hoisted = switcher.diagonalsRescaled(h0, h1, new SwitchingKey[] {null, key},
+                            new Automorphism[] {null, baby}, diagonals, new SwitchingKey[] {null, key},
+                            new Automorphism[] {null, giant}, level);
+                    u64(dh + "out0", flat(hoisted[0]));
+                    u64(dh + "out1", flat(hoisted[1]));
                 }
             }
         }
