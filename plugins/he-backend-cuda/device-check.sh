@@ -7,14 +7,17 @@
 #       the JUnit console and the test classes (tests/). Prints its size; it travels with the working tree.
 #
 #   bash plugins/he-backend-cuda/device-check.sh run RESULTS
-#       on the GPU machine, from the repository root: the limb-by-limb tests and both conformance kits against
-#       ckks-cuda, then `bench ckks --logN 16`, `bench ckks --op bootstrap` and `bench layer --shape pythia-70m
-#       --tokens 128`, all with --backend ckks-cuda, and, for issue 17's many-core figures, `bench ckks --op bootstrap
-#       --threads 16` and `bench layer` on the machine's CPU (ckks-cpu, all its cores). It writes JSON (STEP.out)
-#       and logs (STEP.log) to a scratch folder and packs them as RESULTS/results.tar.gz, with RESULTS/summary.txt
-#       beside it (a device machine returns only a few files). Each step has its own time limit (run_step's second
+#       on the GPU machine, from the repository root, most important first: the limb-by-limb tests and both
+#       conformance kits against ckks-cuda; `bench ckks --op bootstrap` (N16-boot-128) and `bench ckks --logN 16`;
+#       the per-kernel profile of one bootstrap (POLYHE_CUDA_PROFILE=1: device time per kernel from CUDA events,
+#       printed to the step's log); `bench layer --shape pythia-70m --tokens 128` with a 128-token head; the limb
+#       tests under compute-sanitizer's memcheck and racecheck where the machine has it; the same layer with the
+#       50 304-token head, profiled; six layers with the head; and the CPU backend's layer on all the machine's
+#       cores. It writes JSON (STEP.out) and logs (STEP.log) to a scratch folder and packs them as
+#       RESULTS/results.tar.gz, with RESULTS/summary.txt beside it (a device machine returns only a few files); the
+#       summary ends with every figure beside issue 42's target. Each step has its own time limit (run_step's second
 #       argument), so a slow step costs its own figures only, and no step runs past the whole run's deadline
-#       (DEVICE_CHECK_SECONDS, 580 by default): the last step, the CPU layer, gets what time is left.
+#       (DEVICE_CHECK_SECONDS, 580 by default): the last steps get what time is left, or are skipped and say so.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -68,6 +71,32 @@ run_step() { # name, seconds, command...
     echo "   rc=$rc in $((SECONDS - start)) s" | tee -a "$out/summary.txt"
 }
 
+# A JSON number from a step's output: the first "key" : value after the line matching the section (an op's name).
+figure() { # step section key
+    local f="$out/$1.out"
+    [ -s "$f" ] || { echo "-"; return; }
+    local v
+    v="$(sed -n "/\"$2\" : /,\$p" "$f" | sed -n "s/.*\"$3\" : \([-0-9.eE]*\).*/\1/p" | head -1)"
+    echo "${v:--}"
+}
+
+# One line per figure of issue 42 beside its target; "-" where its step did not finish.
+targets() {
+    echo "== issue 42's targets (one H200; medians)"
+    printf '%-44s %14s %12s\n' measure now target
+    printf '%-44s %14s %12s\n' "mul + relin, N16-boot-128 (ms)" "$(figure bench-bootstrap mul_relin median_ms)" "<= 0.5"
+    printf '%-44s %14s %12s\n' "rotation, N16-boot-128 (ms)" "$(figure bench-bootstrap rotate median_ms)" "<= 0.5"
+    printf '%-44s %14s %12s\n' "rescale, N16-boot-128 (ms)" "$(figure bench-bootstrap rescale median_ms)" "<= 0.1"
+    printf '%-44s %14s %12s\n' "full-slot bootstrap (ms)" "$(figure bench-bootstrap bootstrap median_ms)" "<= 100"
+    printf '%-44s %14s %12s\n' "  its worst slot (bits)" "$(figure bench-bootstrap bootstrap precision_bits_min)" ">= 17"
+    printf '%-44s %14s %12s\n' "Pythia-70M layer, 128-token head (s/block)" "$(figure bench-layer seconds_per_block seconds_per_block)" "<= 10"
+    printf '%-44s %14s %12s\n' "  its MSE vs the polynomial model" "$(figure bench-layer error_vs_poly mse)" "<= 1e-4"
+    printf '%-44s %14s %12s\n' "layer with the 50 304-token head (s/block)" "$(figure bench-layer-head seconds_per_block seconds_per_block)" "-"
+    printf '%-44s %14s %12s\n' "six layers and the head (s/block)" "$(figure bench-six-layers seconds_per_block seconds_per_block)" "<= 10 (60 s)"
+    printf '%-44s %14s %12s\n' "  their MSE vs the polynomial model" "$(figure bench-six-layers error_vs_poly mse)" "<= 1e-4"
+    printf '%-44s %14s %12s\n' "the layer on ckks-cpu, all cores (s/block)" "$(figure bench-layer-cpu seconds_per_block seconds_per_block)" "<= 120"
+}
+
 run() {
     local results="${1:?usage: device-check.sh run RESULTS}"
     deadline=$((SECONDS + ${DEVICE_CHECK_SECONDS:-580}))
@@ -97,15 +126,29 @@ run() {
     # the same kernels under eager module loading (the driver's default is lazy): a failure in one mode only
     # points at the module's loading
     run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest
-    run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
     run_step bench-bootstrap 90 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
+    run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
+    run_step profile-bootstrap 60 env POLYHE_CUDA_PROFILE=1 "${polyhe[@]}" bench ckks --backend ckks-cuda \
+        --op bootstrap --format json --runs 1 --warmup 0
     run_step bench-layer 120 "${polyhe[@]}" bench layer --backend ckks-cuda --shape pythia-70m --tokens 128 \
         --vocab 128 --preset N16-boot-128 --format json --report "$out/layer.json"
-    # the CPU backend on the machine's 16 cores: limbs and independent ciphertexts at once (docs/benchmarks.md)
-    run_step bench-bootstrap-cpu16 70 "${polyhe[@]}" bench ckks --backend ckks-cpu --op bootstrap --threads 16 \
-        --format json --runs 1 --warmup 0
+    if command -v compute-sanitizer >/dev/null; then
+        # the shared-memory NTT phases and every other kernel under the device's memory and race checkers
+        for tool in memcheck racecheck; do
+            run_step "sanitize-$tool" 90 compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 7 \
+                "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest
+        done
+    else
+        echo "== sanitizers skipped: compute-sanitizer is not on this machine" | tee -a "$out/summary.txt"
+    fi
+    run_step bench-layer-head 150 env POLYHE_CUDA_PROFILE=1 "${polyhe[@]}" bench layer --backend ckks-cuda \
+        --shape pythia-70m --tokens 128 --vocab 50304 --preset N16-boot-128 --format json
+    run_step bench-six-layers 240 "${polyhe[@]}" bench layer --backend ckks-cuda --shape pythia-70m --tokens 128 \
+        --layers 6 --vocab 50304 --preset N16-boot-128 --format json
+    # the CPU backend on all the machine's cores: limbs and independent ciphertexts at once (docs/benchmarks.md)
     run_step bench-layer-cpu 400 "${polyhe[@]}" bench layer --backend ckks-cpu --shape pythia-70m --tokens 128 \
         --vocab 128 --preset N16-boot-128 --format json --report "$out/layer-cpu.json"
+    targets | tee -a "$out/summary.txt"
     echo "== end $(date -u +%T)" | tee -a "$out/summary.txt"
     # what comes back from a device machine is a few files: everything in one archive, the summary beside it
     tar -czf "$results/results.tar.gz" -C "$out" .
@@ -114,6 +157,11 @@ run() {
     cat "$out/machine.txt"
     grep -E 'tests (successful|failed|aborted)' "$out/tests.out" "$out/tests-eager.out" || true
     for f in "$out"/*.log; do echo "-- $(basename "$f")"; tail -n 4 "$f"; done
+    # the kernel profiles, the most expensive kernels first
+    for f in "$out"/profile-bootstrap.log "$out"/bench-layer-head.log; do
+        [ -f "$f" ] && { echo "-- profile in $(basename "$f")"; grep -A 12 'ckks-cuda kernel profile' "$f" || true; }
+    done
+    sed -n '/issue 42/,$p' "$out/summary.txt"
 }
 
 case "${1:-}" in

@@ -10,6 +10,11 @@ import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRelease;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
 import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
 import static jcuda.driver.JCudaDriver.cuDriverGetVersion;
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
@@ -29,6 +34,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,6 +45,7 @@ import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUevent;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
@@ -63,6 +72,11 @@ final class CudaDevice implements DeviceApi {
     private final Map<Long, CUdeviceptr> allocations = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
     private final DeviceCounts counts = new DeviceCounts();
+    /** Null unless POLYHE_CUDA_PROFILE is set: device time per kernel, from events around each launch. */
+    private final KernelProfile profile = KernelProfile.requested() ? new KernelProfile() : null;
+    /** Launches timed but not yet read back, and events to reuse. */
+    private final List<Timed> timed = new ArrayList<>();
+    private final ArrayDeque<CUevent> events = new ArrayDeque<>();
     private final String name;
     private final int driverVersion;
     private final long totalMemory;
@@ -266,9 +280,47 @@ final class CudaDevice implements DeviceApi {
             }
         }
         counts.launch();
+        CUevent start = profile == null ? null : event();
         // the legacy default stream: launches, copies and frees run in the order they were issued
         check(cuLaunchKernel(function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, null, Pointer.to(params),
                 null), "launching " + kernel);
+        if (profile != null) {
+            CUevent stop = event();
+            check(cuEventRecord(stop, null), "cuEventRecord");
+            timed.add(new Timed(kernel, start, stop));
+            if (timed.size() >= 1024) {
+                readTimes();
+            }
+        }
+    }
+
+    private record Timed(String kernel, CUevent start, CUevent stop) {}
+
+    /** An event recorded now on the stream (profiling only). */
+    private CUevent event() {
+        CUevent e = events.poll();
+        if (e == null) {
+            e = new CUevent();
+            check(cuEventCreate(e, 0), "cuEventCreate");
+        }
+        check(cuEventRecord(e, null), "cuEventRecord");
+        return e;
+    }
+
+    /** Waits for the timed launches and adds their device times to the profile. */
+    private synchronized void readTimes() {
+        if (timed.isEmpty()) {
+            return;
+        }
+        check(cuEventSynchronize(timed.get(timed.size() - 1).stop()), "cuEventSynchronize");
+        float[] ms = {0};
+        for (Timed t : timed) {
+            check(cuEventElapsedTime(ms, t.start(), t.stop()), "cuEventElapsedTime");
+            profile.record(t.kernel(), ms[0]);
+            events.push(t.start());
+            events.push(t.stop());
+        }
+        timed.clear();
     }
 
     static void check(int result, String what) {
@@ -280,6 +332,13 @@ final class CudaDevice implements DeviceApi {
     @Override
     public void close() {
         bind();
+        if (profile != null) {
+            readTimes();
+            events.forEach(e -> cuEventDestroy(e));
+            if (!profile.isEmpty()) {
+                System.err.print(profile.report());
+            }
+        }
         allocations.values().forEach(p -> cuMemFree(p));
         allocations.clear();
         cuModuleUnload(module);
