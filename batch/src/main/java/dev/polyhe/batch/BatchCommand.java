@@ -57,6 +57,10 @@ public final class BatchCommand implements Callable<Integer> {
             + "executor (default: the backend's, all cores).")
     int threads;
 
+    @Option(names = "--backend", paramLabel = "NAME", description = "HE backend the executors evaluate on, e.g. "
+            + "ckks-cuda (default: the one each query's key set names; any backend of its data format reads it).")
+    String backend;
+
     @Option(names = "--insecure-test", description = "Accept key sets below 128-bit security (tests only).")
     boolean acceptInsecure;
 
@@ -83,7 +87,7 @@ public final class BatchCommand implements Callable<Integer> {
             conf.setIfMissing("spark.ui.enabled", "false");
         }
         var settings = new BatchSettings(model.toAbsolutePath().toString(), cal.toAbsolutePath().toString(),
-                acceptInsecure, retries, threads);
+                acceptInsecure, retries, threads, backend);
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = spec.commandLine().getOut();
         BatchJob.Result result = BatchJob.run(conf, queries, keyStore, output, settings, err);

@@ -46,8 +46,9 @@ final class QueryTask implements Function<QuerySpec, QueryOutcome> {
 
     private QueryOutcome run(QuerySpec q, int attempt) throws Exception {
         long t0 = System.nanoTime();
-        var keys = ExecutorCache.keys(settings, q.keyFolder(), q.backend());
-        PrivateInference model = ExecutorCache.model(settings, q.backend());
+        String backend = settings.evaluating(q.backend());
+        var keys = ExecutorCache.keys(settings, q.keyFolder(), backend);
+        PrivateInference model = ExecutorCache.model(settings, backend);
         long t1 = System.nanoTime();
         var query = model.readQuery(keys.keys(), Path.of(q.query()));
         long t2 = System.nanoTime();

@@ -44,6 +44,11 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--output", required = true, paramLabel = "FILE.ct", description = "Encrypted outputs to write.")
     Path output;
 
+    @Option(names = "--backend", paramLabel = "NAME",
+            description = "HE backend to evaluate on, e.g. ckks-cuda (default: the config's inference.backend, else the "
+                    + "one the key set names). Keys made with any backend of the same data format serve it.")
+    String backend;
+
     @Option(names = "--insecure-test", description = "Accept key sets whose parameters are below 128-bit security "
             + "(tests only): the server's policy, which the client's parameters.json cannot change.")
     boolean acceptInsecure;
@@ -76,7 +81,7 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
         BreakdownChart.checkWritable(chart);
-        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure)) {
+        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
             var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);

@@ -22,6 +22,15 @@ final class KeyFolderOptions {
      * the server accepts them ({@code --insecure-test} of eval).
      */
     KeySet server(PolyHe polyhe, boolean acceptInsecure) throws IOException {
-        return KeyFiles.readServer(keys, polyhe.backend(KeyFiles.backend(keys)), acceptInsecure);
+        return server(polyhe, acceptInsecure, null);
+    }
+
+    /**
+     * The server's view evaluated on {@code backend}: the name given, else the config's {@code inference.backend},
+     * else the backend the key set names (any backend of the key set's data format reads it).
+     */
+    KeySet server(PolyHe polyhe, boolean acceptInsecure, String backend) throws IOException {
+        String name = backend != null ? backend : polyhe.config().inference().backend();
+        return KeyFiles.readServer(keys, polyhe.backend(name != null ? name : KeyFiles.backend(keys)), acceptInsecure);
     }
 }

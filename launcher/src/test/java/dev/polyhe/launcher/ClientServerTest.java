@@ -86,6 +86,38 @@ class ClientServerTest {
         fourCommands(blockKeys, blockKeys.resolve("server"), "blocks");
     }
 
+    /**
+     * The backend is the server's choice: a key set names the data format every CKKS backend reads, and eval's
+     * --backend (or the config's inference.backend) takes it. Without a GPU, ckks-cuda then says why it cannot run,
+     * not that the keys are the wrong ones; an unknown name is refused with the known ones.
+     */
+    @Test
+    void theServerChoosesTheBackend() throws Exception {
+        assertTrue(Files.readString(keys.resolve("server").resolve("keyset.properties"))
+                .contains("data-format=polyhe-rns-ckks"), "the key set records its data format");
+        Path ct = dir.resolve("backend-input.ct");
+        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
+                input.toString(), "--config", config.toString(), "--output", ct.toString());
+        assertEquals(0, enc.code(), enc.err());
+        String[] eval = {"eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
+            "--calibration", calibration.toString(), "--config", config.toString(), "--input", ct.toString(),
+            "--output", dir.resolve("backend-output.ct").toString()};
+        var cuda = polyhe(concat(eval, "--backend", "ckks-cuda"));
+        assertFalse(cuda.err().contains("key folder was made for"), "ckks-cpu's keys serve ckks-cuda: " + cuda.err());
+        if (cuda.code() != 0) {
+            assertTrue(cuda.err().contains("ckks-cuda") && cuda.err().contains("not available"), cuda.err());
+        }
+        var unknown = polyhe(concat(eval, "--backend", "no-such-backend"));
+        assertEquals(2, unknown.code(), unknown.err());
+        assertTrue(unknown.err().contains("no-such-backend") && unknown.err().contains("ckks-cpu"), unknown.err());
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     /** encrypt (client), eval (server: no secret key), decrypt (client), against the polynomial model. */
     private Path fourCommands(Path keys, Path serverKeys, String tag) throws Exception {
         Path ct = dir.resolve(tag + "-input.ct");

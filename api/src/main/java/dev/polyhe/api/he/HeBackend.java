@@ -55,6 +55,14 @@ public interface HeBackend extends PolyHePlugin {
     }
 
     /**
+     * What this backend's parameters, keys and ciphertexts are, as data: backends of one format read each other's
+     * (a client's key set made with one evaluates on another, chosen by the server). The default: its own alone.
+     */
+    default String dataFormat() {
+        return name();
+    }
+
+    /**
      * Validates the parameters (security included) and builds the context.
      *
      * @throws InsecureParametersException when below 128-bit security without the explicit opt-in

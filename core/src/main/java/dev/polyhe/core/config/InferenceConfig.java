@@ -21,13 +21,17 @@ import java.util.Map;
  *   tanh: {name: chebyshev, options: {degree: 31}}
  *   attention-division: {division: goldschmidt, iterations: 22}  # options added to the attention in the poly model
  *                                      # (guess-degree: auto by default; 0 for the paper's Goldschmidt from 2/(lo+hi))
+ *   backend: ckks-cuda                 # where a server (eval, serve, batch) evaluates; default: the backend the
+ *                                      # client's key set names (any backend of its data format reads it)
  * </pre>
  *
  * @param attention null: the first entry of the config's {@code attention} list
  * @param calibration null: calibrate on the inputs being run
+ * @param backend null: the backend each key set names
  */
 public record InferenceConfig(Engine engine, PluginChoice attention, String calibration, double margin,
-        PluginChoice invSqrt, PluginChoice gelu, PluginChoice tanh, Map<String, Object> attentionDivision) {
+        PluginChoice invSqrt, PluginChoice gelu, PluginChoice tanh, Map<String, Object> attentionDivision,
+        String backend) {
 
     /** Which engine a run uses. */
     public enum Engine {
@@ -57,15 +61,16 @@ public record InferenceConfig(Engine engine, PluginChoice attention, String cali
             @JsonProperty("attention") PluginChoice attention, @JsonProperty("calibration") String calibration,
             @JsonProperty("margin") Double margin, @JsonProperty("inv-sqrt") PluginChoice invSqrt,
             @JsonProperty("gelu") PluginChoice gelu, @JsonProperty("tanh") PluginChoice tanh,
-            @JsonProperty("attention-division") Map<String, Object> attentionDivision) {
+            @JsonProperty("attention-division") Map<String, Object> attentionDivision,
+            @JsonProperty("backend") String backend) {
         return new InferenceConfig(engine == null ? Engine.PLAIN : engine, attention, calibration,
                 margin == null ? 0.1 : margin, invSqrt == null ? DEFAULT_INV_SQRT : invSqrt,
                 gelu == null ? DEFAULT_GELU : gelu, tanh == null ? DEFAULT_TANH : tanh,
-                attentionDivision == null ? DEFAULT_ATTENTION_DIVISION : attentionDivision);
+                attentionDivision == null ? DEFAULT_ATTENTION_DIVISION : attentionDivision, backend);
     }
 
     public static InferenceConfig defaults() {
-        return create(null, null, null, null, null, null, null, null);
+        return create(null, null, null, null, null, null, null, null, null);
     }
 
     public InferenceConfig {
@@ -76,14 +81,19 @@ public record InferenceConfig(Engine engine, PluginChoice attention, String cali
     }
 
     public InferenceConfig withEngine(Engine e) {
-        return new InferenceConfig(e, attention, calibration, margin, invSqrt, gelu, tanh, attentionDivision);
+        return new InferenceConfig(e, attention, calibration, margin, invSqrt, gelu, tanh, attentionDivision, backend);
     }
 
     public InferenceConfig withAttention(PluginChoice a) {
-        return new InferenceConfig(engine, a, calibration, margin, invSqrt, gelu, tanh, attentionDivision);
+        return new InferenceConfig(engine, a, calibration, margin, invSqrt, gelu, tanh, attentionDivision, backend);
+    }
+
+    /** The same section evaluating on {@code name} (null: the key set's backend). */
+    public InferenceConfig withBackend(String name) {
+        return new InferenceConfig(engine, attention, calibration, margin, invSqrt, gelu, tanh, attentionDivision, name);
     }
 
     public InferenceConfig withCalibration(String file) {
-        return new InferenceConfig(engine, attention, file, margin, invSqrt, gelu, tanh, attentionDivision);
+        return new InferenceConfig(engine, attention, file, margin, invSqrt, gelu, tanh, attentionDivision, backend);
     }
 }

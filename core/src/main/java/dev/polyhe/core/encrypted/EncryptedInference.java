@@ -96,7 +96,7 @@ public final class EncryptedInference {
                 params.logN(), params.maxLevel(), packing.rotationSteps().size(), bootstrapping);
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, bootstrapSlots);
-        return new KeySet(backend.name(), ctx, sk, keys, packing);
+        return new KeySet(backend.name(), ctx, sk, keys, packing, backend.dataFormat());
     }
 
     /**

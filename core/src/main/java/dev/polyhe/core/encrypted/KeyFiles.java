@@ -22,8 +22,9 @@ import java.util.Properties;
 
 /**
  * A key folder in two halves. {@code server/} holds what the server gets and nothing secret: {@code
- * parameters.json}, {@code evaluation.keys} and {@code keyset.properties} (backend name, packing width, parameter
- * hash); it is the folder to upload or copy. {@code client/} holds {@code secret.key}, in a folder and a file that
+ * parameters.json}, {@code evaluation.keys} and {@code keyset.properties} (backend name, data format, packing width,
+ * parameter hash); it is the folder to upload or copy. Any backend of the key set's data format reads it: the
+ * server chooses where it evaluates (ckks-cpu's keys on ckks-cuda, and the reverse). {@code client/} holds {@code secret.key}, in a folder and a file that
  * are owner-only from the moment they exist. The client reads both halves; the server reads {@code server/} (or a
  * copy of it) and never opens a secret key. A flat folder of the four files (the layout before the halves) reads
  * as well.
@@ -54,6 +55,7 @@ public final class KeyFiles {
         }
         Properties p = new Properties();
         p.setProperty("backend", keys.backend());
+        p.setProperty("data-format", keys.dataFormat());
         p.setProperty("packing-slots", Integer.toString(keys.packingSlots()));
         p.setProperty("columns-per-ciphertext", Integer.toString(keys.packing().columnsPerCiphertext()));
         p.setProperty("parameter-hash", keys.context().parameterHash());
@@ -143,9 +145,12 @@ public final class KeyFiles {
         Path dir = serverHalf(folder);
         Path secretFile = withSecret ? secretKeyFile(folder) : null;
         Properties p = properties(dir);
-        if (!backend.name().equals(p.getProperty("backend"))) {
-            throw new ConfigException(dir.resolve(KEYSET) + ": the key folder was made for backend '"
-                    + p.getProperty("backend") + "', not '" + backend.name() + "'");
+        String made = p.getProperty("backend");
+        String format = p.getProperty("data-format", made);
+        if (!backend.name().equals(made) && !backend.dataFormat().equals(format)) {
+            throw new ConfigException(dir.resolve(KEYSET) + ": the key folder was made for backend '" + made
+                    + "' (data format '" + format + "'); backend '" + backend.name() + "' reads '"
+                    + backend.dataFormat() + "' only");
         }
         Packing packing;
         try {
@@ -181,7 +186,8 @@ public final class KeyFiles {
                 sk = ctx.serializer().readSecretKey(in);
             }
         }
-        return new KeySet(backend.name(), ctx, sk, evk, packing);
+        // the files name the backend that made the key set, whichever backend evaluates it
+        return new KeySet(made, ctx, sk, evk, packing, format);
     }
 
     private static int intProperty(Properties p, String name, String fallback) {

@@ -12,6 +12,14 @@ import java.util.Optional;
  * {@link CkksContext}.
  */
 public abstract class SchemeBackend implements HeBackend {
+    /** Every executor of this scheme reads and writes the same blobs ({@link CkksSerializer}) and limbs. */
+    public static final String DATA_FORMAT = "polyhe-rns-ckks";
+
+    @Override
+    public String dataFormat() {
+        return DATA_FORMAT;
+    }
+
     @Override
     public String apiVersion() {
         return PolyHeApi.VERSION;
