@@ -642,6 +642,16 @@ PHE_HD void diagonal_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* s0, u
     s1[o] = first ? r1 : phe_add_mod(s1[o], r1, q);
 }
 
+/**
+ * A plaintext's residues from its signed integer coefficients (CanonicalEncoder: |c| < 2^62, two's complement in
+ * the uint64 buffer): out limb k = c mod primes[k], coefficient form (the caller runs ntt_fwd). count = N.
+ */
+PHE_HD void encode_coefficients_coeff(uint32_t limb, uint32_t c, uint64_t* out, const uint64_t* coefficients,
+                                      const int* primes, const uint64_t* pc, int n) {
+    const int p = primes[limb];
+    out[(size_t)limb * n + c] = phe_reduce_signed((int64_t)coefficients[c], PHE_PC(p, PC_Q), PHE_PC(p, PC_BARRETT));
+}
+
 /** out = a * b (+ s) per element for two products sharing b (CpuEvaluator's multiplyPair / multiplyPairAdd). */
 PHE_HD void poly_mul_pair_coeff(uint32_t limb, uint32_t c, uint64_t* out0, uint64_t* out1, const uint64_t* a0,
                                 const uint64_t* a1, const uint64_t* b, const uint64_t* s0, const uint64_t* s1,
@@ -865,6 +875,12 @@ extern "C" __global__ void moddown_rescale_combine(uint64_t* out, const uint64_t
                                                    int n) {
     PHE_GRID_INDEX(n)
     moddown_rescale_combine_coeff(limb, idx, out, x, conv, d, pqInv, pqInvShoup, qlInv, qlInvShoup, primes, pc, n);
+}
+
+extern "C" __global__ void encode_coefficients(uint64_t* out, const uint64_t* coefficients, const int* primes,
+                                               const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    encode_coefficients_coeff(limb, idx, out, coefficients, primes, pc, n);
 }
 
 extern "C" __global__ void poly_mul_pair(uint64_t* out0, uint64_t* out1, const uint64_t* a0, const uint64_t* a1,

@@ -360,6 +360,16 @@ static void testElementWise(const Ctx& c) {
     V acc = a;
     grid(L, n, [&](uint32_t l, uint32_t i) { poly_add_into_coeff(l, i, acc.data(), b.data(), pr, pc, n); });
     check("poly_add_into", acc.data(), load64("ew_add_into"), n);
+    // a plaintext's residues from its signed coefficients, over every prime
+    {
+        V coefficients = load64("encode_in");
+        I every = range(0, c.P);
+        V residues((size_t)c.P * n);
+        grid(c.P, n, [&](uint32_t l, uint32_t i) {
+            encode_coefficients_coeff(l, i, residues.data(), coefficients.data(), every.data(), pc, n);
+        });
+        check("encode_coefficients", residues.data(), load64("encode_out"), n);
+    }
     // a pair of products sharing b, and the same added to (c, d): against the single products' Java limbs
     V p0(a.size()), p1(a.size());
     grid(L, n, [&](uint32_t l, uint32_t i) {

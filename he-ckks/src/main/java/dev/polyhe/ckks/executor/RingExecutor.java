@@ -33,6 +33,13 @@ public interface RingExecutor extends AutoCloseable {
     /** Host limbs (NTT form, one {@code long[N]} per prime from q_0) to a handle; the executor may keep the arrays. */
     RnsPoly upload(long[][] limbs);
 
+    /**
+     * A plaintext's limbs over q_0..q_level (NTT form) from its integer coefficients (each |c| below 2^62): the RNS
+     * reduction and the forward NTTs, done where the executor keeps its limbs (a device uploads the N coefficients
+     * once and transforms them there). The encoder's FFT, scaling and rounding stay on the host.
+     */
+    RnsPoly fromCoefficients(long[] coefficients, int level);
+
     /** Limbs 0..limbs-1 of p as host arrays (NTT form), to be read, never written. */
     long[][] download(RnsPoly p, int limbs);
 

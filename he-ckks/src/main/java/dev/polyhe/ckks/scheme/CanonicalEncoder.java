@@ -34,10 +34,15 @@ final class CanonicalEncoder implements Encoder {
         return encodeComplex(values, new double[0], slots, level, scale);
     }
 
+    /**
+     * The coefficients on the host (FFT, scale, rounding), their residues and NTTs where the executor keeps limbs
+     * ({@link RingExecutor#fromCoefficients}); coefficients too large for a long are reduced here.
+     */
     @Override
     public Plaintext encodeComplex(double[] real, double[] imag, int slots, int level, double scale) {
-        return new CkksPlaintext(exec.upload(limbs(real, imag, slots, level, scale, false)), level, scale, slots,
-                params.hash());
+        Coefficients c = coefficients(real, imag, slots, level, scale);
+        var poly = c.fitsLong() ? exec.fromCoefficients(c.integers(), level) : exec.upload(residues(c, level, false));
+        return new CkksPlaintext(poly, level, scale, slots, params.hash());
     }
 
     /**
@@ -45,12 +50,22 @@ final class CanonicalEncoder implements Encoder {
      * double-hoists, in the form it reads ({@link RingExecutor#uploadDiagonal}).
      */
     CkksDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale) {
-        long[][] limbs = limbs(real, imag, slots, level, scale, exec.hoistsDiagonals());
+        long[][] limbs = residues(coefficients(real, imag, slots, level, scale), level, exec.hoistsDiagonals());
         return new CkksDiagonal(exec.uploadDiagonal(limbs), level, scale, params.hash());
     }
 
-    /** The NTT-form limbs of the encoding: q_0..q_level, and with {@code extended} the special primes after them. */
-    private long[][] limbs(double[] real, double[] imag, int slots, int level, double scale, boolean extended) {
+    /** A plaintext's rounded, scaled coefficients, and whether each fits a long exactly. */
+    private record Coefficients(double[] values, boolean fitsLong) {
+        long[] integers() {
+            long[] c = new long[values.length];
+            for (int i = 0; i < c.length; i++) {
+                c[i] = (long) values[i];
+            }
+            return c;
+        }
+    }
+
+    private Coefficients coefficients(double[] real, double[] imag, int slots, int level, double scale) {
         checkSlots(slots);
         if (real.length > slots || imag.length > slots) {
             throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
@@ -86,19 +101,26 @@ final class CanonicalEncoder implements Encoder {
             largest = Math.max(largest, Math.max(Math.abs(r), Math.abs(m)));
         }
         // a rounded double below 2^62 converts to a long exactly: one Barrett reduction per limb, no rounding again
-        boolean fitsLong = ScaledInteger.fitsLong(largest);
+        return new Coefficients(coef, ScaledInteger.fitsLong(largest));
+    }
+
+    /** The NTT-form limbs on the host: q_0..q_level, and with {@code extended} the special primes after them. */
+    private long[][] residues(Coefficients c, int level, boolean extended) {
+        int n = ring.n();
+        double[] coef = c.values();
+        long[] integers = c.fitsLong() ? c.integers() : null;
         long[][] limbs = new long[level + 1 + (extended ? ring.pCount() : 0)][n];
         ring.pool().forEach(limbs.length, pos -> {
             int l = ring.extendedIndex(level, pos);
             Modulus m = ring.modulus(l);
             long[] limb = limbs[pos];
-            if (fitsLong) {
-                for (int c = 0; c < n; c++) {
-                    limb[c] = m.reduceSigned((long) coef[c]);
+            if (integers != null) {
+                for (int i = 0; i < n; i++) {
+                    limb[i] = m.reduceSigned(integers[i]);
                 }
             } else {
-                for (int c = 0; c < n; c++) {
-                    limb[c] = ScaledInteger.residue(coef[c], m);
+                for (int i = 0; i < n; i++) {
+                    limb[i] = ScaledInteger.residue(coef[i], m);
                 }
             }
             ring.ntt(l).forward(limb);

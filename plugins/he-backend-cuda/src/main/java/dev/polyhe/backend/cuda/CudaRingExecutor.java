@@ -203,6 +203,25 @@ final class CudaRingExecutor implements RingExecutor {
         }
     }
 
+    /**
+     * The encoder's coefficients uploaded once (N words, not a limb each), reduced into every limb and transformed
+     * on the device: one copy and three launches a plaintext.
+     */
+    @Override
+    public RnsPoly fromCoefficients(long[] coefficients, int level) {
+        synchronized (lock) {
+            begin();
+            Allocation staged = memory.allocate(limbBytes);
+            device.upload(staged.ptr, coefficients);
+            DevicePoly out = poly(level + 1);
+            device.launch("encode_coefficients", n, level + 1, out.memory().ptr, staged.ptr, tables.identity.ptr,
+                    tables.pc, n);
+            forward(out.memory().ptr, level + 1, tables.identity.ptr);
+            staged.release();
+            return out;
+        }
+    }
+
     /** Waits for the device to finish what is queued (timings); reads wait by themselves. */
     @Override
     public void synchronize() {

@@ -160,6 +160,19 @@ class CudaLimbTest {
         }
     }
 
+    /** A plaintext from its integer coefficients, as the encoder hands them over (|c| < 2^62, either sign). */
+    @Test
+    void plaintextsFromCoefficientsAgree() {
+        for (int level : levels()) {
+            long[] coefficients = new long[ring.n()];
+            for (int c = 0; c < coefficients.length; c++) {
+                coefficients[c] = random.nextLong(-(1L << 61), 1L << 61) >> random.nextInt(60);
+            }
+            same(host.fromCoefficients(coefficients.clone(), level), gpu.fromCoefficients(coefficients.clone(), level),
+                    "fromCoefficients at level " + level);
+        }
+    }
+
     @Test
     void automorphismsAgree() {
         int level = params.maxLevel();

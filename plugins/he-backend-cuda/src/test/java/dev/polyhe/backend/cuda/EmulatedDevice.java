@@ -456,6 +456,10 @@ final class EmulatedDevice implements DeviceApi {
                 set(p(a, 0), o, first ? s0 : m.add(get(p(a, 0), o), s0));
                 set(p(a, 1), o, first ? s1 : m.add(get(p(a, 1), o), s1));
             }
+            case "encode_coefficients" -> {
+                Modulus m = modulus(p(a, 3), getInt(p(a, 2), limb));
+                set(p(a, 0), (long) limb * n(a, 4) + c, m.reduceSigned(get(p(a, 1), c)));
+            }
             case "baby_identity" -> {
                 int size = n(a, 9);
                 long o = (long) limb * size + c;

@@ -55,13 +55,19 @@ class LaunchBudgetTest {
             Ciphertext product2 = ev.multiply(ct, ct);
             Snapshot rescale = count(device, () -> ev.rescale(product2));
             Snapshot constants = count(device, () -> ev.addConstant(ev.multiplyConstant(ct, 0.25), 1.5));
+            Snapshot encode = count(device, () -> ctx.encoder().encode(x, x.length, top, parameters.scale()));
             System.out.printf("N16-boot-128, level %d: rotation %s%n  mul+relin+rescale %s%n  rescale %s%n"
-                    + "  constant product and sum %s%n", top, rotation, product, rescale, constants);
+                    + "  constant product and sum %s%n  encode %s%n", top, rotation, product, rescale, constants,
+                    encode);
 
             within(rotation, ROTATION_LAUNCHES, "a rotation");
             within(product, PRODUCT_LAUNCHES, "mul + relin + rescale");
             within(rescale, RESCALE_LAUNCHES, "a rescale");
             within(constants, 3, "a constant product and a constant sum (scalars as kernel parameters)");
+            // a plaintext: its N coefficients in one copy, reduced and transformed on the device
+            assertEquals(1, encode.uploads(), "an encode uploads its coefficients once: " + encode);
+            assertEquals(8L << parameters.logN(), encode.uploadBytes(), "N words, not a limb each: " + encode);
+            assertTrue(encode.launches() <= 3 && encode.synchronizations() == 0, "an encode: " + encode);
         }
     }
 

@@ -122,6 +122,20 @@ final class RingReference {
         u64("psi_inv_rev", tw[2]);
         u64("psi_inv_rev_shoup", tw[3]);
 
+        // a plaintext's residues from signed coefficients below 2^62, over every prime (coefficient form)
+        long[] signed = new long[n];
+        for (int c = 0; c < n; c++) {
+            signed[c] = rnd.nextLong(-(1L << 61), 1L << 61) >> rnd.nextInt(60);
+        }
+        u64("encode_in", signed);
+        long[][] residues = new long[total][n];
+        for (int i = 0; i < total; i++) {
+            for (int c = 0; c < n; c++) {
+                residues[i][c] = mod[i].reduceSigned(signed[c]);
+            }
+        }
+        u64("encode_out", flat(residues));
+
         // NTT over every prime, limbs in prime order, then in reversed prime order
         long[][] coef = randomPoly(mod, RnsRing.prefix(total - 1));
         u64("ntt_fwd_in", flat(coef));
