@@ -68,9 +68,26 @@ final class BatchJob {
                 for (QueryOutcome o : sc.parallelize(specs, specs.size()).map(new QueryTask(settings)).collect()) {
                     outcomes.put(o.name(), o);
                 }
+            } catch (Exception e) {   // SparkException is checked, though Java does not see it thrown
+                // Spark itself failed (no context, the master gone, the job aborted): the report still says so
+                String reason = sparkReason(e);
+                long lost = specs.stream().filter(q -> outcomes.get(q.name()) == null).count();
+                for (QuerySpec q : specs) {
+                    outcomes.computeIfAbsent(q.name(), n -> QueryOutcome.lostToSpark(n, reason));
+                }
+                progress.printf("polyhe batch: Spark failed, %d queries not answered (see batch.json): %s%n", lost,
+                        reason);
+                progress.flush();
             }
         }
         return new Result(List.copyOf(outcomes.values()), (System.nanoTime() - t0) / 1e9, master, index.size());
+    }
+
+    /** Spark's own first line: its job-abort message holds the task's failure, then a driver stack trace. */
+    static String sparkReason(Throwable e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        m = m.strip().lines().findFirst().orElse(e.toString());
+        return m.length() > 600 ? m.substring(0, 600) + "..." : m;
     }
 
     private static List<Path> queryFiles(Path queries) throws IOException {

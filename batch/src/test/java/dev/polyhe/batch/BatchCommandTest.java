@@ -141,6 +141,49 @@ class BatchCommandTest {
     }
 
     @Test
+    void aSparkThatCannotStartStillWritesTheReport() throws Exception {
+        Path output = dir.resolve("no-spark");
+        Run r = batch("--master", "bogus://127.0.0.1:1", "--model", model.toString(), "--queries", queries.toString(),
+                "--keys-store", store.toString(), "--output", output.toString(), "--insecure-test");
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("polyhe batch: Spark failed, 5 queries not answered (see batch.json): "),
+                r.err());
+        assertFalse(r.err().contains("\tat "), "no stack trace");
+        JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
+        assertEquals(0, report.get("done").asInt());
+        for (JsonNode row : report.get("results")) {
+            assertEquals("failed", row.get("status").asText());
+            String expected = row.get("query").asText().equals("junk.ct") ? "not a valid encrypted tensor file"
+                    : "Spark failed: Could not parse Master URL";
+            assertTrue(row.get("error").asText().contains(expected), row.toString());
+        }
+    }
+
+    @Test
+    void aJobSparkAbortsStillWritesTheReport() throws Exception {
+        // Spark aborts the job when the results outgrow spark.driver.maxResultSize: one failed query's is enough
+        Path one = Files.createDirectories(dir.resolve("one-query"));
+        Files.copy(queries.resolve("q9-corrupt.ct"), one.resolve("q9-corrupt.ct"));
+        Path output = dir.resolve("aborted");
+        System.setProperty("spark.driver.maxResultSize", "1b");
+        Run r;
+        try {
+            r = batch("--master", "local[1]", "--model", model.toString(), "--queries", one.toString(),
+                    "--keys-store", store.toString(), "--output", output.toString(), "--retries", "0",
+                    "--insecure-test");
+        } finally {
+            System.clearProperty("spark.driver.maxResultSize");
+            ExecutorCache.release();   // the other tests count key reads from nothing
+        }
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("polyhe batch: Spark failed, 1 queries not answered"), r.err());
+        JsonNode row = JSON.readTree(output.resolve("batch.json").toFile()).get("results").get(0);
+        assertEquals("failed", row.get("status").asText());
+        assertTrue(row.get("error").asText().startsWith("Spark failed: Job aborted"), row.toString());
+        assertTrue(row.get("error").asText().contains("spark.driver.maxResultSize"), row.toString());
+    }
+
+    @Test
     void badInputIsOneLineAndExitCodeTwo() throws Exception {
         Path out = dir.resolve("unused");
         Run noStore = batch("--master", "local[1]", "--model", model.toString(), "--queries", queries.toString(),
