@@ -109,6 +109,17 @@ final class StandaloneCluster implements AutoCloseable {
         }
     }
 
+    /** Every executor's stderr so far (workers keep them under their work folder, APP/EXECUTOR/stderr). */
+    String executorLogs() throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : (Iterable<Path>) files.filter(f -> f.getFileName().toString().equals("stderr"))::iterator) {
+                all.append(Files.readString(f));
+            }
+        }
+        return all.toString();
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();

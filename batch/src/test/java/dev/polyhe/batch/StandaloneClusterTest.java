@@ -99,6 +99,9 @@ class StandaloneClusterTest {
         }
         tiny.assertAnswered(output, 0);
         tiny.assertAnswered(output, 1);
+        String executors = cluster.executorLogs();
+        assertTrue(executors.contains("QueryTask: q9-corrupt.ct: attempt 1 of 2 failed"), "PolyHE logs on the "
+                + "executor through Spark's slf4j provider:\n" + executors);
     }
 
     @Test
@@ -124,5 +127,6 @@ class StandaloneClusterTest {
         }
         tiny.assertAnswered(output, 0);
         tiny.assertAnswered(output, 1);
+        assertTrue(cluster.executorLogs().contains("QueryTask: q1.ct: block 1/1 done"), "the executor's log");
     }
 }
