@@ -29,6 +29,8 @@ final class StandaloneCluster implements AutoCloseable {
     final String sparkClassPath;
     final String masterUrl;
     private final List<Process> processes = new ArrayList<>();
+    /** Should the test's JVM end without {@link #close()} (a killed fork), its daemons must not outlive it. */
+    private final Thread orphans = new Thread(this::destroyAll, "spark-cluster-stop");
 
     private StandaloneCluster(Path dir) throws IOException {
         this.dir = dir;
@@ -48,6 +50,16 @@ final class StandaloneCluster implements AutoCloseable {
         }
         sparkClassPath = String.join(File.pathSeparator, jars);
         masterUrl = "spark://127.0.0.1:" + freePort();
+        Runtime.getRuntime().addShutdownHook(orphans);
+    }
+
+    private void destroyAll() {
+        synchronized (processes) {
+            for (Process p : processes) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
     }
 
     /** Starts a master and {@code workers} workers of {@code cores} cores each, and waits until they registered. */
@@ -146,6 +158,11 @@ final class StandaloneCluster implements AutoCloseable {
                 }
             }
             processes.clear();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(orphans);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or about to: nothing left for it to do
         }
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
