@@ -542,22 +542,14 @@ final class CudaRingExecutor implements RingExecutor {
         return ring.pCount() > 0;
     }
 
-    /** Over Q_level ∪ P in Montgomery form, converted once on the host as HostRingExecutor converts them. */
+    /** Over Q_level ∪ P in Montgomery form (in place: the encoder's fresh limbs), converted once on the host. */
     @Override
     public RnsPoly uploadDiagonal(long[][] limbs) {
         if (!hoistsDiagonals()) {
             return upload(limbs);
         }
-        int level = limbs.length - 1 - ring.pCount();
-        long[][] mont = new long[limbs.length][];
-        for (int pos = 0; pos < limbs.length; pos++) {
-            var m = ring.modulus(ring.extendedIndex(level, pos));
-            mont[pos] = new long[n];
-            for (int c = 0; c < n; c++) {
-                mont[pos][c] = m.toMont(limbs[pos][c]);
-            }
-        }
-        return upload(mont);
+        ring.toMontgomery(limbs, limbs.length - 1 - ring.pCount());
+        return upload(limbs);
     }
 
     /**
