@@ -222,6 +222,39 @@ final class CudaRingExecutor implements RingExecutor {
         }
     }
 
+    /**
+     * The whole encoding on the device, as CanonicalEncoder does it on the host: the slots' values uploaded once (2 ×
+     * slots doubles), the inverse special FFT in one or two shared-memory launches, the scaling, rounding and
+     * reduction into every limb in one, the NTT in one or two.
+     */
+    @Override
+    public RnsPoly fromSlots(double[] re, double[] im, int slots, int level, double scale) {
+        int logSlots = Integer.numberOfTrailingZeros(slots);
+        long[] staged = new long[2 * slots];
+        for (int i = 0; i < slots; i++) {
+            staged[i] = Double.doubleToRawLongBits(re[i]);
+            staged[slots + i] = Double.doubleToRawLongBits(im[i]);
+        }
+        long factor = Double.doubleToRawLongBits(scale / slots); // the FFT's 1/slots folded in, as the host does
+        synchronized (lock) {
+            begin();
+            Allocation values = memory.allocate(2L * slots * Double.BYTES);
+            device.upload(values.ptr, staged);
+            if (logSlots > 0) {
+                for (NttPhases.Phase ph : NttPhases.plan(logSlots)) {
+                    device.launchBlocks("fft_inv_phase", ph.blocks(logSlots), 1, ph.threads(), 2 * ph.sharedBytes(),
+                            values.ptr, tables.fftRe.ptr, tables.fftIm.ptr, logSlots, ph.s0(), ph.k(), ph.logTiles());
+                }
+            }
+            DevicePoly out = poly(level + 1);
+            device.launch("encode_slots", n, level + 1, out.memory().ptr, values.ptr, logSlots, new long[] {factor},
+                    tables.identity.ptr, tables.pc, n);
+            forward(out.memory().ptr, level + 1, tables.identity.ptr);
+            values.release();
+            return out;
+        }
+    }
+
     /** Waits for the device to finish what is queued (timings); reads wait by themselves. */
     @Override
     public void synchronize() {
