@@ -81,7 +81,8 @@ final class Jobs implements AutoCloseable {
                     try (InputStream in = Files.newInputStream(d.resolve(QUERY + ".meta"))) {
                         meta.load(in);
                     }
-                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"));
+                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"),
+                            meta.getProperty("tenant"));
                     j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
                     writeStatus(j);
                     jobs.put(id, j);
@@ -91,7 +92,7 @@ final class Jobs implements AutoCloseable {
     }
 
     /** Checks the query against its key set and the model, stores it and queues it. */
-    Job submit(String model, String keySet, InputStream body) throws IOException {
+    Job submit(String model, String keySet, Tenant tenant, InputStream body) throws IOException {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
         String id = UUID.randomUUID().toString();
@@ -106,10 +107,11 @@ final class Jobs implements AutoCloseable {
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
             meta.setProperty("key_set", keySet);
+            meta.setProperty("tenant", tenant.name());
             try (OutputStream out = Files.newOutputStream(jobDir.resolve(QUERY + ".meta"))) {
                 meta.store(out, null);
             }
-            Job job = new Job(id, served.name(), keySet);
+            Job job = new Job(id, served.name(), keySet, tenant.name());
             Runnable run = () -> run(job);
             jobs.put(id, job);
             queued.put(id, run);
@@ -219,25 +221,25 @@ final class Jobs implements AutoCloseable {
         Path d = dir.resolve(job.id);
         try {
             Path tmp = d.resolve(STATUS + ".tmp");
-            JSON.writeValue(tmp.toFile(), job.toJson(JSON));
+            JSON.writeValue(tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant));
             Files.move(tmp, d.resolve(STATUS), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.warn("cannot record the status of job {}: {}", job.id, e.toString());
         }
     }
 
-    /** @throws HttpError 404 for an unknown job */
-    Job get(String id) {
+    /** @throws HttpError 404 alike for an unknown job and for another tenant's */
+    Job get(String id, Tenant tenant) {
         Job j = id == null ? null : jobs.get(id);
-        if (j == null) {
+        if (j == null || !(tenant.seesAll() || tenant.name().equals(j.tenant))) {
             throw new HttpError(404, "no job '" + id + "' on this server");
         }
         return j;
     }
 
     /** A queued job is dropped now; a running one stops at its next block. */
-    Job cancel(String id) {
-        Job j = get(id);
+    Job cancel(String id, Tenant tenant) {
+        Job j = get(id, tenant);
         if (!j.state().finished()) {
             j.cancelRequested = true;
             Runnable r = queued.remove(id);
@@ -250,8 +252,8 @@ final class Jobs implements AutoCloseable {
     }
 
     /** The result file of a finished job. */
-    Path result(String id) {
-        Job j = get(id);
+    Path result(String id, Tenant tenant) {
+        Job j = get(id, tenant);
         if (j.state() != Job.State.DONE) {
             throw new HttpError(409, "job " + id + " is " + j.state().name().toLowerCase()
                     + (j.error() != null ? ": " + j.error() : "") + "; its result exists once it is done");
