@@ -467,6 +467,39 @@ class ServeSecurityTest {
         }
     }
 
+    @Test
+    void aJunkQueryIsRefusedAtItsFirstBytesAndAKeySetAboveTheBudgetAtSubmit() throws Exception {
+        Path store = dir.resolve("junk-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1))) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            // 300 MB announced, 2 MB of junk sent: the answer comes without the rest, and nothing is written
+            try (Socket c = new Socket("127.0.0.1", s.port())) {
+                c.setSoTimeout(30_000);
+                OutputStream out = c.getOutputStream();
+                out.write(("POST /v1/jobs?model=tiny&key_set=" + keySetId() + " HTTP/1.1\r\nHost: x\r\n"
+                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                byte[] junk = new byte[2 << 20];
+                new java.util.Random(7).nextBytes(junk);
+                out.write(junk);
+                out.flush();
+                String status = new String(c.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", status);
+            }
+            assertEquals(0, entries(store.resolve("jobs")), "no job folder for a refused query");
+        }
+        // a key set larger than the memory budget: 507 when the job is submitted, not a failure after the queue
+        var small = new PolyHeServer.Settings(0, List.of(model), dir.resolve("budget-store"), 1, 1, 1 << 20,
+                256L << 20, 64L << 20, true, 0);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, small)) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            var over = submit(url, null, keySetId());
+            assertTrue(error(over, 507).get("error").asText().contains("--memory-budget"), over.body());
+            assertEquals(0, entries(dir.resolve("budget-store").resolve("jobs")));
+        }
+    }
+
     // 6. errors
 
     @Test

@@ -5,9 +5,12 @@ import dev.polyhe.api.he.HeException;
 import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -38,6 +41,8 @@ final class Jobs implements AutoCloseable {
     static final String RESULT = "result.ct";
     static final String STATUS = "status.json";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The bytes of a query read before anything is written: its header, and more (headers are a few hundred). */
+    private static final int HEADER_PEEK = 1 << 20;
 
     private final Path dir;
     private final KeyStore keys;
@@ -95,15 +100,19 @@ final class Jobs implements AutoCloseable {
     Job submit(String model, String keySet, Tenant tenant, InputStream body) throws IOException {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
+        cache.requireFits(keySet);
+        // the header is checked before a byte is written: a junk body is refused at its first bytes
+        byte[] head = body.readNBytes(HEADER_PEEK);
+        checkAgainstKeySet(head, keyDir);
         String id = UUID.randomUUID().toString();
         Path jobDir = Files.createDirectory(dir.resolve(id));
         try {
             Path query = jobDir.resolve(QUERY);
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
-                n = BoundedCopy.copy(body, out, maxQueryBytes, "the query", maxQueryBytes);
+                n = BoundedCopy.copy(new SequenceInputStream(new ByteArrayInputStream(head), body), out,
+                        maxQueryBytes, "the query", maxQueryBytes);
             }
-            checkAgainstKeySet(query, keyDir);
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
             meta.setProperty("key_set", keySet);
@@ -137,10 +146,14 @@ final class Jobs implements AutoCloseable {
      * The header names the key set's backend, parameters, packing and (files of format 3) the key set itself, or the
      * query is refused now rather than failing in a worker.
      */
-    private static void checkAgainstKeySet(Path query, Path keyDir) throws IOException {
+    private static void checkAgainstKeySet(byte[] head, Path keyDir) throws IOException {
         KeySetIdentity id;
         try {
-            id = KeySetIdentity.ofEncryptedFile(query);
+            var file = EncryptedTensorFormat.identify(new ByteArrayInputStream(head));
+            id = new KeySetIdentity(file.backend(), file.parameterHash(), file.packingSlots(), file.keySetId());
+        } catch (java.io.EOFException e) {
+            throw new HttpError(400, "the query is not a valid encrypted tensor file: it ends inside its header"
+                    + (head.length == HEADER_PEEK ? " (or its header is longer than " + HEADER_PEEK + " bytes)" : ""));
         } catch (HeException e) {
             throw new HttpError(400, "the query is not a valid encrypted tensor file: " + e.getMessage());
         }

@@ -1,7 +1,6 @@
 package dev.polyhe.server;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -131,14 +130,5 @@ public final class TokenFile {
 
     static String hash(String token) {
         return HexFormat.of().formatHex(KeyStore.sha256().digest(token.getBytes(StandardCharsets.UTF_8)));
-    }
-
-    /** Fails early on a file that does not parse. */
-    static void check(Path file) {
-        try {
-            read(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
