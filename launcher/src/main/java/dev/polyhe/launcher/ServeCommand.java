@@ -103,10 +103,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     int maxKeySetsPerTenant;
 
-    @Option(names = "--request-timeout", defaultValue = "600", paramLabel = "SECONDS",
+    @Option(names = "--request-timeout", paramLabel = "SECONDS",
             description = "A request, headers and body, must arrive within it or its connection is closed (default: "
-                    + "${DEFAULT-VALUE}; raise it for multi-gigabyte key uploads on slow links).")
-    long requestTimeout;
+                    + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
+                    + "links).")
+    Long requestTimeout;
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -128,8 +129,14 @@ final class ServeCommand implements Callable<Integer> {
             throw new ErrorReport.InputException(e.getMessage());
         }
         PolyHeServer.Network network = network();
-        // read by the JDK server once, when it is made: set before it is
-        System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(requestTimeout));
+        if (requestTimeout != null) {
+            if (requestTimeout < 1) {
+                throw new ErrorReport.InputException("--request-timeout needs at least 1 second, got "
+                        + requestTimeout);
+            }
+            // read by the JDK server once, when it is made: set before it is
+            System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(requestTimeout));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
                 PolyHeServer server = start(polyhe, settings, network)) {

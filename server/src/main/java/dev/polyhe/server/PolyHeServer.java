@@ -118,9 +118,14 @@ public final class PolyHeServer implements AutoCloseable {
             if (tokens != null && noAuth) {
                 throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
             }
-            if (maxKeySetsPerTenant < 1) {
-                throw new IllegalArgumentException("--max-key-sets-per-tenant needs at least 1, got "
-                        + maxKeySetsPerTenant);
+            if (maxKeySetsPerTenant < 1 || maxEventStreams < 1 || maxEventStreamsPerTenant < 1) {
+                throw new IllegalArgumentException("--max-key-sets-per-tenant, --max-event-streams and "
+                        + "--max-event-streams-per-tenant need at least 1, got " + maxKeySetsPerTenant + ", "
+                        + maxEventStreams + " and " + maxEventStreamsPerTenant);
+            }
+            if (maxConnections < RequestThreads.MIN) {
+                throw new IllegalArgumentException("--max-connections needs at least " + RequestThreads.MIN
+                        + ", got " + maxConnections);
             }
         }
 

@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
  * request that holds a thread by design, are capped well below it ({@link StreamLimits}).
  */
 final class RequestThreads {
+    /** Fewest threads: health, status and a few streams side by side. */
+    static final int MIN = 8;
+
     private RequestThreads() {}
 
     static ThreadPoolExecutor create(int max) {
-        if (max < 8) {
-            throw new IllegalArgumentException("--max-connections needs at least 8 request threads, got " + max);
-        }
         ThreadPoolExecutor pool = new ThreadPoolExecutor(max, max, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 r -> {
                     Thread t = new Thread(r, "polyhe-http");
