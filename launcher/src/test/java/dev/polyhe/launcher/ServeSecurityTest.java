@@ -248,7 +248,10 @@ class ServeSecurityTest {
             assertEquals(0, up.code(), up.err());
             var anonymous = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
             assertEquals(2, anonymous.code());
-            assertTrue(anonymous.err().contains("401"), anonymous.err());
+            assertTrue(anonymous.err().contains("401") && anonymous.err().contains("--token"), anonymous.err());
+            var again = polyhe("remote", "keys", "upload", "--server", url, "--token", alice, "--keys",
+                    keys.toString());
+            assertTrue(again.out().contains("already stored"), "asked before sending it again: " + again.out());
 
             // bob cannot learn that alice's key set exists, nor use it
             assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode());

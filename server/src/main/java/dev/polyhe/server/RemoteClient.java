@@ -77,12 +77,28 @@ public final class RemoteClient {
     }
 
     /**
-     * Streams a zip of the server half (never the client half) to the server.
+     * Streams a zip of the server half (never the client half) to the server, unless the tenant has it stored
+     * already. Asking first also brings a refusal (no token, a wrong one) as an answer rather than as a connection
+     * the server closed under a multi-gigabyte upload.
      *
      * @return the server's answer: key_set, bytes, created
      */
     public JsonNode uploadKeys(Path serverHalf) throws IOException, InterruptedException {
         String id = PolyHeServer.keySetId(serverHalf);
+        HttpResponse<InputStream> stored = http.send(request("v1/keys/" + id).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        if (stored.statusCode() == 200) {
+            stored.body().close();
+            long bytes = 0;
+            for (String f : KeyStore.SERVER_FILES) {
+                bytes += Files.size(serverHalf.resolve(f));
+            }
+            return JSON.createObjectNode().put("key_set", id).put("bytes", bytes).put("created", false);
+        }
+        if (stored.statusCode() != 404) {
+            json(stored);
+        }
+        stored.body().close();
         PipedInputStream in = new PipedInputStream(1 << 16);
         PipedOutputStream pipe = new PipedOutputStream(in);
         Thread zipper = new Thread(() -> {
