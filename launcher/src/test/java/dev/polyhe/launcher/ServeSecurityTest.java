@@ -503,7 +503,38 @@ class ServeSecurityTest {
         }
     }
 
-    // 6. errors
+    // 6. errors and the audit log
+
+    @Test
+    void everyStateChangeIsOneAuditLineNamingItsTenant() throws Exception {
+        // slf4j-simple writes to whatever System.err is when it writes: the test reads it for a while
+        java.io.PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String first;
+        String second;
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("audit-store"), 1, 2), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+            assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
+            first = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
+            second = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
+            assertEquals(200, send(url + "/v1/jobs/" + second, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(200, send(url + "/v1/jobs/" + first, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(200, send(url + "/v1/keys/" + keySetId(), alice, HttpRequest.newBuilder().DELETE())
+                    .statusCode());
+            error(send(url + "/v1/jobs/" + first, bob, HttpRequest.newBuilder().DELETE()), 404);
+        } finally {
+            System.setErr(original);
+        }
+        List<String> audit = captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("audit tenant="))
+                .toList();
+        String log = String.join("\n", audit);
+        for (String action : List.of("upload key_set=" + keySetId(), "submit job=" + first, "submit job=" + second,
+                "cancel job=" + first, "cancel job=" + second, "delete key_set=" + keySetId())) {
+            assertTrue(log.contains("audit tenant=alice action=" + action), action + " in:\n" + log);
+        }
+        assertEquals(6, audit.size(), "one line per change, none for a refused request:\n" + log);
+    }
 
     @Test
     void errorsNameWhatIsWrongInWordsAndNeverTheStoresPath() throws Exception {
