@@ -563,7 +563,23 @@ class ServeSecurityTest {
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1))) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
-            Files.delete(store.resolve("keys").resolve(keySetId()).resolve(KEYSET));
+            Path stored = store.resolve("keys").resolve(keySetId());
+            // parameters.json gone: the query is accepted (its header fits keyset.properties), the job fails in
+            // the worker with the missing file's path, which its status does not show
+            Files.delete(stored.resolve("parameters.json"));
+            var accepted = submit(url, null, keySetId());
+            assertEquals(202, accepted.statusCode(), accepted.body());
+            String job = JSON.readTree(accepted.body()).get("job_id").asText();
+            JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, null).body());
+            for (int i = 0; i < 300 && !status.get("state").asText().equals("failed"); i++) {
+                Thread.sleep(100);
+                status = JSON.readTree(get(url + "/v1/jobs/" + job, null).body());
+            }
+            assertEquals("failed", status.get("state").asText(), status.toString());
+            assertTrue(status.get("error").asText().contains("STORE"), status.toString());
+            assertFalse(status.toString().contains(store.toAbsolutePath().toString()), status.toString());
+
+            Files.delete(stored.resolve(KEYSET));
             var r = submit(url, null, keySetId());
             assertTrue(r.statusCode() >= 400, r.body());
             assertFalse(r.body().contains(store.toAbsolutePath().toString()), r.body());

@@ -159,7 +159,8 @@ public final class PolyHeServer implements AutoCloseable {
     private final KeyOwners owners;
     private final StreamLimits streams;
     private final int maxKeySetsPerTenant;
-    private final String storePath;
+    /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
+    private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
     private final KeyStore keys;
     private final KeyCache cache;
     private final ServedModels models;
@@ -171,11 +172,14 @@ public final class PolyHeServer implements AutoCloseable {
         this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
         this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
-        this.storePath = s.store().toAbsolutePath().normalize().toString();
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
         this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure());
+        shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
+        for (String name : models.names()) {
+            shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
+        }
         this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), keys, cache, models);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
@@ -258,9 +262,24 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
-    /** A message for a client: the store's place on the server's disk is none of its business. */
+    /** A message for a client: where the server keeps its store and models is none of its business. */
     private String redact(String message) {
-        return message == null ? null : message.replace(storePath, "STORE");
+        String m = message;
+        // the longest first, should one folder lie inside another
+        for (String path : shownPaths.keySet().stream().sorted(java.util.Comparator.comparingInt(String::length)
+                .reversed()).toList()) {
+            m = m == null ? null : m.replace(path, shownPaths.get(path));
+        }
+        return m;
+    }
+
+    /** A job's status for its client: a failed job's reason (an exception's message) without the server's paths. */
+    private ObjectNode status(Job job) {
+        ObjectNode n = job.toJson(JSON);
+        if (n.has("error")) {
+            n.put("error", redact(n.get("error").asText()));
+        }
+        return n;
     }
 
     private void route(HttpExchange ex) throws IOException {
@@ -337,13 +356,13 @@ public final class PolyHeServer implements AutoCloseable {
             ownedKeySet(tenant, keySet);
             Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody());
             Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
-            json(ex, 202, job.toJson(JSON));
+            json(ex, 202, status(job));
         } else if (p.length == 2 && method.equals("GET")) {
-            json(ex, 200, jobs.get(p[1], tenant).toJson(JSON));
+            json(ex, 200, status(jobs.get(p[1], tenant)));
         } else if (p.length == 2 && method.equals("DELETE")) {
             Job job = jobs.cancel(p[1], tenant);
             Audit.log(tenant, "cancel", "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
-            json(ex, 200, job.toJson(JSON));
+            json(ex, 200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
             bytes(ex, "application/octet-stream", jobs.result(p[1], tenant));
         } else if (p.length == 3 && p[2].equals("events") && method.equals("GET")) {
@@ -362,12 +381,12 @@ public final class PolyHeServer implements AutoCloseable {
         ex.getResponseHeaders().set("Cache-Control", "no-cache");
         ex.sendResponseHeaders(200, 0);
         LinkedBlockingQueue<String> updates = new LinkedBlockingQueue<>();
-        Consumer<Job> watcher = j -> updates.add(j.toJson(JSON).toString());
+        Consumer<Job> watcher = j -> updates.add(status(j).toString());
         job.watch(watcher);
         try {
             OutputStream out = ex.getResponseBody();
             String last = null;
-            for (String event = job.toJson(JSON).toString(); ; ) {
+            for (String event = status(job).toString(); ; ) {
                 if (!event.equals(last)) {
                     out.write(("event: status\ndata: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
                     out.flush();
@@ -380,9 +399,9 @@ public final class PolyHeServer implements AutoCloseable {
                 if (next == null) {
                     out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
                     out.flush();
-                    next = job.toJson(JSON).toString();
+                    next = status(job).toString();
                 }
-                event = job.state().finished() ? job.toJson(JSON).toString() : next;
+                event = job.state().finished() ? status(job).toString() : next;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
