@@ -34,7 +34,7 @@ final class UploadCheck {
                         .toList()));
             }
         }
-        word(p, "backend", "[a-z0-9][a-z0-9-]{0,63}", "a backend name such as 'ckks-java'");
+        word(p, "backend", "[A-Za-z0-9][A-Za-z0-9._-]{0,63}", "a backend name such as 'ckks-cpu'");
         word(p, "parameter-hash", "[0-9A-Za-z+/=_-]{8,128}", "the parameters' hash written by 'polyhe keys generate'");
         if (p.getProperty("key-set-id") != null) {
             word(p, "key-set-id", "[0-9A-Za-z+/=_-]{8,128}", "the key set's id written by 'polyhe keys generate'");
