@@ -103,6 +103,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}).")
     int maxKeySetsPerTenant;
 
+    @Option(names = "--max-jobs-per-tenant", defaultValue = "8",
+            description = "Jobs a tenant may have queued or running; beyond, 429 with Retry-After (default: "
+                    + "${DEFAULT-VALUE}; not applied under --no-auth).")
+    int maxJobsPerTenant;
+
     @Option(names = "--request-timeout", paramLabel = "SECONDS",
             description = "A request, headers and body, must arrive within it or its connection is closed (default: "
                     + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
@@ -172,7 +177,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         try {
             return new PolyHeServer.Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections,
-                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant);
+                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -93,7 +93,7 @@ class ServeSecurityTest {
     }
 
     private static PolyHeServer.Network tenants(int maxKeySets) {
-        return new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, maxKeySets);
+        return new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, maxKeySets, 8);
     }
 
     private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
@@ -168,12 +168,12 @@ class ServeSecurityTest {
 
     @Test
     void aServerOnANetworkAddressWithoutTlsAndTokensRefusesToStart() throws Exception {
-        var open = new PolyHeServer.Network("0.0.0.0", null, true, null, false, 256, 64, 16, 16);
+        var open = new PolyHeServer.Network("0.0.0.0", null, true, null, false, 256, 64, 16, 16, 8);
         var e = assertThrows(IllegalArgumentException.class,
                 () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), open));
         assertTrue(e.getMessage().contains("refusing to serve on 0.0.0.0 without TLS and authentication")
                 && e.getMessage().contains("--insecure-network"), e.getMessage());
-        var tokensOnly = new PolyHeServer.Network("0.0.0.0", tokens, false, null, false, 256, 64, 16, 16);
+        var tokensOnly = new PolyHeServer.Network("0.0.0.0", tokens, false, null, false, 256, 64, 16, 16, 8);
         e = assertThrows(IllegalArgumentException.class,
                 () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), tokensOnly));
         assertTrue(e.getMessage().contains("without TLS:"), e.getMessage());
@@ -318,7 +318,7 @@ class ServeSecurityTest {
         Path password = dir.resolve("tls-password");
         Files.writeString(password, "server-secret\n");
         var tls = Tls.server(serverStore, Files.readString(password).strip().toCharArray());
-        var network = new PolyHeServer.Network("127.0.0.1", tokens, false, tls, false, 256, 64, 16, 16);
+        var network = new PolyHeServer.Network("127.0.0.1", tokens, false, tls, false, 256, 64, 16, 16, 8);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("tls-store"), 1, 2), network)) {
             String url = "https://localhost:" + s.port();
             var client = new RemoteClient(URI.create(url), alice, Tls.client(trustStore, new char[0]));
@@ -447,9 +447,10 @@ class ServeSecurityTest {
     }
 
     @Test
-    void aTenantsQuotaAnswersBeforeTheUploadIsReadAndItsOwnerCanDelete() throws Exception {
+    void aTenantsQuotasOfKeySetsAndJobsAnswerBeforeTheBodyIsReadAndItsOwnerCanDelete() throws Exception {
         Path store = dir.resolve("quota-store");
-        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1), tenants(1))) {
+        var oneEach = new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, 1, 1);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 4), oneEach)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
             // another key set (one more comment line is another file, so another id): over alice's quota of one
@@ -459,7 +460,9 @@ class ServeSecurityTest {
             assertTrue(error(over, 507).get("error").asText().contains("--max-key-sets-per-tenant"), over.body());
             assertEquals(1, entries(store.resolve("keys")));
             // bob's quota is his own
-            assertEquals(201, upload(url, bob, other).statusCode());
+            var bobs = upload(url, bob, other);
+            assertEquals(201, bobs.statusCode(), bobs.body());
+            String bobsId = JSON.readTree(bobs.body()).get("key_set").asText();
 
             String id = keySetId();
             var deleted = send(url + "/v1/keys/" + id, alice, HttpRequest.newBuilder().DELETE());
@@ -467,6 +470,19 @@ class ServeSecurityTest {
             error(get(url + "/v1/keys/" + id, alice), 404);
             assertFalse(Files.exists(store.resolve("keys").resolve(id)), "no tenant owns it: it is gone");
             assertEquals(201, upload(url, alice, zip(Map.of())).statusCode(), "room again");
+
+            // one job each: alice's second waits for her first to end (429), bob's goes in beside it
+            var first = submit(url, alice, id);
+            assertEquals(202, first.statusCode(), first.body());
+            var second = submit(url, alice, id);
+            assertTrue(error(second, 429).get("error").asText().contains("--max-jobs-per-tenant"), second.body());
+            assertTrue(second.headers().firstValue("Retry-After").isPresent());
+            var bobsJob = submit(url, bob, bobsId);
+            assertEquals(202, bobsJob.statusCode(), bobsJob.body());
+            for (var job : List.of(first, bobsJob)) {
+                String jobId = JSON.readTree(job.body()).get("job_id").asText();
+                send(url + "/v1/jobs/" + jobId, job == first ? alice : bob, HttpRequest.newBuilder().DELETE());
+            }
         }
     }
 

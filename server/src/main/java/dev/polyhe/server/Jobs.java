@@ -250,6 +250,11 @@ final class Jobs implements AutoCloseable {
         return j;
     }
 
+    /** The tenant's jobs queued or running. */
+    long pending(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant) && !j.state().finished()).count();
+    }
+
     /** A queued job is dropped now; a running one stops at its next block. */
     Job cancel(String id, Tenant tenant) {
         Job j = get(id, tenant);

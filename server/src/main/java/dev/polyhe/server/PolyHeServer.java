@@ -89,24 +89,28 @@ public final class PolyHeServer implements AutoCloseable {
      * @param maxEventStreams event streams open at once, in all; beyond, 429
      * @param maxEventStreamsPerTenant event streams open at once per tenant; beyond, 429
      * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read
+     * @param maxJobsPerTenant jobs a tenant may have queued or running; beyond, 429 before the query is read, so that
+     *     one tenant cannot fill the queue
      */
     public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
-            int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant) {
+            int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
+            int maxJobsPerTenant) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
         public static final int MAX_KEY_SETS_PER_TENANT = 16;
+        public static final int MAX_JOBS_PER_TENANT = 8;
 
         /** This machine only, no authentication, the default limits: a demo, and the tests of the engine. */
         public static Network loopbackDemo() {
             return new Network("127.0.0.1", null, true, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
-                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT);
+                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
         }
 
         /** Tenants from a tokens file on this machine, plain HTTP, the default limits. */
         public static Network loopbackTenants(Path tokens) {
             return new Network("127.0.0.1", tokens, false, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
-                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT);
+                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
         }
 
         public Network {
@@ -118,10 +122,12 @@ public final class PolyHeServer implements AutoCloseable {
             if (tokens != null && noAuth) {
                 throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
             }
-            if (maxKeySetsPerTenant < 1 || maxEventStreams < 1 || maxEventStreamsPerTenant < 1) {
-                throw new IllegalArgumentException("--max-key-sets-per-tenant, --max-event-streams and "
-                        + "--max-event-streams-per-tenant need at least 1, got " + maxKeySetsPerTenant + ", "
-                        + maxEventStreams + " and " + maxEventStreamsPerTenant);
+            if (maxKeySetsPerTenant < 1 || maxJobsPerTenant < 1 || maxEventStreams < 1
+                    || maxEventStreamsPerTenant < 1) {
+                throw new IllegalArgumentException("--max-key-sets-per-tenant, --max-jobs-per-tenant, "
+                        + "--max-event-streams and --max-event-streams-per-tenant need at least 1, got "
+                        + maxKeySetsPerTenant + ", " + maxJobsPerTenant + ", " + maxEventStreams + " and "
+                        + maxEventStreamsPerTenant);
             }
             if (maxConnections < RequestThreads.MIN) {
                 throw new IllegalArgumentException("--max-connections needs at least " + RequestThreads.MIN
@@ -159,6 +165,7 @@ public final class PolyHeServer implements AutoCloseable {
     private final KeyOwners owners;
     private final StreamLimits streams;
     private final int maxKeySetsPerTenant;
+    private final int maxJobsPerTenant;
     /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
     private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
     private final KeyStore keys;
@@ -172,6 +179,7 @@ public final class PolyHeServer implements AutoCloseable {
         this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
         this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
+        this.maxJobsPerTenant = n.maxJobsPerTenant();
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
         this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
@@ -354,6 +362,12 @@ public final class PolyHeServer implements AutoCloseable {
         if (p.length == 1 && method.equals("POST")) {
             String keySet = require(q, "key_set");
             ownedKeySet(tenant, keySet);
+            long pending = jobs.pending(tenant);
+            if (!tenant.seesAll() && pending >= maxJobsPerTenant) {
+                throw new HttpError(429, "tenant " + tenant.name() + " has " + pending + " jobs queued or running, "
+                        + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant + "); submit again when "
+                        + "one has ended", 30);
+            }
             Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody());
             Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
             json(ex, 202, status(job));
