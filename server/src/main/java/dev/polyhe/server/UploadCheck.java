@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 
 /**
  * What an upload must be before anything of it is kept: {@code keyset.properties} field by field, small files
@@ -21,20 +20,32 @@ final class UploadCheck {
     static final long RATIO_SLACK = 1L << 20;
     /** The largest the small files may be: a few lines of properties, a parameter set's JSON. */
     static final Map<String, Long> SMALL_FILES = Map.of(KeyFiles.KEYSET, 64L << 10, KeyFiles.PARAMETERS, 1L << 20);
-    private static final Set<String> FIELDS = Set.of("backend", "packing-slots", "columns-per-ciphertext",
-            "parameter-hash", "key-set-id");
+    /** Fields a newer client may add that this server does not know: kept, but few and short. */
+    static final int MAX_FIELDS = 32;
+    static final int MAX_FIELD_CHARS = 256;
 
     private UploadCheck() {}
 
-    /** Each field of {@code keyset.properties} is there and of its kind, or the upload is refused (400). */
+    /**
+     * Each field of {@code keyset.properties} this server reads is there and of its kind, and the others (a newer
+     * PolyHE's) are few and short, or the upload is refused (400).
+     */
     static void keySetProperties(Properties p) {
+        if (p.size() > MAX_FIELDS) {
+            throw invalid(p.size() + " fields; a key set has a handful (at most " + MAX_FIELDS + " accepted)");
+        }
         for (String name : p.stringPropertyNames()) {
-            if (!FIELDS.contains(name)) {
-                throw invalid("unknown field '" + name + "'; expected " + String.join(", ", FIELDS.stream().sorted()
-                        .toList()));
+            String v = p.getProperty(name);
+            if (name.length() > MAX_FIELD_CHARS || v.length() > MAX_FIELD_CHARS
+                    || !(name + v).chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
+                throw invalid("field '" + abbreviate(name) + "' is longer than " + MAX_FIELD_CHARS + " characters "
+                        + "or not printable ASCII");
             }
         }
         word(p, "backend", "[A-Za-z0-9][A-Za-z0-9._-]{0,63}", "a backend name such as 'ckks-cpu'");
+        if (p.getProperty("data-format") != null) {
+            word(p, "data-format", "[A-Za-z0-9][A-Za-z0-9._-]{0,63}", "a data format name such as 'ckks-cpu'");
+        }
         word(p, "parameter-hash", "[0-9A-Za-z+/=_-]{8,128}", "the parameters' hash written by 'polyhe keys generate'");
         if (p.getProperty("key-set-id") != null) {
             word(p, "key-set-id", "[0-9A-Za-z+/=_-]{8,128}", "the key set's id written by 'polyhe keys generate'");
