@@ -69,11 +69,7 @@ final class KeyCache implements AutoCloseable {
         } else {
             misses++;
             Path dir = store.folder(id);
-            long size = Files.size(dir.resolve(KeyFiles.EVALUATION_KEYS));
-            if (size > budget) {
-                throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
-                        + "server's budget of " + budget + " (--memory-budget)");
-            }
+            long size = requireFits(id);
             makeRoom(size);
             KeySet keys = KeyFiles.readServer(dir, polyhe.backend(KeyFiles.backend(dir)), acceptInsecure);
             e = new Entry(keys, size);
@@ -82,6 +78,19 @@ final class KeyCache implements AutoCloseable {
         }
         e.users++;
         return new Lease(e);
+    }
+
+    /**
+     * The key set's size in memory (about its evaluation keys' file), or 507 when it exceeds the budget: answered
+     * when a job is submitted, not after it waited in the queue.
+     */
+    long requireFits(String id) throws IOException {
+        long size = Files.size(store.folder(id).resolve(KeyFiles.EVALUATION_KEYS));
+        if (size > budget) {
+            throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
+                    + "server's budget of " + budget + " (--memory-budget)");
+        }
+        return size;
     }
 
     private void makeRoom(long size) {
