@@ -59,6 +59,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--insecure-test", description = "Accept key sets below 128-bit security (tests only).")
     boolean insecure;
 
+    @Option(names = "--backend", paramLabel = "NAME", description = "HE backend every job evaluates on, e.g. "
+            + "ckks-cuda (default: the one each key set names; any backend of its data format reads it).")
+    String backend;
+
     @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
             description = "Address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every "
                     + "interface, which needs --tls-keystore and --tokens or --insecure-network).")
@@ -129,7 +133,7 @@ final class ServeCommand implements Callable<Integer> {
         try {
             long weights = weightCache != null ? weightCache : (long) (0.1 * Runtime.getRuntime().maxMemory());
             settings = new PolyHeServer.Settings(port, models, store, workers, maxQueue, budget, maxUpload,
-                    1L << 32, insecure, weights);
+                    1L << 32, insecure, weights, backend);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }
@@ -144,7 +148,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
-                PolyHeServer server = start(polyhe, settings, network)) {
+                PolyHeServer server = start(requireBackend(polyhe), settings, network)) {
             var out = spec.commandLine().getOut();
             String host = bind.contains(":") ? "[" + bind + "]" : bind;
             out.printf("polyhe serve: %s://%s:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
@@ -156,6 +160,17 @@ final class ServeCommand implements Callable<Integer> {
             stopped.await();
         }
         return PolyHeCommand.OK;
+    }
+
+    /**
+     * The chosen backend exists and can run here, before the server listens: else the registry's one line (unknown,
+     * or not available and why), exit 2.
+     */
+    private PolyHe requireBackend(PolyHe polyhe) {
+        if (backend != null) {
+            polyhe.backend(backend);
+        }
+        return polyhe;
     }
 
     private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network)

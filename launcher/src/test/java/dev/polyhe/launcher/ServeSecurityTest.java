@@ -195,6 +195,25 @@ class ServeSecurityTest {
                 "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
         assertEquals(2, noPassword.code(), noPassword.err());
         assertTrue(noPassword.err().contains("POLYHE_TLS_PASSWORD"), noPassword.err());
+
+        // the server's choice of backend: one that does not exist, or cannot run here, is refused before serving
+        var unknown = polyhe("serve", "--no-auth", "--backend", "no-such-backend", "--models", model.toString(),
+                "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, unknown.code(), unknown.err());
+        assertTrue(unknown.err().contains("no-such-backend"), unknown.err());
+        boolean cudaHere;
+        try {
+            polyhe.backend("ckks-cuda");
+            cudaHere = true;
+        } catch (RuntimeException unavailable) {
+            cudaHere = false; // no GPU, driver or binding here: the registry says which
+        }
+        if (!cudaHere) {
+            var cuda = polyhe("serve", "--no-auth", "--backend", "ckks-cuda", "--models", model.toString(),
+                    "--store", dir.resolve("cli-store").toString());
+            assertEquals(2, cuda.code(), cuda.err());
+            assertTrue(cuda.err().contains("'ckks-cuda' is not available here"), cuda.err());
+        }
     }
 
     @Test

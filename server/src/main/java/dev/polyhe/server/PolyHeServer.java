@@ -58,9 +58,18 @@ public final class PolyHeServer implements AutoCloseable {
     /**
      * @param memoryBudget bytes of evaluation keys held at once (least recently used out)
      * @param acceptInsecure accept key sets below 128 bits (tests)
+     * @param backend the HE backend jobs evaluate on; null: the one each key set names (any backend of the key set's
+     *     data format reads it)
      */
     public record Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
+            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes, String backend) {
+        /** Each key set evaluated on the backend it names. */
+        public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
+                long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
+            this(port, models, store, workers, maxQueue, memoryBudget, maxUploadBytes, maxQueryBytes, acceptInsecure,
+                    weightCacheBytes, null);
+        }
+
         /** Without a weight cache. */
         public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
                 long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure) {
@@ -183,7 +192,7 @@ public final class PolyHeServer implements AutoCloseable {
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
         this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
-        this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure());
+        this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
         shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
         for (String name : models.names()) {
             shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
