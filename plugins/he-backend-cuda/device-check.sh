@@ -122,10 +122,11 @@ run() {
     local junit=("$java" "${jvm[@]}" -jar "$(ls "$dev"/tests/junit-platform-console-standalone-*.jar)" execute
         --class-path "$cp" --details=tree)
     run_step tests 100 "${junit[@]}" --select-package dev.polyhe.backend.cuda \
-        --exclude-classname '.*(HostEmulation|Emulated).*' --reports-dir "$out/junit"
+        --exclude-classname '.*(HostEmulation|Emulated|LaunchBudget|CrossBackend|KernelProfile|DeviceEncoding).*' --reports-dir "$out/junit"
     # the same kernels under eager module loading (the driver's default is lazy): a failure in one mode only
     # points at the module's loading
-    run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest
+    run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest \
+                --select-class dev.polyhe.backend.cuda.GpuEncodingTest
     run_step bench-bootstrap 90 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
     run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
     run_step profile-bootstrap 60 env POLYHE_CUDA_PROFILE=1 "${polyhe[@]}" bench ckks --backend ckks-cuda \
@@ -136,7 +137,8 @@ run() {
         # the shared-memory NTT phases and every other kernel under the device's memory and race checkers
         for tool in memcheck racecheck; do
             run_step "sanitize-$tool" 90 compute-sanitizer --tool "$tool" --target-processes all --error-exitcode 7 \
-                "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest
+                "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest \
+                --select-class dev.polyhe.backend.cuda.GpuEncodingTest
         done
     else
         echo "== sanitizers skipped: compute-sanitizer is not on this machine" | tee -a "$out/summary.txt"

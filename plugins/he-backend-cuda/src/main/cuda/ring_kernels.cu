@@ -642,6 +642,100 @@ PHE_HD void diagonal_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* s0, u
     s1[o] = first ? r1 : phe_add_mod(s1[o], r1, q);
 }
 
+// =========================================================================================================
+// Encoding on the device (CanonicalEncoder, SpecialFft.inverseBitReversed): the slots' values in one buffer of
+// doubles {re[size], im[size]}, the inverse special FFT in phases (the geometry of the forward NTT's phases with
+// logN replaced by log2(size): the stage of length L pairs bit log2(L) - 1, from L = size down to 2), then
+// encode_slots rounds each coefficient and reduces it into every limb, then ntt_fwd. Every double operation is
+// the one Java does, in its order, rounded alone (__dmul_rn, __dadd_rn, __dsub_rn: no fused multiply-add), so the
+// limbs agree with the host's bit for bit. Twiddles: SpecialFft.twiddles(), doubles as their bits.
+// =========================================================================================================
+
+PHE_HD double phe_dsub(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
+PHE_HD double phe_bits_to_double(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/** Butterfly bb of inverse-FFT stage s0 + u (length size >> (s0 + u)) in block `block`'s shared tiles. */
+PHE_HD void fft_inv_phase_butterfly(uint32_t block, uint32_t bb, double* shRe, double* shIm, const uint64_t* twRe,
+                                    const uint64_t* twIm, int logSize, int s0, int k, int logTiles, int u) {
+    const uint32_t tiles = 1u << logTiles;
+    const uint32_t t = bb & (tiles - 1);
+    const uint32_t local = bb >> logTiles;
+    const int logHalf = k - 1 - u;
+    const uint32_t i = local >> logHalf;
+    const uint32_t mlo = (i << (logHalf + 1)) | (local & ((1u << logHalf) - 1));
+    const uint32_t mhi = mlo + (1u << logHalf);
+    const int r = logSize - s0 - k;
+    const size_t g = (size_t)block * tiles + t;
+    // the lower element's offset within its group of length L: its index bits below the pair bit
+    const size_t offset = ((size_t)(mlo & ((1u << logHalf) - 1)) << r) | (g & (((size_t)1 << r) - 1));
+    const size_t half = (size_t)1 << (logSize - 1 - s0 - u);
+    const size_t tw = half - 1 + offset;
+    const double wr = phe_bits_to_double(twRe[tw]);
+    const double wi = -phe_bits_to_double(twIm[tw]); // the inverse turns the other way
+    double* ar = shRe + (size_t)mlo * tiles + t;
+    double* ai = shIm + (size_t)mlo * tiles + t;
+    double* br = shRe + (size_t)mhi * tiles + t;
+    double* bi = shIm + (size_t)mhi * tiles + t;
+    const double ur = phe_dadd(*ar, *br);
+    const double ui = phe_dadd(*ai, *bi);
+    const double dr = phe_dsub(*ar, *br);
+    const double di = phe_dsub(*ai, *bi);
+    *ar = ur;
+    *ai = ui;
+    *br = phe_dsub(phe_dmul(dr, wr), phe_dmul(di, wi));
+    *bi = phe_dadd(phe_dmul(dr, wi), phe_dmul(di, wr));
+}
+
+PHE_HD void fft_phase_load(uint32_t block, uint32_t e, double* shRe, double* shIm, const double* values, int logSize,
+                           int k, int r, int logTiles) {
+    const size_t x = ntt_tile_address(block, e, k, r, logTiles);
+    shRe[e] = values[x];
+    shIm[e] = values[((size_t)1 << logSize) + x];
+}
+
+PHE_HD void fft_phase_store(uint32_t block, uint32_t e, const double* shRe, const double* shIm, double* values,
+                            int logSize, int k, int r, int logTiles) {
+    const size_t x = ntt_tile_address(block, e, k, r, logTiles);
+    values[x] = shRe[e];
+    values[((size_t)1 << logSize) + x] = shIm[e];
+}
+
+/**
+ * Coefficient c of a plaintext of `slots` slots from the FFT's output (value i at bitReverse(i)), scaled by
+ * factor = scale / slots, rounded, and reduced into limb `limb` (coefficient form): CanonicalEncoder's loop.
+ */
+PHE_HD void encode_slots_coeff(uint32_t limb, uint32_t c, uint64_t* out, const double* values, int logSlots,
+                               uint64_t factorBits, const int* primes, const uint64_t* pc, int n) {
+    const int p = primes[limb];
+    const uint64_t q = PHE_PC(p, PC_Q);
+    const uint32_t half = (uint32_t)n / 2;
+    const uint32_t gap = half >> logSlots;
+    const uint32_t at = c < half ? c : c - half;
+    uint64_t r = 0;
+    if (at % gap == 0) {
+        const uint32_t i = at / gap;
+        uint32_t from = 0;
+        for (int b = 0; b < logSlots; b++) {
+            from |= ((i >> b) & 1u) << (logSlots - 1 - b);
+        }
+        const double v = values[(c < half ? 0 : ((size_t)1 << logSlots)) + from];
+        const double rounded = rint(phe_dmul(v, phe_bits_to_double(factorBits)));
+        r = phe_reduce_signed((int64_t)rounded, q, PHE_PC(p, PC_BARRETT));
+    }
+    out[(size_t)limb * n + c] = r;
+}
+
 /**
  * A plaintext's residues from its signed integer coefficients (CanonicalEncoder: |c| < 2^62, two's complement in
  * the uint64 buffer): out limb k = c mod primes[k], coefficient form (the caller runs ntt_fwd). count = N.
@@ -875,6 +969,32 @@ extern "C" __global__ void moddown_rescale_combine(uint64_t* out, const uint64_t
                                                    int n) {
     PHE_GRID_INDEX(n)
     moddown_rescale_combine_coeff(limb, idx, out, x, conv, d, pqInv, pqInvShoup, qlInv, qlInvShoup, primes, pc, n);
+}
+
+extern "C" __global__ void fft_inv_phase(double* values, const uint64_t* twRe, const uint64_t* twIm, int logSize,
+                                         int s0, int k, int logTiles) {
+    extern __shared__ double fsh[];
+    const uint32_t block = blockIdx.x;
+    const uint32_t elems = 1u << (k + logTiles);
+    double* shRe = fsh;
+    double* shIm = fsh + elems;
+    const int r = logSize - s0 - k;
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x)
+        fft_phase_load(block, e, shRe, shIm, values, logSize, k, r, logTiles);
+    __syncthreads();
+    for (int u = 0; u < k; u++) {
+        for (uint32_t bb = threadIdx.x; bb < elems / 2; bb += blockDim.x)
+            fft_inv_phase_butterfly(block, bb, shRe, shIm, twRe, twIm, logSize, s0, k, logTiles, u);
+        __syncthreads();
+    }
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x)
+        fft_phase_store(block, e, shRe, shIm, values, logSize, k, r, logTiles);
+}
+
+extern "C" __global__ void encode_slots(uint64_t* out, const double* values, int logSlots, uint64_t factorBits,
+                                        const int* primes, const uint64_t* pc, int n) {
+    PHE_GRID_INDEX(n)
+    encode_slots_coeff(limb, idx, out, values, logSlots, factorBits, primes, pc, n);
 }
 
 extern "C" __global__ void encode_coefficients(uint64_t* out, const uint64_t* coefficients, const int* primes,

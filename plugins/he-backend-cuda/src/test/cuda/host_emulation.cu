@@ -335,6 +335,70 @@ static void testNtt(const Ctx& c) {
     }
 }
 
+/** The inverse special FFT of {re[slots], im[slots]} in `plan`'s phases, replayed block by block as launched. */
+static void fftPhases(double* d, int logSlots, const V& twRe, const V& twIm, const std::vector<NttPhase>& plan) {
+    const int slots = 1 << logSlots;
+    for (const NttPhase& ph : plan) {
+        const uint32_t elems = 1u << (ph.k + ph.logTiles);
+        const uint32_t blocks = (uint32_t)slots >> (ph.k + ph.logTiles);
+        const int r = logSlots - ph.s0 - ph.k;
+        for (uint32_t block = 0; block < blocks; block++) {
+            std::vector<double> shRe(elems, -1.0e300), shIm(elems, -1.0e300);
+            for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                for (uint32_t e = tid; e < elems; e += BLOCK_THREADS)
+                    fft_phase_load(block, e, shRe.data(), shIm.data(), d, logSlots, ph.k, r, ph.logTiles);
+            for (int u = 0; u < ph.k; u++)
+                for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                    for (uint32_t bb = tid; bb < elems / 2; bb += BLOCK_THREADS)
+                        fft_inv_phase_butterfly(block, bb, shRe.data(), shIm.data(), twRe.data(), twIm.data(), logSlots,
+                                                ph.s0, ph.k, ph.logTiles, u);
+            for (uint32_t tid = 0; tid < BLOCK_THREADS; tid++)
+                for (uint32_t e = tid; e < elems; e += BLOCK_THREADS)
+                    fft_phase_store(block, e, shRe.data(), shIm.data(), d, logSlots, ph.k, r, ph.logTiles);
+        }
+    }
+}
+
+/** The inverse special FFT in phases, then encode_slots, against Java's limbs; the full-slot FFT for every split. */
+static void testEncoding(const Ctx& c) {
+    const int n = c.n;
+    V twRe = load64("fft_tw_re"), twIm = load64("fft_tw_im");
+    I every = range(0, c.P);
+    for (const std::string& s : g_params["fftSlots"]) {
+        const int slots = atoi(s.c_str());
+        const int logSlots = __builtin_ctz(slots);
+        V values = load64("fft_in_" + s);
+        double* d = reinterpret_cast<double*>(values.data()); // uint64_t and double share a size: the bits as doubles
+        if (logSlots > 0) fftPhases(d, logSlots, twRe, twIm, nttPlan(logSlots));
+        V expected = load64("fft_out_" + s);
+        check("special fft " + s + " slots", values.data(), expected, 2 * slots, values.size());
+        if (logSlots >= 2) {
+            int plans = 0, bad = 0;
+            for (int k1 = 1; k1 < logSlots; k1++) {
+                for (int logTiles = 0; logTiles <= 3; logTiles++) {
+                    int k2 = logSlots - k1;
+                    std::vector<NttPhase> plan = {{0, k1, std::min(logTiles, logSlots - k1)},
+                                                  {k1, k2, std::min(logTiles, logSlots - k2)}};
+                    V v = load64("fft_in_" + s);
+                    fftPhases(reinterpret_cast<double*>(v.data()), logSlots, twRe, twIm, plan);
+                    plans++;
+                    bad += v != expected;
+                }
+            }
+            printf("%s %-28s (%d plans)\n", bad == 0 ? "PASS" : "FAIL", ("special fft splits " + s).c_str(), plans);
+            (bad == 0 ? g_pass : g_fail)++;
+        }
+        double factor = 0x1p40 / slots;
+        uint64_t factorBits;
+        memcpy(&factorBits, &factor, sizeof factorBits);
+        V limbs((size_t)c.P * n);
+        grid(c.P, n, [&](uint32_t l, uint32_t i) {
+            encode_slots_coeff(l, i, limbs.data(), d, logSlots, factorBits, every.data(), c.pc.data(), n);
+        });
+        check("encode_slots " + s + " slots", limbs.data(), load64("encode_slots_" + s), n);
+    }
+}
+
 static void testElementWise(const Ctx& c) {
     const int n = c.n, L = c.qCount;
     const uint64_t* pc = c.pc.data();
@@ -680,6 +744,7 @@ int main(int argc, char** argv) {
            g_dir.c_str());
     testNtt(c);
     testElementWise(c);
+    testEncoding(c);
     testAutomorphism(c);
     testBasisConversion(c);
     testRescale(c);

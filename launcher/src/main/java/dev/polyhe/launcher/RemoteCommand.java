@@ -10,7 +10,6 @@ import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.server.PolyHeServer;
 import dev.polyhe.server.RemoteClient;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,15 +37,48 @@ final class RemoteCommand implements Runnable {
     /** A server refusal becomes one line with its status; an unreachable server says so. */
     static RuntimeException failure(String server, Exception e) {
         if (e instanceof RemoteClient.RemoteException r) {
-            return new ErrorReport.InputException("the server refused (" + r.status() + "): " + r.getMessage());
+            return new ErrorReport.InputException("the server refused (" + r.status() + (r.status() == 404
+                    ? ", not found" : r.status() == 401 ? ", not authenticated: --token or POLYHE_TOKEN" : "")
+                    + "): " + r.getMessage());
         }
         if (e instanceof java.net.ConnectException) {
-            return new ErrorReport.InputException("cannot reach " + server + ": " + e.getMessage());
+            // the JDK's client says null here: name what happened
+            return new ErrorReport.InputException("cannot reach " + server + ": connection refused (is 'polyhe "
+                    + "serve' running there, on that port?)");
+        }
+        if (e instanceof javax.net.ssl.SSLException) {
+            return new ErrorReport.InputException("cannot reach " + server + " over TLS: " + e.getMessage()
+                    + " (a self-signed server needs --truststore; an http:// server needs http:// here)");
+        }
+        if (e instanceof java.nio.file.NoSuchFileException n) {
+            return new ErrorReport.InputException("no such file: " + n.getFile() + (n.getReason() != null ? " ("
+                    + n.getReason() + ")" : ""));
         }
         if (e instanceof RuntimeException r) {
             return r;
         }
         return new java.io.UncheckedIOException(e.getMessage(), new java.io.IOException(e));
+    }
+
+    /** A key folder's server half, or one line naming what is missing from it. */
+    static final class KeyFolders {
+        private KeyFolders() {}
+
+        static Path serverHalf(Path keys) {
+            if (!Files.isDirectory(keys)) {
+                throw new ErrorReport.InputException("the key folder " + keys + " does not exist; make one with "
+                        + "'polyhe keys generate --out " + keys + "'");
+            }
+            Path half = KeyFiles.serverHalf(keys);
+            for (String f : List.of(KeyFiles.KEYSET, KeyFiles.PARAMETERS, KeyFiles.EVALUATION_KEYS)) {
+                if (!Files.isRegularFile(half.resolve(f))) {
+                    throw new ErrorReport.InputException(keys + " is not a complete key folder: its server half "
+                            + half + " has no " + f + " (expected " + KeyFiles.KEYSET + ", " + KeyFiles.PARAMETERS
+                            + " and " + KeyFiles.EVALUATION_KEYS + ", as 'polyhe keys generate' writes them)");
+                }
+            }
+            return half;
+        }
     }
 
     @Command(name = "keys", mixinStandardHelpOptions = true, description = "Key sets on a server.",
@@ -64,7 +96,8 @@ final class RemoteCommand implements Runnable {
     @Command(name = "upload", mixinStandardHelpOptions = true,
             description = "Upload KEYS/server/ (never the client half) to a server; prints the key set's id.")
     static final class KeysUpload implements Callable<Integer> {
-        @Option(names = "--server", required = true, paramLabel = "URL") String server;
+        @Mixin
+        RemoteConnection remote;
 
         @Option(names = "--keys", required = true, paramLabel = "KEYS/") Path keys;
 
@@ -73,8 +106,9 @@ final class RemoteCommand implements Runnable {
 
         @Override
         public Integer call() {
+            String server = remote.server;
             try {
-                var answer = new RemoteClient(URI.create(server)).uploadKeys(KeyFiles.serverHalf(keys));
+                var answer = remote.client().uploadKeys(KeyFolders.serverHalf(keys));
                 spec.commandLine().getOut().printf("key set %s %s (%d bytes)%n", answer.get("key_set").asText(),
                         answer.get("created").asBoolean() ? "stored" : "already stored", answer.get("bytes").asLong());
                 return PolyHeCommand.OK;
@@ -91,7 +125,8 @@ final class RemoteCommand implements Runnable {
         @Mixin
         CommonOptions common;
 
-        @Option(names = "--server", required = true, paramLabel = "URL") String server;
+        @Mixin
+        RemoteConnection remote;
 
         @Option(names = "--model", required = true, paramLabel = "NAME", description = "The served model's name.")
         String model;
@@ -116,7 +151,9 @@ final class RemoteCommand implements Runnable {
         public Integer call() throws Exception {
             Path local = checkpoint != null ? checkpoint : Path.of(model);
             PrintWriter err = spec.commandLine().getErr();
-            RemoteClient client = new RemoteClient(URI.create(server));
+            String server = remote.server;
+            KeyFolders.serverHalf(keys);
+            RemoteClient client = remote.client();
             try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
                 PrivateInference inference = polyhe.privateInference(local, KeyFiles.backend(keys));
                 List<ModelInput> inputs = inference.readInputs(input);
@@ -124,7 +161,7 @@ final class RemoteCommand implements Runnable {
                     throw new ErrorReport.InputException(input + " holds " + inputs.size() + " samples; remote infer "
                             + "sends one query");
                 }
-                String keySet = PolyHeServer.keySetId(KeyFiles.serverHalf(keys));
+                String keySet = PolyHeServer.keySetId(KeyFolders.serverHalf(keys));
                 Path work = Files.createTempDirectory("polyhe-remote-");
                 try (ClientKeys clientKeys = inference.loadClientKeys(keys)) {
                     Path query = work.resolve("query.ct");
@@ -171,7 +208,7 @@ final class RemoteCommand implements Runnable {
                     }
                     Files.deleteIfExists(work);
                 }
-            } catch (RemoteClient.RemoteException | java.net.ConnectException e) {
+            } catch (RemoteClient.RemoteException | java.net.ConnectException | javax.net.ssl.SSLException e) {
                 throw failure(server, e);
             }
             return PolyHeCommand.OK;

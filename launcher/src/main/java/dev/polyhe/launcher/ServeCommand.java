@@ -12,11 +12,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe serve}: private inference over HTTP until stopped (Ctrl-C or SIGTERM). */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(name = "serve", mixinStandardHelpOptions = true, subcommands = TokenCommand.class,
         description = {"Serve private inference over HTTP: clients upload their key set's server half once "
                 + "('polyhe remote keys upload') and submit encrypted queries ('polyhe remote infer'). Each model "
                 + "folder declares its attention (config.json polyhe_attention) and holds calibration.json. "
-                + "Endpoints: see docs/serving.md."})
+                + "Choose --tokens FILE (tenants, 'polyhe serve token add') or --no-auth (a loopback demo). "
+                + "Endpoints and security: see docs/serving.md."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -24,11 +25,12 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080", description = "Port (default: ${DEFAULT-VALUE}; 0: any free).")
     int port;
 
-    @Option(names = "--models", required = true, arity = "1..*", paramLabel = "DIR",
-            description = "Checkpoint folders to serve; a model's name is its folder's name.")
+    // --models and --store are checked in call(), not by picocli: 'serve token ...' needs neither
+    @Option(names = "--models", arity = "1..*", paramLabel = "DIR",
+            description = "Checkpoint folders to serve; a model's name is its folder's name (required).")
     List<Path> models;
 
-    @Option(names = "--store", required = true, paramLabel = "DIR",
+    @Option(names = "--store", paramLabel = "DIR",
             description = "Where key sets, queries and results are kept (they survive a restart).")
     Path store;
 
@@ -57,30 +59,155 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--insecure-test", description = "Accept key sets below 128-bit security (tests only).")
     boolean insecure;
 
+    @Option(names = "--backend", paramLabel = "NAME", description = "HE backend every job evaluates on, e.g. "
+            + "ckks-cuda (default: the one each key set names; any backend of its data format reads it).")
+    String backend;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
+            description = "Address to listen on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0: every "
+                    + "interface, which needs --tls-keystore and --tokens or --insecure-network).")
+    String bind;
+
+    @Option(names = "--tokens", paramLabel = "FILE",
+            description = "Tenants' bearer tokens, hashed ('polyhe serve token add'); every request but "
+                    + "/v1/health needs one.")
+    Path tokens;
+
+    @Option(names = "--no-auth", description = "No authentication: one party that may use everything (a loopback "
+            + "demo).")
+    boolean noAuth;
+
+    @Option(names = "--tls-keystore", paramLabel = "FILE.p12",
+            description = "Serve HTTPS with this PKCS12 keystore (the server's key and certificate); its password "
+                    + "from --tls-password-file or the environment variable POLYHE_TLS_PASSWORD.")
+    Path tlsKeystore;
+
+    @Option(names = "--tls-password-file", paramLabel = "FILE",
+            description = "A file holding the keystore's password (its first line).")
+    Path tlsPasswordFile;
+
+    @Option(names = "--insecure-network", description = "Serve a non-loopback address without TLS or "
+            + "authentication all the same (anyone on the network can read and alter queries and results).")
+    boolean insecureNetwork;
+
+    @Option(names = "--max-connections", defaultValue = "256",
+            description = "Requests handled at once (threads); beyond, they wait (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--max-event-streams", defaultValue = "64",
+            description = "Event streams open at once in all; beyond, 429 (default: ${DEFAULT-VALUE}).")
+    int maxEventStreams;
+
+    @Option(names = "--max-event-streams-per-tenant", defaultValue = "16",
+            description = "Event streams open at once per tenant; beyond, 429 (default: ${DEFAULT-VALUE}).")
+    int maxEventStreamsPerTenant;
+
+    @Option(names = "--max-key-sets-per-tenant", defaultValue = "16",
+            description = "Key sets a tenant may keep; beyond, 507 before the upload is read (default: "
+                    + "${DEFAULT-VALUE}).")
+    int maxKeySetsPerTenant;
+
+    @Option(names = "--max-jobs-per-tenant", defaultValue = "8",
+            description = "Jobs a tenant may have queued or running; beyond, 429 with Retry-After (default: "
+                    + "${DEFAULT-VALUE}; not applied under --no-auth).")
+    int maxJobsPerTenant;
+
+    @Option(names = "--request-timeout", paramLabel = "SECONDS",
+            description = "A request, headers and body, must arrive within it or its connection is closed (default: "
+                    + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
+                    + "links).")
+    Long requestTimeout;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
+        if (models == null || models.isEmpty() || store == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required options: "
+                    + (models == null || models.isEmpty() ? "--models DIR... " : "") + (store == null ? "--store DIR" : "")
+                    + " (or a subcommand: 'polyhe serve token add|list|revoke')");
+        }
         long budget = memoryBudget != null ? memoryBudget : (long) (0.6 * Runtime.getRuntime().maxMemory());
         PolyHeServer.Settings settings;
         try {
             long weights = weightCache != null ? weightCache : (long) (0.1 * Runtime.getRuntime().maxMemory());
             settings = new PolyHeServer.Settings(port, models, store, workers, maxQueue, budget, maxUpload,
-                    1L << 32, insecure, weights);
+                    1L << 32, insecure, weights, backend);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }
+        PolyHeServer.Network network = network();
+        if (requestTimeout != null) {
+            if (requestTimeout < 1) {
+                throw new ErrorReport.InputException("--request-timeout needs at least 1 second, got "
+                        + requestTimeout);
+            }
+            // read by the JDK server once, when it is made: set before it is
+            System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(requestTimeout));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
-                PolyHeServer server = PolyHeServer.start(polyhe, settings)) {
+                PolyHeServer server = start(requireBackend(polyhe), settings, network)) {
             var out = spec.commandLine().getOut();
-            out.printf("polyhe serve: http://localhost:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
-                    + "store %s%n", server.port(), models, workers, maxQueue, budget / (double) (1L << 30), store);
+            String host = bind.contains(":") ? "[" + bind + "]" : bind;
+            out.printf("polyhe serve: %s://%s:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
+                    + "store %s, %s%n", tlsKeystore != null ? "https" : "http", host, server.port(), models, workers,
+                    maxQueue, budget / (double) (1L << 30), store, noAuth ? "NO AUTHENTICATION (--no-auth)"
+                    : "tenants from " + tokens);
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
         }
         return PolyHeCommand.OK;
+    }
+
+    /**
+     * The chosen backend exists and can run here, before the server listens: else the registry's one line (unknown,
+     * or not available and why), exit 2.
+     */
+    private PolyHe requireBackend(PolyHe polyhe) {
+        if (backend != null) {
+            polyhe.backend(backend);
+        }
+        return polyhe;
+    }
+
+    private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network)
+            throws java.io.IOException {
+        try {
+            return PolyHeServer.start(polyhe, settings, network);
+        } catch (IllegalArgumentException e) {
+            throw new ErrorReport.InputException(e.getMessage());
+        }
+    }
+
+    /** Where and how to listen; refused (one line, exit 2) when the choice is missing or unsafe. */
+    private PolyHeServer.Network network() throws java.io.IOException {
+        javax.net.ssl.SSLContext tls = null;
+        if (tlsKeystore != null) {
+            tls = dev.polyhe.server.Tls.server(tlsKeystore, tlsPassword());
+        } else if (tlsPasswordFile != null) {
+            throw new ErrorReport.InputException("--tls-password-file without --tls-keystore: name the keystore too");
+        }
+        try {
+            return new PolyHeServer.Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections,
+                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant);
+        } catch (IllegalArgumentException e) {
+            throw new ErrorReport.InputException(e.getMessage());
+        }
+    }
+
+    /** From a file or the environment, never the command line (where every user of the machine can read it). */
+    private char[] tlsPassword() throws java.io.IOException {
+        if (tlsPasswordFile != null) {
+            return java.nio.file.Files.readString(tlsPasswordFile).lines().findFirst().orElse("").toCharArray();
+        }
+        String env = System.getenv("POLYHE_TLS_PASSWORD");
+        if (env == null) {
+            throw new ErrorReport.InputException("--tls-keystore " + tlsKeystore + " needs its password: "
+                    + "--tls-password-file FILE or the environment variable POLYHE_TLS_PASSWORD");
+        }
+        return env.toCharArray();
     }
 }

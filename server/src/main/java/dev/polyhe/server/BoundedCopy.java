@@ -14,6 +14,12 @@ final class BoundedCopy {
      * @return the bytes copied
      */
     static long copy(InputStream in, OutputStream out, long limit, String what, long shownLimit) throws IOException {
+        return copy(in, out, limit, what, shownLimit, n -> { });
+    }
+
+    /** @param progress called with the bytes copied so far after each read; it may refuse by throwing */
+    static long copy(InputStream in, OutputStream out, long limit, String what, long shownLimit,
+            java.util.function.LongConsumer progress) throws IOException {
         byte[] buf = new byte[1 << 16];
         long n = 0;
         for (int r; (r = in.read(buf)) > 0; ) {
@@ -21,6 +27,7 @@ final class BoundedCopy {
             if (n > limit) {
                 throw new HttpError(413, what + " is larger than this server's limit of " + shownLimit + " bytes");
             }
+            progress.accept(n);
             out.write(buf, 0, r);
         }
         return n;

@@ -19,6 +19,8 @@ final class Job {
     final String id;
     final String model;
     final String keySet;
+    /** The tenant that submitted it (null: a job of a server before tenants, which only --no-auth sees). */
+    final String tenant;
     private volatile State state = State.QUEUED;
     private volatile int blocksDone;
     private volatile int blocks;
@@ -31,10 +33,11 @@ final class Job {
     volatile boolean cancelRequested;
     private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
 
-    Job(String id, String model, String keySet) {
+    Job(String id, String model, String keySet, String tenant) {
         this.id = id;
         this.model = model;
         this.keySet = keySet;
+        this.tenant = tenant;
     }
 
     State state() {
@@ -114,7 +117,8 @@ final class Job {
 
     /** A job as its status file recorded it (a finished one, after a restart). */
     static Job fromJson(com.fasterxml.jackson.databind.JsonNode n) {
-        Job j = new Job(n.get("job_id").asText(), n.get("model").asText(), n.get("key_set").asText());
+        Job j = new Job(n.get("job_id").asText(), n.get("model").asText(), n.get("key_set").asText(),
+                n.hasNonNull("tenant") ? n.get("tenant").asText() : null);
         j.blocks = n.path("blocks").asInt();
         j.blocksDone = n.path("blocks_done").asInt();
         j.bootstraps = n.path("bootstraps").asLong();

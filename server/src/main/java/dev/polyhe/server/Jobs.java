@@ -5,9 +5,12 @@ import dev.polyhe.api.he.HeException;
 import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -38,6 +41,8 @@ final class Jobs implements AutoCloseable {
     static final String RESULT = "result.ct";
     static final String STATUS = "status.json";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The bytes of a query read before anything is written: its header, and more (headers are a few hundred). */
+    private static final int HEADER_PEEK = 1 << 20;
 
     private final Path dir;
     private final KeyStore keys;
@@ -81,7 +86,8 @@ final class Jobs implements AutoCloseable {
                     try (InputStream in = Files.newInputStream(d.resolve(QUERY + ".meta"))) {
                         meta.load(in);
                     }
-                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"));
+                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"),
+                            meta.getProperty("tenant"));
                     j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
                     writeStatus(j);
                     jobs.put(id, j);
@@ -91,25 +97,30 @@ final class Jobs implements AutoCloseable {
     }
 
     /** Checks the query against its key set and the model, stores it and queues it. */
-    Job submit(String model, String keySet, InputStream body) throws IOException {
+    Job submit(String model, String keySet, Tenant tenant, InputStream body) throws IOException {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
+        cache.requireFits(keySet);
+        // the header is checked before a byte is written: a junk body is refused at its first bytes
+        byte[] head = body.readNBytes(HEADER_PEEK);
+        checkAgainstKeySet(head, keyDir);
         String id = UUID.randomUUID().toString();
         Path jobDir = Files.createDirectory(dir.resolve(id));
         try {
             Path query = jobDir.resolve(QUERY);
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
-                n = BoundedCopy.copy(body, out, maxQueryBytes, "the query", maxQueryBytes);
+                n = BoundedCopy.copy(new SequenceInputStream(new ByteArrayInputStream(head), body), out,
+                        maxQueryBytes, "the query", maxQueryBytes);
             }
-            checkAgainstKeySet(query, keyDir);
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
             meta.setProperty("key_set", keySet);
+            meta.setProperty("tenant", tenant.name());
             try (OutputStream out = Files.newOutputStream(jobDir.resolve(QUERY + ".meta"))) {
                 meta.store(out, null);
             }
-            Job job = new Job(id, served.name(), keySet);
+            Job job = new Job(id, served.name(), keySet, tenant.name());
             Runnable run = () -> run(job);
             jobs.put(id, job);
             queued.put(id, run);
@@ -135,10 +146,14 @@ final class Jobs implements AutoCloseable {
      * The header names the key set's backend, parameters, packing and (files of format 3) the key set itself, or the
      * query is refused now rather than failing in a worker.
      */
-    private static void checkAgainstKeySet(Path query, Path keyDir) throws IOException {
+    private static void checkAgainstKeySet(byte[] head, Path keyDir) throws IOException {
         KeySetIdentity id;
         try {
-            id = KeySetIdentity.ofEncryptedFile(query);
+            var file = EncryptedTensorFormat.identify(new ByteArrayInputStream(head));
+            id = new KeySetIdentity(file.backend(), file.parameterHash(), file.packingSlots(), file.keySetId());
+        } catch (java.io.EOFException e) {
+            throw new HttpError(400, "the query is not a valid encrypted tensor file: it ends inside its header"
+                    + (head.length == HEADER_PEEK ? " (or its header is longer than " + HEADER_PEEK + " bytes)" : ""));
         } catch (HeException e) {
             throw new HttpError(400, "the query is not a valid encrypted tensor file: " + e.getMessage());
         }
@@ -219,25 +234,30 @@ final class Jobs implements AutoCloseable {
         Path d = dir.resolve(job.id);
         try {
             Path tmp = d.resolve(STATUS + ".tmp");
-            JSON.writeValue(tmp.toFile(), job.toJson(JSON));
+            JSON.writeValue(tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant));
             Files.move(tmp, d.resolve(STATUS), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.warn("cannot record the status of job {}: {}", job.id, e.toString());
         }
     }
 
-    /** @throws HttpError 404 for an unknown job */
-    Job get(String id) {
+    /** @throws HttpError 404 alike for an unknown job and for another tenant's */
+    Job get(String id, Tenant tenant) {
         Job j = id == null ? null : jobs.get(id);
-        if (j == null) {
+        if (j == null || !(tenant.seesAll() || tenant.name().equals(j.tenant))) {
             throw new HttpError(404, "no job '" + id + "' on this server");
         }
         return j;
     }
 
+    /** The tenant's jobs queued or running. */
+    long pending(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant) && !j.state().finished()).count();
+    }
+
     /** A queued job is dropped now; a running one stops at its next block. */
-    Job cancel(String id) {
-        Job j = get(id);
+    Job cancel(String id, Tenant tenant) {
+        Job j = get(id, tenant);
         if (!j.state().finished()) {
             j.cancelRequested = true;
             Runnable r = queued.remove(id);
@@ -250,8 +270,8 @@ final class Jobs implements AutoCloseable {
     }
 
     /** The result file of a finished job. */
-    Path result(String id) {
-        Job j = get(id);
+    Path result(String id, Tenant tenant) {
+        Job j = get(id, tenant);
         if (j.state() != Job.State.DONE) {
             throw new HttpError(409, "job " + id + " is " + j.state().name().toLowerCase()
                     + (j.error() != null ? ": " + j.error() : "") + "; its result exists once it is done");

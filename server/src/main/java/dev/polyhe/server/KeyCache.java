@@ -15,6 +15,7 @@ import java.util.Map;
  * out. A key set in use by a job is never closed under it; evicted, it is closed when its last job releases it.
  */
 final class KeyCache implements AutoCloseable {
+    private final String backend;
     private final PolyHe polyhe;
     private final KeyStore store;
     private final long budget;
@@ -54,8 +55,10 @@ final class KeyCache implements AutoCloseable {
         }
     }
 
-    KeyCache(PolyHe polyhe, KeyStore store, long budget, boolean acceptInsecure) {
+    /** @param backend where key sets evaluate; null: the backend each names */
+    KeyCache(PolyHe polyhe, KeyStore store, long budget, boolean acceptInsecure, String backend) {
         this.polyhe = polyhe;
+        this.backend = backend;
         this.store = store;
         this.budget = budget;
         this.acceptInsecure = acceptInsecure;
@@ -69,19 +72,29 @@ final class KeyCache implements AutoCloseable {
         } else {
             misses++;
             Path dir = store.folder(id);
-            long size = Files.size(dir.resolve(KeyFiles.EVALUATION_KEYS));
-            if (size > budget) {
-                throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
-                        + "server's budget of " + budget + " (--memory-budget)");
-            }
+            long size = requireFits(id);
             makeRoom(size);
-            KeySet keys = KeyFiles.readServer(dir, polyhe.backend(KeyFiles.backend(dir)), acceptInsecure);
+            String name = backend != null ? backend : KeyFiles.backend(dir);
+            KeySet keys = KeyFiles.readServer(dir, polyhe.backend(name), acceptInsecure);
             e = new Entry(keys, size);
             entries.put(id, e);
             bytes += size;
         }
         e.users++;
         return new Lease(e);
+    }
+
+    /**
+     * The key set's size in memory (about its evaluation keys' file), or 507 when it exceeds the budget: answered
+     * when a job is submitted, not after it waited in the queue.
+     */
+    long requireFits(String id) throws IOException {
+        long size = Files.size(store.folder(id).resolve(KeyFiles.EVALUATION_KEYS));
+        if (size > budget) {
+            throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
+                    + "server's budget of " + budget + " (--memory-budget)");
+        }
+        return size;
     }
 
     private void makeRoom(long size) {

@@ -58,17 +58,18 @@ final class KeyStore {
         }
     }
 
-    Stored upload(InputStream body) throws IOException {
+    /**
+     * Streams, checks and stores an upload; nothing of a refused one is kept.
+     *
+     * @param expectedId the id the client worked out ({@code X-Key-Set-Id}), or null
+     */
+    Stored upload(InputStream body, String expectedId) throws IOException {
         Path dir = Files.createTempDirectory(tmp, "upload-");
         try {
             Map<String, byte[]> digests = new TreeMap<>();
             long total = 0;
-            // the request body is left open when the zip is closed: a refused upload is drained before the answer
-            try (ZipInputStream zip = new ZipInputStream(new java.io.FilterInputStream(body) {
-                @Override
-                public void close() {
-                }
-            })) {
+            UploadCheck.Counted compressed = new UploadCheck.Counted(body);
+            try (ZipInputStream zip = new ZipInputStream(compressed)) {
                 for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                     String name = e.getName();
                     if (name.equals(KeyFiles.SECRET_KEY) || name.endsWith("/" + KeyFiles.SECRET_KEY)) {
@@ -83,10 +84,13 @@ final class KeyStore {
                         throw new HttpError(400, "the upload holds '" + name + "' twice");
                     }
                     MessageDigest sha = sha256();
-                    long limit = maxUploadBytes - total;
+                    long limit = UploadCheck.entryLimit(name, maxUploadBytes - total);
+                    long before = total;
                     try (OutputStream out = Files.newOutputStream(dir.resolve(name))) {
-                        total += BoundedCopy.copy(new DigestInputStream(zip, sha), out, limit, "the upload",
-                                maxUploadBytes);
+                        total += BoundedCopy.copy(new DigestInputStream(zip, sha), out, limit,
+                                limit < maxUploadBytes - before ? name : "the upload",
+                                limit < maxUploadBytes - before ? limit : maxUploadBytes,
+                                n -> UploadCheck.ratio(before + n, compressed));
                     }
                     digests.put(name, sha.digest());
                 }
@@ -98,8 +102,12 @@ final class KeyStore {
                     throw new HttpError(400, "the upload has no " + f + "; expected " + String.join(", ", SERVER_FILES));
                 }
             }
-            check(dir);
             String id = keySetId(digests);
+            if (expectedId != null && !expectedId.equals(id)) {
+                throw new HttpError(400, "the upload arrived as key set " + id + " but the client sent " + expectedId
+                        + ": corrupted in transit; upload again");
+            }
+            check(dir);
             Path target = keys.resolve(id);
             if (Files.isDirectory(target)) {
                 return new Stored(id, total, false);
@@ -117,6 +125,20 @@ final class KeyStore {
         }
     }
 
+    /** Removes a stored key set: moved out of sight in one rename, then deleted. */
+    void delete(String id) throws IOException {
+        if (!contains(id)) {
+            return;
+        }
+        Path gone = tmp.resolve("deleted-" + id + "-" + System.nanoTime());
+        try {
+            Files.move(keys.resolve(id), gone, StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return;   // a concurrent delete won
+        }
+        deleteTree(gone);
+    }
+
     /** The parameters parse, name a backend and keep to the server's security policy. */
     private void check(Path dir) {
         Properties p = new Properties();
@@ -125,9 +147,7 @@ final class KeyStore {
         } catch (IOException | IllegalArgumentException e) {
             throw new HttpError(400, KeyFiles.KEYSET + " is malformed: " + e.getMessage());
         }
-        if (p.getProperty("backend") == null || p.getProperty("parameter-hash") == null) {
-            throw new HttpError(400, KeyFiles.KEYSET + " names no backend or parameter hash");
-        }
+        UploadCheck.keySetProperties(p);
         try {
             var params = readParameters(dir.resolve(KeyFiles.PARAMETERS));
             if (params.security() == SecurityLevel.INSECURE_TEST && !acceptInsecure) {
@@ -177,10 +197,15 @@ final class KeyStore {
     /** @throws HttpError 404 naming the id when no such key set is stored */
     Path folder(String id) {
         if (!contains(id)) {
-            throw new HttpError(404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys "
-                    + "upload)");
+            throw notStored(id);
         }
         return keys.resolve(id);
+    }
+
+    /** The one answer for a key set not stored and for one another tenant stored: nobody learns which. */
+    static HttpError notStored(String id) {
+        return new HttpError(404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys "
+                + "upload)");
     }
 
     long count() {

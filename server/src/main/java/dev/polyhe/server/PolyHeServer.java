@@ -4,10 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import dev.polyhe.core.PolyHe;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -18,10 +21,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,9 +58,18 @@ public final class PolyHeServer implements AutoCloseable {
     /**
      * @param memoryBudget bytes of evaluation keys held at once (least recently used out)
      * @param acceptInsecure accept key sets below 128 bits (tests)
+     * @param backend the HE backend jobs evaluate on; null: the one each key set names (any backend of the key set's
+     *     data format reads it)
      */
     public record Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
+            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes, String backend) {
+        /** Each key set evaluated on the backend it names. */
+        public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
+                long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
+            this(port, models, store, workers, maxQueue, memoryBudget, maxUploadBytes, maxQueryBytes, acceptInsecure,
+                    weightCacheBytes, null);
+        }
+
         /** Without a weight cache. */
         public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
                 long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure) {
@@ -73,41 +85,165 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Who may reach the server and how: the address, TLS, authentication, and the limits that keep one client from
+     * taking it over.
+     *
+     * @param bind the address to listen on (127.0.0.1: this machine only)
+     * @param tokens the operator's tokens file (tenants by bearer token), or null with {@code noAuth}
+     * @param noAuth one unauthenticated party (a loopback demo)
+     * @param tls the server's TLS context (HTTPS), or null for plain HTTP
+     * @param insecureNetwork serve a non-loopback address without TLS or authentication all the same
+     * @param maxConnections requests handled at once (threads); beyond, requests wait for one
+     * @param maxEventStreams event streams open at once, in all; beyond, 429
+     * @param maxEventStreamsPerTenant event streams open at once per tenant; beyond, 429
+     * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read
+     * @param maxJobsPerTenant jobs a tenant may have queued or running; beyond, 429 before the query is read, so that
+     *     one tenant cannot fill the queue
+     */
+    public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
+            int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
+            int maxJobsPerTenant) {
+        public static final int MAX_CONNECTIONS = 256;
+        public static final int MAX_EVENT_STREAMS = 64;
+        public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
+        public static final int MAX_KEY_SETS_PER_TENANT = 16;
+        public static final int MAX_JOBS_PER_TENANT = 8;
+
+        /** This machine only, no authentication, the default limits: a demo, and the tests of the engine. */
+        public static Network loopbackDemo() {
+            return new Network("127.0.0.1", null, true, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
+                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
+        }
+
+        /** Tenants from a tokens file on this machine, plain HTTP, the default limits. */
+        public static Network loopbackTenants(Path tokens) {
+            return new Network("127.0.0.1", tokens, false, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
+                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
+        }
+
+        public Network {
+            if (tokens == null && !noAuth) {
+                throw new IllegalArgumentException("choose how clients authenticate: --tokens FILE (tenants with "
+                        + "bearer tokens, 'polyhe serve token add') or --no-auth (one unauthenticated party, for a "
+                        + "loopback demo)");
+            }
+            if (tokens != null && noAuth) {
+                throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
+            }
+            if (maxKeySetsPerTenant < 1 || maxJobsPerTenant < 1 || maxEventStreams < 1
+                    || maxEventStreamsPerTenant < 1) {
+                throw new IllegalArgumentException("--max-key-sets-per-tenant, --max-jobs-per-tenant, "
+                        + "--max-event-streams and --max-event-streams-per-tenant need at least 1, got "
+                        + maxKeySetsPerTenant + ", " + maxJobsPerTenant + ", " + maxEventStreams + " and "
+                        + maxEventStreamsPerTenant);
+            }
+            if (maxConnections < RequestThreads.MIN) {
+                throw new IllegalArgumentException("--max-connections needs at least " + RequestThreads.MIN
+                        + ", got " + maxConnections);
+            }
+        }
+
+        /** The address to listen on, refused when it is open to a network without TLS and authentication. */
+        InetSocketAddress address(int port) throws IOException {
+            InetAddress a;
+            try {
+                a = InetAddress.getByName(bind);
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalArgumentException("--bind " + bind + ": no such address on this machine");
+            }
+            if (!a.isLoopbackAddress() && (tls == null || noAuth) && !insecureNetwork) {
+                throw new IllegalArgumentException("refusing to serve on " + bind + " without "
+                        + (tls == null && noAuth ? "TLS and authentication" : tls == null ? "TLS" : "authentication")
+                        + ": anyone on the network could read or alter queries and results; add --tls-keystore and "
+                        + "--tokens, bind 127.0.0.1, or accept it with --insecure-network");
+            }
+            return new InetSocketAddress(a, port);
+        }
+    }
+
+    static {
+        // before the JDK server reads them (once, at its first server): a request must arrive within 10 minutes
+        // (a multi-gigabyte key upload included), an idle kept-alive connection is closed after 30 s
+        RequestThreads.timeouts(600, 30);
+    }
+
     private final HttpServer http;
     private final ExecutorService handlers;
+    private final BearerAuth auth;
+    private final KeyOwners owners;
+    private final StreamLimits streams;
+    private final int maxKeySetsPerTenant;
+    private final int maxJobsPerTenant;
+    /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
+    private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
     private final KeyStore keys;
     private final KeyCache cache;
     private final ServedModels models;
     private final Jobs jobs;
     private final long started = System.nanoTime();
 
-    private PolyHeServer(PolyHe polyhe, Settings s) throws IOException {
+    private PolyHeServer(PolyHe polyhe, Settings s, Network n) throws IOException {
+        InetSocketAddress address = n.address(s.port());
+        this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
+        this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
+        this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
+        this.maxJobsPerTenant = n.maxJobsPerTenant();
+        this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
         this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
-        this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure());
+        this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
+        shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
+        for (String name : models.names()) {
+            shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
+        }
         this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), keys, cache, models);
-        this.http = HttpServer.create(new InetSocketAddress(s.port()), 64);
+        if (n.tls() != null) {
+            HttpsServer https = HttpsServer.create(address, 64);
+            https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
+            this.http = https;
+        } else {
+            this.http = HttpServer.create(address, 64);
+        }
         // request handling apart from the workers, so that status and health answer while every worker computes
-        this.handlers = Executors.newFixedThreadPool(16, r -> {
-            Thread t = new Thread(r, "polyhe-http");
-            t.setDaemon(true);
-            return t;
-        });
+        this.handlers = RequestThreads.create(n.maxConnections());
         http.setExecutor(handlers);
         http.createContext("/v1/", this::handle);
-        http.createContext("/metrics", ex -> respond(ex, () -> text(ex, 200, metrics())));
+        http.createContext("/metrics", ex -> respond(ex, () -> {
+            auth.admin(ex);
+            text(ex, 200, metrics());
+        }));
     }
 
-    /** Starts serving; {@link #port()} is the port bound (useful with port 0). */
+    /** Starts serving on this machine only, without authentication ({@link Network#loopbackDemo()}). */
     public static PolyHeServer start(PolyHe polyhe, Settings settings) throws IOException {
-        PolyHeServer s = new PolyHeServer(polyhe, settings);
+        return start(polyhe, settings, Network.loopbackDemo());
+    }
+
+    /**
+     * Starts serving; {@link #port()} is the port bound (useful with port 0).
+     *
+     * @throws IllegalArgumentException for an address open to a network without TLS and authentication
+     */
+    public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network) throws IOException {
+        PolyHeServer s = new PolyHeServer(polyhe, settings, network);
         s.http.start();
-        LOG.info("serving {} on port {}", s.models.names(), s.port());
+        LOG.info("serving {} on {}:{} over {}", s.models.names(), network.bind(), s.port(),
+                network.tls() != null ? "HTTPS" : "HTTP");
+        if (!s.auth.enabled()) {
+            LOG.warn("no authentication (--no-auth): every client is the same party and may use every key set and "
+                    + "job; for a loopback demo only");
+        }
         return s;
     }
 
     public int port() {
         return http.getAddress().getPort();
+    }
+
+    /** The address and port bound. */
+    public InetSocketAddress address() {
+        return http.getAddress();
     }
 
     private interface Action {
@@ -126,44 +262,55 @@ public final class PolyHeServer implements AutoCloseable {
                 if (e.retryAfterSeconds() != null) {
                     ex.getResponseHeaders().set("Retry-After", Integer.toString(e.retryAfterSeconds()));
                 }
-                error(ex, e.status(), e.getMessage());
+                error(ex, e.status(), redact(e.getMessage()));
             } catch (IOException e) {
-                // the client went away mid-request: nothing half-written stays (uploads and queries clean up)
+                // mostly the client went away mid-request: nothing half-written stays (uploads and queries clean
+                // up); one still waiting for its answer gets one, without the server's paths
                 LOG.debug("request {} {} ended: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
+                if (ex.getResponseCode() < 0) {
+                    error(ex, 500, "the server could not complete the request: " + redact(e.toString()));
+                }
             } catch (RuntimeException e) {
                 LOG.warn("request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-                error(ex, 500, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                error(ex, 500, e.getMessage() == null ? e.getClass().getSimpleName() : redact(e.getMessage()));
             }
         } catch (IOException e) {
             LOG.debug("cannot answer {}: {}", ex.getRequestURI(), e.toString());
         }
     }
 
+    /** A message for a client: where the server keeps its store and models is none of its business. */
+    private String redact(String message) {
+        String m = message;
+        // the longest first, should one folder lie inside another
+        for (String path : shownPaths.keySet().stream().sorted(java.util.Comparator.comparingInt(String::length)
+                .reversed()).toList()) {
+            m = m == null ? null : m.replace(path, shownPaths.get(path));
+        }
+        return m;
+    }
+
+    /** A job's status for its client: a failed job's reason (an exception's message) without the server's paths. */
+    private ObjectNode status(Job job) {
+        ObjectNode n = job.toJson(JSON);
+        if (n.has("error")) {
+            n.put("error", redact(n.get("error").asText()));
+        }
+        return n;
+    }
+
     private void route(HttpExchange ex) throws IOException {
         String method = ex.getRequestMethod();
         String[] p = ex.getRequestURI().getPath().substring("/v1/".length()).split("/");
         Map<String, String> q = query(ex);
+        if (p[0].equals("health")) {
+            json(ex, 200, health());
+            return;
+        }
+        Tenant tenant = auth.tenant(ex);
         switch (p[0]) {
-            case "health" -> json(ex, 200, health());
             case "openapi.json" -> openApi(ex);
-            case "keys" -> {
-                if (p.length == 1 && (method.equals("PUT") || method.equals("POST"))) {
-                    KeyStore.Stored stored = keys.upload(ex.getRequestBody());
-                    String expected = ex.getRequestHeaders().getFirst("X-Key-Set-Id");
-                    if (expected != null && !expected.equals(stored.id())) {
-                        throw new HttpError(400, "the upload arrived as key set " + stored.id() + " but the client "
-                                + "sent " + expected + ": corrupted in transit; upload again");
-                    }
-                    ObjectNode n = JSON.createObjectNode().put("key_set", stored.id()).put("bytes", stored.bytes())
-                            .put("created", stored.created());
-                    json(ex, stored.created() ? 201 : 200, n);
-                } else if (p.length == 2 && method.equals("GET")) {
-                    keys.folder(p[1]);
-                    json(ex, 200, JSON.createObjectNode().put("key_set", p[1]).put("stored", true));
-                } else {
-                    throw notAllowed(method, ex);
-                }
-            }
+            case "keys" -> keys(ex, method, p, tenant);
             case "models" -> {
                 if (p.length == 1) {
                     ObjectNode n = JSON.createObjectNode();
@@ -175,23 +322,77 @@ public final class PolyHeServer implements AutoCloseable {
                     throw notAllowed(method, ex);
                 }
             }
-            case "jobs" -> jobs(ex, method, p, q);
+            case "jobs" -> jobs(ex, method, p, q, tenant);
             default -> throw new HttpError(404, "no such endpoint: " + ex.getRequestURI().getPath());
         }
     }
 
-    private void jobs(HttpExchange ex, String method, String[] p, Map<String, String> q) throws IOException {
-        if (p.length == 1 && method.equals("POST")) {
-            Job job = jobs.submit(require(q, "model"), require(q, "key_set"), ex.getRequestBody());
-            json(ex, 202, job.toJson(JSON));
+    private void keys(HttpExchange ex, String method, String[] p, Tenant tenant) throws IOException {
+        if (p.length == 1 && (method.equals("PUT") || method.equals("POST"))) {
+            // the quota answers before a byte of the upload is read
+            long held = owners.count(tenant);
+            if (!tenant.seesAll() && held >= maxKeySetsPerTenant) {
+                throw new HttpError(507, "tenant " + tenant.name() + " keeps " + held + " key sets, this server's "
+                        + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
+                        + "(DELETE /v1/keys/{id})");
+            }
+            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"));
+            // "created" is the tenant's view: whether another tenant stored the same key set stays unknown to it
+            boolean created = owners.add(tenant, stored.id()) || stored.created();
+            Audit.log(tenant, "upload", "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
+            ObjectNode n = JSON.createObjectNode().put("key_set", stored.id()).put("bytes", stored.bytes())
+                    .put("created", created);
+            json(ex, created ? 201 : 200, n);
         } else if (p.length == 2 && method.equals("GET")) {
-            json(ex, 200, jobs.get(p[1]).toJson(JSON));
+            ownedKeySet(tenant, p[1]);
+            json(ex, 200, JSON.createObjectNode().put("key_set", p[1]).put("stored", true));
         } else if (p.length == 2 && method.equals("DELETE")) {
-            json(ex, 200, jobs.cancel(p[1]).toJson(JSON));
+            ownedKeySet(tenant, p[1]);
+            if (owners.remove(tenant, p[1])) {
+                keys.delete(p[1]);
+            }
+            Audit.log(tenant, "delete", "key_set=" + p[1]);
+            json(ex, 200, JSON.createObjectNode().put("key_set", p[1]).put("deleted", true));
+        } else {
+            throw notAllowed(method, ex);
+        }
+    }
+
+    /** @throws HttpError 404 alike for a key set not stored and one of another tenant */
+    private void ownedKeySet(Tenant tenant, String id) {
+        if (!owners.owns(tenant, id)) {
+            throw KeyStore.notStored(id);
+        }
+        keys.folder(id);
+    }
+
+    private void jobs(HttpExchange ex, String method, String[] p, Map<String, String> q, Tenant tenant)
+            throws IOException {
+        if (p.length == 1 && method.equals("POST")) {
+            String keySet = require(q, "key_set");
+            ownedKeySet(tenant, keySet);
+            long pending = jobs.pending(tenant);
+            if (!tenant.seesAll() && pending >= maxJobsPerTenant) {
+                throw new HttpError(429, "tenant " + tenant.name() + " has " + pending + " jobs queued or running, "
+                        + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant + "); submit again when "
+                        + "one has ended", 30);
+            }
+            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody());
+            Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
+            json(ex, 202, status(job));
+        } else if (p.length == 2 && method.equals("GET")) {
+            json(ex, 200, status(jobs.get(p[1], tenant)));
+        } else if (p.length == 2 && method.equals("DELETE")) {
+            Job job = jobs.cancel(p[1], tenant);
+            Audit.log(tenant, "cancel", "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
+            json(ex, 200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
-            bytes(ex, "application/octet-stream", jobs.result(p[1]));
+            bytes(ex, "application/octet-stream", jobs.result(p[1], tenant));
         } else if (p.length == 3 && p[2].equals("events") && method.equals("GET")) {
-            events(ex, jobs.get(p[1]));
+            Job job = jobs.get(p[1], tenant);
+            try (StreamLimits.Permit permit = streams.open(tenant)) {
+                events(ex, job);
+            }
         } else {
             throw notAllowed(method, ex);
         }
@@ -203,12 +404,12 @@ public final class PolyHeServer implements AutoCloseable {
         ex.getResponseHeaders().set("Cache-Control", "no-cache");
         ex.sendResponseHeaders(200, 0);
         LinkedBlockingQueue<String> updates = new LinkedBlockingQueue<>();
-        Consumer<Job> watcher = j -> updates.add(j.toJson(JSON).toString());
+        Consumer<Job> watcher = j -> updates.add(status(j).toString());
         job.watch(watcher);
         try {
             OutputStream out = ex.getResponseBody();
             String last = null;
-            for (String event = job.toJson(JSON).toString(); ; ) {
+            for (String event = status(job).toString(); ; ) {
                 if (!event.equals(last)) {
                     out.write(("event: status\ndata: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
                     out.flush();
@@ -221,9 +422,9 @@ public final class PolyHeServer implements AutoCloseable {
                 if (next == null) {
                     out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
                     out.flush();
-                    next = job.toJson(JSON).toString();
+                    next = status(job).toString();
                 }
-                event = job.state().finished() ? job.toJson(JSON).toString() : next;
+                event = job.state().finished() ? status(job).toString() : next;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -311,11 +512,14 @@ public final class PolyHeServer implements AutoCloseable {
 
     private static void error(HttpExchange ex, int status, String message) throws IOException {
         // A client still sending its body when the answer comes sees a reset connection, not the answer: read (and
-        // drop) the rest of a body of reasonable size first. Beyond the limit the connection is closed instead.
+        // drop) the rest of a body of reasonable size first. Beyond the limit the connection is closed instead, and
+        // a body declared beyond it is not waited for at all: the answer goes now.
+        String declared = ex.getRequestHeaders().getFirst("Content-Length");
+        boolean huge = declared != null && declared.matches("\\d{1,18}") && Long.parseLong(declared) > DRAIN_LIMIT;
         try {
             InputStream in = ex.getRequestBody();
             byte[] buf = new byte[1 << 16];
-            for (long n = 0; n < DRAIN_LIMIT; ) {
+            for (long n = 0; !huge && n < DRAIN_LIMIT; ) {
                 int r = in.read(buf);
                 if (r < 0) {
                     break;

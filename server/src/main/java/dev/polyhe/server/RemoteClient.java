@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.SSLContext;
 import java.util.function.Consumer;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
@@ -27,11 +28,37 @@ import java.util.zip.ZipOutputStream;
 public final class RemoteClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final URI base;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final String token;
+    private final HttpClient http;
 
+    /** Without a token, trusting the JDK's certificate authorities. */
     public RemoteClient(URI server) {
+        this(server, null, null);
+    }
+
+    /**
+     * @param token the tenant's bearer token, or null for a server without authentication
+     * @param tls trust for an HTTPS server ({@link Tls#client}, a self-signed server's certificate), or null for the
+     *     JDK's certificate authorities
+     */
+    public RemoteClient(URI server, String token, SSLContext tls) {
         String s = server.toString();
         this.base = URI.create(s.endsWith("/") ? s : s + "/");
+        this.token = token == null || token.isBlank() ? null : token.trim();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        this.http = b.build();
+    }
+
+    /** A request to a path under the server's URL, with the tenant's token. */
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return b;
     }
 
     /** A server's refusal: its status and the message of its JSON body. */
@@ -50,12 +77,28 @@ public final class RemoteClient {
     }
 
     /**
-     * Streams a zip of the server half (never the client half) to the server.
+     * Streams a zip of the server half (never the client half) to the server, unless the tenant has it stored
+     * already. Asking first also brings a refusal (no token, a wrong one) as an answer rather than as a connection
+     * the server closed under a multi-gigabyte upload.
      *
      * @return the server's answer: key_set, bytes, created
      */
     public JsonNode uploadKeys(Path serverHalf) throws IOException, InterruptedException {
         String id = PolyHeServer.keySetId(serverHalf);
+        HttpResponse<InputStream> stored = http.send(request("v1/keys/" + id).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        if (stored.statusCode() == 200) {
+            stored.body().close();
+            long bytes = 0;
+            for (String f : KeyStore.SERVER_FILES) {
+                bytes += Files.size(serverHalf.resolve(f));
+            }
+            return JSON.createObjectNode().put("key_set", id).put("bytes", bytes).put("created", false);
+        }
+        if (stored.statusCode() != 404) {
+            json(stored);
+        }
+        stored.body().close();
         PipedInputStream in = new PipedInputStream(1 << 16);
         PipedOutputStream pipe = new PipedOutputStream(in);
         Thread zipper = new Thread(() -> {
@@ -71,32 +114,32 @@ public final class RemoteClient {
         }, "polyhe-upload");
         zipper.setDaemon(true);
         zipper.start();
-        HttpRequest req = HttpRequest.newBuilder(base.resolve("v1/keys")).header("X-Key-Set-Id", id)
+        HttpRequest req = request("v1/keys").header("X-Key-Set-Id", id)
                 .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> in)).build();
         return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     /** Submits an encrypted query file; the answer holds job_id. */
     public JsonNode submit(String model, String keySet, Path query) throws IOException, InterruptedException {
-        URI uri = base.resolve("v1/jobs?model=" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "&key_set="
-                + URLEncoder.encode(keySet, StandardCharsets.UTF_8));
-        return json(http.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofFile(query)).build(),
+        String path = "v1/jobs?model=" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "&key_set="
+                + URLEncoder.encode(keySet, StandardCharsets.UTF_8);
+        return json(http.send(request(path).POST(HttpRequest.BodyPublishers.ofFile(query)).build(),
                 HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     public JsonNode status(String job) throws IOException, InterruptedException {
-        return json(http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job)).GET().build(),
+        return json(http.send(request("v1/jobs/" + job).GET().build(),
                 HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     public JsonNode cancel(String job) throws IOException, InterruptedException {
-        return json(http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job)).DELETE().build(),
+        return json(http.send(request("v1/jobs/" + job).DELETE().build(),
                 HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     /** Follows the job's server-sent events until it ends; returns its last status. */
     public JsonNode follow(String job, Consumer<JsonNode> onStatus) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job + "/events"))
+        HttpResponse<InputStream> r = http.send(request("v1/jobs/" + job + "/events")
                 .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             json(r);
@@ -115,7 +158,7 @@ public final class RemoteClient {
 
     /** Writes a finished job's encrypted result to a file. */
     public void result(String job, Path file) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/jobs/" + job + "/result"))
+        HttpResponse<InputStream> r = http.send(request("v1/jobs/" + job + "/result")
                 .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             json(r);
@@ -127,7 +170,7 @@ public final class RemoteClient {
 
     /** A served model's calibration file, written to {@code file}. */
     public void calibration(String model, Path file) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(base.resolve("v1/models/"
+        HttpResponse<InputStream> r = http.send(request(("v1/models/"
                 + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/calibration")).GET().build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {

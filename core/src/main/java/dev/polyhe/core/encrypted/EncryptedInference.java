@@ -3,6 +3,7 @@ package dev.polyhe.core.encrypted;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.DeviceQueue;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
@@ -275,7 +276,8 @@ public final class EncryptedInference {
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
         ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
-                nonlinearities, blockProgress(model, engine, progress));
+                nonlinearities, blockProgress(model, engine, keys.context(), progress));
+        drain(keys.context());
         return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9, planned);
     }
 
@@ -306,7 +308,8 @@ public final class EncryptedInference {
             Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), encryptedInput);
             long t0 = System.nanoTime();
             ModelOutput<Paired<PlainTensor, CkksTensor>> out = model.model().forward(ops,
-                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, progress));
+                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, keys.context(),
+                    progress));
             double seconds = (System.nanoTime() - t0) / 1e9;
             ModelOutput<CkksTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
                     out.logits() == null ? null : out.logits().traced());
@@ -327,13 +330,24 @@ public final class EncryptedInference {
         }).orElse(embeddings);
     }
 
-    private static Model.LayerObserver blockProgress(LoadedModel model, CkksEngine engine,
+    /**
+     * A device backend returns before its work is done ({@link DeviceQueue}): the host waits for it where a time is
+     * read, so a block's time and the run's are the device's, at one synchronization a block.
+     */
+    private static void drain(HeContext context) {
+        if (context instanceof DeviceQueue queue) {
+            queue.drain();
+        }
+    }
+
+    private static Model.LayerObserver blockProgress(LoadedModel model, CkksEngine engine, HeContext context,
             Consumer<BlockProgress> progress) {
         int layers = model.model().info().layers();
         long start = System.nanoTime();
         return new Model.LayerObserver() {
             @Override
             public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
+                drain(context);
                 progress.accept(new BlockProgress(layer + 1, layers, ops.depth(output),
                         engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L),
                         (System.nanoTime() - start) / 1e9));

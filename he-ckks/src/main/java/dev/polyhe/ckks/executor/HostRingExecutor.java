@@ -218,14 +218,7 @@ public final class HostRingExecutor implements RingExecutor {
         if (!hoistsDiagonals()) {
             return upload(limbs);
         }
-        int level = limbs.length - 1 - ring.pCount();
-        ring.pool().forEach(limbs.length, pos -> {
-            var m = ring.modulus(ring.extendedIndex(level, pos));
-            long[] limb = limbs[pos];
-            for (int c = 0; c < limb.length; c++) {
-                limb[c] = m.toMont(limb[c]);
-            }
-        });
+        ring.toMontgomery(limbs, limbs.length - 1 - ring.pCount());
         return of(limbs);
     }
 

@@ -40,6 +40,19 @@ public interface RingExecutor extends AutoCloseable {
      */
     RnsPoly fromCoefficients(long[] coefficients, int level);
 
+    /**
+     * A plaintext's limbs over q_0..q_level from its slot values, where the executor does the whole encoding
+     * (CanonicalEncoder's: the special FFT, the scaling by scale / slots, the rounding, the residues, the NTTs) limb
+     * for limb as the host does; null where it leaves the FFT to the host (the default). The caller guarantees that
+     * every coefficient stays below 2^62 in magnitude.
+     *
+     * @param re the real parts of all {@code slots} slots
+     * @param im the imaginary parts of all {@code slots} slots
+     */
+    default RnsPoly fromSlots(double[] re, double[] im, int slots, int level, double scale) {
+        return null;
+    }
+
     /** Limbs 0..limbs-1 of p as host arrays (NTT form), to be read, never written. */
     long[][] download(RnsPoly p, int limbs);
 

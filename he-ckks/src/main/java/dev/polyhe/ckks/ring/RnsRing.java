@@ -87,6 +87,20 @@ public final class RnsRing {
     }
 
     /** Prime indices 0..level followed by all special primes. */
+    /**
+     * Limbs over Q_level ∪ P ({@link #extendedIndex} order) to Montgomery form, in place, on the pool: how the
+     * double-hoisted transforms' diagonals are kept, whichever executor keeps them.
+     */
+    public void toMontgomery(long[][] limbs, int level) {
+        pool.forEach(limbs.length, pos -> {
+            Modulus m = modulus(extendedIndex(level, pos));
+            long[] limb = limbs[pos];
+            for (int c = 0; c < limb.length; c++) {
+                limb[c] = m.toMont(limb[c]);
+            }
+        });
+    }
+
     public int[] extendedIndices(int level) {
         int[] idx = new int[level + 1 + pCount()];
         for (int i = 0; i < idx.length; i++) {

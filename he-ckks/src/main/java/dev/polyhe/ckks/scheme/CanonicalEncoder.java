@@ -4,6 +4,7 @@ import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.ckks.executor.RingExecutor;
+import dev.polyhe.ckks.executor.RnsPoly;
 import dev.polyhe.ckks.ring.Modulus;
 import dev.polyhe.ckks.ring.RnsRing;
 
@@ -40,9 +41,34 @@ final class CanonicalEncoder implements Encoder {
      */
     @Override
     public Plaintext encodeComplex(double[] real, double[] imag, int slots, int level, double scale) {
+        RnsPoly onExecutor = encodeOnExecutor(real, imag, slots, level, scale);
+        if (onExecutor != null) {
+            return new CkksPlaintext(onExecutor, level, scale, slots, params.hash());
+        }
         Coefficients c = coefficients(real, imag, slots, level, scale);
         var poly = c.fitsLong() ? exec.fromCoefficients(c.integers(), level) : exec.upload(residues(c, level, false));
         return new CkksPlaintext(poly, level, scale, slots, params.hash());
+    }
+
+    /**
+     * The whole encoding on the executor ({@link RingExecutor#fromSlots}), where it offers to and every coefficient
+     * is sure to fit a long: a coefficient is at most scale times the largest |z| (the inverse FFT averages the
+     * slots), which |re| + |im| bounds. Null: the host does the FFT.
+     */
+    private RnsPoly encodeOnExecutor(double[] real, double[] imag, int slots, int level, double scale) {
+        checkArguments(real, imag, slots, level, scale);
+        double[] re = new double[slots];
+        double[] im = new double[slots];
+        double largest = 0;
+        for (int i = 0; i < slots; i++) {
+            re[i] = i < real.length ? real[i] : 0;
+            im[i] = i < imag.length ? imag[i] : 0;
+            largest = Math.max(largest, Math.abs(re[i]) + Math.abs(im[i]));
+        }
+        if (!ScaledInteger.fitsLong(scale * largest + 1)) {
+            return null;
+        }
+        return exec.fromSlots(re, im, slots, level, scale);
     }
 
     /**
@@ -65,7 +91,8 @@ final class CanonicalEncoder implements Encoder {
         }
     }
 
-    private Coefficients coefficients(double[] real, double[] imag, int slots, int level, double scale) {
+    /** Refuses what cannot be encoded, naming it: slot count, values (finite, not more than slots), level, scale. */
+    private void checkArguments(double[] real, double[] imag, int slots, int level, double scale) {
         checkSlots(slots);
         if (real.length > slots || imag.length > slots) {
             throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
@@ -75,14 +102,20 @@ final class CanonicalEncoder implements Encoder {
             throw new IllegalArgumentException("level = " + level + " is out of range; allowed: 0 .. " + params.maxLevel());
         }
         checkScale(scale, level);
-        double[] re = new double[slots];
-        double[] im = new double[slots];
         for (int i = 0; i < real.length; i++) {
-            re[i] = checkedFinite(real[i], "real", i);
+            checkedFinite(real[i], "real", i);
         }
         for (int i = 0; i < imag.length; i++) {
-            im[i] = checkedFinite(imag[i], "imag", i);
+            checkedFinite(imag[i], "imag", i);
         }
+    }
+
+    private Coefficients coefficients(double[] real, double[] imag, int slots, int level, double scale) {
+        checkArguments(real, imag, slots, level, scale);
+        double[] re = new double[slots];
+        double[] im = new double[slots];
+        System.arraycopy(real, 0, re, 0, real.length);
+        System.arraycopy(imag, 0, im, 0, imag.length);
         fft.inverseBitReversed(re, im, slots, ring.pool());
         int n = ring.n();
         int half = n / 2;

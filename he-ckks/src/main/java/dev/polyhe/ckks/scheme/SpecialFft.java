@@ -7,7 +7,7 @@ import dev.polyhe.ckks.ring.LimbPool;
  * (one of each conjugate pair), or inverts that map. Works on any power-of-two slot count n &le; N/2 (sparse
  * packing: the message then lives on X^(N/2n)). The twiddles of every stage are precomputed.
  */
-final class SpecialFft {
+public final class SpecialFft {
     /**
      * The twiddle of butterfly j of the stage of length len, ζ^(2N·(5^j mod 4len)/4len), at [len/2 − 1 + j]: a
      * stage's twiddles do not depend on the slot count, so one table of N/2 serves every size, and the butterflies
@@ -16,7 +16,7 @@ final class SpecialFft {
     private final double[] twRe;
     private final double[] twIm;
 
-    SpecialFft(int logN) {
+    public SpecialFft(int logN) {
         int n = 1 << logN;
         int m = 2 * n;
         int half = n / 2;
@@ -37,6 +37,14 @@ final class SpecialFft {
                 twIm[h - 1 + j] = Math.sin(angle);
             }
         }
+    }
+
+    /**
+     * The twiddle tables {re, im} (copies): the butterfly of stage length len at offset j within its group uses entry
+     * len/2 − 1 + j, and the inverse its conjugate. An executor that encodes on a device runs the same butterflies.
+     */
+    public double[][] twiddles() {
+        return new double[][] {twRe.clone(), twIm.clone()};
     }
 
     /** Coefficient-side values to slots (decoding direction), in place. */
@@ -83,7 +91,7 @@ final class SpecialFft {
      * has fewer limbs than a many-core server has threads, and the FFT was the part left on one core. (On two cores
      * the split measured no faster than one thread: a millisecond of work against two hand-offs.)
      */
-    void inverseBitReversed(double[] re, double[] im, int size, LimbPool pool) {
+    public void inverseBitReversed(double[] re, double[] im, int size, LimbPool pool) {
         int parts = 1;
         if (pool != null && pool.acrossCiphertexts() && size >= PARALLEL_SIZE) {
             while (parts * 2 <= pool.threads() && parts * 2 <= size / 2) {

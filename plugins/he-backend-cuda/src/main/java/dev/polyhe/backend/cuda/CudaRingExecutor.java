@@ -38,6 +38,8 @@ final class CudaRingExecutor implements RingExecutor {
     private final Map<SwitchingKey, Allocation> keys = new WeakHashMap<>();
     private final Map<Long, Allocation> permutations = new ConcurrentHashMap<>();
     private final Object lock = new Object();
+    /** ModUp, ModDown and the fused key-switching forms, under this executor's lock. */
+    private final DeviceKeySwitcher switcher;
     private boolean closed;
 
     CudaRingExecutor(DeviceApi device, SchemeParameters params) {
@@ -48,6 +50,7 @@ final class CudaRingExecutor implements RingExecutor {
         this.n = ring.n();
         this.limbBytes = (long) n * Long.BYTES;
         this.tables = new DeviceTables(this, ring, gadget);
+        this.switcher = new DeviceKeySwitcher(this, device, memory, tables, params);
     }
 
     /** Opens GPU 0 for these parameters: kernels loaded, NTT tables uploaded. */
@@ -66,7 +69,7 @@ final class CudaRingExecutor implements RingExecutor {
     }
 
     /** A polynomial in device memory: limbs 0..limbs-1 from the allocation's start (prefixes share it). */
-    private record DevicePoly(CudaRingExecutor owner, Allocation memory, int limbs) implements RnsPoly {
+    record DevicePoly(CudaRingExecutor owner, Allocation memory, int limbs) implements RnsPoly {
         @Override
         public int limbCount() {
             return limbs;
@@ -74,9 +77,9 @@ final class CudaRingExecutor implements RingExecutor {
     }
 
     /** digitCount × width limbs: digit j's raised limbs at j·width·N words. */
-    private record DeviceDigits(Allocation memory, int level, int digitCount, int width) implements KeySwitchDigits {}
+    record DeviceDigits(Allocation memory, int level, int digitCount, int width) implements KeySwitchDigits {}
 
-    private DevicePoly d(RnsPoly p) {
+    DevicePoly d(RnsPoly p) {
         if (p instanceof DevicePoly dp && dp.owner() == this) {
             return dp;
         }
@@ -89,15 +92,15 @@ final class CudaRingExecutor implements RingExecutor {
         return memory.allocate(bytes);
     }
 
-    private DevicePoly poly(int limbs) {
+    DevicePoly poly(int limbs) {
         return new DevicePoly(this, memory.allocate(limbs * limbBytes), limbs);
     }
 
-    private Ptr limb(Allocation a, int k) {
+    Ptr limb(Allocation a, int k) {
         return k == 0 ? a.ptr : a.ptr.plus(k * limbBytes);
     }
 
-    private Ptr limb(DevicePoly p, int k) {
+    Ptr limb(DevicePoly p, int k) {
         return limb(p.memory(), k);
     }
 
@@ -113,7 +116,7 @@ final class CudaRingExecutor implements RingExecutor {
         return a;
     }
 
-    private void copy(Ptr to, Ptr from, int limbs) {
+    void copy(Ptr to, Ptr from, int limbs) {
         device.copy(to, from, limbs * limbBytes);
     }
 
@@ -147,11 +150,11 @@ final class CudaRingExecutor implements RingExecutor {
     // ---- transforms ----------------------------------------------------------------------------------------
 
     /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]: one or two launches. */
-    private void forward(Ptr a, int limbs, Ptr primes) {
+    void forward(Ptr a, int limbs, Ptr primes) {
         transform("ntt_fwd_phase", a, limbs, primes, tables.psiRev, tables.psiRevShoup);
     }
 
-    private void inverse(Ptr a, int limbs, Ptr primes) {
+    void inverse(Ptr a, int limbs, Ptr primes) {
         transform("ntt_inv_phase", a, limbs, primes, tables.psiInvRev, tables.psiInvRevShoup);
     }
 
@@ -218,6 +221,39 @@ final class CudaRingExecutor implements RingExecutor {
                     tables.pc, n);
             forward(out.memory().ptr, level + 1, tables.identity.ptr);
             staged.release();
+            return out;
+        }
+    }
+
+    /**
+     * The whole encoding on the device, as CanonicalEncoder does it on the host: the slots' values uploaded once (2 ×
+     * slots doubles), the inverse special FFT in one or two shared-memory launches, the scaling, rounding and
+     * reduction into every limb in one, the NTT in one or two.
+     */
+    @Override
+    public RnsPoly fromSlots(double[] re, double[] im, int slots, int level, double scale) {
+        int logSlots = Integer.numberOfTrailingZeros(slots);
+        long[] staged = new long[2 * slots];
+        for (int i = 0; i < slots; i++) {
+            staged[i] = Double.doubleToRawLongBits(re[i]);
+            staged[slots + i] = Double.doubleToRawLongBits(im[i]);
+        }
+        long factor = Double.doubleToRawLongBits(scale / slots); // the FFT's 1/slots folded in, as the host does
+        synchronized (lock) {
+            begin();
+            Allocation values = memory.allocate(2L * slots * Double.BYTES);
+            device.upload(values.ptr, staged);
+            if (logSlots > 0) {
+                for (NttPhases.Phase ph : NttPhases.plan(logSlots)) {
+                    device.launchBlocks("fft_inv_phase", ph.blocks(logSlots), 1, ph.threads(), 2 * ph.sharedBytes(),
+                            values.ptr, tables.fftRe.ptr, tables.fftIm.ptr, logSlots, ph.s0(), ph.k(), ph.logTiles());
+                }
+            }
+            DevicePoly out = poly(level + 1);
+            device.launch("encode_slots", n, level + 1, out.memory().ptr, values.ptr, logSlots, new long[] {factor},
+                    tables.identity.ptr, tables.pc, n);
+            forward(out.memory().ptr, level + 1, tables.identity.ptr);
+            values.release();
             return out;
         }
     }
@@ -384,23 +420,7 @@ final class CudaRingExecutor implements RingExecutor {
     public KeySwitchDigits decompose(RnsPoly d, int level) {
         synchronized (lock) {
             begin();
-            DevicePoly x = d(d);
-            int digits = gadget.digitCount(level);
-            int width = level + 1 + ring.pCount();
-            DeviceTables.LevelTables lt = tables.level(level);
-            Allocation coeffs = memory.allocate((level + 1) * limbBytes);
-            Allocation scaled = memory.allocate((level + 1) * limbBytes);
-            copy(coeffs.ptr, x.memory().ptr, level + 1);
-            inverse(coeffs.ptr, level + 1, tables.identity.ptr);
-            device.launch("bconv_scale", n, level + 1, scaled.ptr, coeffs.ptr, lt.modUpInverse().ptr,
-                    lt.modUpInverseShoup().ptr, tables.identity.ptr, tables.pc, n);
-            Allocation out = memory.allocate((long) digits * width * limbBytes);
-            device.launch("modup_convert", n, digits * width, out.ptr, coeffs.ptr, scaled.ptr, lt.modUpPlan().ptr,
-                    lt.modUpQHat().ptr, lt.modUpQHatShoup().ptr, lt.extended().ptr, width, tables.pc, n);
-            forward(out.ptr, digits * width, lt.extendedDigits().ptr);
-            coeffs.release();
-            scaled.release();
-            return new DeviceDigits(out, level, digits, width);
+            return switcher.decompose(d, level);
         }
     }
 
@@ -408,19 +428,7 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level) {
         synchronized (lock) {
             begin();
-            DeviceDigits dd = (DeviceDigits) digits;
-            DeviceTables.LevelTables lt = tables.level(level);
-            Allocation k = key(key);
-            int width = dd.width();
-            Allocation acc0 = memory.allocate(width * limbBytes);
-            Allocation acc1 = memory.allocate(width * limbBytes);
-            device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, dd.memory().ptr,
-                    dd.digitCount(), width, k.ptr, tables.primeCount, lt.extended().ptr,
-                    tables.pc, n);
-            RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
-            acc0.release();
-            acc1.release();
-            return out;
+            return switcher.applyKey(digits, key, level);
         }
     }
 
@@ -456,18 +464,7 @@ final class CudaRingExecutor implements RingExecutor {
         }
         synchronized (lock) {
             begin();
-            DeviceDigits digits = (DeviceDigits) decompose(d[2], level);
-            DeviceTables.LevelTables lt = tables.level(level);
-            int width = digits.width();
-            Allocation acc0 = memory.allocate(width * limbBytes);
-            Allocation acc1 = memory.allocate(width * limbBytes);
-            device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
-                    digits.digitCount(), width, key(key).ptr, tables.primeCount, lt.extended().ptr, tables.pc, n);
-            digits.memory().release();
-            RnsPoly[] out = {modDownRescale(acc0, d(d[0]), level), modDownRescale(acc1, d(d[1]), level)};
-            acc0.release();
-            acc1.release();
-            return out;
+            return switcher.relinearizeRescale(d, key, level);
         }
     }
 
@@ -482,11 +479,7 @@ final class CudaRingExecutor implements RingExecutor {
         }
         synchronized (lock) {
             begin();
-            Allocation[] acc = switchedSum(ds, keys, autos, level);
-            RnsPoly[] out = {modDown(acc[0], level), modDown(acc[1], level)};
-            acc[0].release();
-            acc[1].release();
-            return out;
+            return switcher.keySwitchSum(ds, keys, autos, level);
         }
     }
 
@@ -499,40 +492,11 @@ final class CudaRingExecutor implements RingExecutor {
         }
         synchronized (lock) {
             begin();
-            Allocation[] acc = switchedSum(ds, keys, autos, level);
-            RnsPoly[] out = {modDownRescale(acc[0], d(d0), level),
-                modDownRescale(acc[1], d1 == null ? null : d(d1), level)};
-            acc[0].release();
-            acc[1].release();
-            return out;
+            return switcher.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
         }
     }
 
-    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (under the lock). */
-    private Allocation[] switchedSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
-        DeviceTables.LevelTables lt = tables.level(level);
-        int width = level + 1 + ring.pCount();
-        Allocation acc0 = memory.allocate(width * limbBytes);
-        Allocation acc1 = memory.allocate(width * limbBytes);
-        DeviceDigits digits = null;
-        for (int t = 0; t < ds.length; t++) {
-            if (t == 0 || ds[t] != ds[t - 1]) {
-                if (digits != null) {
-                    digits.memory().release();
-                }
-                digits = (DeviceDigits) decompose(ds[t], level);
-            }
-            device.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
-                    digits.digitCount(), width, key(keys[t]).ptr, tables.primeCount, lt.extended().ptr,
-                    permutation(autos[t]).ptr, t == 0 ? 1 : 0, Ptr.NULL, tables.pc, n);
-        }
-        if (digits != null) {
-            digits.memory().release();
-        }
-        return new Allocation[] {acc0, acc1};
-    }
-
-    private Allocation permutation(Automorphism g) {
+    Allocation permutation(Automorphism g) {
         return permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
     }
 
@@ -542,22 +506,14 @@ final class CudaRingExecutor implements RingExecutor {
         return ring.pCount() > 0;
     }
 
-    /** Over Q_level ∪ P in Montgomery form, converted once on the host as HostRingExecutor converts them. */
+    /** Over Q_level ∪ P in Montgomery form (in place: the encoder's fresh limbs), converted once on the host. */
     @Override
     public RnsPoly uploadDiagonal(long[][] limbs) {
         if (!hoistsDiagonals()) {
             return upload(limbs);
         }
-        int level = limbs.length - 1 - ring.pCount();
-        long[][] mont = new long[limbs.length][];
-        for (int pos = 0; pos < limbs.length; pos++) {
-            var m = ring.modulus(ring.extendedIndex(level, pos));
-            mont[pos] = new long[n];
-            for (int c = 0; c < n; c++) {
-                mont[pos][c] = m.toMont(limbs[pos][c]);
-            }
-        }
-        return upload(mont);
+        ring.toMontgomery(limbs, limbs.length - 1 - ring.pCount());
+        return upload(limbs);
     }
 
     /**
@@ -578,158 +534,8 @@ final class CudaRingExecutor implements RingExecutor {
         }
         synchronized (lock) {
             begin();
-            int width = level + 1 + ring.pCount();
-            long bytes = width * limbBytes;
-            Ptr ext = tables.level(level).extended().ptr;
-            DeviceDigits digits = null;
-            for (SwitchingKey key : babyKeys) {
-                if (key != null && digits == null) {
-                    digits = (DeviceDigits) decompose(c1, level);
-                }
-            }
-            Allocation[][] sums = new Allocation[giantKeys.length][];
-            Allocation x0 = memory.allocate(bytes);
-            Allocation x1 = memory.allocate(bytes);
-            for (int b = 0; b < babyKeys.length; b++) {
-                boolean used = false;
-                for (RnsPoly[] row : diagonals) {
-                    used |= row[b] != null;
-                }
-                if (!used) {
-                    continue;
-                }
-                if (babyKeys[b] == null) {
-                    device.launch("baby_identity", n, width, x0.ptr, x1.ptr, d(c0).memory().ptr, d(c1).memory().ptr,
-                            tables.pModQ.ptr, tables.pModQShoup.ptr, level, ext, tables.pc, n);
-                } else {
-                    device.launch("baby_step", n, width, x0.ptr, x1.ptr, digits.memory().ptr, digits.digitCount(),
-                            width, key(babyKeys[b]).ptr, tables.primeCount, ext, permutation(babyAutos[b]).ptr,
-                            d(c0).memory().ptr, tables.pModQ.ptr, tables.pModQShoup.ptr, level, tables.pc, n);
-                }
-                for (int g = 0; g < giantKeys.length; g++) {
-                    RnsPoly diagonal = diagonals[g][b];
-                    if (diagonal == null) {
-                        continue;
-                    }
-                    boolean first = sums[g] == null;
-                    if (first) {
-                        sums[g] = new Allocation[] {memory.allocate(bytes), memory.allocate(bytes)};
-                    }
-                    device.launch("diagonal_accumulate", n, width, sums[g][0].ptr, sums[g][1].ptr, x0.ptr, x1.ptr,
-                            d(diagonal).memory().ptr, first ? 1 : 0, ext, tables.pc, n);
-                }
-            }
-            x0.release();
-            x1.release();
-            if (digits != null) {
-                digits.memory().release();
-            }
-            Allocation[] acc = giantSteps(sums, giantKeys, giantAutos, level);
-            RnsPoly[] out = {modDownRescale(acc[0], null, level), modDownRescale(acc[1], null, level)};
-            acc[0].release();
-            acc[1].release();
-            return out;
+            return switcher.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos, level);
         }
-    }
-
-    /**
-     * The giant steps of {@link #diagonalsRescale} summed over Q_level ∪ P: the unrotated sums added, each rotated
-     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (under the lock; takes the sums).
-     */
-    private Allocation[] giantSteps(Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos,
-            int level) {
-        int width = level + 1 + ring.pCount();
-        Ptr ext = tables.level(level).extended().ptr;
-        Allocation[] acc = null;
-        for (int g = 0; g < sums.length; g++) {
-            if (sums[g] != null && giantKeys[g] == null) {
-                if (acc == null) {
-                    acc = sums[g];
-                    continue;
-                }
-                for (int v = 0; v < 2; v++) {
-                    device.launch("poly_add_into", n, width, acc[v].ptr, sums[g][v].ptr, ext, tables.pc, n);
-                    sums[g][v].release();
-                }
-            }
-        }
-        for (int g = 0; g < sums.length; g++) {
-            if (sums[g] == null || giantKeys[g] == null) {
-                continue;
-            }
-            DevicePoly divided = modDown(sums[g][1], level);
-            DeviceDigits digits = (DeviceDigits) decompose(divided, level);
-            boolean first = acc == null;
-            if (first) {
-                acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
-            }
-            device.launch("keyswitch_permuted_sum", n, width, acc[0].ptr, acc[1].ptr, digits.memory().ptr,
-                    digits.digitCount(), width, key(giantKeys[g]).ptr, tables.primeCount, ext,
-                    permutation(giantAutos[g]).ptr, first ? 1 : 0, sums[g][0].ptr, tables.pc, n);
-            digits.memory().release();
-            sums[g][0].release();
-            sums[g][1].release();
-        }
-        if (acc == null) { // a matrix with no diagonal: zero
-            acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
-            device.zero(acc[0].ptr, acc[0].bytes);
-            device.zero(acc[1].ptr, acc[1].bytes);
-        }
-        return acc;
-    }
-
-    /**
-     * round((P·d + x) / (P·q_level)) over Q_(level−1) for x over Q_level ∪ P (NTT) and d over Q_level (NTT; null:
-     * zero), as KeySwitcher.modDownRescale: the fast conversion of x's q_level and P limbs with its excess computed
-     * and taken off, so the division rounds as a rescale does. Overwrites x's q_level and P limbs.
-     */
-    private DevicePoly modDownRescale(Allocation x, DevicePoly d, int level) {
-        int k = ring.pCount();
-        DeviceTables.RescaleTables rt = tables.rescale(level);
-        Ptr ext = tables.level(level).extended().ptr;
-        Ptr divided = limb(x, level); // q_level, then p_0..p_{k-1}: contiguous
-        Ptr dividedPrimes = ext.plus((long) level * Integer.BYTES);
-        if (d != null) {
-            device.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level,
-                    tables.pc, n);
-        }
-        inverse(divided, k + 1, dividedPrimes);
-        Allocation scaled = memory.allocate((k + 1) * limbBytes);
-        device.launch("bconv_scale", n, k + 1, scaled.ptr, divided, rt.qHatInv().ptr, rt.qHatInvShoup().ptr,
-                dividedPrimes, tables.pc, n);
-        Allocation excess = memory.allocate((long) n * Integer.BYTES);
-        device.launch("moddown_rescale_excess", n, 1, excess.ptr, scaled.ptr, k + 1, rt.sourceInverse().ptr, n);
-        DevicePoly out = poly(level);
-        device.launch("bconv_accumulate_excess", n, level, out.memory().ptr, scaled.ptr, k + 1, rt.qHat().ptr,
-                rt.qHatShoup().ptr, tables.identity.ptr, excess.ptr, rt.minusExcess().ptr, rt.excessOffset(),
-                tables.pc, n);
-        forward(out.memory().ptr, level, tables.identity.ptr);
-        device.launch("moddown_rescale_combine", n, level, out.memory().ptr, x.ptr, out.memory().ptr,
-                d == null ? Ptr.NULL : d.memory().ptr, rt.pqInv().ptr, rt.pqInvShoup().ptr, rt.qlInv().ptr,
-                rt.qlInvShoup().ptr, tables.identity.ptr, tables.pc, n);
-        scaled.release();
-        excess.release();
-        return out;
-    }
-
-    /** x over Q_level ∪ P (NTT) to x / P over Q_level, as KeySwitcher.modDown; overwrites x's P limbs. */
-    private DevicePoly modDown(Allocation x, int level) {
-        int k = ring.pCount();
-        Ptr special = limb(x, level + 1);
-        Ptr pPrimes = tables.prime(ring.qCount());
-        inverse(special, k, pPrimes);
-        Allocation scaled = memory.allocate(k * limbBytes);
-        device.launch("bconv_scale", n, k, scaled.ptr, special, tables.pToQInverse.ptr,
-                tables.pToQInverseShoup.ptr, pPrimes, tables.pc, n);
-        DevicePoly out = poly(level + 1);
-        device.launch("bconv_accumulate", n, level + 1, out.memory().ptr, scaled.ptr, k,
-                tables.pToQ.ptr, tables.pToQShoup.ptr, tables.identity.ptr, tables.pc, n);
-        forward(out.memory().ptr, level + 1, tables.identity.ptr);
-        device.launch("poly_sub_mul_scalar", n, level + 1, out.memory().ptr, x.ptr, out.memory().ptr,
-                tables.pInverse.ptr, tables.pInverseShoup.ptr, tables.identity.ptr, tables.pc,
-                n);
-        scaled.release();
-        return out;
     }
 
     /** As KeySwitcher.switchAtLevelZero: d raised to p_0, the inner product on q_0 and p_0, then ÷ p_0. */
@@ -737,39 +543,7 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
         synchronized (lock) {
             begin();
-            int p0 = ring.pIndex(0);
-            Allocation k = key(key);
-            Allocation pair = memory.allocate(2 * limbBytes); // {d mod q_0, d raised to p_0}, NTT
-            Allocation tmp = memory.allocate(limbBytes);
-            copy(pair.ptr, d(d).memory().ptr, 1);
-            copy(tmp.ptr, d(d).memory().ptr, 1);
-            inverse(tmp.ptr, 1, tables.prime(0));
-            device.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0),
-                    tables.pc, n);
-            forward(limb(pair, 1), 1, tables.prime(p0));
-            Allocation acc0 = memory.allocate(2 * limbBytes);
-            Allocation acc1 = memory.allocate(2 * limbBytes);
-            device.launch("keyswitch_inner_product", n, 2, acc0.ptr, acc1.ptr, pair.ptr, 1, 2,
-                    k.ptr, tables.primeCount, tables.levelZeroPair.ptr, tables.pc, n);
-            RnsPoly[] out = new RnsPoly[2];
-            Allocation[] accs = {acc0, acc1};
-            for (int part = 0; part < 2; part++) {
-                Ptr onP = limb(accs[part], 1);
-                inverse(onP, 1, tables.prime(p0));
-                device.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0),
-                        tables.pc, n);
-                forward(tmp.ptr, 1, tables.prime(0));
-                DevicePoly r = poly(1);
-                device.launch("poly_sub_mul_scalar", n, 1, r.memory().ptr, accs[part].ptr, tmp.ptr,
-                        tables.p0Inverse.ptr, tables.p0Inverse.ptr.plus(Long.BYTES),
-                        tables.prime(0), tables.pc, n);
-                out[part] = r;
-            }
-            pair.release();
-            tmp.release();
-            acc0.release();
-            acc1.release();
-            return out;
+            return switcher.switchAtLevelZero(d, key);
         }
     }
 
@@ -794,7 +568,7 @@ final class CudaRingExecutor implements RingExecutor {
      * The key's limbs on the device, uploaded on first use, as the inner-product kernel reads them:
      * [digit][b, a][prime][coefficient] over every prime (limbs a level-0 key lacks are zero and never read).
      */
-    private Allocation key(SwitchingKey key) {
+    Allocation key(SwitchingKey key) {
         Allocation a = keys.get(key);
         if (a != null) {
             return a;

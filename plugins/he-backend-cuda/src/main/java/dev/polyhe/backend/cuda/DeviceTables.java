@@ -8,6 +8,7 @@ import dev.polyhe.ckks.ring.NttTables;
 import dev.polyhe.ckks.ring.RnsRing;
 import dev.polyhe.ckks.rlwe.GadgetDecomposition;
 import dev.polyhe.ckks.rlwe.KeySwitcher;
+import dev.polyhe.ckks.scheme.SpecialFft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,9 @@ final class DeviceTables {
     final Allocation rescaleInverseShoup;
     /** {p_0^-1 mod q_0, its Shoup companion}. */
     final Allocation p0Inverse;
+    /** The special FFT's twiddles (SpecialFft.twiddles), doubles as their bits: encoding on the device. */
+    final Allocation fftRe;
+    final Allocation fftIm;
 
     DeviceTables(CudaRingExecutor exec, RnsRing ring, GadgetDecomposition gadget) {
         this.exec = exec;
@@ -129,6 +133,9 @@ final class DeviceTables {
         rescaleInverseShoup = hold(rInvShoup);
         long p0Inv = k == 0 ? 0 : chain[0].inv(chain[0].reduce(special[0].value()));
         p0Inverse = hold(new long[] {p0Inv, k == 0 ? 0 : chain[0].shoup(p0Inv)});
+        double[][] fft = new SpecialFft(ring.logN()).twiddles();
+        fftRe = hold(bits(fft[0]));
+        fftIm = hold(bits(fft[1]));
     }
 
     /**
@@ -231,6 +238,14 @@ final class DeviceTables {
                     hold(t.converter()[3]), hold(t.sourceInverseBits()), hold(t.minusExcess()), t.excessOffset(),
                     hold(t.pqInv()), hold(t.pqInvShoup()), hold(t.qlInv()), hold(t.qlInvShoup()), hold(t.pModQl()));
         });
+    }
+
+    private static long[] bits(double[] values) {
+        long[] b = new long[values.length];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = Double.doubleToRawLongBits(values[i]);
+        }
+        return b;
     }
 
     private static long[] concat(List<long[]> parts, int words) {

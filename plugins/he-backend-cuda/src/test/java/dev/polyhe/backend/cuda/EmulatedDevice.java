@@ -286,25 +286,35 @@ final class EmulatedDevice implements DeviceApi {
     }
 
     /**
-     * The NTT phases (a, primes, pc, twiddles, twiddlesShoup, logN, s0, k, logTiles): the grid must cover the limb in
-     * tiles that fit the block's shared memory; the stages [s0, s0 + k) are then done exactly, stage by stage.
+     * The NTT phases (a, primes, pc, twiddles, twiddlesShoup, logN, s0, k, logTiles) and the FFT's (values, twRe,
+     * twIm, logSize, s0, k, logTiles): the grid must cover the limb (the values) in tiles that fit the block's shared
+     * memory; the stages [s0, s0 + k) are then done exactly, stage by stage.
      */
     @Override
     public void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
         counts.launch();
-        int logN = n(a, 5);
-        int s0 = n(a, 6);
-        int k = n(a, 7);
-        int logTiles = n(a, 8);
+        boolean fft = kernel.equals("fft_inv_phase");
+        int first = fft ? 3 : 5;
+        int logN = n(a, first);
+        int s0 = n(a, first + 1);
+        int k = n(a, first + 2);
+        int logTiles = n(a, first + 3);
         long elems = 1L << (k + logTiles);
-        if ((long) blocks * elems != 1L << logN || sharedBytes != 8 * elems || sharedBytes > SHARED_BYTES
+        long perElement = fft ? 16 : 8; // a complex double, or a residue
+        if ((long) blocks * elems != 1L << logN || sharedBytes != perElement * elems || sharedBytes > SHARED_BYTES
                 || threads < 1 || threads > 1024 || k < 1 || s0 < 0 || s0 + k > logN) {
             throw new IllegalArgumentException(kernel + ": " + blocks + " blocks of " + threads + " threads, "
                     + sharedBytes + " bytes shared, stages [" + s0 + ", " + (s0 + k) + ") of " + logN + ", 2^" + logTiles
                     + " tiles a block: not a cover of the ring that fits a block");
         }
-        live(p(a, 0), 8L * limbs << logN);
+        live(p(a, 0), perElement * limbs << logN);
         if (!compute) {
+            return;
+        }
+        if (fft) {
+            for (int stage = s0; stage < s0 + k; stage++) {
+                fftInverseStage(p(a, 0), p(a, 1), p(a, 2), logN, stage);
+            }
             return;
         }
         for (int limb = 0; limb < limbs; limb++) {
@@ -456,6 +466,22 @@ final class EmulatedDevice implements DeviceApi {
                 set(p(a, 0), o, first ? s0 : m.add(get(p(a, 0), o), s0));
                 set(p(a, 1), o, first ? s1 : m.add(get(p(a, 1), o), s1));
             }
+            case "encode_slots" -> {
+                int size = n(a, 6);
+                Modulus m = modulus(p(a, 5), getInt(p(a, 4), limb));
+                int logSlots = n(a, 2);
+                int half = size / 2;
+                int gap = half >> logSlots;
+                long at = c < half ? c : c - half;
+                long r = 0;
+                if (at % gap == 0) {
+                    int i = (int) (at / gap);
+                    int from = logSlots == 0 ? 0 : Integer.reverse(i) >>> (32 - logSlots);
+                    double v = Double.longBitsToDouble(get(p(a, 1), (c < half ? 0 : 1L << logSlots) + from));
+                    r = m.reduceSigned((long) Math.rint(v * Double.longBitsToDouble(((long[]) a[3])[0])));
+                }
+                set(p(a, 0), (long) limb * size + c, r);
+            }
             case "encode_coefficients" -> {
                 Modulus m = modulus(p(a, 3), getInt(p(a, 2), limb));
                 set(p(a, 0), (long) limb * n(a, 4) + c, m.reduceSigned(get(p(a, 1), c)));
@@ -537,6 +563,31 @@ final class EmulatedDevice implements DeviceApi {
                 set(p(a, 1), (long) limb * size + c, s1);
             }
             default -> throw new IllegalArgumentException("no kernel " + kernel);
+        }
+    }
+
+    /** SpecialFft.inverseBitReversed's stage of length size >> stage on {re[size], im[size]}, as Java computes it. */
+    private void fftInverseStage(Ptr values, Ptr twRe, Ptr twIm, int logSize, int stage) {
+        int size = 1 << logSize;
+        int len = size >> stage;
+        int half = len >> 1;
+        for (int i = 0; i < size; i += len) {
+            for (int j = 0; j < half; j++) {
+                int x = i + j;
+                int y = x + half;
+                double wr = Double.longBitsToDouble(get(twRe, half - 1 + j));
+                double wi = -Double.longBitsToDouble(get(twIm, half - 1 + j));
+                double ar = Double.longBitsToDouble(get(values, x));
+                double ai = Double.longBitsToDouble(get(values, size + x));
+                double br = Double.longBitsToDouble(get(values, y));
+                double bi = Double.longBitsToDouble(get(values, size + y));
+                double dr = ar - br;
+                double di = ai - bi;
+                set(values, x, Double.doubleToRawLongBits(ar + br));
+                set(values, size + x, Double.doubleToRawLongBits(ai + bi));
+                set(values, y, Double.doubleToRawLongBits(dr * wr - di * wi));
+                set(values, size + y, Double.doubleToRawLongBits(dr * wi + di * wr));
+            }
         }
     }
 

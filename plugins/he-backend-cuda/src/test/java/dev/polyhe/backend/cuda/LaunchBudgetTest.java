@@ -64,10 +64,10 @@ class LaunchBudgetTest {
             within(product, PRODUCT_LAUNCHES, "mul + relin + rescale");
             within(rescale, RESCALE_LAUNCHES, "a rescale");
             within(constants, 3, "a constant product and a constant sum (scalars as kernel parameters)");
-            // a plaintext: its N coefficients in one copy, reduced and transformed on the device
-            assertEquals(1, encode.uploads(), "an encode uploads its coefficients once: " + encode);
-            assertEquals(8L << parameters.logN(), encode.uploadBytes(), "N words, not a limb each: " + encode);
-            assertTrue(encode.launches() <= 3 && encode.synchronizations() == 0, "an encode: " + encode);
+            // a plaintext: its slots in one copy, the FFT, rounding, residues and NTT on the device
+            assertEquals(1, encode.uploads(), "an encode uploads its slots once: " + encode);
+            assertEquals(16L * parameters.slots(), encode.uploadBytes(), "2 × slots doubles: " + encode);
+            assertTrue(encode.launches() <= 5 && encode.synchronizations() == 0, "an encode: " + encode);
         }
     }
 

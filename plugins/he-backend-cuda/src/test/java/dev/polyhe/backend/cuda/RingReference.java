@@ -13,6 +13,7 @@ import dev.polyhe.ckks.ring.RnsRing;
 import dev.polyhe.ckks.rlwe.GadgetDecomposition;
 import dev.polyhe.ckks.rlwe.KeySwitcher;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
+import dev.polyhe.ckks.scheme.SpecialFft;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -135,6 +136,49 @@ final class RingReference {
             }
         }
         u64("encode_out", flat(residues));
+
+        // encoding: the special FFT of full and sparse slots, then the encoder's scaling, rounding and residues
+        double[][] fftTwiddles = new SpecialFft(logN).twiddles();
+        u64("fft_tw_re", doubleBits(fftTwiddles[0]));
+        u64("fft_tw_im", doubleBits(fftTwiddles[1]));
+        List<String> slotCounts = new ArrayList<>();
+        for (int slots : new int[] {n / 2, Math.min(8, n / 2), 1}) {
+            slotCounts.add(Integer.toString(slots));
+            double[] re = new double[slots];
+            double[] im = new double[slots];
+            for (int i = 0; i < slots; i++) {
+                re[i] = 2 * rnd.nextDouble() - 1;
+                im[i] = rnd.nextDouble() - 0.5;
+            }
+            long[] in = new long[2 * slots];
+            for (int i = 0; i < slots; i++) {
+                in[i] = Double.doubleToRawLongBits(re[i]);
+                in[slots + i] = Double.doubleToRawLongBits(im[i]);
+            }
+            u64("fft_in_" + slots, in);
+            new SpecialFft(logN).inverseBitReversed(re, im, slots, null);
+            long[] out = new long[2 * slots];
+            for (int i = 0; i < slots; i++) {
+                out[i] = Double.doubleToRawLongBits(re[i]);
+                out[slots + i] = Double.doubleToRawLongBits(im[i]);
+            }
+            u64("fft_out_" + slots, out);
+            // CanonicalEncoder's loop: value i at bitReverse(i), times scale / slots, rounded, reduced
+            double factor = 0x1p40 / slots;
+            long[][] limbs = new long[total][n];
+            int gap = n / 2 / slots;
+            for (int i = 0; i < slots; i++) {
+                int from = slots == 1 ? 0 : Integer.reverse(i) >>> (32 - Integer.numberOfTrailingZeros(slots));
+                long r = (long) Math.rint(re[from] * factor);
+                long m = (long) Math.rint(im[from] * factor);
+                for (int p = 0; p < total; p++) {
+                    limbs[p][i * gap] = mod[p].reduceSigned(r);
+                    limbs[p][n / 2 + i * gap] = mod[p].reduceSigned(m);
+                }
+            }
+            u64("encode_slots_" + slots, flat(limbs));
+        }
+        params.append("fftSlots ").append(String.join(" ", slotCounts)).append('\n');
 
         // NTT over every prime, limbs in prime order, then in reversed prime order
         long[][] coef = randomPoly(mod, RnsRing.prefix(total - 1));
@@ -555,6 +599,14 @@ final class RingReference {
             }
         }
         return out;
+    }
+
+    static long[] doubleBits(double[] values) {
+        long[] b = new long[values.length];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = Double.doubleToRawLongBits(values[i]);
+        }
+        return b;
     }
 
     void param(String key, long value) {

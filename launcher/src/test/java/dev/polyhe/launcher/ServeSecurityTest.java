@@ -1,0 +1,632 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.bench.RandomCheckpoint;
+import dev.polyhe.server.PolyHeServer;
+import dev.polyhe.server.RemoteClient;
+import dev.polyhe.server.Tls;
+import dev.polyhe.server.TokenFile;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code polyhe serve} on a network (issue 44), on loopback ports only: binding and the refusal to serve a network
+ * unprotected; tenants by bearer token, each blind to the others' key sets and jobs; TLS; a server that slow clients
+ * and event streams cannot stall; uploads checked before anything is kept; errors without the server's paths.
+ */
+class ServeSecurityTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String KEYSET = "keyset.properties";
+
+    @TempDir
+    static Path dir;
+    static Path model;
+    static Path keys;
+    static Path tokens;
+    static String alice;
+    static String bob;
+    static String ops;
+    static PolyHe polyhe;
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
+        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
+        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
+                "--output", model.resolve("calibration.json").toString());
+        assertEquals(0, cal.code(), cal.err());
+        keys = dir.resolve("keys");
+        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
+                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
+        assertEquals(0, gen.code(), gen.err());
+        tokens = dir.resolve("tokens");
+        var add = polyhe("serve", "token", "add", "--tokens", tokens.toString(), "--tenant", "alice");
+        assertEquals(0, add.code(), add.err());
+        alice = add.out().strip();
+        bob = TokenFile.add(tokens, "bob", false);
+        ops = TokenFile.add(tokens, "ops", true);
+        polyhe = PolyHe.builder().threads(1).build();
+    }
+
+    @AfterAll
+    static void close() {
+        polyhe.close();
+    }
+
+    private static PolyHeServer.Settings settings(Path store, int workers, int queue) {
+        return new PolyHeServer.Settings(0, List.of(model), store, workers, queue, 1L << 30, 256L << 20, 64L << 20,
+                true, 0);
+    }
+
+    private static PolyHeServer.Network tenants(int maxKeySets) {
+        return new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, maxKeySets, 8);
+    }
+
+    private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
+        // bounded, so that a stalled server fails the test instead of hanging it
+        b.uri(URI.create(url)).timeout(java.time.Duration.ofSeconds(60));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> get(String url, String token) throws Exception {
+        return send(url, token, HttpRequest.newBuilder());
+    }
+
+    private static JsonNode error(HttpResponse<String> r, int status) throws Exception {
+        assertEquals(status, r.statusCode(), r.body());
+        JsonNode n = JSON.readTree(r.body());
+        assertEquals(status, n.get("status").asInt(), r.body());
+        return n;
+    }
+
+    private static long entries(Path folder) throws Exception {
+        if (!Files.isDirectory(folder)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.count();
+        }
+    }
+
+    /** A zip of the server half with some files replaced ({@code name -> bytes}). */
+    private static byte[] zip(Map<String, byte[]> replaced) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
+                z.putNextEntry(new ZipEntry(f));
+                if (replaced.containsKey(f)) {
+                    z.write(replaced.get(f));
+                } else {
+                    Files.copy(keys.resolve("server").resolve(f), z);
+                }
+            }
+        }
+        return b.toByteArray();
+    }
+
+    private static HttpResponse<String> upload(String url, String token, byte[] zip) throws Exception {
+        return send(url + "/v1/keys", token, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers.ofByteArray(zip)));
+    }
+
+    private static byte[] query() throws Exception {
+        Path ct = dir.resolve("q.ct");
+        if (!Files.exists(ct)) {
+            var r = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
+                    dir.resolve("in.json").toString(), "--output", ct.toString());
+            assertEquals(0, r.code(), r.err());
+        }
+        return Files.readAllBytes(ct);
+    }
+
+    private static HttpResponse<String> submit(String url, String token, String keySet) throws Exception {
+        return send(url + "/v1/jobs?model=tiny&key_set=" + keySet, token, HttpRequest.newBuilder()
+                .POST(HttpRequest.BodyPublishers.ofByteArray(query())));
+    }
+
+    private static String keySetId() throws Exception {
+        return PolyHeServer.keySetId(keys.resolve("server"));
+    }
+
+    // 1. binding and refusal
+
+    @Test
+    void aServerOnANetworkAddressWithoutTlsAndTokensRefusesToStart() throws Exception {
+        var open = new PolyHeServer.Network("0.0.0.0", null, true, null, false, 256, 64, 16, 16, 8);
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), open));
+        assertTrue(e.getMessage().contains("refusing to serve on 0.0.0.0 without TLS and authentication")
+                && e.getMessage().contains("--insecure-network"), e.getMessage());
+        var tokensOnly = new PolyHeServer.Network("0.0.0.0", tokens, false, null, false, 256, 64, 16, 16, 8);
+        e = assertThrows(IllegalArgumentException.class,
+                () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), tokensOnly));
+        assertTrue(e.getMessage().contains("without TLS:"), e.getMessage());
+
+        // the command line: one line, exit 2, before anything is served
+        var cli = polyhe("serve", "--bind", "0.0.0.0", "--no-auth", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, cli.code(), cli.err());
+        assertTrue(cli.err().contains("refusing to serve on 0.0.0.0"), cli.err());
+        assertEquals(1, cli.err().strip().lines().count(), cli.err());
+
+        // neither --tokens nor --no-auth: the error names both
+        var neither = polyhe("serve", "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, neither.code(), neither.err());
+        assertTrue(neither.err().contains("--tokens FILE") && neither.err().contains("--no-auth"), neither.err());
+
+        // a TLS keystore without its password: named, never asked on the command line
+        var noPassword = polyhe("serve", "--no-auth", "--tls-keystore", dir.resolve("none.p12").toString(),
+                "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, noPassword.code(), noPassword.err());
+        assertTrue(noPassword.err().contains("POLYHE_TLS_PASSWORD"), noPassword.err());
+
+        // the server's choice of backend: one that does not exist, or cannot run here, is refused before serving
+        var unknown = polyhe("serve", "--no-auth", "--backend", "no-such-backend", "--models", model.toString(),
+                "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, unknown.code(), unknown.err());
+        assertTrue(unknown.err().contains("no-such-backend"), unknown.err());
+        boolean cudaHere;
+        try {
+            polyhe.backend("ckks-cuda");
+            cudaHere = true;
+        } catch (RuntimeException unavailable) {
+            cudaHere = false; // no GPU, driver or binding here: the registry says which
+        }
+        if (!cudaHere) {
+            var cuda = polyhe("serve", "--no-auth", "--backend", "ckks-cuda", "--models", model.toString(),
+                    "--store", dir.resolve("cli-store").toString());
+            assertEquals(2, cuda.code(), cuda.err());
+            assertTrue(cuda.err().contains("'ckks-cuda' is not available here"), cuda.err());
+        }
+    }
+
+    @Test
+    void theDefaultAddressIsLoopback() throws Exception {
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("loop-store"), 1, 1))) {
+            assertTrue(s.address().getAddress().isLoopbackAddress(), s.address().toString());
+        }
+    }
+
+    // 2. tenants
+
+    @Test
+    void tokenCommandsKeepHashesOnlyAndRevokeStopsATokenAtOnce() throws Exception {
+        Path file = dir.resolve("own-tokens");
+        var add = polyhe("serve", "token", "add", "--tokens", file.toString(), "--tenant", "carol", "--admin");
+        assertEquals(0, add.code(), add.err());
+        String token = add.out().strip();
+        assertTrue(token.length() > 30, token);
+        assertFalse(Files.readString(file).contains(token), "the file keeps the token's hash, never the token");
+        var list = polyhe("serve", "token", "list", "--tokens", file.toString());
+        assertTrue(list.out().contains("carol") && list.out().contains("admin") && !list.out().contains(token),
+                list.out());
+        var bad = polyhe("serve", "token", "add", "--tokens", file.toString(), "--tenant", "../etc");
+        assertEquals(2, bad.code(), bad.err());
+
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("revoke-store"), 1, 1),
+                PolyHeServer.Network.loopbackTenants(file))) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(200, get(url + "/v1/models", token).statusCode());
+            var revoke = polyhe("serve", "token", "revoke", "--tokens", file.toString(), "--tenant", "carol");
+            assertEquals(0, revoke.code(), revoke.err());
+            error(get(url + "/v1/models", token), 401);
+        }
+    }
+
+    @Test
+    void tenantsSeeOnlyTheirOwnKeySetsAndJobs() throws Exception {
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("tenant-store"), 1, 4), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            String id = keySetId();
+            // no token, a wrong token: 401; health needs none
+            assertEquals(200, get(url + "/v1/health", null).statusCode());
+            var none = get(url + "/v1/models", null);
+            error(none, 401);
+            assertTrue(none.headers().firstValue("WWW-Authenticate").orElse("").startsWith("Bearer"));
+            error(get(url + "/v1/models", "phe_not-a-token"), 401);
+            error(get(url + "/v1/keys/" + id, null), 401);
+
+            // alice uploads through the client with her token
+            var up = polyhe("remote", "keys", "upload", "--server", url, "--token", alice, "--keys", keys.toString());
+            assertEquals(0, up.code(), up.err());
+            var anonymous = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+            assertEquals(2, anonymous.code());
+            assertTrue(anonymous.err().contains("401") && anonymous.err().contains("--token"), anonymous.err());
+            var again = polyhe("remote", "keys", "upload", "--server", url, "--token", alice, "--keys",
+                    keys.toString());
+            assertTrue(again.out().contains("already stored"), "asked before sending it again: " + again.out());
+
+            // bob cannot learn that alice's key set exists, nor use it
+            assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode());
+            var probe = get(url + "/v1/keys/" + id, bob);
+            var unknown = get(url + "/v1/keys/" + "e".repeat(64), bob);
+            assertEquals(error(unknown, 404).get("error").asText().replace("e".repeat(64), id),
+                    error(probe, 404).get("error").asText(), "a stored key set and a missing one answer alike");
+            error(submit(url, bob, id), 404);
+            error(send(url + "/v1/keys/" + id, bob, HttpRequest.newBuilder().DELETE()), 404);
+            assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode(), "bob's delete left alice's key set");
+
+            // alice's job: bob gets 404 for its status, events, result and cancel, and it is not cancelled
+            var submitted = submit(url, alice, id);
+            assertEquals(202, submitted.statusCode(), submitted.body());
+            String job = JSON.readTree(submitted.body()).get("job_id").asText();
+            for (String path : List.of("", "/events", "/result")) {
+                error(get(url + "/v1/jobs/" + job + path, bob), 404);
+            }
+            error(send(url + "/v1/jobs/" + job, bob, HttpRequest.newBuilder().DELETE()), 404);
+            String state = JSON.readTree(get(url + "/v1/jobs/" + job, alice).body()).get("state").asText();
+            assertFalse(state.equals("cancelled"), "bob's cancel did nothing: " + state);
+
+            // the same key set uploaded by bob is his too (created, from his view); his delete leaves alice's
+            var bobs = upload(url, bob, zip(Map.of()));
+            assertEquals(201, bobs.statusCode(), bobs.body());
+            assertTrue(JSON.readTree(bobs.body()).get("created").asBoolean());
+            assertEquals(200, get(url + "/v1/keys/" + id, bob).statusCode());
+            assertEquals(200, send(url + "/v1/keys/" + id, bob, HttpRequest.newBuilder().DELETE()).statusCode());
+            error(get(url + "/v1/keys/" + id, bob), 404);
+            assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode());
+
+            // /metrics: an admin's
+            error(get(url + "/metrics", null), 401);
+            error(get(url + "/metrics", alice), 403);
+            var metrics = get(url + "/metrics", ops);
+            assertEquals(200, metrics.statusCode());
+            assertTrue(metrics.body().contains("polyhe_jobs_running"), metrics.body());
+
+            assertEquals(200, send(url + "/v1/jobs/" + job, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+        }
+    }
+
+    // 3. TLS
+
+    @Test
+    void overTlsRemoteInferChecksOutWithASelfSignedCertificate() throws Exception {
+        Path serverStore = dir.resolve("server.p12");
+        keytool("-genkeypair", "-alias", "polyhe", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+                "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
+                "-keystore", serverStore.toString(), "-storepass", "server-secret", "-keypass", "server-secret");
+        // the client's truststore: the server's certificate, no password (POLYHE_TRUSTSTORE_PASSWORD unset)
+        KeyStore server = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(serverStore)) {
+            server.load(in, "server-secret".toCharArray());
+        }
+        Certificate cert = server.getCertificate("polyhe");
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("polyhe", cert);
+        Path trustStore = dir.resolve("trust.p12");
+        try (OutputStream out = Files.newOutputStream(trustStore)) {
+            trust.store(out, new char[0]);
+        }
+        Path password = dir.resolve("tls-password");
+        Files.writeString(password, "server-secret\n");
+        var tls = Tls.server(serverStore, Files.readString(password).strip().toCharArray());
+        var network = new PolyHeServer.Network("127.0.0.1", tokens, false, tls, false, 256, 64, 16, 16, 8);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("tls-store"), 1, 2), network)) {
+            String url = "https://localhost:" + s.port();
+            var client = new RemoteClient(URI.create(url), alice, Tls.client(trustStore, new char[0]));
+            var answer = client.uploadKeys(keys.resolve("server"));
+            assertEquals(keySetId(), answer.get("key_set").asText());
+
+            // a client that does not trust the certificate, and one speaking plain HTTP, get nothing
+            var untrusting = new RemoteClient(URI.create(url), alice, null);
+            assertThrows(java.io.IOException.class, () -> untrusting.status("x"));
+            var plain = new RemoteClient(URI.create("http://localhost:" + s.port()), alice, null);
+            assertThrows(java.io.IOException.class, () -> plain.status("x"));
+
+            var infer = polyhe("remote", "infer", "--server", url, "--token", alice, "--truststore",
+                    trustStore.toString(), "--model", "tiny", "--checkpoint", model.toString(), "--keys",
+                    keys.toString(), "--input", dir.resolve("in.json").toString(), "--output",
+                    dir.resolve("tls-out.json").toString(), "--check");
+            assertEquals(0, infer.code(), infer.err());
+            JsonNode out = JSON.readTree(dir.resolve("tls-out.json").toFile());
+            assertTrue(out.get("error_vs_poly").get("same_prediction").asBoolean(), out.toString());
+        }
+    }
+
+    private static void keytool(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "keytool ran too long");
+        assertEquals(0, p.exitValue(), out);
+    }
+
+    // 4. no client can stall it
+
+    @Test
+    void slowClientsAndEventStreamsLeaveHealthAnswering() throws Exception {
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("stall-store"), 1, 4))) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            // one job runs, two wait behind it: the last one's event streams stay open for two jobs' time
+            String running = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
+            String next = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
+            String waiting = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
+            List<Socket> held = new ArrayList<>();
+            try {
+                for (int i = 0; i < 16; i++) {
+                    Socket stream = new Socket("127.0.0.1", s.port());
+                    held.add(stream);
+                    stream.getOutputStream().write(("GET /v1/jobs/" + waiting + "/events HTTP/1.1\r\nHost: x\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    stream.getOutputStream().flush();
+                    stream.setSoTimeout(10_000);
+                    byte[] head = new byte[12];
+                    assertTrue(stream.getInputStream().read(head) > 0, "stream " + i + " started");
+                    assertTrue(new String(head, StandardCharsets.US_ASCII).contains("200"), "stream " + i);
+                }
+                // a tenant's 17th stream: 429, not a thread
+                var more = get(url + "/v1/jobs/" + waiting + "/events", null);
+                assertTrue(error(more, 429).get("error").asText().contains("--max-event-streams-per-tenant"),
+                        more.body());
+                // clients that never finish their headers
+                for (int i = 0; i < 24; i++) {
+                    Socket slow = new Socket("127.0.0.1", s.port());
+                    held.add(slow);
+                    slow.getOutputStream().write("GET /v1/health HTTP/1.1\r\nHost: x\r\n".getBytes(
+                            StandardCharsets.US_ASCII));
+                    slow.getOutputStream().flush();
+                }
+                var health = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return get(url + "/v1/health", null);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }).get(5, TimeUnit.SECONDS);
+                assertEquals(200, health.statusCode(), health.body());
+                assertEquals("ok", JSON.readTree(health.body()).get("status").asText());
+                assertEquals(200, get(url + "/v1/jobs/" + running, null).statusCode(), "status answers too");
+            } finally {
+                for (Socket h : held) {
+                    h.close();
+                }
+                send(url + "/v1/jobs/" + waiting, null, HttpRequest.newBuilder().DELETE());
+                send(url + "/v1/jobs/" + next, null, HttpRequest.newBuilder().DELETE());
+                send(url + "/v1/jobs/" + running, null, HttpRequest.newBuilder().DELETE());
+            }
+        }
+    }
+
+    // 5. uploads checked before they are kept
+
+    @Test
+    void badKeySetPropertiesAnIdMismatchAndAZipBombStoreNothing() throws Exception {
+        Path store = dir.resolve("check-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            String props = Files.readString(keys.resolve("server").resolve(KEYSET));
+
+            var abc = upload(url, alice, zip(Map.of(KEYSET, props.replaceAll("packing-slots=\\d+", "packing-slots=abc")
+                    .getBytes(StandardCharsets.ISO_8859_1))));
+            assertTrue(error(abc, 400).get("error").asText().contains("packing-slots is 'abc'; expected a positive "
+                    + "whole number"), abc.body());
+            var noBackend = upload(url, alice, zip(Map.of(KEYSET, props.replaceAll("backend=.*", "")
+                    .getBytes(StandardCharsets.ISO_8859_1))));
+            assertTrue(error(noBackend, 400).get("error").asText().contains("backend is missing"), noBackend.body());
+            var odd = upload(url, alice, zip(Map.of(KEYSET, (props + "\nsurprise=" + "x".repeat(300) + "\n")
+                    .getBytes(StandardCharsets.ISO_8859_1))));
+            assertTrue(error(odd, 400).get("error").asText().contains("field 'surprise' is longer than 256"),
+                    odd.body());
+
+            var mismatch = send(url + "/v1/keys", alice, HttpRequest.newBuilder().header("X-Key-Set-Id",
+                    "0".repeat(64)).PUT(HttpRequest.BodyPublishers.ofByteArray(zip(Map.of()))));
+            assertTrue(error(mismatch, 400).get("error").asText().contains("corrupted in transit"), mismatch.body());
+
+            // 64 MiB of zeros deflate to a few hundred KB: not key material
+            var bomb = upload(url, alice, zip(Map.of("evaluation.keys", new byte[64 << 20])));
+            assertTrue(error(bomb, 413).get("error").asText().contains("zip bomb"), bomb.body());
+            var bigProps = upload(url, alice, zip(Map.of(KEYSET, (props + "#" + "x".repeat(100_000))
+                    .getBytes(StandardCharsets.ISO_8859_1))));
+            error(bigProps, 413);
+
+            assertEquals(0, entries(store.resolve("keys")), "nothing stored from a refused upload");
+            assertEquals(0, entries(store.resolve("tmp")), "nothing left half-written");
+            assertEquals(0, entries(store.resolve("owners").resolve("alice")));
+            error(get(url + "/v1/keys/" + keySetId(), alice), 404);
+
+            // a field this server does not know (a newer client's, like data-format) is kept, short and printable
+            var newer = upload(url, alice, zip(Map.of(KEYSET, (props + "\ndata-format=ckks-cpu\nnewer-field=1\n")
+                    .getBytes(StandardCharsets.ISO_8859_1))));
+            assertEquals(201, newer.statusCode(), newer.body());
+        }
+    }
+
+    @Test
+    void aTenantsQuotasOfKeySetsAndJobsAnswerBeforeTheBodyIsReadAndItsOwnerCanDelete() throws Exception {
+        Path store = dir.resolve("quota-store");
+        var oneEach = new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, 1, 1);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 4), oneEach)) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
+            // another key set (one more comment line is another file, so another id): over alice's quota of one
+            byte[] other = zip(Map.of(KEYSET, (Files.readString(keys.resolve("server").resolve(KEYSET)) + "# other\n")
+                    .getBytes(StandardCharsets.ISO_8859_1)));
+            var over = upload(url, alice, other);
+            assertTrue(error(over, 507).get("error").asText().contains("--max-key-sets-per-tenant"), over.body());
+            assertEquals(1, entries(store.resolve("keys")));
+            // bob's quota is his own
+            var bobs = upload(url, bob, other);
+            assertEquals(201, bobs.statusCode(), bobs.body());
+            String bobsId = JSON.readTree(bobs.body()).get("key_set").asText();
+
+            String id = keySetId();
+            var deleted = send(url + "/v1/keys/" + id, alice, HttpRequest.newBuilder().DELETE());
+            assertEquals(200, deleted.statusCode(), deleted.body());
+            error(get(url + "/v1/keys/" + id, alice), 404);
+            assertFalse(Files.exists(store.resolve("keys").resolve(id)), "no tenant owns it: it is gone");
+            assertEquals(201, upload(url, alice, zip(Map.of())).statusCode(), "room again");
+
+            // one job each: alice's second waits for her first to end (429), bob's goes in beside it
+            var first = submit(url, alice, id);
+            assertEquals(202, first.statusCode(), first.body());
+            var second = submit(url, alice, id);
+            assertTrue(error(second, 429).get("error").asText().contains("--max-jobs-per-tenant"), second.body());
+            assertTrue(second.headers().firstValue("Retry-After").isPresent());
+            var bobsJob = submit(url, bob, bobsId);
+            assertEquals(202, bobsJob.statusCode(), bobsJob.body());
+            for (var job : List.of(first, bobsJob)) {
+                String jobId = JSON.readTree(job.body()).get("job_id").asText();
+                send(url + "/v1/jobs/" + jobId, job == first ? alice : bob, HttpRequest.newBuilder().DELETE());
+            }
+        }
+    }
+
+    @Test
+    void aJunkQueryIsRefusedAtItsFirstBytesAndAKeySetAboveTheBudgetAtSubmit() throws Exception {
+        Path store = dir.resolve("junk-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1))) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            // 300 MB announced, 1.06 MB of junk sent: the answer comes without the rest, and nothing is written.
+            // The junk is what the server reads before it answers (the 1 MiB it checks, then the JDK server's 64 KiB
+            // drain), so that it closes with nothing unread: unread bytes would make its close a reset, which may
+            // reach this client before the answer does.
+            try (Socket c = new Socket("127.0.0.1", s.port())) {
+                c.setSoTimeout(30_000);
+                OutputStream out = c.getOutputStream();
+                out.write(("POST /v1/jobs?model=tiny&key_set=" + keySetId() + " HTTP/1.1\r\nHost: x\r\n"
+                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                byte[] junk = new byte[(1 << 20) + (64 << 10)];
+                new java.util.Random(7).nextBytes(junk);
+                out.write(junk);
+                out.flush();
+                String status = new String(c.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", status);
+            }
+            assertEquals(0, entries(store.resolve("jobs")), "no job folder for a refused query");
+        }
+        // a key set larger than the memory budget: 507 when the job is submitted, not a failure after the queue
+        var small = new PolyHeServer.Settings(0, List.of(model), dir.resolve("budget-store"), 1, 1, 1 << 20,
+                256L << 20, 64L << 20, true, 0);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, small)) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            var over = submit(url, null, keySetId());
+            assertTrue(error(over, 507).get("error").asText().contains("--memory-budget"), over.body());
+            assertEquals(0, entries(dir.resolve("budget-store").resolve("jobs")));
+        }
+    }
+
+    // 6. errors and the audit log
+
+    @Test
+    void everyStateChangeIsOneAuditLineNamingItsTenant() throws Exception {
+        // slf4j-simple writes to whatever System.err is when it writes: the test reads it for a while
+        java.io.PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String first;
+        String second;
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("audit-store"), 1, 2), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+            assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
+            first = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
+            second = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
+            assertEquals(200, send(url + "/v1/jobs/" + second, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(200, send(url + "/v1/jobs/" + first, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(200, send(url + "/v1/keys/" + keySetId(), alice, HttpRequest.newBuilder().DELETE())
+                    .statusCode());
+            error(send(url + "/v1/jobs/" + first, bob, HttpRequest.newBuilder().DELETE()), 404);
+        } finally {
+            System.setErr(original);
+        }
+        List<String> audit = captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("audit tenant="))
+                .toList();
+        String log = String.join("\n", audit);
+        for (String action : List.of("upload key_set=" + keySetId(), "submit job=" + first, "submit job=" + second,
+                "cancel job=" + first, "cancel job=" + second, "delete key_set=" + keySetId())) {
+            assertTrue(log.contains("audit tenant=alice action=" + action), action + " in:\n" + log);
+        }
+        assertEquals(6, audit.size(), "one line per change, none for a refused request:\n" + log);
+    }
+
+    @Test
+    void errorsNameWhatIsWrongInWordsAndNeverTheStoresPath() throws Exception {
+        int closed;
+        try (ServerSocket free = new ServerSocket(0)) {
+            closed = free.getLocalPort();
+        }
+        var refused = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
+                keys.toString());
+        assertEquals(2, refused.code(), refused.err());
+        assertTrue(refused.err().contains("connection refused") && !refused.err().contains("null"), refused.err());
+
+        var missing = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
+                dir.resolve("no-such-keys").toString());
+        assertEquals(2, missing.code(), missing.err());
+        assertTrue(missing.err().contains("does not exist"), missing.err());
+        Path partial = Files.createDirectories(dir.resolve("partial-keys/server"));
+        Files.copy(keys.resolve("server").resolve(KEYSET), partial.resolve(KEYSET));
+        Files.copy(keys.resolve("server").resolve("parameters.json"), partial.resolve("parameters.json"));
+        var incomplete = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
+                dir.resolve("partial-keys").toString());
+        assertTrue(incomplete.err().contains("has no evaluation.keys"), incomplete.err());
+
+        // a stored key set broken on the server's disk: the query's refusal does not show where the store is
+        Path store = dir.resolve("paths-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1))) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
+            Path stored = store.resolve("keys").resolve(keySetId());
+            // parameters.json gone: the query is accepted (its header fits keyset.properties), the job fails in
+            // the worker with the missing file's path, which its status does not show
+            Files.delete(stored.resolve("parameters.json"));
+            var accepted = submit(url, null, keySetId());
+            assertEquals(202, accepted.statusCode(), accepted.body());
+            String job = JSON.readTree(accepted.body()).get("job_id").asText();
+            JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, null).body());
+            for (int i = 0; i < 300 && !status.get("state").asText().equals("failed"); i++) {
+                Thread.sleep(100);
+                status = JSON.readTree(get(url + "/v1/jobs/" + job, null).body());
+            }
+            assertEquals("failed", status.get("state").asText(), status.toString());
+            assertTrue(status.get("error").asText().contains("STORE"), status.toString());
+            assertFalse(status.toString().contains(store.toAbsolutePath().toString()), status.toString());
+
+            Files.delete(stored.resolve(KEYSET));
+            var r = submit(url, null, keySetId());
+            assertTrue(r.statusCode() >= 400, r.body());
+            assertFalse(r.body().contains(store.toAbsolutePath().toString()), r.body());
+        }
+    }
+}

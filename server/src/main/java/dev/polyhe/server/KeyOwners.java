@@ -1,0 +1,64 @@
+package dev.polyhe.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+/**
+ * Which tenants own which stored key set: an empty file {@code STORE/owners/<tenant>/<id>} per tenant that uploaded
+ * it. A key set is stored once (its id is a digest of public files) but each tenant that uploads it owns it on its
+ * own, so one tenant's upload never shows another that the key set exists.
+ */
+final class KeyOwners {
+    private final Path dir;
+
+    KeyOwners(Path store) throws IOException {
+        this.dir = Files.createDirectories(store.resolve("owners"));
+    }
+
+    /** @return true when the tenant did not own it before */
+    boolean add(Tenant tenant, String id) throws IOException {
+        Path mine = Files.createDirectories(dir.resolve(tenant.name()));
+        try {
+            Files.createFile(mine.resolve(id));
+            return true;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            return false;
+        }
+    }
+
+    boolean owns(Tenant tenant, String id) {
+        return tenant.seesAll() || Files.exists(dir.resolve(tenant.name()).resolve(id));
+    }
+
+    long count(Tenant tenant) {
+        Path mine = dir.resolve(tenant.name());
+        if (!Files.isDirectory(mine)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(mine)) {
+            return s.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return true when no tenant owns the key set any more */
+    boolean remove(Tenant tenant, String id) throws IOException {
+        if (tenant.seesAll()) {
+            // the one party of a --no-auth server: the key set goes, whoever's markers it carried
+            try (Stream<Path> tenants = Files.list(dir)) {
+                for (Path t : (Iterable<Path>) tenants::iterator) {
+                    Files.deleteIfExists(t.resolve(id));
+                }
+            }
+            return true;
+        }
+        Files.deleteIfExists(dir.resolve(tenant.name()).resolve(id));
+        try (Stream<Path> tenants = Files.list(dir)) {
+            return tenants.noneMatch(t -> Files.exists(t.resolve(id)));
+        }
+    }
+}
