@@ -85,7 +85,12 @@ public final class BatchCommand implements Callable<Integer> {
             conf.setIfMissing("spark.driver.host", "127.0.0.1");
             conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1");
             conf.setIfMissing("spark.ui.enabled", "false");
+        } else if (!conf.contains("spark.jars")) {
+            // a cluster's executors have Spark only: send them PolyHE (spark-submit sets spark.jars itself)
+            conf.set("spark.jars", String.join(",", ShippedJars.ofThisJvm().stream().map(Path::toString).toList()));
         }
+        // Spark's INFO start-up lines (about 190 under spark-submit) drown the batch's progress
+        conf.setIfMissing("spark.log.level", "WARN");
         var settings = new BatchSettings(model.toAbsolutePath().toString(), cal.toAbsolutePath().toString(),
                 acceptInsecure, retries, threads, backend);
         PrintWriter err = spec.commandLine().getErr();

@@ -10,9 +10,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaFutureAction;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
@@ -24,6 +28,7 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
  */
 final class BatchJob {
     static final String RESULT_SUFFIX = ".result.ct";
+    private static final long STOPPED_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** The whole batch: one outcome per query file, in name order. */
     record Result(List<QueryOutcome> outcomes, double wallSeconds, String master, int keySets) {
@@ -65,12 +70,56 @@ final class BatchJob {
             try (JavaSparkContext sc = new JavaSparkContext(conf)) {
                 master = sc.master();
                 sc.sc().addSparkListener(new Progress(progress, specs.size(), t0));
-                for (QueryOutcome o : sc.parallelize(specs, specs.size()).map(new QueryTask(settings)).collect()) {
+                var job = sc.parallelize(specs, specs.size()).map(new QueryTask(settings)).collectAsync();
+                for (QueryOutcome o : awaitUnlessStopped(sc, job)) {
                     outcomes.put(o.name(), o);
                 }
+            } catch (Exception e) {   // SparkException is checked, though Java does not see it thrown
+                // Spark itself failed (no context, the master gone, the job aborted): the report still says so
+                String reason = sparkReason(e);
+                long lost = specs.stream().filter(q -> outcomes.get(q.name()) == null).count();
+                for (QuerySpec q : specs) {
+                    outcomes.computeIfAbsent(q.name(), n -> QueryOutcome.lostToSpark(n, reason));
+                }
+                progress.printf("polyhe batch: Spark failed, %d queries not answered (see batch.json): %s%n", lost,
+                        reason);
+                progress.flush();
             }
         }
         return new Result(List.copyOf(outcomes.values()), (System.nanoTime() - t0) / 1e9, master, index.size());
+    }
+
+    /**
+     * The job's results. Spark stops the context under a running job when the master gives the application up; the
+     * job should then fail, but a driver was once seen waiting on it for minutes, so a stopped context ends the wait.
+     */
+    private static <T> T awaitUnlessStopped(JavaSparkContext sc, JavaFutureAction<T> job) throws Exception {
+        long stoppedAt = 0;
+        while (true) {
+            try {
+                return job.get(1, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                if (!sc.sc().isStopped()) {
+                    continue;
+                }
+                if (stoppedAt == 0) {
+                    stoppedAt = System.nanoTime();
+                } else if (System.nanoTime() - stoppedAt > STOPPED_GRACE_NANOS) {
+                    job.cancel(true);
+                    throw new IllegalStateException("Spark stopped its context while the job ran (Spark's log says "
+                            + "why: an unreachable master, the application removed)");
+                }
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+    }
+
+    /** Spark's own first line: its job-abort message holds the task's failure, then a driver stack trace. */
+    static String sparkReason(Throwable e) {
+        String m = e.getMessage() == null ? e.toString() : e.getMessage();
+        m = m.strip().lines().findFirst().orElse(e.toString());
+        return m.length() > 600 ? m.substring(0, 600) + "..." : m;
     }
 
     private static List<Path> queryFiles(Path queries) throws IOException {

@@ -5,7 +5,7 @@ import java.io.Serializable;
 /**
  * What became of one query: its row of the batch report.
  *
- * @param attempts how many times a task ran it (0: refused by the driver before any task)
+ * @param attempts how many times a task ran it (0: refused by the driver before any task, or lost to a Spark failure)
  * @param executor the Spark executor that ran its last attempt ("driver" in local mode)
  * @param keysCached whether the executor already held the query's evaluation keys
  * @param loadSeconds loading the evaluation keys and the model (about 0 when the executor held them)
@@ -19,5 +19,10 @@ record QueryOutcome(String name, boolean done, int attempts, String executor, bo
 
     static QueryOutcome refused(String name, String error) {
         return new QueryOutcome(name, false, 0, null, false, 0, 0, 0, 0, 0, -1, null, error);
+    }
+
+    /** A query whose answer never reached the driver because Spark failed (its task may not have run). */
+    static QueryOutcome lostToSpark(String name, String sparkReason) {
+        return new QueryOutcome(name, false, 0, null, false, 0, 0, 0, 0, 0, -1, null, "Spark failed: " + sparkReason);
     }
 }

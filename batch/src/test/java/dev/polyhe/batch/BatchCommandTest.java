@@ -6,19 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.polyhe.api.model.ModelInput;
-import dev.polyhe.core.ClientKeys;
-import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.PrivateInference;
 import dev.polyhe.core.bench.RandomCheckpoint;
-import dev.polyhe.core.inference.Calibration;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,50 +26,25 @@ class BatchCommandTest {
 
     @TempDir
     static Path dir;
+    static TinyBatch tiny;
     static Path model;
     static Path queries;
     static Path store;
-    static PolyHe polyhe;
-    static PrivateInference inference;
-    static ClientKeys keys;
-    static Calibration calibration;
-    static final List<ModelInput> inputs = new ArrayList<>();
 
     @BeforeAll
     static void prepare() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 23);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        polyhe = PolyHe.builder().threads(1).build();
-        inference = polyhe.privateInference(model, "ckks-cpu");
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4], [1, 6, 2]]}");
-        calibration = inference.calibrate(inference.readInputs(dir.resolve("samples.json")));
-        calibration.write(model.resolve("calibration.json"));
-        keys = inference.generateKeys("insecure-test-boot-dense-N10", 4, true);
-        keys.write(dir.resolve("keys"));
-        // the store holds the server half only, as shared storage would
-        store = Files.createDirectories(dir.resolve("store").resolve("client-a"));
-        for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
-            Files.copy(dir.resolve("keys").resolve("server").resolve(f), store.resolve(f));
-        }
-        store = store.getParent();
-        queries = Files.createDirectories(dir.resolve("queries"));
-        for (int i = 0; i < 4; i++) {
-            Path in = dir.resolve("in" + i + ".json");
-            Files.writeString(in, "{\"input_ids\": [[" + (2 + i) + ", " + (9 - i) + ", " + (1 + 2 * i) + "]]}");
-            inputs.add(inference.readInputs(in).get(0));
-            inference.write(keys.serverKeys(), inference.encrypt(keys, inputs.get(i)), queries.resolve("q" + i + ".ct"));
-        }
+        tiny = new TinyBatch(dir, 4);
+        model = tiny.model;
+        queries = tiny.queries;
+        store = tiny.store;
         Files.write(queries.resolve("junk.ct"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
-        // a sound header over damaged ciphertexts: routed to its key set, fails on the executor
-        byte[] q = Files.readAllBytes(queries.resolve("q0.ct"));
-        q[q.length - 9] ^= 0x5a;
-        Files.write(queries.resolve("q9-corrupt.ct"), java.util.Arrays.copyOf(q, q.length - 4));
+        tiny.corruptQuery(queries.resolve("q9-corrupt.ct"));
     }
 
     @AfterAll
     static void release() {
         ExecutorCache.release();
-        polyhe.close();
+        tiny.close();
     }
 
     record Run(int code, String out, String err) {
@@ -130,14 +97,53 @@ class BatchCommandTest {
             assertTrue(left.noneMatch(p -> p.toString().endsWith(".tmp")));
         }
         for (int i = 0; i < 4; i++) {
-            var answer = inference.readAnswer(keys, output.resolve("q" + i + ".result.ct"));
-            var agreement = inference.decrypt(keys, answer).agreementWith(inference.plaintextPolynomial(inputs.get(i),
-                    calibration));
-            assertTrue(agreement.mse() <= 1e-4, "query " + i + ": MSE " + agreement.mse());
-            assertTrue(agreement.samePrediction(), "query " + i);
+            tiny.assertAnswered(output, i);
         }
         assertTrue(r.out().contains("6 queries: 4 done, 2 failed"), r.out());
         assertTrue(r.err().contains("of 5 queries finished"), r.err());
+    }
+
+    @Test
+    void aSparkThatCannotStartStillWritesTheReport() throws Exception {
+        Path output = dir.resolve("no-spark");
+        Run r = batch("--master", "bogus://127.0.0.1:1", "--model", model.toString(), "--queries", queries.toString(),
+                "--keys-store", store.toString(), "--output", output.toString(), "--insecure-test");
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("polyhe batch: Spark failed, 5 queries not answered (see batch.json): "),
+                r.err());
+        assertFalse(r.err().contains("\tat "), "no stack trace");
+        JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
+        assertEquals(0, report.get("done").asInt());
+        for (JsonNode row : report.get("results")) {
+            assertEquals("failed", row.get("status").asText());
+            String expected = row.get("query").asText().equals("junk.ct") ? "not a valid encrypted tensor file"
+                    : "Spark failed: Could not parse Master URL";
+            assertTrue(row.get("error").asText().contains(expected), row.toString());
+        }
+    }
+
+    @Test
+    void aJobSparkAbortsStillWritesTheReport() throws Exception {
+        // Spark aborts the job when the results outgrow spark.driver.maxResultSize: one failed query's is enough
+        Path one = Files.createDirectories(dir.resolve("one-query"));
+        Files.copy(queries.resolve("q9-corrupt.ct"), one.resolve("q9-corrupt.ct"));
+        Path output = dir.resolve("aborted");
+        System.setProperty("spark.driver.maxResultSize", "1b");
+        Run r;
+        try {
+            r = batch("--master", "local[1]", "--model", model.toString(), "--queries", one.toString(),
+                    "--keys-store", store.toString(), "--output", output.toString(), "--retries", "0",
+                    "--insecure-test");
+        } finally {
+            System.clearProperty("spark.driver.maxResultSize");
+            ExecutorCache.release();   // the other tests count key reads from nothing
+        }
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("polyhe batch: Spark failed, 1 queries not answered"), r.err());
+        JsonNode row = JSON.readTree(output.resolve("batch.json").toFile()).get("results").get(0);
+        assertEquals("failed", row.get("status").asText());
+        assertTrue(row.get("error").asText().startsWith("Spark failed: Job aborted"), row.toString());
+        assertTrue(row.get("error").asText().contains("spark.driver.maxResultSize"), row.toString());
     }
 
     @Test
