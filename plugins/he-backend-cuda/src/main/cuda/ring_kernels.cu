@@ -210,45 +210,55 @@ PHE_HD void ntt_phase_store(uint32_t limb, uint32_t block, uint32_t e, const uin
     a[((size_t)limb << logN) + ntt_tile_address(block, e, k, r, logTiles)] = sh[e];
 }
 
+/**
+ * Where butterfly bb (of T * 2^(k-1)) of a phase's step works, for a step that pairs bit logHalf of m: its tile t,
+ * its tile's number g within the limb, its group i within the tile, and the two shared rows mlo and
+ * mhi = mlo + 2^logHalf. The forward NTT and the FFT pair bit k - 1 - u at step u, the inverse NTT bit u.
+ */
+struct PhePair {
+    uint32_t t, i, mlo, mhi;
+    size_t g;
+};
+
+PHE_HD PhePair phe_phase_pair(uint32_t block, uint32_t bb, int logTiles, int logHalf) {
+    const uint32_t tiles = 1u << logTiles;
+    const uint32_t local = bb >> logTiles;
+    PhePair q;
+    q.t = bb & (tiles - 1);
+    q.g = (size_t)block * tiles + q.t;
+    q.i = local >> logHalf;
+    q.mlo = (q.i << (logHalf + 1)) | (local & ((1u << logHalf) - 1));
+    q.mhi = q.mlo + (1u << logHalf);
+    return q;
+}
+
 /** Butterfly bb (of T * 2^(k-1)) of forward stage s0 + u in block `block`'s shared tiles. */
 PHE_HD void ntt_fwd_phase_butterfly(uint32_t limb, uint32_t block, uint32_t bb, uint64_t* sh, const int* primes,
                                     const uint64_t* pc, const uint64_t* psiRev, const uint64_t* psiRevShoup,
                                     int logN, int s0, int k, int logTiles, int u) {
-    const uint32_t tiles = 1u << logTiles;
-    const uint32_t t = bb & (tiles - 1);
-    const uint32_t local = bb >> logTiles;
-    const int logHalf = k - 1 - u;
-    const uint32_t i = local >> logHalf;
-    const uint32_t mlo = (i << (logHalf + 1)) | (local & ((1u << logHalf) - 1));
-    const uint32_t mhi = mlo + (1u << logHalf);
-    const int r = logN - s0 - k;
-    const size_t high = ((size_t)block * tiles + t) >> r;
+    const PhePair x = phe_phase_pair(block, bb, logTiles, k - 1 - u);
+    const size_t high = x.g >> (logN - s0 - k);
     const int s = s0 + u;
-    const size_t tw = ((size_t)1 << s) + (high << u) + i;
+    const size_t tw = ((size_t)1 << s) + (high << u) + x.i;
     const int p = primes[limb];
     const size_t row = (size_t)p << logN;
-    ntt_fwd_pair(sh + (size_t)mlo * tiles + t, sh + (size_t)mhi * tiles + t, psiRev[row + tw], psiRevShoup[row + tw],
-                 PHE_PC(p, PC_Q), s == logN - 1);
+    ntt_fwd_pair(sh + ((size_t)x.mlo << logTiles) + x.t, sh + ((size_t)x.mhi << logTiles) + x.t, psiRev[row + tw],
+                 psiRevShoup[row + tw], PHE_PC(p, PC_Q), s == logN - 1);
 }
 
 /** Butterfly bb of inverse stage s0 + u in block `block`'s shared tiles. */
 PHE_HD void ntt_inv_phase_butterfly(uint32_t limb, uint32_t block, uint32_t bb, uint64_t* sh, const int* primes,
                                     const uint64_t* pc, const uint64_t* psiInvRev, const uint64_t* psiInvRevShoup,
                                     int logN, int s0, int k, int logTiles, int u) {
-    const uint32_t tiles = 1u << logTiles;
-    const uint32_t t = bb & (tiles - 1);
-    const uint32_t local = bb >> logTiles;
-    const uint32_t i = local >> u;
-    const uint32_t mlo = (i << (u + 1)) | (local & ((1u << u) - 1));
-    const uint32_t mhi = mlo + (1u << u);
-    const size_t high = ((size_t)block * tiles + t) >> s0;
+    const PhePair x = phe_phase_pair(block, bb, logTiles, u);
+    const size_t high = x.g >> s0;
     const int s = s0 + u;
     const bool last = s == logN - 1;
     const int p = primes[limb];
     const size_t row = (size_t)p << logN;
-    const size_t tw = last ? 0 : ((size_t)1 << (logN - s - 1)) + (high << (k - 1 - u)) + i;
-    ntt_inv_pair(sh + (size_t)mlo * tiles + t, sh + (size_t)mhi * tiles + t, last ? 0 : psiInvRev[row + tw],
-                 last ? 0 : psiInvRevShoup[row + tw], pc + (size_t)p * PC_STRIDE, last);
+    const size_t tw = last ? 0 : ((size_t)1 << (logN - s - 1)) + (high << (k - 1 - u)) + x.i;
+    ntt_inv_pair(sh + ((size_t)x.mlo << logTiles) + x.t, sh + ((size_t)x.mhi << logTiles) + x.t,
+                 last ? 0 : psiInvRev[row + tw], last ? 0 : psiInvRevShoup[row + tw], pc + (size_t)p * PC_STRIDE, last);
 }
 
 // =========================================================================================================
@@ -537,6 +547,14 @@ PHE_HD double phe_dmul(double a, double b) {
 #endif
 }
 
+PHE_HD double phe_dsub(double a, double b) {
+#if defined(__CUDA_ARCH__)
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
 PHE_HD double phe_dadd(double a, double b) {
 #if defined(__CUDA_ARCH__)
     return __dadd_rn(a, b);
@@ -651,14 +669,6 @@ PHE_HD void diagonal_accumulate_coeff(uint32_t limb, uint32_t c, uint64_t* s0, u
 // limbs agree with the host's bit for bit. Twiddles: SpecialFft.twiddles(), doubles as their bits.
 // =========================================================================================================
 
-PHE_HD double phe_dsub(double a, double b) {
-#if defined(__CUDA_ARCH__)
-    return __dsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
-
 PHE_HD double phe_bits_to_double(uint64_t bits) {
     double d;
     memcpy(&d, &bits, sizeof d);
@@ -668,25 +678,19 @@ PHE_HD double phe_bits_to_double(uint64_t bits) {
 /** Butterfly bb of inverse-FFT stage s0 + u (length size >> (s0 + u)) in block `block`'s shared tiles. */
 PHE_HD void fft_inv_phase_butterfly(uint32_t block, uint32_t bb, double* shRe, double* shIm, const uint64_t* twRe,
                                     const uint64_t* twIm, int logSize, int s0, int k, int logTiles, int u) {
-    const uint32_t tiles = 1u << logTiles;
-    const uint32_t t = bb & (tiles - 1);
-    const uint32_t local = bb >> logTiles;
     const int logHalf = k - 1 - u;
-    const uint32_t i = local >> logHalf;
-    const uint32_t mlo = (i << (logHalf + 1)) | (local & ((1u << logHalf) - 1));
-    const uint32_t mhi = mlo + (1u << logHalf);
+    const PhePair x = phe_phase_pair(block, bb, logTiles, logHalf);
     const int r = logSize - s0 - k;
-    const size_t g = (size_t)block * tiles + t;
     // the lower element's offset within its group of length L: its index bits below the pair bit
-    const size_t offset = ((size_t)(mlo & ((1u << logHalf) - 1)) << r) | (g & (((size_t)1 << r) - 1));
+    const size_t offset = ((size_t)(x.mlo & ((1u << logHalf) - 1)) << r) | (x.g & (((size_t)1 << r) - 1));
     const size_t half = (size_t)1 << (logSize - 1 - s0 - u);
     const size_t tw = half - 1 + offset;
     const double wr = phe_bits_to_double(twRe[tw]);
     const double wi = -phe_bits_to_double(twIm[tw]); // the inverse turns the other way
-    double* ar = shRe + (size_t)mlo * tiles + t;
-    double* ai = shIm + (size_t)mlo * tiles + t;
-    double* br = shRe + (size_t)mhi * tiles + t;
-    double* bi = shIm + (size_t)mhi * tiles + t;
+    double* ar = shRe + ((size_t)x.mlo << logTiles) + x.t;
+    double* ai = shIm + ((size_t)x.mlo << logTiles) + x.t;
+    double* br = shRe + ((size_t)x.mhi << logTiles) + x.t;
+    double* bi = shIm + ((size_t)x.mhi << logTiles) + x.t;
     const double ur = phe_dadd(*ar, *br);
     const double ui = phe_dadd(*ai, *bi);
     const double dr = phe_dsub(*ar, *br);

@@ -100,17 +100,7 @@ public final class HostRingExecutor implements RingExecutor {
 
     @Override
     public RnsPoly fromCoefficients(long[] coefficients, int level) {
-        int n = ring.n();
-        long[][] limbs = new long[level + 1][n];
-        ring.pool().forEach(level + 1, l -> {
-            var m = ring.modulus(l);
-            long[] limb = limbs[l];
-            for (int c = 0; c < n; c++) {
-                limb[c] = m.reduceSigned(coefficients[c]);
-            }
-            ring.ntt(l).forward(limb);
-        });
-        return upload(limbs);
+        return upload(ring.fromIntegers(coefficients, level, level + 1));
     }
 
     @Override

@@ -46,8 +46,8 @@ public interface RingExecutor extends AutoCloseable {
      * for limb as the host does; null where it leaves the FFT to the host (the default). The caller guarantees that
      * every coefficient stays below 2^62 in magnitude.
      *
-     * @param re the real parts of all {@code slots} slots
-     * @param im the imaginary parts of all {@code slots} slots
+     * @param re the real parts of all {@code slots} slots (read, never written)
+     * @param im the imaginary parts of all {@code slots} slots (read, never written)
      */
     default RnsPoly fromSlots(double[] re, double[] im, int slots, int level, double scale) {
         return null;

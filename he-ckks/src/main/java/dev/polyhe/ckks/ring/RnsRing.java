@@ -86,7 +86,6 @@ public final class RnsRing {
         });
     }
 
-    /** Prime indices 0..level followed by all special primes. */
     /**
      * Limbs over Q_level ∪ P ({@link #extendedIndex} order) to Montgomery form, in place, on the pool: how the
      * double-hoisted transforms' diagonals are kept, whichever executor keeps them.
@@ -101,6 +100,26 @@ public final class RnsRing {
         });
     }
 
+    /**
+     * The NTT-form limbs of the first {@code limbs} positions of Q_level ∪ P ({@link #extendedIndex} order) of the
+     * polynomial with these signed integer coefficients: a residue each, then the forward NTTs, on the pool.
+     */
+    public long[][] fromIntegers(long[] coefficients, int level, int limbs) {
+        long[][] out = new long[limbs][];
+        pool.forEach(limbs, pos -> {
+            int l = extendedIndex(level, pos);
+            Modulus m = modulus(l);
+            long[] limb = new long[coefficients.length];
+            for (int c = 0; c < limb.length; c++) {
+                limb[c] = m.reduceSigned(coefficients[c]);
+            }
+            ntt(l).forward(limb);
+            out[pos] = limb;
+        });
+        return out;
+    }
+
+    /** Prime indices 0..level followed by all special primes. */
     public int[] extendedIndices(int level) {
         int[] idx = new int[level + 1 + pCount()];
         for (int i = 0; i < idx.length; i++) {

@@ -36,39 +36,32 @@ final class CanonicalEncoder implements Encoder {
     }
 
     /**
-     * The coefficients on the host (FFT, scale, rounding), their residues and NTTs where the executor keeps limbs
+     * The whole encoding on the executor where it offers to ({@link RingExecutor#fromSlots}); else the coefficients
+     * on the host (FFT, scale, rounding) and their residues and NTTs where the executor keeps limbs
      * ({@link RingExecutor#fromCoefficients}); coefficients too large for a long are reduced here.
      */
     @Override
     public Plaintext encodeComplex(double[] real, double[] imag, int slots, int level, double scale) {
-        RnsPoly onExecutor = encodeOnExecutor(real, imag, slots, level, scale);
-        if (onExecutor != null) {
-            return new CkksPlaintext(onExecutor, level, scale, slots, params.hash());
+        double[][] z = slotValues(real, imag, slots, level, scale);
+        RnsPoly poly = onExecutor(z, slots, level, scale);
+        if (poly == null) {
+            Coefficients c = coefficients(z, slots, scale);
+            poly = c.fitsLong() ? exec.fromCoefficients(c.integers(), level) : exec.upload(residues(c, level, false));
         }
-        Coefficients c = coefficients(real, imag, slots, level, scale);
-        var poly = c.fitsLong() ? exec.fromCoefficients(c.integers(), level) : exec.upload(residues(c, level, false));
         return new CkksPlaintext(poly, level, scale, slots, params.hash());
     }
 
     /**
-     * The whole encoding on the executor ({@link RingExecutor#fromSlots}), where it offers to and every coefficient
-     * is sure to fit a long: a coefficient is at most scale times the largest |z| (the inverse FFT averages the
-     * slots), which |re| + |im| bounds. Null: the host does the FFT.
+     * The executor's encoding of the slots z = {re, im}, where every coefficient is sure to fit a long: a
+     * coefficient is at most scale times the largest |z| (the inverse FFT averages the slots), which |re| + |im|
+     * bounds. Null: the host does the FFT.
      */
-    private RnsPoly encodeOnExecutor(double[] real, double[] imag, int slots, int level, double scale) {
-        checkArguments(real, imag, slots, level, scale);
-        double[] re = new double[slots];
-        double[] im = new double[slots];
+    private RnsPoly onExecutor(double[][] z, int slots, int level, double scale) {
         double largest = 0;
         for (int i = 0; i < slots; i++) {
-            re[i] = i < real.length ? real[i] : 0;
-            im[i] = i < imag.length ? imag[i] : 0;
-            largest = Math.max(largest, Math.abs(re[i]) + Math.abs(im[i]));
+            largest = Math.max(largest, Math.abs(z[0][i]) + Math.abs(z[1][i]));
         }
-        if (!ScaledInteger.fitsLong(scale * largest + 1)) {
-            return null;
-        }
-        return exec.fromSlots(re, im, slots, level, scale);
+        return ScaledInteger.fitsLong(scale * largest + 1) ? exec.fromSlots(z[0], z[1], slots, level, scale) : null;
     }
 
     /**
@@ -76,7 +69,8 @@ final class CanonicalEncoder implements Encoder {
      * double-hoists, in the form it reads ({@link RingExecutor#uploadDiagonal}).
      */
     CkksDiagonal encodeDiagonal(double[] real, double[] imag, int slots, int level, double scale) {
-        long[][] limbs = residues(coefficients(real, imag, slots, level, scale), level, exec.hoistsDiagonals());
+        Coefficients c = coefficients(slotValues(real, imag, slots, level, scale), slots, scale);
+        long[][] limbs = residues(c, level, exec.hoistsDiagonals());
         return new CkksDiagonal(exec.uploadDiagonal(limbs), level, scale, params.hash());
     }
 
@@ -91,8 +85,11 @@ final class CanonicalEncoder implements Encoder {
         }
     }
 
-    /** Refuses what cannot be encoded, naming it: slot count, values (finite, not more than slots), level, scale. */
-    private void checkArguments(double[] real, double[] imag, int slots, int level, double scale) {
+    /**
+     * The values of all {@code slots} slots as {re, im} (zero beyond those given), after refusing what cannot be
+     * encoded, naming it: slot count, values (finite, not more than slots), level, scale.
+     */
+    private double[][] slotValues(double[] real, double[] imag, int slots, int level, double scale) {
         checkSlots(slots);
         if (real.length > slots || imag.length > slots) {
             throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
@@ -102,20 +99,21 @@ final class CanonicalEncoder implements Encoder {
             throw new IllegalArgumentException("level = " + level + " is out of range; allowed: 0 .. " + params.maxLevel());
         }
         checkScale(scale, level);
-        for (int i = 0; i < real.length; i++) {
-            checkedFinite(real[i], "real", i);
-        }
-        for (int i = 0; i < imag.length; i++) {
-            checkedFinite(imag[i], "imag", i);
-        }
-    }
-
-    private Coefficients coefficients(double[] real, double[] imag, int slots, int level, double scale) {
-        checkArguments(real, imag, slots, level, scale);
         double[] re = new double[slots];
         double[] im = new double[slots];
-        System.arraycopy(real, 0, re, 0, real.length);
-        System.arraycopy(imag, 0, im, 0, imag.length);
+        for (int i = 0; i < real.length; i++) {
+            re[i] = checkedFinite(real[i], "real", i);
+        }
+        for (int i = 0; i < imag.length; i++) {
+            im[i] = checkedFinite(imag[i], "imag", i);
+        }
+        return new double[][] {re, im};
+    }
+
+    /** The slots' coefficients: the inverse FFT (in place on z), scaled and rounded. */
+    private Coefficients coefficients(double[][] z, int slots, double scale) {
+        double[] re = z[0];
+        double[] im = z[1];
         fft.inverseBitReversed(re, im, slots, ring.pool());
         int n = ring.n();
         int half = n / 2;
@@ -139,22 +137,19 @@ final class CanonicalEncoder implements Encoder {
 
     /** The NTT-form limbs on the host: q_0..q_level, and with {@code extended} the special primes after them. */
     private long[][] residues(Coefficients c, int level, boolean extended) {
+        int count = level + 1 + (extended ? ring.pCount() : 0);
+        if (c.fitsLong()) {
+            return ring.fromIntegers(c.integers(), level, count);
+        }
         int n = ring.n();
         double[] coef = c.values();
-        long[] integers = c.fitsLong() ? c.integers() : null;
-        long[][] limbs = new long[level + 1 + (extended ? ring.pCount() : 0)][n];
-        ring.pool().forEach(limbs.length, pos -> {
+        long[][] limbs = new long[count][n];
+        ring.pool().forEach(count, pos -> {
             int l = ring.extendedIndex(level, pos);
             Modulus m = ring.modulus(l);
             long[] limb = limbs[pos];
-            if (integers != null) {
-                for (int i = 0; i < n; i++) {
-                    limb[i] = m.reduceSigned(integers[i]);
-                }
-            } else {
-                for (int i = 0; i < n; i++) {
-                    limb[i] = ScaledInteger.residue(coef[i], m);
-                }
+            for (int i = 0; i < n; i++) {
+                limb[i] = ScaledInteger.residue(coef[i], m);
             }
             ring.ntt(l).forward(limb);
         });

@@ -240,7 +240,8 @@ final class DeviceTables {
         });
     }
 
-    private static long[] bits(double[] values) {
+    /** Doubles as the bits the kernels read them by. */
+    static long[] bits(double[] values) {
         long[] b = new long[values.length];
         for (int i = 0; i < b.length; i++) {
             b[i] = Double.doubleToRawLongBits(values[i]);

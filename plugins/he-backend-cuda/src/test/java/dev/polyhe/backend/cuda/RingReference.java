@@ -139,8 +139,8 @@ final class RingReference {
 
         // encoding: the special FFT of full and sparse slots, then the encoder's scaling, rounding and residues
         double[][] fftTwiddles = new SpecialFft(logN).twiddles();
-        u64("fft_tw_re", doubleBits(fftTwiddles[0]));
-        u64("fft_tw_im", doubleBits(fftTwiddles[1]));
+        u64("fft_tw_re", DeviceTables.bits(fftTwiddles[0]));
+        u64("fft_tw_im", DeviceTables.bits(fftTwiddles[1]));
         List<String> slotCounts = new ArrayList<>();
         for (int slots : new int[] {n / 2, Math.min(8, n / 2), 1}) {
             slotCounts.add(Integer.toString(slots));
@@ -599,14 +599,6 @@ final class RingReference {
             }
         }
         return out;
-    }
-
-    static long[] doubleBits(double[] values) {
-        long[] b = new long[values.length];
-        for (int i = 0; i < b.length; i++) {
-            b[i] = Double.doubleToRawLongBits(values[i]);
-        }
-        return b;
     }
 
     void param(String key, long value) {
