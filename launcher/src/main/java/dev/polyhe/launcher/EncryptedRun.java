@@ -40,6 +40,7 @@ final class EncryptedRun {
     /** Trace errors step by step ({@code --trace-errors}); the JSON file, if any. */
     private boolean trace;
     private Path traceJson;
+    private int keyTokens;
 
     EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out,
             PrintWriter err) {
@@ -58,6 +59,15 @@ final class EncryptedRun {
         return this;
     }
 
+    /**
+     * Keys sized for at least {@code tokens} tokens (as {@code keys generate --max-tokens} does), so that a query
+     * shorter than its keys runs in padding rows as it does when deployed.
+     */
+    EncryptedRun keysFor(int tokens) {
+        this.keyTokens = tokens;
+        return this;
+    }
+
     /** The parameters a run uses, the tokens its keys serve, and whether the chain is shorter than the model. */
     private record Chain(dev.polyhe.api.he.HeBackend he, dev.polyhe.api.he.CkksParameters params, int maxTokens,
             int maxColumns, boolean bootstrapping) {
@@ -65,7 +75,8 @@ final class EncryptedRun {
 
     private Chain chain(LoadedModel loaded, InferenceService.Comparison plain, String doing) {
         var he = polyhe.backend(backend); // with --threads where given
-        int maxTokens = plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1);
+        int maxTokens = Math.max(keyTokens,
+                plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1));
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);
         // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most) and,

@@ -54,6 +54,11 @@ final class InferCommand implements Callable<Integer> {
     @Mixin
     ChainOptions chain;
 
+    @Option(names = "--max-tokens", paramLabel = "T",
+            description = "ckks: size the keys for T tokens (as 'keys generate --max-tokens' does) when T is more "
+                    + "than the input has: the rows beyond the input's tokens are padding, as when deployed.")
+    Integer maxTokens;
+
     @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
             description = "ckks: Write the latency breakdown (JSON for a .json name, text otherwise).")
     Path report;
@@ -106,6 +111,11 @@ final class InferCommand implements Callable<Integer> {
             if (trace.requested() && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--trace-errors traces the ckks engine; add --engine ckks");
             }
+            if (maxTokens != null && (kind != Engine.CKKS || maxTokens < 1)) {
+                throw new ErrorReport.InputException(kind != Engine.CKKS
+                        ? "--max-tokens sizes the keys of the ckks engine; add --engine ckks"
+                        : "--max-tokens must be >= 1, got " + maxTokens);
+            }
             if (trace.explainPlan && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--explain-plan plans the ckks engine; add --engine ckks");
             }
@@ -117,7 +127,11 @@ final class InferCommand implements Callable<Integer> {
                     Calibration cal = calibration(service, loaded, inputs, out);
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
                     report(c.errors(), out);
-                    EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out, spec.commandLine().getErr()));
+                    EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out,
+                            spec.commandLine().getErr()));
+                    if (maxTokens != null) {
+                        run.keysFor(maxTokens);
+                    }
                     if (trace.explainPlan) {
                         run.explain(loaded, inputs, cal, c, json);
                         if (output != null) {

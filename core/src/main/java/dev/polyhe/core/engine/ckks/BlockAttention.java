@@ -125,8 +125,8 @@ final class BlockAttention {
      * first segment is masked, and the sums of up to {@link #sumBlocks} head blocks are placed side by side and
      * spread over their groups' segments in one ciphertext ({@link HeadPacking}): a division of the sums then works
      * on one ciphertext, not on one per block. Groups without a head get head 0's sums, a pack's missing blocks its
-     * first block's, and padding rows a real row's (see {@link CkksEngine#withPaddingRowsFilled}): a division of the
-     * sums must see values in its domain in every slot.
+     * first block's, and padding rows zero, as the scores' padding is ({@code m} is clean): the engine moves them into a
+     * division's domain when the division announces it ({@link CkksEngine#bound}).
      */
     CkksTensor rowSums(CkksTensor m) {
         OperatorKind op = OperatorKind.OTHER;
@@ -137,7 +137,7 @@ final class BlockAttention {
         Ciphertext[] out = new Ciphertext[m.cts.length];
         if (packing.oneGroupFills()) {
             for (int block = 0; block < blocks; block++) {
-                Ciphertext sum = engine.withPaddingRowsFilled(blockSum(m, block), tokens, op);
+                Ciphertext sum = blockSum(m, block);
                 Arrays.fill(out, block * chunks, (block + 1) * chunks, sum);
             }
             return m.with(out, false);
@@ -154,8 +154,7 @@ final class BlockAttention {
                 Ciphertext moved = engine.rotateSegments(sums, pack - stride - j, op);
                 placed = placed == null ? moved : engine.add(placed, moved, op);
             }
-            Ciphertext spread = engine.withPaddingRowsFilled(engine.sumOverNeighbours(placed, stride, pack, op),
-                    tokens, op);
+            Ciphertext spread = engine.sumOverNeighbours(placed, stride, pack, op);
             Arrays.fill(out, first * chunks, Math.min(blocks, first + pack) * chunks, spread);
         }
         return new CkksTensor(m.rows, m.cols, out, false, packing.withSumBlocks(pack));

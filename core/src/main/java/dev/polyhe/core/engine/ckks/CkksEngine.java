@@ -1310,18 +1310,25 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c == 0) {
             return a;
         }
-        return ranged(map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
-                () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c));
+        return padded(ranged(map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+                () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c)),
+                a.padding, v -> v + c);
+    }
+
+    /** t whose padding rows hold what a's held, mapped by f (nothing when unknown). */
+    private static CkksTensor padded(CkksTensor t, CkksTensor.PaddingRows padding, DoubleUnaryOperator f) {
+        t.padding = padding == null ? null : padding.map(f);
+        return t;
     }
 
     @Override
     public CkksTensor mulConstant(CkksTensor a, double c) {
-        return expecting(mapRange(a.range, v -> v * c), () -> {
+        return padded(expecting(mapRange(a.range, v -> v * c), () -> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
             refreshTogether(Arrays.stream(a.cts).filter(this::looselyLarge).toList(), this::levelsFor,
                     OperatorKind.OTHER);
             return map(a, a.clean, true, x -> constantProduct(x, c, OperatorKind.OTHER));
-        });
+        }), a.padding, v -> v * c);
     }
 
     @Override
@@ -1353,8 +1360,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         // bootstraps of different pairs at once where the evaluator gains from it
         List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList();
         refreshAtOnce(due, wanted, OperatorKind.OTHER);
-        return ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER) : c),
-                a.range);
+        return padded(ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
+                : c), a.range), a.padding, v -> v);
     }
 
     /**
@@ -1381,7 +1388,19 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** The calibrated range of a's values (see {@link dev.polyhe.api.arith.Arith#bound}). */
     @Override
     public CkksTensor bound(CkksTensor a, double lo, double hi) {
-        return ranged(a.with(a.cts, a.clean), ValueRange.interval(lo, hi));
+        CkksTensor.PaddingRows pad = a.padding;
+        if (pad == null || pad.value() >= lo && pad.value() <= hi) {
+            return padded(ranged(a.with(a.cts, a.clean), ValueRange.interval(lo, hi)), pad, v -> v);
+        }
+        // Padding rows outside the domain (a masked row sum is 0, where 1/x or 1/√x grows as 2^n under n Goldschmidt
+        // iterations, and one huge slot spoils the bootstrap of its whole ciphertext): moved to the domain's middle
+        double middle = (lo + hi) / 2;
+        double[] shift = new double[a.cts.length == 0 ? 0 : a.cts[0].slots()];
+        for (int seg = 0; seg < shift.length / slots; seg++) {
+            Arrays.fill(shift, seg * slots + pad.tokens(), (seg + 1) * slots, middle - pad.value());
+        }
+        CkksTensor moved = map(a, false, c -> plainSum(c, shift, OperatorKind.OTHER));
+        return padded(ranged(moved, ValueRange.interval(lo, hi)), pad, v -> middle);
     }
 
     /** The range the engine assumes for m's values, as [lo, hi], or null when it has none (for reports). */
@@ -1938,7 +1957,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor m = unpackedSums(scores);
         ValueRange sums = sumRange(m.range, m.cols);
         if (m.layout == Layout.HEAD_DIAGONALS) {
-            return ranged(blockAttention.rowSums(m.clean ? m : maskPadding(m)), sums);
+            CkksTensor r = blockAttention.rowSums(m.clean ? m : maskPadding(m));
+            r.padding = m.cols < slots ? new CkksTensor.PaddingRows(m.cols, 0) : null; // zeroed, or clean
+            return ranged(r, sums);
         }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
@@ -1949,13 +1970,17 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         // Diagonals or columns side by side: the total over them lands in every one.
         sum = sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
-        if (m.layout != Layout.DIAGONALS || m.perCiphertext == 1) { // wide score blocks have no keys to shift rows
-            sum = withPaddingRowsFilled(sum, m.rows, OperatorKind.OTHER);
+        // clean padding sums to zero; else the padding rows are zeroed, where they could spoil a bootstrap
+        boolean zeroed = !src.clean && zeroesPaddingRows(sum, m.rows);
+        if (zeroed) {
+            sum = withPaddingRowsZeroed(sum, m.rows, OperatorKind.OTHER);
         }
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
-        return ranged(m.with(out, m.layout == Layout.COLUMNS && src.clean), sums);
+        CkksTensor r = m.with(out, m.layout == Layout.COLUMNS && src.clean);
+        r.padding = m.rows < slots && (zeroed || src.clean) ? new CkksTensor.PaddingRows(m.rows, 0) : null;
+        return ranged(r, sums);
     }
 
     /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
@@ -2159,28 +2184,25 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * Row sums with rows 0 .. P−T−1 copied into the padding rows T .. P−1 of every segment of P slots (where the
-     * sums of padding are zero): whatever follows a row sum (a division, an inverse square root) then sees a real
-     * row's value in every slot, inside its domain. A zero there grows to 2^n under n Goldschmidt iterations, and
-     * one huge slot spoils the bootstrapping of its whole ciphertext. One level when T < P and the ciphertext may
-     * be bootstrapped, else nothing (without bootstrapping the padding's values never reach the real rows).
+     * Row sums with their padding rows (T .. P−1 of every segment of P slots) set to zero: whatever follows a row sum
+     * (a division, an inverse square root) is then told where the padding stands ({@link CkksTensor#padding}), and
+     * {@link #bound} moves it into the domain with a plaintext addition. One level.
      */
-    Ciphertext withPaddingRowsFilled(Ciphertext c, int tokens, OperatorKind op) {
-        if (tokens >= slots || !bootstraps(c)) { // without bootstrapping, no harm done
-            return c;
-        }
+    private Ciphertext withPaddingRowsZeroed(Ciphertext c, int tokens, OperatorKind op) {
         Ciphertext x = withLevels(c, 1, op);
         double[] rows = new double[x.slots()];
-        double[] low = new double[x.slots()];
         for (int seg = 0; seg < x.slots() / slots; seg++) {
             Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
-            Arrays.fill(low, seg * slots, seg * slots + slots - tokens, 1.0);
         }
-        Ciphertext kept = plainProductRaw(x, encode(rows, rows.length, x.level(), op), op);
-        Ciphertext copied = plainProductRaw(x, encode(low, low.length, x.level(), op), op);
-        // rows r < P − T move down by T inside their segment: a rotation by −T (one segment back, then P − T)
-        copied = rotateBy(rotateSegments(copied, -1, op), slots - tokens, op);
-        return rescale(add(kept, copied, op), op);
+        return rescale(plainProductRaw(x, encode(rows, rows.length, x.level(), op), op), op);
+    }
+
+    /**
+     * Whether row sums of unclean padding are zeroed: where T < P and c may be bootstrapped (without bootstrapping the
+     * padding's values never reach the real rows).
+     */
+    private boolean zeroesPaddingRows(Ciphertext c, int tokens) {
+        return tokens < slots && bootstraps(c);
     }
 
     /**

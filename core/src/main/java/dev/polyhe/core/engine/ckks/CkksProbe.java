@@ -26,6 +26,17 @@ public final class CkksProbe implements Probe<CkksTensor> {
     }
 
     @Override
+    public double slotMagnitude(CkksTensor value) {
+        double m = 0;
+        for (var c : value.cts) {
+            for (double v : engine.decryptComplex(c)[0]) {
+                m = Math.max(m, Math.abs(v));
+            }
+        }
+        return m;
+    }
+
+    @Override
     public double imaginary(CkksTensor value) {
         double m = 0;
         for (var c : value.cts) {

@@ -26,6 +26,24 @@ public final class CkksTensor {
      * unknown, e.g. for a tensor read from a file until a calibrated range is announced.
      */
     ValueRange range;
+    /**
+     * What the padding rows hold, where an operation knows it exactly (a row sum's masked padding, then constants
+     * added or multiplied); null when unknown. {@link CkksEngine#bound} moves a known value into the domain a
+     * polynomial is about to be evaluated on, with a plaintext addition: no level.
+     */
+    PaddingRows padding;
+
+    /**
+     * Rows {@code tokens ..} of every segment of the packing's slots hold {@code value} (up to CKKS noise).
+     *
+     * @param tokens the real rows of each segment
+     * @param value what each padding row holds
+     */
+    record PaddingRows(int tokens, double value) {
+        PaddingRows map(java.util.function.DoubleUnaryOperator f) {
+            return new PaddingRows(tokens, f.applyAsDouble(value));
+        }
+    }
 
     CkksTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean) {
         this(layout, rows, cols, cts, clean, 1);

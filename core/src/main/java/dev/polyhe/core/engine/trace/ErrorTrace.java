@@ -27,10 +27,13 @@ public final class ErrorTrace {
 
     /**
      * One engine operation: its error, relative to the larger of its result and its operands (a product by a tiny
-     * coefficient keeps its operand's absolute error); {@code bound}: the magnitude the engine assumed (NaN: none).
+     * coefficient keeps its operand's absolute error); {@code bound}: the magnitude the engine assumed (NaN: none);
+     * {@code slotMagnitude}: the largest |value| in any slot, padding included, which is what a bootstrap sees (NaN:
+     * not known).
      */
     public record Step(int index, String operator, String op, int rows, int cols, int level, double logScale,
-            double maxReference, double maxError, double bits, double inputBits, double bound, double imaginary) {
+            double maxReference, double maxError, double bits, double inputBits, double bound, double imaginary,
+            double slotMagnitude) {
         /** Bits fewer than the worst operand had. */
         public double loss() {
             return Math.max(0, inputBits - bits);
@@ -224,6 +227,7 @@ public final class ErrorTrace {
         n.put("loss_bits", s.loss());
         putOrNull(n, "bound", s.bound());
         putOrNull(n, "max_abs_imaginary", s.imaginary());
+        putOrNull(n, "max_abs_all_slots", s.slotMagnitude());
         return n;
     }
 

@@ -85,7 +85,8 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
         // a step with no traced operand (an encryption, a constant) starts the error: it has lost nothing
         double inputBits = Arrays.stream(inputs).mapToDouble(Paired::bits).min().orElse(bits);
         trace.add(new ErrorTrace.Step(trace.stepCount(), operatorPath(), op, ref.rows(), ref.cols(), probe.level(t),
-                probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t), probe.imaginary(t)));
+                probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t), probe.imaginary(t),
+                probe.slotMagnitude(t)));
         return new Paired<>(r, t, bits, magnitude);
     }
 

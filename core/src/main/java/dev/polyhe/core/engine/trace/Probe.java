@@ -19,4 +19,9 @@ public interface Probe<T> {
     default double imaginary(T value) {
         return Double.NaN;
     }
+
+    /** The largest |value| in any slot, padding included: what a bootstrap of it would see (NaN: none). */
+    default double slotMagnitude(T value) {
+        return Double.NaN;
+    }
 }
