@@ -8,6 +8,7 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.core.bench.RandomCheckpoint.Architecture;
 import dev.polyhe.core.bench.RandomCheckpoint.Init;
+import dev.polyhe.core.bench.RandomCheckpoint.Residual;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
@@ -50,12 +51,20 @@ class GeneratedModelFidelityTest {
         polyhe.close();
     }
 
-    /** A generated model and its input: architecture, shape, weights, tokens (text), seed. */
-    record Case(Architecture arch, Shape shape, Init init, int tokens, long seed) {
+    /**
+     * A generated model and its input: architecture, shape, weights, residual form, tokens (text), the tokens its keys
+     * serve (the rows beyond the input's are padding, as when deployed), seed.
+     */
+    record Case(Architecture arch, Shape shape, Init init, Residual residual, int tokens, int keyTokens, long seed) {
+        Case(Architecture arch, Shape shape, Init init, int tokens, long seed) {
+            this(arch, shape, init, Residual.PARALLEL, tokens, tokens, seed);
+        }
+
         @Override
         public String toString() {
-            return RandomCheckpoint.describe(arch, shape, init) + ", seed " + seed
-                    + (arch == Architecture.VIT ? "" : ", " + tokens + " tokens");
+            return RandomCheckpoint.describe(arch, shape, init) + (residual == Residual.SEQUENTIAL ? ", sequential" : "")
+                    + ", seed " + seed + (arch == Architecture.VIT ? "" : ", " + tokens + " tokens")
+                    + (keyTokens > tokens ? " in keys for " + keyTokens : "");
         }
     }
 
@@ -64,7 +73,11 @@ class GeneratedModelFidelityTest {
                 new Case(Architecture.GPT_NEOX, gptNeoX(64, 2, 192, 3), Init.HF, 6, 11),
                 new Case(Architecture.GPT_NEOX, gptNeoX(32, 4, 128, 3), Init.SCALED, 5, 12),
                 new Case(Architecture.ROBERTA, encoder(32, 2, 64, 3, 40), Init.HF, 6, 13),
-                new Case(Architecture.VIT, vit(32, 4, 128, 3), Init.SCALED, 5, 14));
+                new Case(Architecture.VIT, vit(32, 4, 128, 3), Init.SCALED, 5, 14),
+                // trained-like magnitudes (a LayerNorm's sum of squares in the hundreds), queries shorter than their keys
+                new Case(Architecture.GPT_NEOX, gptNeoX(64, 2, 192, 3), Init.TRAINED, Residual.PARALLEL, 12, 16, 15),
+                new Case(Architecture.GPT_NEOX, gptNeoX(32, 2, 96, 3), Init.TRAINED, Residual.SEQUENTIAL, 3, 16, 16),
+                new Case(Architecture.GPT_NEOX, gptNeoX(32, 4, 128, 2), Init.HF, Residual.PARALLEL, 1, 16, 17));
         List<Case> more = List.of(
                 new Case(Architecture.GPT_NEOX, gptNeoX(64, 2, 192, 3), Init.HF, 9, 0),
                 new Case(Architecture.GPT_NEOX, gptNeoX(48, 3, 96, 4), Init.HF, 7, 21),
@@ -93,7 +106,7 @@ class GeneratedModelFidelityTest {
     @MethodSource("cases")
     void encryptedEndToEndFollowsThePolynomialModel(Case c) throws Exception {
         GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve(String.valueOf(c.seed())), c.arch(), c.shape(),
-                c.init(), c.tokens(), c.seed());
+                c.init(), c.residual(), c.tokens(), c.keyTokens(), c.seed());
         InferenceResult poly = q.polynomial();
         EncryptedInference encrypted = new EncryptedInference(q.service());
         try (var keys = q.keys(encrypted)) {

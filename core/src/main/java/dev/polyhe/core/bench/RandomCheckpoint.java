@@ -50,7 +50,19 @@ public final class RandomCheckpoint {
          * Weights of standard deviation 1/√fan-in, embeddings of 1, LayerNorm weights 1 ± 0.1 and small biases: every
          * product of order one and a residual stream of a few units, as trained models show.
          */
-        SCALED
+        SCALED,
+        /**
+         * What trained language models carry and the two above do not: {@link #SCALED}'s weights with LayerNorm gains
+         * of spread 0.3, biases of 0.1, and a few outlier features (embedding columns ten times the rest), so that the
+         * residual stream grows with depth and a LayerNorm's sum of squares reaches the hundreds.
+         */
+        TRAINED
+    }
+
+    /** How a GPT-NeoX block adds its two branches: both from the same input (Pythia's), or one after the other. */
+    public enum Residual {
+        PARALLEL,
+        SEQUENTIAL
     }
 
     /**
@@ -125,10 +137,16 @@ public final class RandomCheckpoint {
 
     /** Writes the checkpoint into {@code dir} (created if needed) and returns it. */
     public static Path write(Path dir, Architecture arch, Shape shape, Init init, long seed) throws IOException {
+        return write(dir, arch, shape, init, seed, Residual.PARALLEL);
+    }
+
+    /** {@link #write}, with the residual form of a GPT-NeoX ({@code residual} is ignored by other architectures). */
+    public static Path write(Path dir, Architecture arch, Shape shape, Init init, long seed, Residual residual)
+            throws IOException {
         Files.createDirectories(dir);
         Weights w = new Weights(new Random(seed), init);
         ObjectNode config = switch (arch) {
-            case GPT_NEOX -> gptNeoX(shape, w);
+            case GPT_NEOX -> gptNeoX(shape, w, residual);
             case ROBERTA -> roberta(shape, w);
             case VIT -> vit(shape, w);
         };
@@ -144,7 +162,7 @@ public final class RandomCheckpoint {
         return dir;
     }
 
-    private static ObjectNode gptNeoX(Shape s, Weights w) {
+    private static ObjectNode gptNeoX(Shape s, Weights w, Residual residual) {
         int h = s.hidden();
         // a bias's spread is 0 under HF's initialization; these are the SCALED ones
         w.matrix("embed_out.weight", 1 / Math.sqrt(h), s.vocab(), h);
@@ -166,7 +184,7 @@ public final class RandomCheckpoint {
         c.put("rotary_emb_base", 10000);
         c.put("max_position_embeddings", 2048);
         c.put("layer_norm_eps", 1e-5);
-        c.put("use_parallel_residual", true);
+        c.put("use_parallel_residual", residual == Residual.PARALLEL);
         c.put("tie_word_embeddings", false);
         c.put("attention_bias", true);
         return c;
@@ -319,14 +337,32 @@ public final class RandomCheckpoint {
 
         void embedding(String name, int... shape) {
             put(name, init == Init.HF ? HF_RANGE : 1.0, 0, shape);
+            if (init == Init.TRAINED) { // a few outlier features: columns 1 and 1 + h/2 ten times the rest
+                float[] v = tensors.get(name);
+                int h = shape[shape.length - 1];
+                for (int i = 0; i < v.length; i++) {
+                    int col = i % h;
+                    if (col == 1 || col == 1 + h / 2) {
+                        v[i] *= 10;
+                    }
+                }
+            }
         }
 
         void bias(String name, int n) {
-            put(name, init == Init.HF ? 0 : 0.02, 0, n);
+            put(name, switch (init) {
+                case HF -> 0;
+                case SCALED -> 0.02;
+                case TRAINED -> 0.1;
+            }, 0, n);
         }
 
         void layerNorm(String prefix, int h) {
-            put(prefix + ".weight", init == Init.HF ? 0 : 0.1, 1, h);
+            put(prefix + ".weight", switch (init) {
+                case HF -> 0;
+                case SCALED -> 0.1;
+                case TRAINED -> 0.3;
+            }, 1, h);
             bias(prefix + ".bias", h);
         }
 

@@ -1978,7 +1978,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
-        CkksTensor r = m.with(out, m.layout == Layout.COLUMNS && src.clean);
+        // clean where every column the sum lands in is a real one: padding columns of blocks would hold real sums
+        boolean realColumnsOnly = m.layout == Layout.COLUMNS
+                || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext == 0;
+        CkksTensor r = m.with(out, realColumnsOnly && (src.clean || zeroed));
         r.padding = m.rows < slots && (zeroed || src.clean) ? new CkksTensor.PaddingRows(m.rows, 0) : null;
         return ranged(r, sums);
     }
