@@ -119,7 +119,17 @@ class BenchLayerTest {
         for (var s : trace.get("steps")) {
             assertTrue(s.has("level") && s.has("log2_scale") && s.has("relative_error") && s.has("max_abs_error"),
                     s.toString());
+            if (!s.get("bound").isNull()) {
+                // on the calibration's own input every bound holds, and no slot (padding included) exceeds it
+                double bound = s.get("bound").asDouble();
+                double slack = 1 + dev.polyhe.core.engine.trace.ErrorTrace.BOUND_SLACK;
+                assertTrue(s.get("max_abs_reference").asDouble() <= bound * slack + 1e-9, "a bound below the values: "
+                        + s);
+                assertTrue(s.get("max_abs_all_slots").asDouble() <= bound * slack + 1e-6, "a slot above the bound: "
+                        + s);
+            }
         }
+        assertTrue(r.out().contains("bounds: none below the values"), r.out());
         Matcher m = Pattern.compile("vs poly: mse ([0-9.e+-]+)").matcher(r.out());
         assertTrue(m.find() && Double.parseDouble(m.group(1)) < 1e-4, r.out());
         // a client-side tool for the encrypted engine only

@@ -22,6 +22,9 @@ import java.util.Map;
 public final class ErrorTrace {
     /** Steps that lose at least this many bits are flagged as jumps. */
     public static final double JUMP_BITS = 4;
+    /** How far a value may exceed its bound before the trace flags it (see {@link #boundsBelowTheValues}). */
+    public static final double BOUND_SLACK = 0.1;
+
     /** Precision is reported up to this (an exact step has no finite number of bits). */
     static final double MAX_BITS = 60;
 
@@ -157,7 +160,36 @@ public final class ErrorTrace {
                     + "(%s) to %.3g (%s)%n", worstBoot.bits(), worstBoot.maxIn(), worstBoot.operator(),
                     smallest.maxIn(), smallest.operator(), largest.maxIn(), largest.operator()));
         }
+        List<Step> under = boundsBelowTheValues();
+        sb.append(under.isEmpty() ? "bounds: none below the values\n" : String.format(Locale.ROOT,
+                "bounds: %d below the values, first at step %d (%s %s: bound %.3g, max|ref| %.3g)%n", under.size(),
+                under.get(0).index(), under.get(0).operator(), under.get(0).op(), under.get(0).bound(),
+                under.get(0).maxReference()));
+        List<Step> padding = paddingAboveTheBounds();
+        if (!padding.isEmpty()) {
+            sb.append(String.format(Locale.ROOT, "padding: %d steps hold more in some slot than their bound, first at "
+                    + "step %d (%s %s: %.3g in a slot, bound %.3g)%n", padding.size(), padding.get(0).index(),
+                    padding.get(0).operator(), padding.get(0).op(), padding.get(0).slotMagnitude(),
+                    padding.get(0).bound()));
+        }
         return sb.toString();
+    }
+
+    /**
+     * Steps whose assumed bound is more than {@link #BOUND_SLACK} below the true values: a bound the engine scales a
+     * bootstrap's input by must hold, or the values wrap around q_0. The engine's ranges follow programs at sample
+     * points (a polynomial may peak a few per cent above its samples), calibration runs the exact model and the trace
+     * the polynomial one: within the slack is what a prescaling's factor-of-two target absorbs.
+     */
+    public List<Step> boundsBelowTheValues() {
+        return steps.stream().filter(s -> !Double.isNaN(s.bound())
+                && s.maxReference() > s.bound() * (1 + BOUND_SLACK) + 1e-9).toList();
+    }
+
+    /** Steps holding more in some slot (padding included) than their bound: a bootstrap of them would see that. */
+    public List<Step> paddingAboveTheBounds() {
+        return steps.stream().filter(s -> !Double.isNaN(s.bound()) && !Double.isNaN(s.slotMagnitude())
+                && s.slotMagnitude() > s.bound() * (1 + BOUND_SLACK) + 1e-6).toList();
     }
 
     private static String abbreviate(String s, int width) {
