@@ -43,13 +43,13 @@ final class ServeCommand implements Callable<Integer> {
     int maxQueue;
 
     @Option(names = "--memory-budget", paramLabel = "BYTES",
-            description = "Bytes of evaluation keys held at once, least recently used out (default: 60 % of the "
+            description = "Bytes of evaluation keys held at once, least recently used out (default: 60 %% of the "
                     + "heap).")
     Long memoryBudget;
 
     @Option(names = "--weight-cache", paramLabel = "BYTES",
             description = "Bytes of encoded weight diagonals each served model keeps per key set, so that warm queries "
-                    + "skip encoding them; 0: none (default: 10 % of the heap).")
+                    + "skip encoding them; 0: none (default: 10 %% of the heap).")
     Long weightCache;
 
     @Option(names = "--max-upload", defaultValue = "17179869184", paramLabel = "BYTES",
