@@ -35,7 +35,7 @@ class HostAppTest {
         assertEquals(plaintext.rows(), decrypted.rows());
         assertEquals(plaintext.cols(), decrypted.cols());
         assertTrue(r.agreement().mse() <= 1e-4, "MSE " + r.agreement().mse());
-        assertTrue(r.agreement().maxAbs() <= 0.05, "max " + r.agreement().maxAbs());
+        assertTrue(r.agreement().maxAbs() <= 0.01, "max " + r.agreement().maxAbs());
         assertTrue(r.agreement().samePrediction(), "the same predicted token at every position");
         int[] plainTokens = new int[plaintext.rows()];
         int[] decryptedTokens = new int[decrypted.rows()];
