@@ -9,6 +9,8 @@ import dev.polyhe.api.PolyHePlugin;
  */
 public interface PolynomialApproximator extends PolyHePlugin {
     /**
+     * @param spec the function, its domain and the approximator's options
+     * @return the approximation, its depth and error measured
      * @throws IllegalArgumentException (often {@link dev.polyhe.api.Options.InvalidOptionException}) naming the
      *         option or domain that cannot be served and what is allowed
      */

@@ -11,7 +11,7 @@ import java.util.Set;
  * approximation it needs (a Goldschmidt division) through {@code approximations}.
  */
 public interface AttentionMechanism extends PolyHePlugin {
-    /** The option keys {@link #create} accepts; anything else is an error. */
+    /** @return the option keys {@link #create} accepts; anything else is an error */
     Set<String> optionNames();
 
     /**
@@ -19,12 +19,19 @@ public interface AttentionMechanism extends PolyHePlugin {
      * option that selects one (PowerSoftmax's Goldschmidt {@code iterations}, {@code lo}, {@code hi}): a host that
      * runs the same mechanism with {@code division=exact} (the exact model that calibrates the polynomial one) drops
      * them. None by default.
+     *
+     * @return the division's option keys
      */
     default Set<String> divisionOptionNames() {
         return Set.of();
     }
 
     /**
+     * A kernel configured by the options.
+     *
+     * @param options the mechanism's options, each among {@link #optionNames}
+     * @param approximations where to get the polynomial approximations the kernel needs
+     * @return the configured kernel
      * @throws dev.polyhe.api.Options.InvalidOptionException naming the bad option, its value and what is allowed
      */
     AttentionKernel create(Options options, Approximations approximations);

@@ -11,6 +11,9 @@ public interface ModelArchitecture extends PolyHePlugin {
     /**
      * Loads a checkpoint folder ({@code config.json} + {@code model.safetensors} or a sharded index).
      *
+     * @param checkpointDir the folder
+     * @return the model, its weights checked against its config
+     *
      * @throws CheckpointException naming the file, key or tensor that is missing or malformed
      */
     Model load(Path checkpointDir);
