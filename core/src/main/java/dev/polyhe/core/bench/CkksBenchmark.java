@@ -85,7 +85,8 @@ public final class CkksBenchmark {
             double peakRssMib, Bootstrap bootstrap) {
 
         /**
-         * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, threads (in force), ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
+         * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, threads (in force),
+         * ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
          * keygen_relin_ms, peak_rss_mib, bootstrap. A value that is not a number (no such figure) is null.
          */
         public ObjectNode toJson(ObjectMapper mapper) {

@@ -104,7 +104,8 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
 
     private CkksSecretKey secret(SecretKey key) {
         if (!(key instanceof CkksSecretKey sk)) {
-            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName()) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
+            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName())
+                    + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
         return sk;

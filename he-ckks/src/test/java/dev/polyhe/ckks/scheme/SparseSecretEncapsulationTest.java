@@ -1,6 +1,5 @@
 package dev.polyhe.ckks.scheme;
 
-import dev.polyhe.ckks.ring.LimbPool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

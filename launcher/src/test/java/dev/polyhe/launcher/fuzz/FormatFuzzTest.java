@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.HeException;
-import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.model.CheckpointException;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint;

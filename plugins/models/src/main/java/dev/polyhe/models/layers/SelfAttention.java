@@ -7,8 +7,8 @@ import dev.polyhe.api.model.Nonlinearities;
 
 /**
  * Multi-head self-attention: Q, K, V projections, an optional rotary embedding on Q and K, per-head scores
- * Q_h K_hᵀ / √d (the 1/√d already folded into {@code query}, see {@link #withScaledQuery}) normalized by the host's attention kernel (softmax, PowerSoftmax, …), the heads' contexts
- * concatenated in order and the output projection.
+ * Q_h K_hᵀ / √d (the 1/√d already folded into {@code query}, see {@link #withScaledQuery}) normalized by the host's
+ * attention kernel (softmax, PowerSoftmax, …), the heads' contexts concatenated in order and the output projection.
  */
 public record SelfAttention(Linear query, Linear key, Linear value, Linear output, int heads,
         RotaryEmbedding rotary) {
