@@ -112,6 +112,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}; not applied under --no-auth).")
     int maxJobsPerTenant;
 
+    @Option(names = "--job-ttl", defaultValue = "24h", paramLabel = "SPAN", converter = TimeSpan.class,
+            description = "How long a job is kept once it has ended: its status, query and result; then 404 and "
+                    + "removed from the store (default: ${DEFAULT-VALUE}; units ms, s, m, h, d).")
+    java.time.Duration jobTtl;
+
     @Option(names = "--request-timeout", paramLabel = "SECONDS",
             description = "A request, headers and body, must arrive within it or its connection is closed (default: "
                     + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
@@ -138,6 +143,12 @@ final class ServeCommand implements Callable<Integer> {
             throw new ErrorReport.InputException(e.getMessage());
         }
         PolyHeServer.Network network = network();
+        PolyHeServer.Storage storage;
+        try {
+            storage = new PolyHeServer.Storage(jobTtl);
+        } catch (IllegalArgumentException e) {
+            throw new ErrorReport.InputException(e.getMessage());
+        }
         if (requestTimeout != null) {
             if (requestTimeout < 1) {
                 throw new ErrorReport.InputException("--request-timeout needs at least 1 second, got "
@@ -148,7 +159,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
-                PolyHeServer server = start(requireBackend(polyhe), settings, network)) {
+                PolyHeServer server = start(requireBackend(polyhe), settings, network, storage)) {
             var out = spec.commandLine().getOut();
             String host = bind.contains(":") ? "[" + bind + "]" : bind;
             out.printf("polyhe serve: %s://%s:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
@@ -173,10 +184,10 @@ final class ServeCommand implements Callable<Integer> {
         return polyhe;
     }
 
-    private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network)
-            throws java.io.IOException {
+    private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network,
+            PolyHeServer.Storage storage) throws java.io.IOException {
         try {
-            return PolyHeServer.start(polyhe, settings, network);
+            return PolyHeServer.start(polyhe, settings, network, storage);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * GET    /v1/jobs/{id}                  state, blocks done of all, bootstraps, elapsed, ETA
  * GET    /v1/jobs/{id}/events           the same as server-sent events until the job ends
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
+ *                                       (a job is kept for --job-ttl once it has ended, then 404 and removed)
  * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
  * GET    /v1/openapi.json               these routes as an OpenAPI 3 description
@@ -162,6 +163,26 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * What the store keeps and for how long.
+     *
+     * @param jobTtl how long a job is kept once it has ended (its status, query and result); then 404, removed
+     */
+    public record Storage(java.time.Duration jobTtl) {
+        public static final java.time.Duration JOB_TTL = java.time.Duration.ofHours(24);
+
+        /** The defaults: jobs kept 24 hours. */
+        public static Storage defaults() {
+            return new Storage(JOB_TTL);
+        }
+
+        public Storage {
+            if (jobTtl == null || jobTtl.toMillis() < 1) {
+                throw new IllegalArgumentException("--job-ttl needs at least 1 ms, got " + jobTtl);
+            }
+        }
+    }
+
     static {
         // before the JDK server reads them (once, at its first server): a request must arrive within 10 minutes
         // (a multi-gigabyte key upload included), an idle kept-alive connection is closed after 30 s
@@ -181,9 +202,10 @@ public final class PolyHeServer implements AutoCloseable {
     private final KeyCache cache;
     private final ServedModels models;
     private final Jobs jobs;
+    private final JobSweeper sweeper;
     private final long started = System.nanoTime();
 
-    private PolyHeServer(PolyHe polyhe, Settings s, Network n) throws IOException {
+    private PolyHeServer(PolyHe polyhe, Settings s, Network n, Storage st) throws IOException {
         InetSocketAddress address = n.address(s.port());
         this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
@@ -197,7 +219,9 @@ public final class PolyHeServer implements AutoCloseable {
         for (String name : models.names()) {
             shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
         }
-        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), keys, cache, models);
+        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), st.jobTtl(), keys, cache,
+                models);
+        this.sweeper = new JobSweeper(jobs, st.jobTtl());
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
             https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
@@ -226,7 +250,13 @@ public final class PolyHeServer implements AutoCloseable {
      * @throws IllegalArgumentException for an address open to a network without TLS and authentication
      */
     public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network) throws IOException {
-        PolyHeServer s = new PolyHeServer(polyhe, settings, network);
+        return start(polyhe, settings, network, Storage.defaults());
+    }
+
+    /** Starts serving, keeping jobs and bytes as {@code storage} says. */
+    public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network, Storage storage)
+            throws IOException {
+        PolyHeServer s = new PolyHeServer(polyhe, settings, network, storage);
         s.http.start();
         LOG.info("serving {} on {}:{} over {}", s.models.names(), network.bind(), s.port(),
                 network.tls() != null ? "HTTPS" : "HTTP");
@@ -571,6 +601,7 @@ public final class PolyHeServer implements AutoCloseable {
     public void close() {
         http.stop(0);
         handlers.shutdownNow();
+        sweeper.close();
         jobs.close();
         cache.close();
     }

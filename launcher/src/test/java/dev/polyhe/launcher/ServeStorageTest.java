@@ -1,0 +1,219 @@
+package dev.polyhe.launcher;
+
+import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.bench.RandomCheckpoint;
+import dev.polyhe.server.PolyHeServer;
+import dev.polyhe.server.TokenFile;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@code polyhe serve} keeps and for how long (issue 44): jobs removed after their time to live, quotas of
+ * bytes and results answered before anything is written, and the operator's view on a loopback admin port.
+ */
+class ServeStorageTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path dir;
+    static Path model;
+    static Path keys;
+    static Path tokens;
+    static String alice;
+    static String bob;
+    static PolyHe polyhe;
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
+        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
+        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
+                "--output", model.resolve("calibration.json").toString());
+        assertEquals(0, cal.code(), cal.err());
+        keys = dir.resolve("keys");
+        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
+                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
+        assertEquals(0, gen.code(), gen.err());
+        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
+                dir.resolve("in.json").toString(), "--output", dir.resolve("q.ct").toString());
+        assertEquals(0, enc.code(), enc.err());
+        tokens = dir.resolve("tokens");
+        alice = TokenFile.add(tokens, "alice", false);
+        bob = TokenFile.add(tokens, "bob", false);
+        polyhe = PolyHe.builder().threads(1).build();
+    }
+
+    @AfterAll
+    static void close() {
+        polyhe.close();
+    }
+
+    private static PolyHeServer.Settings settings(Path store) {
+        return new PolyHeServer.Settings(0, List.of(model), store, 1, 4, 1L << 30, 256L << 20, 64L << 20, true, 0);
+    }
+
+    private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
+        b.uri(URI.create(url)).timeout(Duration.ofSeconds(60));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> get(String url, String token) throws Exception {
+        return send(url, token, HttpRequest.newBuilder());
+    }
+
+    private static JsonNode error(HttpResponse<String> r, int status) throws Exception {
+        assertEquals(status, r.statusCode(), r.body());
+        JsonNode n = JSON.readTree(r.body());
+        assertEquals(status, n.get("status").asInt(), r.body());
+        return n;
+    }
+
+    private static byte[] zip() throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
+                z.putNextEntry(new ZipEntry(f));
+                Files.copy(keys.resolve("server").resolve(f), z);
+            }
+        }
+        return b.toByteArray();
+    }
+
+    private static HttpResponse<String> upload(String url, String token) throws Exception {
+        return send(url + "/v1/keys", token, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers.ofByteArray(
+                zip())));
+    }
+
+    private static HttpResponse<String> submit(String url, String token) throws Exception {
+        return send(url + "/v1/jobs?model=tiny&key_set=" + PolyHeServer.keySetId(keys.resolve("server")), token,
+                HttpRequest.newBuilder().POST(HttpRequest.BodyPublishers.ofFile(dir.resolve("q.ct"))));
+    }
+
+    /** Polls the job until it has ended. */
+    private static JsonNode ended(String url, String token, String job) throws Exception {
+        JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
+        for (int i = 0; i < 600 && List.of("queued", "running").contains(status.get("state").asText()); i++) {
+            Thread.sleep(50);
+            status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
+        }
+        return status;
+    }
+
+    private static List<String> entries(Path folder) throws Exception {
+        if (!Files.isDirectory(folder)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(folder)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    // 1. the time to live of jobs
+
+    @Test
+    void aJobPastItsTimeToLiveAnswers404AndLeavesTheStore() throws Exception {
+        Path store = dir.resolve("ttl-store");
+        String keySet = PolyHeServer.keySetId(keys.resolve("server"));
+        // a job a server before this one finished: its status file (no end time: it ended when it was written),
+        // its query and its result
+        String old = "00000000-0000-0000-0000-000000000044";
+        Path oldDir = Files.createDirectories(store.resolve("jobs").resolve(old));
+        Files.write(oldDir.resolve("query.ct"), new byte[100]);
+        Files.write(oldDir.resolve("result.ct"), new byte[] {1, 2, 3});
+        Files.writeString(oldDir.resolve("status.json"), "{\"job_id\": \"" + old + "\", \"model\": \"tiny\", "
+                + "\"key_set\": \"" + keySet + "\", \"state\": \"done\"}");
+        var day = new PolyHeServer.Storage(Duration.ofHours(24));
+        String job;
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(),
+                day)) {
+            String url = "http://127.0.0.1:" + s.port();
+            var result = get(url + "/v1/jobs/" + old + "/result", null);
+            assertEquals(200, result.statusCode(), "kept within its TTL: " + result.body());
+            assertEquals(3, result.body().length());
+
+            // a job of this server that ends at once: its key set lost its parameters on the server's disk
+            assertEquals(201, upload(url, null).statusCode());
+            Files.delete(store.resolve("keys").resolve(keySet).resolve("parameters.json"));
+            var submitted = submit(url, null);
+            assertEquals(202, submitted.statusCode(), submitted.body());
+            job = JSON.readTree(submitted.body()).get("job_id").asText();
+            assertEquals("failed", ended(url, null, job).get("state").asText());
+            assertEquals(200, get(url + "/v1/jobs/" + job, null).statusCode(), "kept within its TTL");
+            assertEquals(List.of(old, job).stream().sorted().toList(), entries(store.resolve("jobs")));
+            assertTrue(entries(store.resolve("jobs").resolve(job)).containsAll(List.of("query.ct", "status.json")));
+        }
+
+        // the same store with a TTL both jobs are past (their end times come from their status files)
+        var tiny = new PolyHeServer.Storage(Duration.ofMillis(1));
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(),
+                tiny)) {
+            String url = "http://127.0.0.1:" + s.port();
+            // the same 404 as a job never submitted, for status, result and events alike
+            String unknown = error(get(url + "/v1/jobs/no-such-job", null), 404).get("error").asText();
+            for (String id : List.of(old, job)) {
+                for (String path : List.of("", "/result", "/events")) {
+                    assertEquals(unknown.replace("no-such-job", id),
+                            error(get(url + "/v1/jobs/" + id + path, null), 404).get("error").asText());
+                }
+            }
+            // a job of this server: accepted, then gone as soon as it has ended
+            var submitted = submit(url, null);
+            assertEquals(202, submitted.statusCode(), submitted.body());
+            String last = JSON.readTree(submitted.body()).get("job_id").asText();
+            int status = 200;
+            for (int i = 0; i < 600 && status == 200; i++) {
+                Thread.sleep(20);
+                status = get(url + "/v1/jobs/" + last, null).statusCode();
+            }
+            assertEquals(404, status);
+            // and the sweeper (every TTL/4, 50 ms at least) removes their queries, results and status files
+            for (int i = 0; i < 100 && !entries(store.resolve("jobs")).isEmpty(); i++) {
+                Thread.sleep(20);
+            }
+            assertEquals(List.of(), entries(store.resolve("jobs")), "the expired jobs' folders are gone");
+        }
+    }
+
+    @Test
+    void jobTtlOnTheCommandLineTakesAUnitAndRefusesAnythingElse() throws Exception {
+        var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains("'tomorrow' is not a span of time") && bad.err().contains("24h"), bad.err());
+        var zero = polyhe("serve", "--no-auth", "--job-ttl", "0s", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, zero.code(), zero.err());
+        assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
+        var help = polyhe("serve", "--help");
+        assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
+        assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
+    }
+}
