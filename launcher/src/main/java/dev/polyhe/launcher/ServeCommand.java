@@ -1,6 +1,7 @@
 package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
+import dev.polyhe.server.DiskHighWater;
 import dev.polyhe.server.PolyHeServer;
 import java.nio.file.Path;
 import java.util.List;
@@ -117,6 +118,23 @@ final class ServeCommand implements Callable<Integer> {
                     + "removed from the store (default: ${DEFAULT-VALUE}; units ms, s, m, h, d).")
     java.time.Duration jobTtl;
 
+    @Option(names = "--max-tenant-bytes", defaultValue = "68719476736", paramLabel = "BYTES",
+            description = "Bytes a tenant may keep in the store: its key sets, queries and results; beyond, 507 "
+                    + "before anything is written (default: 64 GiB; not applied under --no-auth).")
+    long maxTenantBytes;
+
+    @Option(names = "--max-results-per-tenant", defaultValue = "64",
+            description = "Jobs a tenant may keep in the store, each with its query and result, until they expire "
+                    + "or are deleted; beyond, 507 before the query is read (default: ${DEFAULT-VALUE}; not applied "
+                    + "under --no-auth).")
+    int maxResultsPerTenant;
+
+    @Option(names = "--disk-high-water", defaultValue = "0.95", paramLabel = "FRACTION|BYTES",
+            description = "How full the store's disk may get: a fraction of it in use (0.95), or a whole number of "
+                    + "bytes to keep free; a write that would pass it is refused (507) before it starts (default: "
+                    + "${DEFAULT-VALUE}).")
+    String diskHighWater;
+
     @Option(names = "--request-timeout", paramLabel = "SECONDS",
             description = "A request, headers and body, must arrive within it or its connection is closed (default: "
                     + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
@@ -145,7 +163,8 @@ final class ServeCommand implements Callable<Integer> {
         PolyHeServer.Network network = network();
         PolyHeServer.Storage storage;
         try {
-            storage = new PolyHeServer.Storage(jobTtl);
+            storage = new PolyHeServer.Storage(jobTtl, maxTenantBytes, DiskHighWater.parse(diskHighWater),
+                    maxResultsPerTenant);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -97,14 +97,49 @@ class ServeStorageTest {
     }
 
     private static byte[] zip() throws Exception {
+        return zip("");
+    }
+
+    private static final Map<String, byte[]> ZIPS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The server half, {@code keyset.properties} with a comment added: another file, so another key set. */
+    private static byte[] zip(String comment) throws Exception {
+        byte[] made = ZIPS.get(comment);
+        if (made != null) {
+            return made;
+        }
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
             for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
                 z.putNextEntry(new ZipEntry(f));
                 Files.copy(keys.resolve("server").resolve(f), z);
+                if (f.equals("keyset.properties") && !comment.isEmpty()) {
+                    z.write(("# " + comment + "\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                }
             }
         }
+        ZIPS.put(comment, b.toByteArray());
         return b.toByteArray();
+    }
+
+    /** Every file and folder under the store, with each file's size: what a refused request must leave alone. */
+    private static List<String> tree(Path store) throws Exception {
+        try (Stream<Path> s = Files.walk(store)) {
+            return s.map(p -> store.relativize(p) + (Files.isRegularFile(p) ? " " + p.toFile().length() : "/"))
+                    .sorted().toList();
+        }
+    }
+
+    private static long serverHalfBytes() throws Exception {
+        long n = 0;
+        for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
+            n += Files.size(keys.resolve("server").resolve(f));
+        }
+        return n;
+    }
+
+    private static PolyHeServer.Network tenants() {
+        return PolyHeServer.Network.loopbackTenants(tokens);
     }
 
     private static HttpResponse<String> upload(String url, String token) throws Exception {
@@ -202,8 +237,91 @@ class ServeStorageTest {
         }
     }
 
+    // 2. quotas of bytes and results
+
     @Test
-    void jobTtlOnTheCommandLineTakesAUnitAndRefusesAnythingElse() throws Exception {
+    void aTenantsBytesAndTheDisksHighWaterAnswer507BeforeAnythingIsWritten() throws Exception {
+        Path store = dir.resolve("bytes-store");
+        long query = Files.size(dir.resolve("q.ct"));
+        // room for one key set and half a query
+        var room = new PolyHeServer.Storage(Duration.ofHours(24), serverHalfBytes() + query / 2,
+                dev.polyhe.server.DiskHighWater.DEFAULT, 64);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), room)) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, alice).statusCode());
+            List<String> before = tree(store);
+
+            // another key set, its length declared: refused before a byte is read
+            var declared = send(url + "/v1/keys", alice, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers
+                    .ofByteArray(zip("another"))));
+            String e = error(declared, 507).get("error").asText();
+            assertTrue(e.contains("tenant alice keeps " + serverHalfBytes() + " bytes") && e.contains(
+                    "--max-tenant-bytes") && e.contains("nothing was kept"), e);
+            assertFalse(e.contains(store.toString()), e);
+            // the same, chunked (no length, as 'polyhe remote keys upload' sends it): stopped while it streams
+            byte[] another = zip("chunked");
+            var chunked = send(url + "/v1/keys", alice, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers
+                    .ofInputStream(() -> new java.io.ByteArrayInputStream(another))));
+            assertTrue(error(chunked, 507).get("error").asText().contains("--max-tenant-bytes"), chunked.body());
+            // a query that would pass it
+            var q = submit(url, alice);
+            assertTrue(error(q, 507).get("error").asText().contains("the query would add " + query), q.body());
+            assertEquals(before, tree(store), "the store is as it was");
+
+            // bob's bytes are his own
+            assertEquals(201, upload(url, bob).statusCode());
+        }
+
+        // the disk: a mark it is past already refuses every write, whoever asks
+        Path full = dir.resolve("full-store");
+        var disk = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40,
+                dev.polyhe.server.DiskHighWater.parse("0.000001"), 64);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(full), PolyHeServer.Network.loopbackDemo(), disk)) {
+            String url = "http://127.0.0.1:" + s.port();
+            List<String> before = tree(full);
+            var r = upload(url, null);
+            assertTrue(error(r, 507).get("error").asText().contains("high-water mark (--disk-high-water 0.000001 of "
+                    + "the disk in use"), r.body());
+            assertEquals(before, tree(full), "the store is as it was");
+        }
+    }
+
+    @Test
+    void aTenantsStoredJobsAreCountedAndDeletingAnEndedOneMakesRoom() throws Exception {
+        Path store = dir.resolve("results-store");
+        var one = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, dev.polyhe.server.DiskHighWater.DEFAULT, 1);
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), one)) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertEquals(201, upload(url, alice).statusCode());
+            // jobs that end at once: the key set lost its parameters on the server's disk
+            Files.delete(store.resolve("keys").resolve(PolyHeServer.keySetId(keys.resolve("server")))
+                    .resolve("parameters.json"));
+            var first = submit(url, alice);
+            assertEquals(202, first.statusCode(), first.body());
+            String job = JSON.readTree(first.body()).get("job_id").asText();
+            assertEquals("failed", ended(url, alice, job).get("state").asText());
+
+            List<String> before = tree(store);
+            var second = submit(url, alice);
+            String e = error(second, 507).get("error").asText();
+            assertTrue(e.contains("keeps 1 jobs") && e.contains("--max-results-per-tenant 1"), e);
+            assertEquals(before, tree(store), "the store is as it was");
+
+            // bob cannot delete it; alice can, and its query and status go with it
+            error(send(url + "/v1/jobs/" + job, bob, HttpRequest.newBuilder().DELETE()), 404);
+            var deleted = send(url + "/v1/jobs/" + job, alice, HttpRequest.newBuilder().DELETE());
+            assertEquals(200, deleted.statusCode(), deleted.body());
+            assertTrue(JSON.readTree(deleted.body()).get("deleted").asBoolean(), deleted.body());
+            error(get(url + "/v1/jobs/" + job, alice), 404);
+            assertEquals(List.of(), entries(store.resolve("jobs")));
+            var third = submit(url, alice);
+            assertEquals(202, third.statusCode(), third.body());
+            ended(url, alice, JSON.readTree(third.body()).get("job_id").asText());
+        }
+    }
+
+    @Test
+    void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
         var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
                 dir.resolve("cli-store").toString());
         assertEquals(2, bad.code(), bad.err());
@@ -214,6 +332,12 @@ class ServeStorageTest {
         assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
         var help = polyhe("serve", "--help");
         assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
+        var water = polyhe("serve", "--no-auth", "--disk-high-water", "2.5", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, water.code(), water.err());
+        assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
+        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant"),
+                help.out());
         assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
     }
 }

@@ -135,8 +135,13 @@ final class Jobs implements AutoCloseable {
         return j.state().finished() && ended > 0 && nowMillis - ended >= ttlMillis;
     }
 
-    /** Checks the query against its key set and the model, stores it and queues it. */
-    Job submit(String model, String keySet, Tenant tenant, InputStream body) throws IOException {
+    /**
+     * Checks the query against its key set and the model, stores it and queues it.
+     *
+     * @param written called with the query's bytes written so far; it may refuse them by throwing (a quota)
+     */
+    Job submit(String model, String keySet, Tenant tenant, InputStream body, java.util.function.LongConsumer written)
+            throws IOException {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
         cache.requireFits(keySet);
@@ -150,7 +155,7 @@ final class Jobs implements AutoCloseable {
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
                 n = BoundedCopy.copy(new SequenceInputStream(new ByteArrayInputStream(head), body), out,
-                        maxQueryBytes, "the query", maxQueryBytes);
+                        maxQueryBytes, "the query", maxQueryBytes, written);
             }
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
@@ -288,6 +293,27 @@ final class Jobs implements AutoCloseable {
             throw new HttpError(404, "no job '" + id + "' on this server");
         }
         return j;
+    }
+
+    /** Removes an ended job now, as its time to live would: its status, query and result. */
+    void remove(Job job) {
+        if (job.state().finished() && jobs.remove(job.id, job)) {
+            Path d = dir.resolve(job.id);
+            if (Files.exists(d)) {
+                KeyStore.deleteTree(d);
+            }
+        }
+    }
+
+    /** The tenant's jobs in the store, whatever their state: each keeps its query, and once done its result. */
+    long stored(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant)).count();
+    }
+
+    /** The bytes the tenant's jobs keep in the store: queries, results, status files. */
+    long bytes(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant))
+                .mapToLong(j -> KeyStore.treeBytes(dir.resolve(j.id))).sum();
     }
 
     /** The tenant's jobs queued or running. */

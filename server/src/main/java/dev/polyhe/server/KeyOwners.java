@@ -34,12 +34,17 @@ final class KeyOwners {
     }
 
     long count(Tenant tenant) {
+        return ids(tenant).size();
+    }
+
+    /** The ids of the key sets the tenant owns. */
+    java.util.List<String> ids(Tenant tenant) {
         Path mine = dir.resolve(tenant.name());
         if (!Files.isDirectory(mine)) {
-            return 0;
+            return java.util.List.of();
         }
         try (Stream<Path> s = Files.list(mine)) {
-            return s.count();
+            return s.map(p -> p.getFileName().toString()).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -62,8 +62,9 @@ final class KeyStore {
      * Streams, checks and stores an upload; nothing of a refused one is kept.
      *
      * @param expectedId the id the client worked out ({@code X-Key-Set-Id}), or null
+     * @param written called with the bytes of the upload written so far (expanded); it may refuse them by throwing
      */
-    Stored upload(InputStream body, String expectedId) throws IOException {
+    Stored upload(InputStream body, String expectedId, java.util.function.LongConsumer written) throws IOException {
         Path dir = Files.createTempDirectory(tmp, "upload-");
         try {
             Map<String, byte[]> digests = new TreeMap<>();
@@ -90,7 +91,10 @@ final class KeyStore {
                         total += BoundedCopy.copy(new DigestInputStream(zip, sha), out, limit,
                                 limit < maxUploadBytes - before ? name : "the upload",
                                 limit < maxUploadBytes - before ? limit : maxUploadBytes,
-                                n -> UploadCheck.ratio(before + n, compressed));
+                                n -> {
+                                    UploadCheck.ratio(before + n, compressed);
+                                    written.accept(before + n);
+                                });
                     }
                     digests.put(name, sha.digest());
                 }
@@ -206,6 +210,29 @@ final class KeyStore {
     static HttpError notStored(String id) {
         return new HttpError(404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys "
                 + "upload)");
+    }
+
+    /** The bytes a stored key set keeps on disk (0 for one not stored). */
+    long bytes(String id) {
+        return contains(id) ? treeBytes(keys.resolve(id)) : 0;
+    }
+
+    /** The bytes of the files under a folder; a file removed meanwhile counts nothing. */
+    static long treeBytes(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.mapToLong(p -> {
+                try {
+                    return Files.isRegularFile(p) ? Files.size(p) : 0;
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException | UncheckedIOException e) {
+            if (!Files.exists(dir)) {
+                return 0;   // removed meanwhile (an expired job, a deleted key set)
+            }
+            throw e instanceof UncheckedIOException u ? u : new UncheckedIOException((IOException) e);
+        }
     }
 
     long count() {

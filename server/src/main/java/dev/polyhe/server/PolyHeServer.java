@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * GET    /v1/jobs/{id}/events           the same as server-sent events until the job ends
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
  *                                       (a job is kept for --job-ttl once it has ended, then 404 and removed)
- * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block
+ * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block; an ended
+ *                                       job is removed with its query and result
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
  * GET    /v1/openapi.json               these routes as an OpenAPI 3 description
  * GET    /metrics                       Prometheus text format
@@ -167,18 +168,38 @@ public final class PolyHeServer implements AutoCloseable {
      * What the store keeps and for how long.
      *
      * @param jobTtl how long a job is kept once it has ended (its status, query and result); then 404, removed
+     * @param maxTenantBytes bytes a tenant may keep in the store: its key sets, queries and results; beyond, 507
+     *     before anything is written (not applied under --no-auth)
+     * @param diskHighWater how full the store's disk may get; beyond, 507 before anything is written
+     * @param maxResultsPerTenant jobs a tenant may keep in the store (queued, running, or ended and not yet expired
+     *     or deleted), each with its query and result; beyond, 507 before the query is read (not under --no-auth)
      */
-    public record Storage(java.time.Duration jobTtl) {
+    public record Storage(java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater,
+            int maxResultsPerTenant) {
         public static final java.time.Duration JOB_TTL = java.time.Duration.ofHours(24);
+        public static final long MAX_TENANT_BYTES = 64L << 30;
+        public static final int MAX_RESULTS_PER_TENANT = 64;
 
-        /** The defaults: jobs kept 24 hours. */
+        /** The defaults: jobs kept 24 hours, 64 GiB and 64 jobs per tenant, the disk filled to 95 % at most. */
         public static Storage defaults() {
             return new Storage(JOB_TTL);
+        }
+
+        /** Jobs kept for {@code jobTtl}, the other limits at their defaults. */
+        public Storage(java.time.Duration jobTtl) {
+            this(jobTtl, MAX_TENANT_BYTES, DiskHighWater.DEFAULT, MAX_RESULTS_PER_TENANT);
         }
 
         public Storage {
             if (jobTtl == null || jobTtl.toMillis() < 1) {
                 throw new IllegalArgumentException("--job-ttl needs at least 1 ms, got " + jobTtl);
+            }
+            if (maxTenantBytes < 1 || maxResultsPerTenant < 1) {
+                throw new IllegalArgumentException("--max-tenant-bytes and --max-results-per-tenant need at least 1, "
+                        + "got " + maxTenantBytes + " and " + maxResultsPerTenant);
+            }
+            if (diskHighWater == null) {
+                throw new IllegalArgumentException("--disk-high-water needs a value, such as 0.95");
             }
         }
     }
@@ -196,6 +217,8 @@ public final class PolyHeServer implements AutoCloseable {
     private final StreamLimits streams;
     private final int maxKeySetsPerTenant;
     private final int maxJobsPerTenant;
+    private final int maxResultsPerTenant;
+    private final StoreQuota quota;
     /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
     private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
     private final KeyStore keys;
@@ -222,6 +245,8 @@ public final class PolyHeServer implements AutoCloseable {
         this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), st.jobTtl(), keys, cache,
                 models);
         this.sweeper = new JobSweeper(jobs, st.jobTtl());
+        this.maxResultsPerTenant = st.maxResultsPerTenant();
+        this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
             https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
@@ -366,7 +391,9 @@ public final class PolyHeServer implements AutoCloseable {
                         + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
                         + "(DELETE /v1/keys/{id})");
             }
-            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"));
+            var written = quota.admit(tenant, declaredLength(ex), "the upload");
+            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"),
+                    written);
             // "created" is the tenant's view: whether another tenant stored the same key set stays unknown to it
             boolean created = owners.add(tenant, stored.id()) || stored.created();
             Audit.log(tenant, "upload", "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
@@ -388,6 +415,17 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
+    /** The bytes a tenant keeps in the store: each key set it owns in full, and its jobs. */
+    private long storedBytes(Tenant tenant) {
+        return owners.ids(tenant).stream().mapToLong(keys::bytes).sum() + jobs.bytes(tenant);
+    }
+
+    /** The request body's declared length, or -1 (chunked, or none). */
+    private static long declaredLength(HttpExchange ex) {
+        String declared = ex.getRequestHeaders().getFirst("Content-Length");
+        return declared != null && declared.matches("\\d{1,18}") ? Long.parseLong(declared) : -1;
+    }
+
     /** @throws HttpError 404 alike for a key set not stored and one of another tenant */
     private void ownedKeySet(Tenant tenant, String id) {
         if (!owners.owns(tenant, id)) {
@@ -407,13 +445,28 @@ public final class PolyHeServer implements AutoCloseable {
                         + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant + "); submit again when "
                         + "one has ended", 30);
             }
-            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody());
+            long kept = jobs.stored(tenant);
+            if (!tenant.seesAll() && kept >= maxResultsPerTenant) {
+                throw new HttpError(507, "tenant " + tenant.name() + " keeps " + kept + " jobs with their queries and "
+                        + "results, this server's limit (--max-results-per-tenant " + maxResultsPerTenant + "); "
+                        + "delete ended ones (DELETE /v1/jobs/{id}) or wait for them to expire (--job-ttl)");
+            }
+            var written = quota.admit(tenant, declaredLength(ex), "the query");
+            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody(), written);
             Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
             json(ex, 202, status(job));
         } else if (p.length == 2 && method.equals("GET")) {
             json(ex, 200, status(jobs.get(p[1], tenant)));
         } else if (p.length == 2 && method.equals("DELETE")) {
-            Job job = jobs.cancel(p[1], tenant);
+            Job job = jobs.get(p[1], tenant);
+            if (job.state().finished()) {
+                // an ended job: removed now, its query and result with it, as its time to live would
+                jobs.remove(job);
+                Audit.log(tenant, "delete", "job=" + job.id);
+                json(ex, 200, status(job).put("deleted", true));
+                return;
+            }
+            jobs.cancel(p[1], tenant);
             Audit.log(tenant, "cancel", "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
             json(ex, 200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
