@@ -91,6 +91,11 @@ final class ServeCommand implements Callable<Integer> {
             + "authentication all the same (anyone on the network can read and alter queries and results).")
     boolean insecureNetwork;
 
+    @Option(names = "--admin-port", paramLabel = "PORT",
+            description = "Also serve /metrics and /admin (tenants, key sets, jobs, bytes) on this port of the "
+                    + "loopback interface, without a token (default: none; the public port asks an admin token).")
+    Integer adminPort;
+
     @Option(names = "--max-connections", defaultValue = "256",
             description = "Requests handled at once (threads); beyond, they wait (default: ${DEFAULT-VALUE}).")
     int maxConnections;
@@ -185,6 +190,10 @@ final class ServeCommand implements Callable<Integer> {
                     + "store %s, %s%n", tlsKeystore != null ? "https" : "http", host, server.port(), models, workers,
                     maxQueue, budget / (double) (1L << 30), store, noAuth ? "NO AUTHENTICATION (--no-auth)"
                     : "tenants from " + tokens);
+            if (server.adminAddress() != null) {
+                out.printf("polyhe serve: admin port http://%s:%d/ (/metrics, /admin; this machine only, no token)%n",
+                        server.adminAddress().getAddress().getHostAddress(), server.adminAddress().getPort());
+            }
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
@@ -222,7 +231,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         try {
             return new PolyHeServer.Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections,
-                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant);
+                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

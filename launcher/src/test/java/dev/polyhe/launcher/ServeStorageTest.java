@@ -44,6 +44,7 @@ class ServeStorageTest {
     static Path tokens;
     static String alice;
     static String bob;
+    static String ops;
     static PolyHe polyhe;
 
     @BeforeAll
@@ -65,6 +66,7 @@ class ServeStorageTest {
         tokens = dir.resolve("tokens");
         alice = TokenFile.add(tokens, "alice", false);
         bob = TokenFile.add(tokens, "bob", false);
+        ops = TokenFile.add(tokens, "ops", true);
         polyhe = PolyHe.builder().threads(1).build();
     }
 
@@ -320,6 +322,60 @@ class ServeStorageTest {
         }
     }
 
+    // 3. the admin port
+
+    @Test
+    void theAdminPortServesMetricsAndTheAdminViewOnLoopbackWithoutAToken() throws Exception {
+        Path store = dir.resolve("admin-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants().withAdminPort(0),
+                PolyHeServer.Storage.defaults())) {
+            String url = "http://127.0.0.1:" + s.port();
+            assertTrue(s.adminAddress().getAddress().isLoopbackAddress(), s.adminAddress().toString());
+            String admin = "http://" + s.adminAddress().getAddress().getHostAddress() + ":" + s.adminAddress()
+                    .getPort();
+            assertEquals(201, upload(url, alice).statusCode());
+            assertEquals(201, upload(url, bob).statusCode());
+            // a job that ends at once: the key set lost its parameters on the server's disk
+            Path keySet = store.resolve("keys").resolve(PolyHeServer.keySetId(keys.resolve("server")));
+            Files.delete(keySet.resolve("parameters.json"));
+            long keyBytes = serverHalfBytes() - Files.size(keys.resolve("server").resolve("parameters.json"));
+            var job = submit(url, alice);
+            assertEquals(202, job.statusCode(), job.body());
+            assertEquals("failed", ended(url, alice, JSON.readTree(job.body()).get("job_id").asText()).get("state")
+                    .asText());
+
+            // the admin port: no token asked
+            var metrics = get(admin + "/metrics", null);
+            assertEquals(200, metrics.statusCode(), metrics.body());
+            assertTrue(metrics.body().contains("polyhe_keys_stored 1"), metrics.body());
+            var view = get(admin + "/admin", null);
+            assertEquals(200, view.statusCode(), view.body());
+            JsonNode n = JSON.readTree(view.body());
+            assertEquals(1, n.get("key_sets_stored").asInt(), view.body());
+            JsonNode a = n.get("tenants").get("alice");
+            assertEquals(1, a.get("key_sets").asInt(), view.body());
+            assertEquals(1, a.get("jobs").get("failed").asInt(), view.body());
+            assertEquals(0, n.get("tenants").get("bob").get("jobs").get("failed").asInt(), view.body());
+            assertTrue(a.get("bytes").asLong() >= keyBytes + Files.size(dir.resolve("q.ct")), view.body());
+            assertEquals(keyBytes, n.get("tenants").get("bob").get("bytes").asLong(), view.body());
+            error(get(admin + "/v1/keys", null), 404);
+            error(send(admin + "/metrics", null, HttpRequest.newBuilder().DELETE()), 405);
+
+            // the public port still asks an admin's token for both
+            for (String path : List.of("/metrics", "/admin")) {
+                error(get(url + path, null), 401);
+                error(get(url + path, alice), 403);
+                assertEquals(200, get(url + path, ops).statusCode(), path);
+            }
+            assertEquals(1, JSON.readTree(get(url + "/admin", ops).body()).get("tenants").get("bob").get("key_sets")
+                    .asInt());
+        }
+        // none unless asked for
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("no-admin-store")), tenants())) {
+            assertEquals(null, s.adminAddress());
+        }
+    }
+
     @Test
     void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
         var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
@@ -336,8 +392,8 @@ class ServeStorageTest {
                 dir.resolve("cli-store").toString());
         assertEquals(2, water.code(), water.err());
         assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
-        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant"),
-                help.out());
+        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant")
+                && help.out().contains("--admin-port"), help.out());
         assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
     }
 }

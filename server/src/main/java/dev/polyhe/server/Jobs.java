@@ -305,6 +305,11 @@ final class Jobs implements AutoCloseable {
         }
     }
 
+    /** Every job kept, whatever its state and tenant. */
+    java.util.Collection<Job> all() {
+        return java.util.Collections.unmodifiableCollection(jobs.values());
+    }
+
     /** The tenant's jobs in the store, whatever their state: each keeps its query, and once done its result. */
     long stored(Tenant tenant) {
         return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant)).count();

@@ -37,6 +37,15 @@ final class KeyOwners {
         return ids(tenant).size();
     }
 
+    /** The tenants that own a key set, or did (names of folders). */
+    java.util.List<String> tenants() {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The ids of the key sets the tenant owns. */
     java.util.List<String> ids(Tenant tenant) {
         Path mine = dir.resolve(tenant.name());

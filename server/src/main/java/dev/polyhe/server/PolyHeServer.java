@@ -47,8 +47,12 @@ import org.slf4j.LoggerFactory;
  *                                       job is removed with its query and result
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
  * GET    /v1/openapi.json               these routes as an OpenAPI 3 description
- * GET    /metrics                       Prometheus text format
+ * GET    /metrics                       Prometheus text format (an admin token)
+ * GET    /admin                         tenants: key sets, jobs by state, bytes kept (an admin token)
  * </pre>
+ *
+ * With an admin port ({@link Network#adminPort()}), {@code /metrics} and {@code /admin} are served there too, on
+ * the loopback interface, without a token.
  *
  * Built on the JDK's own HTTP server: nothing to add to a runtime that has to be carried (a GPU machine's jlink
  * image), streamed request bodies for multi-gigabyte key uploads, and the few routes above need no framework.
@@ -102,10 +106,12 @@ public final class PolyHeServer implements AutoCloseable {
      * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read
      * @param maxJobsPerTenant jobs a tenant may have queued or running; beyond, 429 before the query is read, so that
      *     one tenant cannot fill the queue
+     * @param adminPort a port on the loopback interface serving {@code /metrics} and {@code /admin} without a token
+     *     (0: any free one), or null for none
      */
     public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
             int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
-            int maxJobsPerTenant) {
+            int maxJobsPerTenant, Integer adminPort) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
@@ -124,7 +130,24 @@ public final class PolyHeServer implements AutoCloseable {
                     MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
         }
 
+        /** Without an admin port. */
+        public Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
+                int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
+                int maxJobsPerTenant) {
+            this(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, null);
+        }
+
+        /** The same with an admin port on the loopback interface (0: any free one). */
+        public Network withAdminPort(int port) {
+            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, port);
+        }
+
         public Network {
+            if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
+                throw new IllegalArgumentException("--admin-port needs a port from 0 to 65535, got " + adminPort);
+            }
             if (tokens == null && !noAuth) {
                 throw new IllegalArgumentException("choose how clients authenticate: --tokens FILE (tenants with "
                         + "bearer tokens, 'polyhe serve token add') or --no-auth (one unauthenticated party, for a "
@@ -226,6 +249,9 @@ public final class PolyHeServer implements AutoCloseable {
     private final ServedModels models;
     private final Jobs jobs;
     private final JobSweeper sweeper;
+    private final AdminView adminView;
+    /** The operator's loopback port, or null. */
+    private final AdminPort adminPort;
     private final long started = System.nanoTime();
 
     private PolyHeServer(PolyHe polyhe, Settings s, Network n, Storage st) throws IOException {
@@ -247,6 +273,7 @@ public final class PolyHeServer implements AutoCloseable {
         this.sweeper = new JobSweeper(jobs, st.jobTtl());
         this.maxResultsPerTenant = st.maxResultsPerTenant();
         this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
+        this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
             https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
@@ -262,6 +289,25 @@ public final class PolyHeServer implements AutoCloseable {
             auth.admin(ex);
             text(ex, 200, metrics());
         }));
+        http.createContext("/admin", ex -> respond(ex, () -> {
+            auth.admin(ex);
+            json(ex, 200, adminView.toJson());
+        }));
+        this.adminPort = n.adminPort() == null ? null : adminPort(n.adminPort());
+    }
+
+    /** The operator's port, or the threads started so far stopped and why it cannot listen said. */
+    private AdminPort adminPort(int port) {
+        try {
+            return new AdminPort(port, this::metrics, adminView::toJson);
+        } catch (IOException | RuntimeException e) {
+            handlers.shutdownNow();
+            sweeper.close();
+            jobs.close();
+            cache.close();
+            throw new IllegalArgumentException("--admin-port " + port + ": cannot listen on the loopback interface: "
+                    + e.getMessage());
+        }
     }
 
     /** Starts serving on this machine only, without authentication ({@link Network#loopbackDemo()}). */
@@ -299,6 +345,11 @@ public final class PolyHeServer implements AutoCloseable {
     /** The address and port bound. */
     public InetSocketAddress address() {
         return http.getAddress();
+    }
+
+    /** The admin port's address and port (always on the loopback interface), or null without one. */
+    public InetSocketAddress adminAddress() {
+        return adminPort == null ? null : adminPort.address();
     }
 
     private interface Action {
@@ -652,6 +703,9 @@ public final class PolyHeServer implements AutoCloseable {
     /** Stops accepting, stops the workers (a running job is reported failed at the next start) and frees the keys. */
     @Override
     public void close() {
+        if (adminPort != null) {
+            adminPort.close();
+        }
         http.stop(0);
         handlers.shutdownNow();
         sweeper.close();
