@@ -452,8 +452,11 @@ class ServeSecurityTest {
                     "0".repeat(64)).PUT(HttpRequest.BodyPublishers.ofByteArray(zip(Map.of()))));
             assertTrue(error(mismatch, 400).get("error").asText().contains("corrupted in transit"), mismatch.body());
 
-            // 64 MiB of zeros deflate to a few hundred KB: not key material
-            var bomb = upload(url, alice, zip(Map.of("evaluation.keys", new byte[64 << 20])));
+            // 64 MiB of zeros deflate to a few hundred KB: not key material (behind a real header, so that the
+            // parser reads on: zeros are coefficients below every prime)
+            byte[] zeros = new byte[64 << 20];
+            System.arraycopy(Files.readAllBytes(keys.resolve("server").resolve("evaluation.keys")), 0, zeros, 0, 1024);
+            var bomb = upload(url, alice, zip(Map.of("evaluation.keys", zeros)));
             assertTrue(error(bomb, 413).get("error").asText().contains("zip bomb"), bomb.body());
             var bigProps = upload(url, alice, zip(Map.of(KEYSET, (props + "#" + "x".repeat(100_000))
                     .getBytes(StandardCharsets.ISO_8859_1))));
@@ -468,6 +471,96 @@ class ServeSecurityTest {
             var newer = upload(url, alice, zip(Map.of(KEYSET, (props + "\ndata-format=ckks-cpu\nnewer-field=1\n")
                     .getBytes(StandardCharsets.ISO_8859_1))));
             assertEquals(201, newer.statusCode(), newer.body());
+        }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
+    }
+
+    /** A zip of the server half with its entries stored, not deflated: where each byte lies in it is known. */
+    private static byte[] storedZip(byte[] evaluationKeys) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
+                byte[] data = f.equals("evaluation.keys") ? evaluationKeys : Files.readAllBytes(keys.resolve("server")
+                        .resolve(f));
+                ZipEntry e = new ZipEntry(f);
+                e.setMethod(ZipEntry.STORED);
+                e.setSize(data.length);
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(data);
+                e.setCrc(crc.getValue());
+                z.putNextEntry(e);
+                z.write(data);
+            }
+        }
+        return b.toByteArray();
+    }
+
+    @Test
+    void evaluationKeysAreParsedAsTheyStreamAndRefusedAtTheFirstMalformedRecord() throws Exception {
+        byte[] evk = Files.readAllBytes(keys.resolve("server").resolve("evaluation.keys"));
+        // where the limbs start: the blob's header (magic, version, kind, backend, parameter hash, key-set id), then
+        // the relinearization key's digit count; each limb is the ring's 2^10 coefficients (the N10 preset)
+        var header = new java.io.DataInputStream(new java.io.ByteArrayInputStream(evk));
+        header.readInt();
+        header.readShort();
+        header.readByte();
+        header.readUTF();
+        header.readUTF();
+        header.readUTF();
+        header.readInt();
+        int limbs = evk.length - header.available();
+        int end = limbs + 4 * 8 * (1 << 10);
+        byte[] bad = evk.clone();
+        java.util.Arrays.fill(bad, end - 8, end, (byte) 0xff);   // the fourth limb's last coefficient: -1
+        byte[] zip = storedZip(bad);
+        int keysAt = indexOf(zip, java.util.Arrays.copyOf(evk, 64));
+        Path store = dir.resolve("parse-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            // 300 MB announced; sent: the zip up to the malformed record, and the 64 KiB the JDK server drains
+            // before it answers. The answer comes without the rest: the record was refused where it was met.
+            try (Socket c = new Socket("127.0.0.1", s.port())) {
+                c.setSoTimeout(30_000);
+                OutputStream out = c.getOutputStream();
+                out.write(("PUT /v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + alice + "\r\n"
+                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(zip, 0, keysAt + end + (64 << 10));
+                out.flush();
+                var in = c.getInputStream();
+                String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", head);
+                String rest = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+                assertTrue(rest.contains("evaluation.keys is not the evaluation keys of these parameters: blob is "
+                        + "corrupted: coefficient -1 is not below its prime"), rest);
+            }
+            assertEquals(0, entries(store.resolve("keys")), "nothing stored");
+            assertEquals(0, entries(store.resolve("tmp")), "nothing left half-written");
+
+            // one byte of keys; the keys and 5 bytes more; the keys of other parameters' blob kind: 400 each
+            var oneByte = upload(url, alice, zip(Map.of("evaluation.keys", new byte[] {7})));
+            assertTrue(error(oneByte, 400).get("error").asText().contains("blob is truncated"), oneByte.body());
+            byte[] longer = java.util.Arrays.copyOf(evk, evk.length + 5);
+            var trailing = upload(url, alice, zip(Map.of("evaluation.keys", longer)));
+            assertTrue(error(trailing, 400).get("error").asText().contains("evaluation.keys goes on 5 bytes past "
+                    + "the end of its keys"), trailing.body());
+            var wrongKind = upload(url, alice, zip(Map.of("evaluation.keys", Files.readAllBytes(dir.resolve(
+                    "keys/server/parameters.json")))));
+            assertTrue(error(wrongKind, 400).get("error").asText().contains("not a PolyHE blob"), wrongKind.body());
+            assertEquals(0, entries(store.resolve("keys")), "nothing stored");
+            // the keys themselves: stored
+            assertEquals(201, upload(url, alice, storedZip(evk)).statusCode());
         }
     }
 

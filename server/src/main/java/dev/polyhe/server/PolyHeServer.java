@@ -262,7 +262,8 @@ public final class PolyHeServer implements AutoCloseable {
         this.maxJobsPerTenant = n.maxJobsPerTenant();
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
-        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
+        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure(),
+                new EvaluationKeyCheck(polyhe, s.backend()));
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
         shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
         for (String name : models.names()) {
