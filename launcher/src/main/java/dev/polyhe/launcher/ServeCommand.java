@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
         description = {"Serve private inference over HTTP: clients upload their key set's server half once "
                 + "('polyhe remote keys upload') and submit encrypted queries ('polyhe remote infer'). Each model "
                 + "folder declares its attention (config.json polyhe_attention) and holds calibration.json. "
-                + "Choose --tokens FILE (tenants, 'polyhe serve token add') or --no-auth (a loopback demo). "
+                + "Choose --tokens FILE (tenants, 'polyhe serve token add'), --tls-client-ca FILE.p12 (tenants by "
+                + "client certificate) or --no-auth (a loopback demo). "
                 + "Endpoints and security: see docs/serving.md."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
@@ -86,6 +87,12 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--tls-password-file", paramLabel = "FILE",
             description = "A file holding the keystore's password (its first line).")
     Path tlsPasswordFile;
+
+    @Option(names = "--tls-client-ca", paramLabel = "FILE.p12",
+            description = "Mutual TLS: ask clients for a certificate and verify it against the certificate "
+                    + "authorities of this PKCS12 truststore; the certificate's CN is the tenant (a client without "
+                    + "one may use a token). Its password from POLYHE_TLS_CLIENT_CA_PASSWORD, or none.")
+    Path tlsClientCa;
 
     @Option(names = "--insecure-network", description = "Serve a non-loopback address without TLS or "
             + "authentication all the same (anyone on the network can read and alter queries and results).")
@@ -189,7 +196,8 @@ final class ServeCommand implements Callable<Integer> {
             out.printf("polyhe serve: %s://%s:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
                     + "store %s, %s%n", tlsKeystore != null ? "https" : "http", host, server.port(), models, workers,
                     maxQueue, budget / (double) (1L << 30), store, noAuth ? "NO AUTHENTICATION (--no-auth)"
-                    : "tenants from " + tokens);
+                    : tokens == null ? "tenants by client certificate" : "tenants from " + tokens
+                    + (tlsClientCa != null ? " and by client certificate" : ""));
             if (server.adminAddress() != null) {
                 out.printf("polyhe serve: admin port http://%s:%d/ (/metrics, /admin; this machine only, no token)%n",
                         server.adminAddress().getAddress().getHostAddress(), server.adminAddress().getPort());
@@ -225,13 +233,19 @@ final class ServeCommand implements Callable<Integer> {
     private PolyHeServer.Network network() throws java.io.IOException {
         javax.net.ssl.SSLContext tls = null;
         if (tlsKeystore != null) {
-            tls = dev.polyhe.server.Tls.server(tlsKeystore, tlsPassword());
+            String caPassword = System.getenv("POLYHE_TLS_CLIENT_CA_PASSWORD");
+            tls = dev.polyhe.server.Tls.server(tlsKeystore, tlsPassword(), tlsClientCa,
+                    caPassword == null ? new char[0] : caPassword.toCharArray());
+        } else if (tlsClientCa != null) {
+            throw new ErrorReport.InputException("--tls-client-ca needs --tls-keystore: client certificates are a "
+                    + "part of TLS");
         } else if (tlsPasswordFile != null) {
             throw new ErrorReport.InputException("--tls-password-file without --tls-keystore: name the keystore too");
         }
         try {
             return new PolyHeServer.Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections,
-                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort);
+                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort,
+                    tlsClientCa != null);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

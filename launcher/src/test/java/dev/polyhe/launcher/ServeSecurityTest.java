@@ -360,6 +360,107 @@ class ServeSecurityTest {
         }
     }
 
+    private static java.security.cert.X509Certificate pem(Path file) throws Exception {
+        try (var in = Files.newInputStream(file)) {
+            return (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in);
+        }
+    }
+
+    @Test
+    void underMutualTlsAClientCertificateIsItsTenantAndATokenStillWorks() throws Exception {
+        Path d = Files.createDirectories(dir.resolve("mtls"));
+        String ec = "-keyalg EC -groupname secp256r1 -validity 2 -storetype PKCS12";
+        // the operator's client CA, and carol's key with a certificate it signed (her keystore: key and chain, no
+        // password, as 'polyhe remote --tls-client-keystore' reads it without POLYHE_TLS_CLIENT_PASSWORD)
+        keytool((("-genkeypair -alias ca -dname CN=polyhe-test-ca -ext bc:c " + ec + " -keystore " + d.resolve(
+                "ca.p12") + " -storepass ca-secret -keypass ca-secret")).split(" "));
+        keytool(("-genkeypair -alias carol -dname CN=carol " + ec + " -keystore " + d.resolve("carol-key.p12")
+                + " -storepass carol-secret -keypass carol-secret").split(" "));
+        keytool(("-certreq -alias carol -keystore " + d.resolve("carol-key.p12") + " -storepass carol-secret -file "
+                + d.resolve("carol.csr")).split(" "));
+        keytool(("-gencert -alias ca -keystore " + d.resolve("ca.p12") + " -storepass ca-secret -infile "
+                + d.resolve("carol.csr") + " -outfile " + d.resolve("carol.pem") + " -rfc").split(" "));
+        keytool(("-genkeypair -alias polyhe -dname CN=localhost -ext SAN=dns:localhost,ip:127.0.0.1 " + ec
+                + " -keystore " + d.resolve("server.p12") + " -storepass server-secret -keypass server-secret")
+                .split(" "));
+        KeyStore ca = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("ca.p12"))) {
+            ca.load(in, "ca-secret".toCharArray());
+        }
+        Certificate caCert = ca.getCertificate("ca");
+        KeyStore carolKey = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("carol-key.p12"))) {
+            carolKey.load(in, "carol-secret".toCharArray());
+        }
+        KeyStore carol = KeyStore.getInstance("PKCS12");
+        carol.load(null, null);
+        carol.setKeyEntry("carol", carolKey.getKey("carol", "carol-secret".toCharArray()), new char[0],
+                new Certificate[] {pem(d.resolve("carol.pem")), caCert});
+        Path carolStore = d.resolve("carol.p12");
+        try (OutputStream out = Files.newOutputStream(carolStore)) {
+            carol.store(out, new char[0]);
+        }
+        KeyStore clientCa = KeyStore.getInstance("PKCS12");
+        clientCa.load(null, null);
+        clientCa.setCertificateEntry("ca", caCert);
+        Path clientCaStore = d.resolve("client-ca.p12");
+        try (OutputStream out = Files.newOutputStream(clientCaStore)) {
+            clientCa.store(out, new char[0]);
+        }
+        KeyStore server = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("server.p12"))) {
+            server.load(in, "server-secret".toCharArray());
+        }
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("polyhe", server.getCertificate("polyhe"));
+        Path trustStore = d.resolve("trust.p12");
+        try (OutputStream out = Files.newOutputStream(trustStore)) {
+            trust.store(out, new char[0]);
+        }
+
+        var tls = Tls.server(d.resolve("server.p12"), "server-secret".toCharArray(), clientCaStore, new char[0]);
+        var network = new PolyHeServer.Network("127.0.0.1", tokens, false, tls, false, 256, 64, 16, 16, 8)
+                .withClientCertificates();
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("mtls-store"), 1, 2), network)) {
+            String url = "https://localhost:" + s.port();
+            // carol: her certificate, no token; through the command line, then the client
+            var up = polyhe("remote", "keys", "upload", "--server", url, "--truststore", trustStore.toString(),
+                    "--tls-client-keystore", carolStore.toString(), "--keys", keys.toString());
+            assertEquals(0, up.code(), up.err());
+            var asCarol = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0], carolStore,
+                    new char[0]));
+            assertEquals(keySetId(), asCarol.uploadKeys(keys.resolve("server")).get("key_set").asText());
+            assertTrue(Files.exists(dir.resolve("mtls-store/owners/carol").resolve(keySetId())),
+                    "the key set is carol's");
+            // alice, with her token and no certificate: still alice, and carol's key set is not hers
+            var asAlice = new RemoteClient(URI.create(url), alice, Tls.client(trustStore, new char[0]));
+            var e = assertThrows(RemoteClient.RemoteException.class, () -> asAlice.status("no-such-job"));
+            assertEquals(404, e.status());
+            assertFalse(Files.exists(dir.resolve("mtls-store/owners/alice")), "nothing of alice's");
+            // neither a certificate nor a token: 401 naming both ways in
+            var nobody = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0]));
+            var none = assertThrows(RemoteClient.RemoteException.class, () -> nobody.status("no-such-job"));
+            assertEquals(401, none.status());
+            assertTrue(none.getMessage().contains("a client certificate from its operator's client CA")
+                    && none.getMessage().contains("Bearer"), none.getMessage());
+            // carol's key with its own self-signed certificate, not the CA's: it names no one (the JDK's client
+            // does not even offer it, the server having named the CAs it takes)
+            var forged = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0],
+                    d.resolve("carol-key.p12"), "carol-secret".toCharArray()));
+            var refused = assertThrows(java.io.IOException.class, () -> forged.uploadKeys(keys.resolve("server")));
+            if (refused instanceof RemoteClient.RemoteException r) {
+                assertEquals(401, r.status(), r.getMessage());
+            }
+        }
+        // a client CA without TLS, or beside --no-auth: refused before serving
+        var cli = polyhe("serve", "--tokens", tokens.toString(), "--tls-client-ca", clientCaStore.toString(),
+                "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, cli.code(), cli.err());
+        assertTrue(cli.err().contains("--tls-client-ca needs --tls-keystore"), cli.err());
+    }
+
     private static void keytool(String... args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());

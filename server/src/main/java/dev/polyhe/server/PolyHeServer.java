@@ -108,10 +108,13 @@ public final class PolyHeServer implements AutoCloseable {
      *     one tenant cannot fill the queue
      * @param adminPort a port on the loopback interface serving {@code /metrics} and {@code /admin} without a token
      *     (0: any free one), or null for none
+     * @param clientCertificates tenants by client certificate, the CN of its subject (mutual TLS: {@code tls} verifies
+     *     them against the client CA, {@link Tls#server(Path, char[], Path, char[])}); a client without one may use a
+     *     token
      */
     public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
             int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
-            int maxJobsPerTenant, Integer adminPort) {
+            int maxJobsPerTenant, Integer adminPort, boolean clientCertificates) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
@@ -135,23 +138,34 @@ public final class PolyHeServer implements AutoCloseable {
                 int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
                 int maxJobsPerTenant) {
             this(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
-                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, null);
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, null, false);
         }
 
         /** The same with an admin port on the loopback interface (0: any free one). */
         public Network withAdminPort(int port) {
             return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
-                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, port);
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, port, clientCertificates);
+        }
+
+        /** The same with tenants by client certificate ({@code tls} must verify them against a client CA). */
+        public Network withClientCertificates() {
+            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort, true);
         }
 
         public Network {
+            if (clientCertificates && (tls == null || noAuth)) {
+                throw new IllegalArgumentException(tls == null ? "--tls-client-ca needs --tls-keystore: client "
+                        + "certificates are a part of TLS" : "--tls-client-ca and --no-auth exclude each other; "
+                        + "choose one");
+            }
             if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
                 throw new IllegalArgumentException("--admin-port needs a port from 0 to 65535, got " + adminPort);
             }
-            if (tokens == null && !noAuth) {
+            if (tokens == null && !noAuth && !clientCertificates) {
                 throw new IllegalArgumentException("choose how clients authenticate: --tokens FILE (tenants with "
-                        + "bearer tokens, 'polyhe serve token add') or --no-auth (one unauthenticated party, for a "
-                        + "loopback demo)");
+                        + "bearer tokens, 'polyhe serve token add'), --tls-client-ca FILE.p12 (tenants by client "
+                        + "certificate) or --no-auth (one unauthenticated party, for a loopback demo)");
             }
             if (tokens != null && noAuth) {
                 throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
@@ -256,7 +270,7 @@ public final class PolyHeServer implements AutoCloseable {
 
     private PolyHeServer(PolyHe polyhe, Settings s, Network n, Storage st) throws IOException {
         InetSocketAddress address = n.address(s.port());
-        this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
+        this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()), n.clientCertificates());
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
         this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
         this.maxJobsPerTenant = n.maxJobsPerTenant();
@@ -277,7 +291,15 @@ public final class PolyHeServer implements AutoCloseable {
         this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
-            https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
+            https.setHttpsConfigurator(n.clientCertificates() ? new HttpsConfigurator(n.tls()) {
+                @Override
+                public void configure(com.sun.net.httpserver.HttpsParameters p) {
+                    // asked for, not required: a client without one may still present a token
+                    javax.net.ssl.SSLParameters sp = getSSLContext().getDefaultSSLParameters();
+                    sp.setWantClientAuth(true);
+                    p.setSSLParameters(sp);
+                }
+            } : new HttpsConfigurator(n.tls()));
             this.http = https;
         } else {
             this.http = HttpServer.create(address, 64);
