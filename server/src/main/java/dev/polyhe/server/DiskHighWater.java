@@ -68,7 +68,8 @@ public record DiskHighWater(double fraction, long freeBytes) {
 
     @Override
     public String toString() {
-        return fraction > 0 ? java.math.BigDecimal.valueOf(fraction).stripTrailingZeros().toPlainString() + " of the disk in use"
+        return fraction > 0
+                ? java.math.BigDecimal.valueOf(fraction).stripTrailingZeros().toPlainString() + " of the disk in use"
                 : freeBytes + " bytes kept free";
     }
 }
