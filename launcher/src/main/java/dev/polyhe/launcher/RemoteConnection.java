@@ -21,6 +21,12 @@ final class RemoteConnection {
                     + "the environment variable POLYHE_TRUSTSTORE_PASSWORD, or none.")
     Path truststore;
 
+    @Option(names = "--tls-client-keystore", paramLabel = "FILE.p12",
+            description = "Present this PKCS12 keystore's key and certificate to a server that asks for one (mutual "
+                    + "TLS; the certificate names the tenant); its password from the environment variable "
+                    + "POLYHE_TLS_CLIENT_PASSWORD, or none.")
+    Path clientKeystore;
+
     RemoteClient client() throws IOException {
         URI uri;
         try {
@@ -34,6 +40,11 @@ final class RemoteConnection {
         }
         String t = token != null ? token : System.getenv("POLYHE_TOKEN");
         String pw = System.getenv("POLYHE_TRUSTSTORE_PASSWORD");
+        if (clientKeystore != null) {
+            String kpw = System.getenv("POLYHE_TLS_CLIENT_PASSWORD");
+            return new RemoteClient(uri, t, Tls.client(truststore, pw == null ? new char[0] : pw.toCharArray(),
+                    clientKeystore, kpw == null ? new char[0] : kpw.toCharArray()));
+        }
         return new RemoteClient(uri, t, truststore == null ? null : Tls.client(truststore,
                 pw == null ? new char[0] : pw.toCharArray()));
     }

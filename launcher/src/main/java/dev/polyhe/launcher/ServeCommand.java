@@ -1,6 +1,7 @@
 package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
+import dev.polyhe.server.DiskHighWater;
 import dev.polyhe.server.PolyHeServer;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +17,8 @@ import picocli.CommandLine.Spec;
         description = {"Serve private inference over HTTP: clients upload their key set's server half once "
                 + "('polyhe remote keys upload') and submit encrypted queries ('polyhe remote infer'). Each model "
                 + "folder declares its attention (config.json polyhe_attention) and holds calibration.json. "
-                + "Choose --tokens FILE (tenants, 'polyhe serve token add') or --no-auth (a loopback demo). "
+                + "Choose --tokens FILE (tenants, 'polyhe serve token add'), --tls-client-ca FILE.p12 (tenants by "
+                + "client certificate) or --no-auth (a loopback demo). "
                 + "Endpoints and security: see docs/serving.md."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
@@ -86,9 +88,20 @@ final class ServeCommand implements Callable<Integer> {
             description = "A file holding the keystore's password (its first line).")
     Path tlsPasswordFile;
 
+    @Option(names = "--tls-client-ca", paramLabel = "FILE.p12",
+            description = "Mutual TLS: ask clients for a certificate and verify it against the certificate "
+                    + "authorities of this PKCS12 truststore; the certificate's CN is the tenant (a client without "
+                    + "one may use a token). Its password from POLYHE_TLS_CLIENT_CA_PASSWORD, or none.")
+    Path tlsClientCa;
+
     @Option(names = "--insecure-network", description = "Serve a non-loopback address without TLS or "
             + "authentication all the same (anyone on the network can read and alter queries and results).")
     boolean insecureNetwork;
+
+    @Option(names = "--admin-port", paramLabel = "PORT",
+            description = "Also serve /metrics and /admin (tenants, key sets, jobs, bytes) on this port of the "
+                    + "loopback interface, without a token (default: none; the public port asks an admin token).")
+    Integer adminPort;
 
     @Option(names = "--max-connections", defaultValue = "256",
             description = "Requests handled at once (threads); beyond, they wait (default: ${DEFAULT-VALUE}).")
@@ -111,6 +124,28 @@ final class ServeCommand implements Callable<Integer> {
             description = "Jobs a tenant may have queued or running; beyond, 429 with Retry-After (default: "
                     + "${DEFAULT-VALUE}; not applied under --no-auth).")
     int maxJobsPerTenant;
+
+    @Option(names = "--job-ttl", defaultValue = "24h", paramLabel = "SPAN", converter = TimeSpan.class,
+            description = "How long a job is kept once it has ended: its status, query and result; then 404 and "
+                    + "removed from the store (default: ${DEFAULT-VALUE}; units ms, s, m, h, d).")
+    java.time.Duration jobTtl;
+
+    @Option(names = "--max-tenant-bytes", defaultValue = "68719476736", paramLabel = "BYTES",
+            description = "Bytes a tenant may keep in the store: its key sets, queries and results; beyond, 507 "
+                    + "before anything is written (default: 64 GiB; not applied under --no-auth).")
+    long maxTenantBytes;
+
+    @Option(names = "--max-results-per-tenant", defaultValue = "64",
+            description = "Jobs a tenant may keep in the store, each with its query and result, until they expire "
+                    + "or are deleted; beyond, 507 before the query is read (default: ${DEFAULT-VALUE}; not applied "
+                    + "under --no-auth).")
+    int maxResultsPerTenant;
+
+    @Option(names = "--disk-high-water", defaultValue = "0.95", paramLabel = "FRACTION|BYTES",
+            description = "How full the store's disk may get: a fraction of it in use (0.95), or a whole number of "
+                    + "bytes to keep free; a write that would pass it is refused (507) before it starts (default: "
+                    + "${DEFAULT-VALUE}).")
+    String diskHighWater;
 
     @Option(names = "--request-timeout", paramLabel = "SECONDS",
             description = "A request, headers and body, must arrive within it or its connection is closed (default: "
@@ -138,6 +173,13 @@ final class ServeCommand implements Callable<Integer> {
             throw new ErrorReport.InputException(e.getMessage());
         }
         PolyHeServer.Network network = network();
+        PolyHeServer.Storage storage;
+        try {
+            storage = new PolyHeServer.Storage(jobTtl, maxTenantBytes, DiskHighWater.parse(diskHighWater),
+                    maxResultsPerTenant);
+        } catch (IllegalArgumentException e) {
+            throw new ErrorReport.InputException(e.getMessage());
+        }
         if (requestTimeout != null) {
             if (requestTimeout < 1) {
                 throw new ErrorReport.InputException("--request-timeout needs at least 1 second, got "
@@ -148,13 +190,18 @@ final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
-                PolyHeServer server = start(requireBackend(polyhe), settings, network)) {
+                PolyHeServer server = start(requireBackend(polyhe), settings, network, storage)) {
             var out = spec.commandLine().getOut();
             String host = bind.contains(":") ? "[" + bind + "]" : bind;
             out.printf("polyhe serve: %s://%s:%d/v1/ serving %s, %d worker(s), queue %d, keys budget %.1f GiB, "
                     + "store %s, %s%n", tlsKeystore != null ? "https" : "http", host, server.port(), models, workers,
                     maxQueue, budget / (double) (1L << 30), store, noAuth ? "NO AUTHENTICATION (--no-auth)"
-                    : "tenants from " + tokens);
+                    : tokens == null ? "tenants by client certificate" : "tenants from " + tokens
+                    + (tlsClientCa != null ? " and by client certificate" : ""));
+            if (server.adminAddress() != null) {
+                out.printf("polyhe serve: admin port http://%s:%d/ (/metrics, /admin; this machine only, no token)%n",
+                        server.adminAddress().getAddress().getHostAddress(), server.adminAddress().getPort());
+            }
             out.flush();
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown));
             stopped.await();
@@ -173,10 +220,10 @@ final class ServeCommand implements Callable<Integer> {
         return polyhe;
     }
 
-    private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network)
-            throws java.io.IOException {
+    private static PolyHeServer start(PolyHe polyhe, PolyHeServer.Settings settings, PolyHeServer.Network network,
+            PolyHeServer.Storage storage) throws java.io.IOException {
         try {
-            return PolyHeServer.start(polyhe, settings, network);
+            return PolyHeServer.start(polyhe, settings, network, storage);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }
@@ -186,13 +233,19 @@ final class ServeCommand implements Callable<Integer> {
     private PolyHeServer.Network network() throws java.io.IOException {
         javax.net.ssl.SSLContext tls = null;
         if (tlsKeystore != null) {
-            tls = dev.polyhe.server.Tls.server(tlsKeystore, tlsPassword());
+            String caPassword = System.getenv("POLYHE_TLS_CLIENT_CA_PASSWORD");
+            tls = dev.polyhe.server.Tls.server(tlsKeystore, tlsPassword(), tlsClientCa,
+                    caPassword == null ? new char[0] : caPassword.toCharArray());
+        } else if (tlsClientCa != null) {
+            throw new ErrorReport.InputException("--tls-client-ca needs --tls-keystore: client certificates are a "
+                    + "part of TLS");
         } else if (tlsPasswordFile != null) {
             throw new ErrorReport.InputException("--tls-password-file without --tls-keystore: name the keystore too");
         }
         try {
             return new PolyHeServer.Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections,
-                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant);
+                    maxEventStreams, maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort,
+                    tlsClientCa != null);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -360,6 +360,107 @@ class ServeSecurityTest {
         }
     }
 
+    private static java.security.cert.X509Certificate pem(Path file) throws Exception {
+        try (var in = Files.newInputStream(file)) {
+            return (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in);
+        }
+    }
+
+    @Test
+    void underMutualTlsAClientCertificateIsItsTenantAndATokenStillWorks() throws Exception {
+        Path d = Files.createDirectories(dir.resolve("mtls"));
+        String ec = "-keyalg EC -groupname secp256r1 -validity 2 -storetype PKCS12";
+        // the operator's client CA, and carol's key with a certificate it signed (her keystore: key and chain, no
+        // password, as 'polyhe remote --tls-client-keystore' reads it without POLYHE_TLS_CLIENT_PASSWORD)
+        keytool((("-genkeypair -alias ca -dname CN=polyhe-test-ca -ext bc:c " + ec + " -keystore " + d.resolve(
+                "ca.p12") + " -storepass ca-secret -keypass ca-secret")).split(" "));
+        keytool(("-genkeypair -alias carol -dname CN=carol " + ec + " -keystore " + d.resolve("carol-key.p12")
+                + " -storepass carol-secret -keypass carol-secret").split(" "));
+        keytool(("-certreq -alias carol -keystore " + d.resolve("carol-key.p12") + " -storepass carol-secret -file "
+                + d.resolve("carol.csr")).split(" "));
+        keytool(("-gencert -alias ca -keystore " + d.resolve("ca.p12") + " -storepass ca-secret -infile "
+                + d.resolve("carol.csr") + " -outfile " + d.resolve("carol.pem") + " -rfc").split(" "));
+        keytool(("-genkeypair -alias polyhe -dname CN=localhost -ext SAN=dns:localhost,ip:127.0.0.1 " + ec
+                + " -keystore " + d.resolve("server.p12") + " -storepass server-secret -keypass server-secret")
+                .split(" "));
+        KeyStore ca = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("ca.p12"))) {
+            ca.load(in, "ca-secret".toCharArray());
+        }
+        Certificate caCert = ca.getCertificate("ca");
+        KeyStore carolKey = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("carol-key.p12"))) {
+            carolKey.load(in, "carol-secret".toCharArray());
+        }
+        KeyStore carol = KeyStore.getInstance("PKCS12");
+        carol.load(null, null);
+        carol.setKeyEntry("carol", carolKey.getKey("carol", "carol-secret".toCharArray()), new char[0],
+                new Certificate[] {pem(d.resolve("carol.pem")), caCert});
+        Path carolStore = d.resolve("carol.p12");
+        try (OutputStream out = Files.newOutputStream(carolStore)) {
+            carol.store(out, new char[0]);
+        }
+        KeyStore clientCa = KeyStore.getInstance("PKCS12");
+        clientCa.load(null, null);
+        clientCa.setCertificateEntry("ca", caCert);
+        Path clientCaStore = d.resolve("client-ca.p12");
+        try (OutputStream out = Files.newOutputStream(clientCaStore)) {
+            clientCa.store(out, new char[0]);
+        }
+        KeyStore server = KeyStore.getInstance("PKCS12");
+        try (var in = Files.newInputStream(d.resolve("server.p12"))) {
+            server.load(in, "server-secret".toCharArray());
+        }
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("polyhe", server.getCertificate("polyhe"));
+        Path trustStore = d.resolve("trust.p12");
+        try (OutputStream out = Files.newOutputStream(trustStore)) {
+            trust.store(out, new char[0]);
+        }
+
+        var tls = Tls.server(d.resolve("server.p12"), "server-secret".toCharArray(), clientCaStore, new char[0]);
+        var network = new PolyHeServer.Network("127.0.0.1", tokens, false, tls, false, 256, 64, 16, 16, 8)
+                .withClientCertificates();
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("mtls-store"), 1, 2), network)) {
+            String url = "https://localhost:" + s.port();
+            // carol: her certificate, no token; through the command line, then the client
+            var up = polyhe("remote", "keys", "upload", "--server", url, "--truststore", trustStore.toString(),
+                    "--tls-client-keystore", carolStore.toString(), "--keys", keys.toString());
+            assertEquals(0, up.code(), up.err());
+            var asCarol = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0], carolStore,
+                    new char[0]));
+            assertEquals(keySetId(), asCarol.uploadKeys(keys.resolve("server")).get("key_set").asText());
+            assertTrue(Files.exists(dir.resolve("mtls-store/owners/carol").resolve(keySetId())),
+                    "the key set is carol's");
+            // alice, with her token and no certificate: still alice, and carol's key set is not hers
+            var asAlice = new RemoteClient(URI.create(url), alice, Tls.client(trustStore, new char[0]));
+            var e = assertThrows(RemoteClient.RemoteException.class, () -> asAlice.status("no-such-job"));
+            assertEquals(404, e.status());
+            assertFalse(Files.exists(dir.resolve("mtls-store/owners/alice")), "nothing of alice's");
+            // neither a certificate nor a token: 401 naming both ways in
+            var nobody = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0]));
+            var none = assertThrows(RemoteClient.RemoteException.class, () -> nobody.status("no-such-job"));
+            assertEquals(401, none.status());
+            assertTrue(none.getMessage().contains("a client certificate from its operator's client CA")
+                    && none.getMessage().contains("Bearer"), none.getMessage());
+            // carol's key with its own self-signed certificate, not the CA's: it names no one (the JDK's client
+            // does not even offer it, the server having named the CAs it takes)
+            var forged = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0],
+                    d.resolve("carol-key.p12"), "carol-secret".toCharArray()));
+            var refused = assertThrows(java.io.IOException.class, () -> forged.uploadKeys(keys.resolve("server")));
+            if (refused instanceof RemoteClient.RemoteException r) {
+                assertEquals(401, r.status(), r.getMessage());
+            }
+        }
+        // a client CA without TLS, or beside --no-auth: refused before serving
+        var cli = polyhe("serve", "--tokens", tokens.toString(), "--tls-client-ca", clientCaStore.toString(),
+                "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        assertEquals(2, cli.code(), cli.err());
+        assertTrue(cli.err().contains("--tls-client-ca needs --tls-keystore"), cli.err());
+    }
+
     private static void keytool(String... args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
@@ -452,8 +553,11 @@ class ServeSecurityTest {
                     "0".repeat(64)).PUT(HttpRequest.BodyPublishers.ofByteArray(zip(Map.of()))));
             assertTrue(error(mismatch, 400).get("error").asText().contains("corrupted in transit"), mismatch.body());
 
-            // 64 MiB of zeros deflate to a few hundred KB: not key material
-            var bomb = upload(url, alice, zip(Map.of("evaluation.keys", new byte[64 << 20])));
+            // 64 MiB of zeros deflate to a few hundred KB: not key material (behind a real header, so that the
+            // parser reads on: zeros are coefficients below every prime)
+            byte[] zeros = new byte[64 << 20];
+            System.arraycopy(Files.readAllBytes(keys.resolve("server").resolve("evaluation.keys")), 0, zeros, 0, 1024);
+            var bomb = upload(url, alice, zip(Map.of("evaluation.keys", zeros)));
             assertTrue(error(bomb, 413).get("error").asText().contains("zip bomb"), bomb.body());
             var bigProps = upload(url, alice, zip(Map.of(KEYSET, (props + "#" + "x".repeat(100_000))
                     .getBytes(StandardCharsets.ISO_8859_1))));
@@ -468,6 +572,96 @@ class ServeSecurityTest {
             var newer = upload(url, alice, zip(Map.of(KEYSET, (props + "\ndata-format=ckks-cpu\nnewer-field=1\n")
                     .getBytes(StandardCharsets.ISO_8859_1))));
             assertEquals(201, newer.statusCode(), newer.body());
+        }
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
+    }
+
+    /** A zip of the server half with its entries stored, not deflated: where each byte lies in it is known. */
+    private static byte[] storedZip(byte[] evaluationKeys) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ZipOutputStream z = new ZipOutputStream(b)) {
+            for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
+                byte[] data = f.equals("evaluation.keys") ? evaluationKeys : Files.readAllBytes(keys.resolve("server")
+                        .resolve(f));
+                ZipEntry e = new ZipEntry(f);
+                e.setMethod(ZipEntry.STORED);
+                e.setSize(data.length);
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(data);
+                e.setCrc(crc.getValue());
+                z.putNextEntry(e);
+                z.write(data);
+            }
+        }
+        return b.toByteArray();
+    }
+
+    @Test
+    void evaluationKeysAreParsedAsTheyStreamAndRefusedAtTheFirstMalformedRecord() throws Exception {
+        byte[] evk = Files.readAllBytes(keys.resolve("server").resolve("evaluation.keys"));
+        // where the limbs start: the blob's header (magic, version, kind, backend, parameter hash, key-set id), then
+        // the relinearization key's digit count; each limb is the ring's 2^10 coefficients (the N10 preset)
+        var header = new java.io.DataInputStream(new java.io.ByteArrayInputStream(evk));
+        header.readInt();
+        header.readShort();
+        header.readByte();
+        header.readUTF();
+        header.readUTF();
+        header.readUTF();
+        header.readInt();
+        int limbs = evk.length - header.available();
+        int end = limbs + 4 * 8 * (1 << 10);
+        byte[] bad = evk.clone();
+        java.util.Arrays.fill(bad, end - 8, end, (byte) 0xff);   // the fourth limb's last coefficient: -1
+        byte[] zip = storedZip(bad);
+        int keysAt = indexOf(zip, java.util.Arrays.copyOf(evk, 64));
+        Path store = dir.resolve("parse-store");
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store, 1, 1), tenants(16))) {
+            String url = "http://127.0.0.1:" + s.port();
+            // 300 MB announced; sent: the zip up to the malformed record, and the 64 KiB the JDK server drains
+            // before it answers. The answer comes without the rest: the record was refused where it was met.
+            try (Socket c = new Socket("127.0.0.1", s.port())) {
+                c.setSoTimeout(30_000);
+                OutputStream out = c.getOutputStream();
+                out.write(("PUT /v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + alice + "\r\n"
+                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(zip, 0, keysAt + end + (64 << 10));
+                out.flush();
+                var in = c.getInputStream();
+                String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 400", head);
+                String rest = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+                assertTrue(rest.contains("evaluation.keys is not the evaluation keys of these parameters: blob is "
+                        + "corrupted: coefficient -1 is not below its prime"), rest);
+            }
+            assertEquals(0, entries(store.resolve("keys")), "nothing stored");
+            assertEquals(0, entries(store.resolve("tmp")), "nothing left half-written");
+
+            // one byte of keys; the keys and 5 bytes more; the keys of other parameters' blob kind: 400 each
+            var oneByte = upload(url, alice, zip(Map.of("evaluation.keys", new byte[] {7})));
+            assertTrue(error(oneByte, 400).get("error").asText().contains("blob is truncated"), oneByte.body());
+            byte[] longer = java.util.Arrays.copyOf(evk, evk.length + 5);
+            var trailing = upload(url, alice, zip(Map.of("evaluation.keys", longer)));
+            assertTrue(error(trailing, 400).get("error").asText().contains("evaluation.keys goes on 5 bytes past "
+                    + "the end of its keys"), trailing.body());
+            var wrongKind = upload(url, alice, zip(Map.of("evaluation.keys", Files.readAllBytes(dir.resolve(
+                    "keys/server/parameters.json")))));
+            assertTrue(error(wrongKind, 400).get("error").asText().contains("not a PolyHE blob"), wrongKind.body());
+            assertEquals(0, entries(store.resolve("keys")), "nothing stored");
+            // the keys themselves: stored
+            assertEquals(201, upload(url, alice, storedZip(evk)).statusCode());
         }
     }
 

@@ -30,6 +30,8 @@ final class Job {
     /** {hits, misses} of the job's weight products in the model's weight cache; null without one. */
     private volatile long[] weightCache;
     private volatile String error;
+    /** When the job ended, in milliseconds since the epoch; 0 while it is queued or running. */
+    private volatile long endedAt;
     volatile boolean cancelRequested;
     private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
 
@@ -68,8 +70,19 @@ final class Job {
     void finish(State end, String error, double elapsedSeconds) {
         this.error = error;
         this.elapsedSeconds = elapsedSeconds;
+        this.endedAt = System.currentTimeMillis();
         this.state = end;
         changed();
+    }
+
+    /** When the job ended (milliseconds since the epoch), or 0 while it has not. */
+    long endedAt() {
+        return endedAt;
+    }
+
+    /** A job read back from its status file ends when the file says, or when the file was written. */
+    void endedAt(long millis) {
+        this.endedAt = millis;
     }
 
     /** The engine's own evaluation time, of a job done: its elapsed time less keys, reading and writing. */
@@ -129,6 +142,7 @@ final class Job {
                     .path("misses").asLong()};
         }
         j.error = n.hasNonNull("error") ? n.get("error").asText() : null;
+        j.endedAt = n.path("ended_at").asLong(0);
         j.state = State.valueOf(n.get("state").asText().toUpperCase());
         return j;
     }

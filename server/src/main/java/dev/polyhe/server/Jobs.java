@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * Jobs on a bounded queue and a fixed set of workers. A query is checked against its key set (backend, parameters,
  * packing) from its header before it is queued; a full queue is refused (503 with Retry-After) rather than
  * buffered. Every job lives in {@code STORE/jobs/<id>/}: the query, then the result and a status file written by
- * rename, so a restart loses no finished result (a job the restart interrupted is reported failed).
+ * rename, so a restart loses no finished result (a job the restart interrupted is reported failed). A job ended
+ * longer ago than the time to live is gone: 404 like one never submitted, its folder removed by {@link #expire}.
  */
 final class Jobs implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Jobs.class);
@@ -49,6 +50,7 @@ final class Jobs implements AutoCloseable {
     private final KeyCache cache;
     private final ServedModels models;
     private final long maxQueryBytes;
+    private final long ttlMillis;
     private final ThreadPoolExecutor workers;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private final Map<String, Runnable> queued = new ConcurrentHashMap<>();
@@ -57,13 +59,15 @@ final class Jobs implements AutoCloseable {
     private final AtomicLong evaluationNanos = new AtomicLong();
     private final AtomicLong engineNanos = new AtomicLong();
 
-    Jobs(Path store, int workerCount, int maxQueue, long maxQueryBytes, KeyStore keys, KeyCache cache,
-            ServedModels models) throws IOException {
+    /** @param ttl how long a job is kept once it has ended: its status, query and result */
+    Jobs(Path store, int workerCount, int maxQueue, long maxQueryBytes, java.time.Duration ttl, KeyStore keys,
+            KeyCache cache, ServedModels models) throws IOException {
         this.dir = Files.createDirectories(store.resolve("jobs"));
         this.keys = keys;
         this.cache = cache;
         this.models = models;
         this.maxQueryBytes = maxQueryBytes;
+        this.ttlMillis = ttl.toMillis();
         this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(maxQueue), r -> {
                     Thread t = new Thread(r, "polyhe-worker");
@@ -80,7 +84,12 @@ final class Jobs implements AutoCloseable {
                 Path status = d.resolve(STATUS);
                 String id = d.getFileName().toString();
                 if (Files.isRegularFile(status)) {
-                    jobs.put(id, Job.fromJson(JSON.readTree(status.toFile())));
+                    Job j = Job.fromJson(JSON.readTree(status.toFile()));
+                    if (j.endedAt() == 0) {
+                        // a status file of a server before --job-ttl: the job ended when it was written
+                        j.endedAt(Files.getLastModifiedTime(status).toMillis());
+                    }
+                    jobs.put(id, j);
                 } else if (Files.isRegularFile(d.resolve(QUERY + ".meta"))) {
                     Properties meta = new Properties();
                     try (InputStream in = Files.newInputStream(d.resolve(QUERY + ".meta"))) {
@@ -91,13 +100,48 @@ final class Jobs implements AutoCloseable {
                     j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
                     writeStatus(j);
                     jobs.put(id, j);
+                } else {
+                    // a submission the stop cut short before its query was recorded: never a job
+                    KeyStore.deleteTree(d);
                 }
             }
         }
     }
 
-    /** Checks the query against its key set and the model, stores it and queues it. */
-    Job submit(String model, String keySet, Tenant tenant, InputStream body) throws IOException {
+    /**
+     * Removes the jobs that ended longer ago than the time to live: their status, query and result.
+     *
+     * @return how many were removed
+     */
+    int expire(long nowMillis) {
+        int removed = 0;
+        for (Job j : jobs.values()) {
+            if (expired(j, nowMillis) && jobs.remove(j.id, j)) {
+                Path d = dir.resolve(j.id);
+                if (Files.exists(d)) {
+                    KeyStore.deleteTree(d);
+                }
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            LOG.info("{} job(s) ended more than {} s ago removed", removed, ttlMillis / 1000);
+        }
+        return removed;
+    }
+
+    private boolean expired(Job j, long nowMillis) {
+        long ended = j.endedAt();
+        return j.state().finished() && ended > 0 && nowMillis - ended >= ttlMillis;
+    }
+
+    /**
+     * Checks the query against its key set and the model, stores it and queues it.
+     *
+     * @param written called with the query's bytes written so far; it may refuse them by throwing (a quota)
+     */
+    Job submit(String model, String keySet, Tenant tenant, InputStream body, java.util.function.LongConsumer written)
+            throws IOException {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
         cache.requireFits(keySet);
@@ -111,7 +155,7 @@ final class Jobs implements AutoCloseable {
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
                 n = BoundedCopy.copy(new SequenceInputStream(new ByteArrayInputStream(head), body), out,
-                        maxQueryBytes, "the query", maxQueryBytes);
+                        maxQueryBytes, "the query", maxQueryBytes, written);
             }
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
@@ -234,20 +278,47 @@ final class Jobs implements AutoCloseable {
         Path d = dir.resolve(job.id);
         try {
             Path tmp = d.resolve(STATUS + ".tmp");
-            JSON.writeValue(tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant));
+            JSON.writeValue(tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant).put("ended_at", job.endedAt()));
             Files.move(tmp, d.resolve(STATUS), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.warn("cannot record the status of job {}: {}", job.id, e.toString());
         }
     }
 
-    /** @throws HttpError 404 alike for an unknown job and for another tenant's */
+    /** @throws HttpError 404 alike for an unknown job, another tenant's, and one past its time to live */
     Job get(String id, Tenant tenant) {
         Job j = id == null ? null : jobs.get(id);
-        if (j == null || !(tenant.seesAll() || tenant.name().equals(j.tenant))) {
+        if (j == null || !(tenant.seesAll() || tenant.name().equals(j.tenant))
+                || expired(j, System.currentTimeMillis())) {
             throw new HttpError(404, "no job '" + id + "' on this server");
         }
         return j;
+    }
+
+    /** Removes an ended job now, as its time to live would: its status, query and result. */
+    void remove(Job job) {
+        if (job.state().finished() && jobs.remove(job.id, job)) {
+            Path d = dir.resolve(job.id);
+            if (Files.exists(d)) {
+                KeyStore.deleteTree(d);
+            }
+        }
+    }
+
+    /** Every job kept, whatever its state and tenant. */
+    java.util.Collection<Job> all() {
+        return java.util.Collections.unmodifiableCollection(jobs.values());
+    }
+
+    /** The tenant's jobs in the store, whatever their state: each keeps its query, and once done its result. */
+    long stored(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant)).count();
+    }
+
+    /** The bytes the tenant's jobs keep in the store: queries, results, status files. */
+    long bytes(Tenant tenant) {
+        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant))
+                .mapToLong(j -> KeyStore.treeBytes(dir.resolve(j.id))).sum();
     }
 
     /** The tenant's jobs queued or running. */

@@ -34,12 +34,26 @@ final class KeyOwners {
     }
 
     long count(Tenant tenant) {
+        return ids(tenant).size();
+    }
+
+    /** The tenants that own a key set, or did (names of folders). */
+    java.util.List<String> tenants() {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The ids of the key sets the tenant owns. */
+    java.util.List<String> ids(Tenant tenant) {
         Path mine = dir.resolve(tenant.name());
         if (!Files.isDirectory(mine)) {
-            return 0;
+            return java.util.List.of();
         }
         try (Stream<Path> s = Files.list(mine)) {
-            return s.count();
+            return s.map(p -> p.getFileName().toString()).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

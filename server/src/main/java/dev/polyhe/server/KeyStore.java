@@ -42,12 +42,17 @@ final class KeyStore {
     private final Path tmp;
     private final long maxUploadBytes;
     private final boolean acceptInsecure;
+    /** Parses evaluation.keys as it arrives; null: checked when a job loads it. */
+    private final EvaluationKeyCheck evaluationKeys;
 
     /** What an upload became. */
     record Stored(String id, long bytes, boolean created) {
     }
 
-    KeyStore(Path store, long maxUploadBytes, boolean acceptInsecure) throws IOException {
+    /** @param evaluationKeys parses {@code evaluation.keys} as it streams, or null to leave that to the jobs */
+    KeyStore(Path store, long maxUploadBytes, boolean acceptInsecure, EvaluationKeyCheck evaluationKeys)
+            throws IOException {
+        this.evaluationKeys = evaluationKeys;
         this.keys = Files.createDirectories(store.resolve("keys"));
         this.tmp = Files.createDirectories(store.resolve("tmp"));
         this.maxUploadBytes = maxUploadBytes;
@@ -62,12 +67,14 @@ final class KeyStore {
      * Streams, checks and stores an upload; nothing of a refused one is kept.
      *
      * @param expectedId the id the client worked out ({@code X-Key-Set-Id}), or null
+     * @param written called with the bytes of the upload written so far (expanded); it may refuse them by throwing
      */
-    Stored upload(InputStream body, String expectedId) throws IOException {
+    Stored upload(InputStream body, String expectedId, java.util.function.LongConsumer written) throws IOException {
         Path dir = Files.createTempDirectory(tmp, "upload-");
         try {
             Map<String, byte[]> digests = new TreeMap<>();
             long total = 0;
+            boolean keysParsed = false;
             UploadCheck.Counted compressed = new UploadCheck.Counted(body);
             try (ZipInputStream zip = new ZipInputStream(compressed)) {
                 for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
@@ -87,10 +94,28 @@ final class KeyStore {
                     long limit = UploadCheck.entryLimit(name, maxUploadBytes - total);
                     long before = total;
                     try (OutputStream out = Files.newOutputStream(dir.resolve(name))) {
-                        total += BoundedCopy.copy(new DigestInputStream(zip, sha), out, limit,
+                        TeeInput entry = new TeeInput(new DigestInputStream(zip, sha), out, limit,
                                 limit < maxUploadBytes - before ? name : "the upload",
                                 limit < maxUploadBytes - before ? limit : maxUploadBytes,
-                                n -> UploadCheck.ratio(before + n, compressed));
+                                n -> {
+                                    UploadCheck.ratio(before + n, compressed);
+                                    written.accept(before + n);
+                                });
+                        if (name.equals(KeyFiles.EVALUATION_KEYS) && evaluationKeys != null
+                                && digests.containsKey(KeyFiles.KEYSET) && digests.containsKey(KeyFiles.PARAMETERS)) {
+                            // the small files came first (as 'polyhe remote keys upload' sends them): the keys are
+                            // parsed as they arrive, and a malformed record stops the upload where it is met
+                            keysParsed = evaluationKeys.check(dir, check(dir), entry);
+                            long end = entry.count();
+                            long past = entry.transferTo(OutputStream.nullOutputStream());
+                            if (keysParsed && past > 0) {
+                                throw new HttpError(400, KeyFiles.EVALUATION_KEYS + " goes on " + past + " bytes "
+                                        + "past the end of its keys (" + end + " bytes); nothing was kept");
+                            }
+                        } else {
+                            entry.transferTo(OutputStream.nullOutputStream());
+                        }
+                        total += entry.count();
                     }
                     digests.put(name, sha.digest());
                 }
@@ -107,7 +132,14 @@ final class KeyStore {
                 throw new HttpError(400, "the upload arrived as key set " + id + " but the client sent " + expectedId
                         + ": corrupted in transit; upload again");
             }
-            check(dir);
+            Properties properties = check(dir);
+            if (!keysParsed && evaluationKeys != null) {
+                // an upload whose evaluation.keys came before the small files: parsed now, before it is kept
+                try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(
+                        dir.resolve(KeyFiles.EVALUATION_KEYS)))) {
+                    evaluationKeys.check(dir, properties, in);
+                }
+            }
             Path target = keys.resolve(id);
             if (Files.isDirectory(target)) {
                 return new Stored(id, total, false);
@@ -139,8 +171,12 @@ final class KeyStore {
         deleteTree(gone);
     }
 
-    /** The parameters parse, name a backend and keep to the server's security policy. */
-    private void check(Path dir) {
+    /**
+     * The parameters parse, name a backend and keep to the server's security policy.
+     *
+     * @return the upload's {@code keyset.properties}
+     */
+    private Properties check(Path dir) {
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(dir.resolve(KeyFiles.KEYSET))) {
             p.load(in);
@@ -159,6 +195,7 @@ final class KeyStore {
         } catch (RuntimeException e) {
             throw new HttpError(400, KeyFiles.PARAMETERS + ": " + e.getMessage());
         }
+        return p;
     }
 
     private static dev.polyhe.api.he.CkksParameters readParameters(Path file) {
@@ -206,6 +243,29 @@ final class KeyStore {
     static HttpError notStored(String id) {
         return new HttpError(404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys "
                 + "upload)");
+    }
+
+    /** The bytes a stored key set keeps on disk (0 for one not stored). */
+    long bytes(String id) {
+        return contains(id) ? treeBytes(keys.resolve(id)) : 0;
+    }
+
+    /** The bytes of the files under a folder; a file removed meanwhile counts nothing. */
+    static long treeBytes(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            return walk.mapToLong(p -> {
+                try {
+                    return Files.isRegularFile(p) ? Files.size(p) : 0;
+                } catch (IOException e) {
+                    return 0;
+                }
+            }).sum();
+        } catch (IOException | UncheckedIOException e) {
+            if (!Files.exists(dir)) {
+                return 0;   // removed meanwhile (an expired job, a deleted key set)
+            }
+            throw e instanceof UncheckedIOException u ? u : new UncheckedIOException((IOException) e);
+        }
     }
 
     long count() {

@@ -42,11 +42,17 @@ import org.slf4j.LoggerFactory;
  * GET    /v1/jobs/{id}                  state, blocks done of all, bootstraps, elapsed, ETA
  * GET    /v1/jobs/{id}/events           the same as server-sent events until the job ends
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
- * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block
+ *                                       (a job is kept for --job-ttl once it has ended, then 404 and removed)
+ * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block; an ended
+ *                                       job is removed with its query and result
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
  * GET    /v1/openapi.json               these routes as an OpenAPI 3 description
- * GET    /metrics                       Prometheus text format
+ * GET    /metrics                       Prometheus text format (an admin token)
+ * GET    /admin                         tenants: key sets, jobs by state, bytes kept (an admin token)
  * </pre>
+ *
+ * With an admin port ({@link Network#adminPort()}), {@code /metrics} and {@code /admin} are served there too, on
+ * the loopback interface, without a token.
  *
  * Built on the JDK's own HTTP server: nothing to add to a runtime that has to be carried (a GPU machine's jlink
  * image), streamed request bodies for multi-gigabyte key uploads, and the few routes above need no framework.
@@ -100,10 +106,15 @@ public final class PolyHeServer implements AutoCloseable {
      * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read
      * @param maxJobsPerTenant jobs a tenant may have queued or running; beyond, 429 before the query is read, so that
      *     one tenant cannot fill the queue
+     * @param adminPort a port on the loopback interface serving {@code /metrics} and {@code /admin} without a token
+     *     (0: any free one), or null for none
+     * @param clientCertificates tenants by client certificate, the CN of its subject (mutual TLS: {@code tls} verifies
+     *     them against the client CA, {@link Tls#server(Path, char[], Path, char[])}); a client without one may use a
+     *     token
      */
     public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
             int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
-            int maxJobsPerTenant) {
+            int maxJobsPerTenant, Integer adminPort, boolean clientCertificates) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
@@ -122,11 +133,39 @@ public final class PolyHeServer implements AutoCloseable {
                     MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
         }
 
+        /** Without an admin port. */
+        public Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
+                int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
+                int maxJobsPerTenant) {
+            this(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, null, false);
+        }
+
+        /** The same with an admin port on the loopback interface (0: any free one). */
+        public Network withAdminPort(int port) {
+            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, port, clientCertificates);
+        }
+
+        /** The same with tenants by client certificate ({@code tls} must verify them against a client CA). */
+        public Network withClientCertificates() {
+            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
+                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort, true);
+        }
+
         public Network {
-            if (tokens == null && !noAuth) {
+            if (clientCertificates && (tls == null || noAuth)) {
+                throw new IllegalArgumentException(tls == null ? "--tls-client-ca needs --tls-keystore: client "
+                        + "certificates are a part of TLS" : "--tls-client-ca and --no-auth exclude each other; "
+                        + "choose one");
+            }
+            if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
+                throw new IllegalArgumentException("--admin-port needs a port from 0 to 65535, got " + adminPort);
+            }
+            if (tokens == null && !noAuth && !clientCertificates) {
                 throw new IllegalArgumentException("choose how clients authenticate: --tokens FILE (tenants with "
-                        + "bearer tokens, 'polyhe serve token add') or --no-auth (one unauthenticated party, for a "
-                        + "loopback demo)");
+                        + "bearer tokens, 'polyhe serve token add'), --tls-client-ca FILE.p12 (tenants by client "
+                        + "certificate) or --no-auth (one unauthenticated party, for a loopback demo)");
             }
             if (tokens != null && noAuth) {
                 throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
@@ -162,6 +201,46 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * What the store keeps and for how long.
+     *
+     * @param jobTtl how long a job is kept once it has ended (its status, query and result); then 404, removed
+     * @param maxTenantBytes bytes a tenant may keep in the store: its key sets, queries and results; beyond, 507
+     *     before anything is written (not applied under --no-auth)
+     * @param diskHighWater how full the store's disk may get; beyond, 507 before anything is written
+     * @param maxResultsPerTenant jobs a tenant may keep in the store (queued, running, or ended and not yet expired
+     *     or deleted), each with its query and result; beyond, 507 before the query is read (not under --no-auth)
+     */
+    public record Storage(java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater,
+            int maxResultsPerTenant) {
+        public static final java.time.Duration JOB_TTL = java.time.Duration.ofHours(24);
+        public static final long MAX_TENANT_BYTES = 64L << 30;
+        public static final int MAX_RESULTS_PER_TENANT = 64;
+
+        /** The defaults: jobs kept 24 hours, 64 GiB and 64 jobs per tenant, the disk filled to 95 % at most. */
+        public static Storage defaults() {
+            return new Storage(JOB_TTL);
+        }
+
+        /** Jobs kept for {@code jobTtl}, the other limits at their defaults. */
+        public Storage(java.time.Duration jobTtl) {
+            this(jobTtl, MAX_TENANT_BYTES, DiskHighWater.DEFAULT, MAX_RESULTS_PER_TENANT);
+        }
+
+        public Storage {
+            if (jobTtl == null || jobTtl.toMillis() < 1) {
+                throw new IllegalArgumentException("--job-ttl needs at least 1 ms, got " + jobTtl);
+            }
+            if (maxTenantBytes < 1 || maxResultsPerTenant < 1) {
+                throw new IllegalArgumentException("--max-tenant-bytes and --max-results-per-tenant need at least 1, "
+                        + "got " + maxTenantBytes + " and " + maxResultsPerTenant);
+            }
+            if (diskHighWater == null) {
+                throw new IllegalArgumentException("--disk-high-water needs a value, such as 0.95");
+            }
+        }
+    }
+
     static {
         // before the JDK server reads them (once, at its first server): a request must arrive within 10 minutes
         // (a multi-gigabyte key upload included), an idle kept-alive connection is closed after 30 s
@@ -175,32 +254,52 @@ public final class PolyHeServer implements AutoCloseable {
     private final StreamLimits streams;
     private final int maxKeySetsPerTenant;
     private final int maxJobsPerTenant;
+    private final int maxResultsPerTenant;
+    private final StoreQuota quota;
     /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
     private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
     private final KeyStore keys;
     private final KeyCache cache;
     private final ServedModels models;
     private final Jobs jobs;
+    private final JobSweeper sweeper;
+    private final AdminView adminView;
+    /** The operator's loopback port, or null. */
+    private final AdminPort adminPort;
     private final long started = System.nanoTime();
 
-    private PolyHeServer(PolyHe polyhe, Settings s, Network n) throws IOException {
+    private PolyHeServer(PolyHe polyhe, Settings s, Network n, Storage st) throws IOException {
         InetSocketAddress address = n.address(s.port());
-        this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()));
+        this.auth = new BearerAuth(n.tokens() == null ? null : new TokenFile(n.tokens()), n.clientCertificates());
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
         this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
         this.maxJobsPerTenant = n.maxJobsPerTenant();
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
-        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure());
+        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure(),
+                new EvaluationKeyCheck(polyhe, s.backend()));
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
         shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
         for (String name : models.names()) {
             shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
         }
-        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), keys, cache, models);
+        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), st.jobTtl(), keys, cache,
+                models);
+        this.sweeper = new JobSweeper(jobs, st.jobTtl());
+        this.maxResultsPerTenant = st.maxResultsPerTenant();
+        this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
+        this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
-            https.setHttpsConfigurator(new HttpsConfigurator(n.tls()));
+            https.setHttpsConfigurator(n.clientCertificates() ? new HttpsConfigurator(n.tls()) {
+                @Override
+                public void configure(com.sun.net.httpserver.HttpsParameters p) {
+                    // asked for, not required: a client without one may still present a token
+                    javax.net.ssl.SSLParameters sp = getSSLContext().getDefaultSSLParameters();
+                    sp.setWantClientAuth(true);
+                    p.setSSLParameters(sp);
+                }
+            } : new HttpsConfigurator(n.tls()));
             this.http = https;
         } else {
             this.http = HttpServer.create(address, 64);
@@ -213,6 +312,25 @@ public final class PolyHeServer implements AutoCloseable {
             auth.admin(ex);
             text(ex, 200, metrics());
         }));
+        http.createContext("/admin", ex -> respond(ex, () -> {
+            auth.admin(ex);
+            json(ex, 200, adminView.toJson());
+        }));
+        this.adminPort = n.adminPort() == null ? null : adminPort(n.adminPort());
+    }
+
+    /** The operator's port, or the threads started so far stopped and why it cannot listen said. */
+    private AdminPort adminPort(int port) {
+        try {
+            return new AdminPort(port, this::metrics, adminView::toJson);
+        } catch (IOException | RuntimeException e) {
+            handlers.shutdownNow();
+            sweeper.close();
+            jobs.close();
+            cache.close();
+            throw new IllegalArgumentException("--admin-port " + port + ": cannot listen on the loopback interface: "
+                    + e.getMessage());
+        }
     }
 
     /** Starts serving on this machine only, without authentication ({@link Network#loopbackDemo()}). */
@@ -226,7 +344,13 @@ public final class PolyHeServer implements AutoCloseable {
      * @throws IllegalArgumentException for an address open to a network without TLS and authentication
      */
     public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network) throws IOException {
-        PolyHeServer s = new PolyHeServer(polyhe, settings, network);
+        return start(polyhe, settings, network, Storage.defaults());
+    }
+
+    /** Starts serving, keeping jobs and bytes as {@code storage} says. */
+    public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network, Storage storage)
+            throws IOException {
+        PolyHeServer s = new PolyHeServer(polyhe, settings, network, storage);
         s.http.start();
         LOG.info("serving {} on {}:{} over {}", s.models.names(), network.bind(), s.port(),
                 network.tls() != null ? "HTTPS" : "HTTP");
@@ -244,6 +368,11 @@ public final class PolyHeServer implements AutoCloseable {
     /** The address and port bound. */
     public InetSocketAddress address() {
         return http.getAddress();
+    }
+
+    /** The admin port's address and port (always on the loopback interface), or null without one. */
+    public InetSocketAddress adminAddress() {
+        return adminPort == null ? null : adminPort.address();
     }
 
     private interface Action {
@@ -336,7 +465,9 @@ public final class PolyHeServer implements AutoCloseable {
                         + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
                         + "(DELETE /v1/keys/{id})");
             }
-            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"));
+            var written = quota.admit(tenant, declaredLength(ex), "the upload");
+            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"),
+                    written);
             // "created" is the tenant's view: whether another tenant stored the same key set stays unknown to it
             boolean created = owners.add(tenant, stored.id()) || stored.created();
             Audit.log(tenant, "upload", "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
@@ -358,6 +489,17 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
+    /** The bytes a tenant keeps in the store: each key set it owns in full, and its jobs. */
+    private long storedBytes(Tenant tenant) {
+        return owners.ids(tenant).stream().mapToLong(keys::bytes).sum() + jobs.bytes(tenant);
+    }
+
+    /** The request body's declared length, or -1 (chunked, or none). */
+    private static long declaredLength(HttpExchange ex) {
+        String declared = ex.getRequestHeaders().getFirst("Content-Length");
+        return declared != null && declared.matches("\\d{1,18}") ? Long.parseLong(declared) : -1;
+    }
+
     /** @throws HttpError 404 alike for a key set not stored and one of another tenant */
     private void ownedKeySet(Tenant tenant, String id) {
         if (!owners.owns(tenant, id)) {
@@ -377,13 +519,28 @@ public final class PolyHeServer implements AutoCloseable {
                         + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant + "); submit again when "
                         + "one has ended", 30);
             }
-            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody());
+            long kept = jobs.stored(tenant);
+            if (!tenant.seesAll() && kept >= maxResultsPerTenant) {
+                throw new HttpError(507, "tenant " + tenant.name() + " keeps " + kept + " jobs with their queries and "
+                        + "results, this server's limit (--max-results-per-tenant " + maxResultsPerTenant + "); "
+                        + "delete ended ones (DELETE /v1/jobs/{id}) or wait for them to expire (--job-ttl)");
+            }
+            var written = quota.admit(tenant, declaredLength(ex), "the query");
+            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody(), written);
             Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
             json(ex, 202, status(job));
         } else if (p.length == 2 && method.equals("GET")) {
             json(ex, 200, status(jobs.get(p[1], tenant)));
         } else if (p.length == 2 && method.equals("DELETE")) {
-            Job job = jobs.cancel(p[1], tenant);
+            Job job = jobs.get(p[1], tenant);
+            if (job.state().finished()) {
+                // an ended job: removed now, its query and result with it, as its time to live would
+                jobs.remove(job);
+                Audit.log(tenant, "delete", "job=" + job.id);
+                json(ex, 200, status(job).put("deleted", true));
+                return;
+            }
+            jobs.cancel(p[1], tenant);
             Audit.log(tenant, "cancel", "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
             json(ex, 200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
@@ -569,8 +726,12 @@ public final class PolyHeServer implements AutoCloseable {
     /** Stops accepting, stops the workers (a running job is reported failed at the next start) and frees the keys. */
     @Override
     public void close() {
+        if (adminPort != null) {
+            adminPort.close();
+        }
         http.stop(0);
         handlers.shutdownNow();
+        sweeper.close();
         jobs.close();
         cache.close();
     }

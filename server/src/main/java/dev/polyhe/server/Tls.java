@@ -16,11 +16,22 @@ public final class Tls {
 
     /** The server side: a PKCS12 keystore holding the server's private key and certificate chain. */
     public static SSLContext server(Path keystore, char[] password) throws IOException {
+        return server(keystore, password, null, null);
+    }
+
+    /**
+     * The server side, verifying client certificates (mutual TLS) against the certificate authorities of a PKCS12
+     * truststore.
+     *
+     * @param clientCa the client CA's truststore, or null: no client certificates
+     */
+    public static SSLContext server(Path keystore, char[] password, Path clientCa, char[] clientCaPassword)
+            throws IOException {
         try {
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(load(keystore, password), password);
             SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(kmf.getKeyManagers(), null, null);
+            ctx.init(kmf.getKeyManagers(), clientCa == null ? null : trust(clientCa, clientCaPassword), null);
             return ctx;
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot use " + keystore + " as the server's TLS keystore: " + e.getMessage(), e);
@@ -29,15 +40,36 @@ public final class Tls {
 
     /** The client side: trust the certificates of a PKCS12 truststore (a self-signed server's certificate). */
     public static SSLContext client(Path truststore, char[] password) throws IOException {
+        return client(truststore, password, null, null);
+    }
+
+    /**
+     * The client side: trust a truststore's certificates (null: the JDK's authorities), and present the key and
+     * certificate of a PKCS12 keystore to a server that asks for one (mutual TLS).
+     */
+    public static SSLContext client(Path truststore, char[] password, Path keystore, char[] keystorePassword)
+            throws IOException {
         try {
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(load(truststore, password));
+            KeyManagerFactory kmf = null;
+            if (keystore != null) {
+                kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(load(keystore, keystorePassword), keystorePassword);
+            }
             SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, tmf.getTrustManagers(), null);
+            ctx.init(kmf == null ? null : kmf.getKeyManagers(), truststore == null ? null
+                    : trust(truststore, password), null);
             return ctx;
         } catch (GeneralSecurityException e) {
-            throw new IOException("cannot use " + truststore + " as a TLS truststore: " + e.getMessage(), e);
+            throw new IOException("cannot use " + (keystore != null ? keystore + " as a client keystore or " : "")
+                    + truststore + " as a TLS truststore: " + e.getMessage(), e);
         }
+    }
+
+    private static javax.net.ssl.TrustManager[] trust(Path truststore, char[] password) throws IOException,
+            GeneralSecurityException {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(load(truststore, password));
+        return tmf.getTrustManagers();
     }
 
     private static KeyStore load(Path file, char[] password) throws IOException, GeneralSecurityException {

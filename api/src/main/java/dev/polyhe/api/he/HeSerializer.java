@@ -30,6 +30,18 @@ public interface HeSerializer {
 
     EvaluationKeys readEvaluationKeys(InputStream in) throws IOException;
 
+    /**
+     * Reads an evaluation-keys blob through and checks every record as {@link #readEvaluationKeys} does, reading no
+     * further than the first malformed one, without keeping the keys: a server checks an upload as it streams, in
+     * the memory of one limb. The default reads the keys (and so holds them until it returns).
+     *
+     * @throws HeException at the first record that is not what the parameters make it (a count out of range, a
+     *     coefficient not below its prime, a truncated blob, a wrong checksum)
+     */
+    default void checkEvaluationKeys(InputStream in) throws IOException {
+        readEvaluationKeys(in);
+    }
+
     /** The only way a secret key leaves memory: an explicit call. */
     void writeSecretKey(SecretKey key, OutputStream out) throws IOException;
 

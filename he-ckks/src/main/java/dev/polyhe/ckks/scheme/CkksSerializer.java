@@ -194,31 +194,47 @@ final class CkksSerializer implements HeSerializer {
 
     @Override
     public EvaluationKeys readEvaluationKeys(InputStream in) throws IOException {
-        return read(in, BlobFormat.Kind.EVALUATION_KEYS, params.hash(), r -> {
-            SwitchingKey relin = readSwitchingKey(r);
-            int count = r.intInRange("rotation key count", 0, params.slots());
-            Map<Integer, SwitchingKey> rotations = new HashMap<>();
-            for (int i = 0; i < count; i++) {
-                int step = r.intInRange("rotation step", 1, params.slots() - 1);
-                rotations.put(step, readSwitchingKey(r));
+        return read(in, BlobFormat.Kind.EVALUATION_KEYS, params.hash(), r -> evaluationKeys(r, null));
+    }
+
+    @Override
+    public void checkEvaluationKeys(InputStream in) throws IOException {
+        long[] scratch = new long[ring.n()];
+        read(in, BlobFormat.Kind.EVALUATION_KEYS, params.hash(), r -> evaluationKeys(r, scratch));
+    }
+
+    /**
+     * The payload of an evaluation-keys blob, record by record.
+     *
+     * @param scratch null: the keys are read and returned; else every limb is read into it, checked and dropped, and
+     *     the result is null
+     */
+    private CkksEvaluationKeys evaluationKeys(BlobFormat.Reader r, long[] scratch) throws IOException {
+        SwitchingKey relin = readSwitchingKey(r, scratch);
+        int count = r.intInRange("rotation key count", 0, params.slots());
+        Map<Integer, SwitchingKey> rotations = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            int step = r.intInRange("rotation step", 1, params.slots() - 1);
+            rotations.put(step, readSwitchingKey(r, scratch));
+        }
+        SwitchingKey conj = r.data.readBoolean() ? readSwitchingKey(r, scratch) : null;
+        int counts = r.intInRange("bootstrapping slot-count count", 0, ring.logN());
+        Set<Integer> bootstrapSlots = new TreeSet<>();
+        for (int i = 0; i < counts; i++) {
+            int n = r.intInRange("bootstrapping slot count", 2, params.slots());
+            if (Integer.bitCount(n) != 1) {
+                throw new HeException("blob is corrupted: bootstrapping slot count " + n + " is not a power of two");
             }
-            SwitchingKey conj = r.data.readBoolean() ? readSwitchingKey(r) : null;
-            int counts = r.intInRange("bootstrapping slot-count count", 0, ring.logN());
-            Set<Integer> bootstrapSlots = new TreeSet<>();
-            for (int i = 0; i < counts; i++) {
-                int n = r.intInRange("bootstrapping slot count", 2, params.slots());
-                if (Integer.bitCount(n) != 1) {
-                    throw new HeException("blob is corrupted: bootstrapping slot count " + n + " is not a power of two");
-                }
-                bootstrapSlots.add(n);
-            }
-            EncapsulationKeys encapsulation = null;
-            if (r.data.readBoolean()) {
-                encapsulation = new EncapsulationKeys(readLevelZeroKey(r), readSwitchingKey(r));
-            }
-            return new CkksEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId, bootstrapSlots,
-                    encapsulation);
-        });
+            bootstrapSlots.add(n);
+        }
+        EncapsulationKeys encapsulation = null;
+        if (r.data.readBoolean()) {
+            SwitchingKey ephemeral = readLevelZeroKey(r, scratch);
+            SwitchingKey main = readSwitchingKey(r, scratch);
+            encapsulation = scratch == null ? new EncapsulationKeys(ephemeral, main) : null;
+        }
+        return scratch != null ? null : new CkksEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId,
+                bootstrapSlots, encapsulation);
     }
 
     @Override
@@ -272,34 +288,40 @@ final class CkksSerializer implements HeSerializer {
         }
     }
 
-    private SwitchingKey readLevelZeroKey(BlobFormat.Reader r) throws IOException {
+    /** @param scratch null: the key is kept; else each limb is read into it, checked and dropped (null returned) */
+    private SwitchingKey readLevelZeroKey(BlobFormat.Reader r, long[] scratch) throws IOException {
         long[][][] digit = new long[2][ring.qCount() + ring.pCount()][];
         int p0 = ring.pIndex(0);
         for (int part = 0; part < 2; part++) {
             for (int i : new int[] {0, p0}) {
-                digit[part][i] = new long[ring.n()];
+                digit[part][i] = scratch != null ? scratch : new long[ring.n()];
                 r.limb(digit[part][i], ring.modulus(i).value());
             }
         }
-        return new SwitchingKey(new long[][][][] {digit});
+        return scratch != null ? null : new SwitchingKey(new long[][][][] {digit});
     }
 
-    private SwitchingKey readSwitchingKey(BlobFormat.Reader r) throws IOException {
+    /** @param scratch null: the key is kept; else each limb is read into it, checked and dropped (null returned) */
+    private SwitchingKey readSwitchingKey(BlobFormat.Reader r, long[] scratch) throws IOException {
         int digits = params.gadget().digitCount();
         r.intInRange("key-switching digits", digits, digits);
         int total = ring.qCount() + ring.pCount();
         long[][][][] d = new long[digits][2][][];
         for (int j = 0; j < digits; j++) {
-            d[j][0] = readLimbs(r, total);
-            d[j][1] = readLimbs(r, total);
+            d[j][0] = readLimbs(r, total, scratch);
+            d[j][1] = readLimbs(r, total, scratch);
         }
-        return new SwitchingKey(d);
+        return scratch != null ? null : new SwitchingKey(d);
     }
 
     private long[][] readLimbs(BlobFormat.Reader r, int count) throws IOException {
-        long[][] limbs = new long[count][ring.n()];
+        return readLimbs(r, count, null);
+    }
+
+    private long[][] readLimbs(BlobFormat.Reader r, int count, long[] scratch) throws IOException {
+        long[][] limbs = scratch != null ? null : new long[count][ring.n()];
         for (int i = 0; i < count; i++) {
-            r.limb(limbs[i], ring.modulus(i).value());
+            r.limb(scratch != null ? scratch : limbs[i], ring.modulus(i).value());
         }
         return limbs;
     }

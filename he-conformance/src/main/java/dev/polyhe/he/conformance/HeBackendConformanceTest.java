@@ -821,6 +821,31 @@ public abstract class HeBackendConformanceTest {
     }
 
     @Test
+    public void evaluationKeysAreCheckedToTheirEndAndRefusedAsReadingRefusesThem() throws IOException {
+        HeSerializer ser = context.serializer();
+        EvaluationKeys small = context.generateEvaluationKeys(secretKey, Set.of(5), true, false);
+        byte[] blob = bytes(out -> ser.writeEvaluationKeys(small, out));
+        byte[] longer = Arrays.copyOf(blob, blob.length + 5);
+        ByteArrayInputStream in = new ByteArrayInputStream(longer);
+        ser.checkEvaluationKeys(in);
+        assertEquals(5, in.available(), "read to the end of the blob, and no further");
+        Random r = new Random(5);
+        for (int trial = 0; trial < 4; trial++) {
+            byte[] bad = blob.clone();
+            int at = trial == 0 ? 0 : trial == 1 ? blob.length - 1 : r.nextInt(blob.length);
+            bad[at] ^= (byte) (1 << r.nextInt(8));
+            assertThrows(HeException.class, () -> ser.readEvaluationKeys(new ByteArrayInputStream(bad)));
+            HeException e = assertThrows(HeException.class, () -> ser.checkEvaluationKeys(
+                    new ByteArrayInputStream(bad)), "a flipped bit at byte " + at + " is detected");
+            assertFalse(e.getMessage().isBlank());
+        }
+        byte[] truncated = Arrays.copyOf(blob, blob.length / 2);
+        assertThrows(HeException.class, () -> ser.checkEvaluationKeys(new ByteArrayInputStream(truncated)));
+        byte[] pkBlob = bytes(out -> ser.writePublicKey(publicKey, out));
+        assertThrows(HeException.class, () -> ser.checkEvaluationKeys(new ByteArrayInputStream(pkBlob)));
+    }
+
+    @Test
     public void blobsAreSelfDelimitedInOneStream() throws IOException {
         HeSerializer ser = context.serializer();
         double[] x = randomVector(slots);
