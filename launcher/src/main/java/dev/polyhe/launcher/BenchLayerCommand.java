@@ -72,13 +72,8 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Mixin
     TraceOptions trace;
 
-    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
-            description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
-    Path report;
-
-    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
-            description = "Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
-    Path chart;
+    @Mixin
+    BreakdownOptions breakdownFiles;
 
     enum Format { text, json }
 
@@ -95,7 +90,7 @@ final class BenchLayerCommand implements Callable<Integer> {
         boolean asJson = format == Format.json;
         // with --format json stdout carries the JSON object alone
         PrintWriter out = asJson ? new PrintWriter(java.io.Writer.nullWriter()) : stdout;
-        BreakdownChart.checkWritable(chart);
+        BreakdownChart.checkWritable(breakdownFiles.chart);
         if (layers < 1) {
             throw new ErrorReport.InputException("--layers " + layers + " must be at least 1");
         }
@@ -145,7 +140,7 @@ final class BenchLayerCommand implements Callable<Integer> {
                 }
                 return PolyHeCommand.OK;
             }
-            run.run(loaded, inputs, cal, plain, json, report, chart);
+            run.run(loaded, inputs, cal, plain, json, breakdownFiles.report, breakdownFiles.chart);
             double[] blocks = run.blockSeconds().get(0);
             double sum = 0;
             for (int i = 0; i < blocks.length; i++) {

@@ -53,13 +53,8 @@ final class EvalCommand implements Callable<Integer> {
             + "(tests only): the server's policy, which the client's parameters.json cannot change.")
     boolean acceptInsecure;
 
-    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
-            description = "Write the latency breakdown (JSON for a .json name, text otherwise).")
-    Path report;
-
-    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
-            description = "Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
-    Path chart;
+    @Mixin
+    BreakdownOptions breakdownFiles;
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -80,7 +75,7 @@ final class EvalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
-        BreakdownChart.checkWritable(chart);
+        BreakdownChart.checkWritable(breakdownFiles.chart);
         try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
             var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);
@@ -107,10 +102,10 @@ final class EvalCommand implements Callable<Integer> {
             EncryptedInference.write(keys, Map.of("model_type", loaded.modelType()), tensors, output);
             LatencyBreakdown breakdown = new LatencyBreakdown(result.accounting(), result.seconds());
             out.print(breakdown.toText());
-            if (report != null) {
-                Files.writeString(report, EncryptedRun.reportText(report, breakdown));
+            if (breakdownFiles.report != null) {
+                Files.writeString(breakdownFiles.report, EncryptedRun.reportText(breakdownFiles.report, breakdown));
             }
-            BreakdownChart.write(chart, breakdown);
+            BreakdownChart.write(breakdownFiles.chart, breakdown);
             out.println("wrote " + output);
             out.flush();
         }

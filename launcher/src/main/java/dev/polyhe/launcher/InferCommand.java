@@ -59,13 +59,8 @@ final class InferCommand implements Callable<Integer> {
                     + "than the input has: the rows beyond the input's tokens are padding, as when deployed.")
     Integer maxTokens;
 
-    @Option(names = "--report", paramLabel = "FILE.txt|FILE.json",
-            description = "ckks: Write the latency breakdown (JSON for a .json name, text otherwise).")
-    Path report;
-
-    @Option(names = "--chart", paramLabel = "FILE.svg|FILE.png",
-            description = "ckks: Write the latency breakdown as a chart: PNG for a .png name, SVG otherwise.")
-    Path chart;
+    @Mixin
+    BreakdownOptions breakdownFiles;
 
     @Mixin
     TraceOptions trace;
@@ -98,7 +93,7 @@ final class InferCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        BreakdownChart.checkWritable(chart);
+        BreakdownChart.checkWritable(breakdownFiles.chart);
         try (PolyHe polyhe = model.open(common)) {
             Engine kind = engine(polyhe.inference().config());
             InferenceService service = model.service(polyhe, kind != Engine.PLAIN);
@@ -139,7 +134,7 @@ final class InferCommand implements Callable<Integer> {
                         }
                         return PolyHeCommand.OK;
                     }
-                    results = run.run(loaded, inputs, cal, c, json, report, chart);
+                    results = run.run(loaded, inputs, cal, c, json, breakdownFiles.report, breakdownFiles.chart);
                 } else {
                     Calibration cal = calibration(service, loaded, inputs, out);
                     InferenceService.Comparison c = service.compare(loaded, inputs, cal);
