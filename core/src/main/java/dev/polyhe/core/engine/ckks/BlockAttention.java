@@ -27,11 +27,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BlockAttention {
     private final CkksEngine engine;
+    private final Refresher refresher;
     private final int slots;
     private final int columns;
 
     BlockAttention(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.refresher = engine.refresher();
         this.slots = slots;
         this.columns = columns;
     }
@@ -55,9 +57,9 @@ final class BlockAttention {
         for (int block = 0; block < packing.headBlocks(); block++) {
             // Levels for the row mask, the product and the placing mask, plus (where bootstrapping is possible) one
             // for a scale-drift correction on the way: a refresh inside the loop would cost a bootstrap per diagonal.
-            int spare = engine.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
-            Ciphertext qb = engine.withLevels(q.cts[block], 2 + spare, op);
-            Ciphertext kb = engine.withLevels(k.cts[block], 3 + spare, op);
+            int spare = refresher.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
+            Ciphertext qb = refresher.withLevels(q.cts[block], 2 + spare, op);
+            Ciphertext kb = refresher.withLevels(k.cts[block], 3 + spare, op);
             int valid = Math.min(columns, q.cols - block * columns);
             // the mask encoded once per level the shifts' sums reach (one, unless a scale correction spent one)
             Map<Integer, Plaintext> starts = new ConcurrentHashMap<>();
@@ -66,7 +68,7 @@ final class BlockAttention {
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 Ciphertext sum = engine.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
-                Ciphertext ready = engine.withLevels(sum, 1, op);
+                Ciphertext ready = refresher.withLevels(sum, 1, op);
                 Plaintext start = starts.computeIfAbsent(ready.level(),
                         level -> engine.encode(startMask, startMask.length, level, op));
                 Ciphertext first = engine.rescale(engine.plainProductRaw(ready, start, op), op);
@@ -96,9 +98,9 @@ final class BlockAttention {
         // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on every
         // score ciphertext, each kind refreshed as one group: a spread diagonal is a new ciphertext each time, so one
         // refreshed on the way would cost a bootstrap per diagonal.
-        int spare = engine.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
-        Ciphertext[] allValues = engine.withLevels(values.cts, 2 + spare, op);
-        Ciphertext[] allWeights = engine.withLevels(weights.cts, 2 + spare, op);
+        int spare = refresher.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
+        Ciphertext[] allValues = refresher.withLevels(values.cts, 2 + spare, op);
+        Ciphertext[] allWeights = refresher.withLevels(weights.cts, 2 + spare, op);
         for (int block = 0; block < out.length; block++) {
             int first = block * chunks;
             int headsHere = packing.headsIn(block);

@@ -10,7 +10,6 @@ import dev.polyhe.api.he.Encryptor;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
-import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
@@ -40,8 +39,6 @@ import java.util.function.Supplier;
  * are client operations. Not thread-safe.
  */
 public final class CkksEngine implements TensorOps<CkksTensor> {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CkksEngine.class);
-
     private final HeContext context;
     private final Evaluator evaluator;
     private final Encoder encoder;
@@ -56,25 +53,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final Accounting accounting = new Accounting();
     private WeightCache weights;
     private final double[] primes;
-    private final BootstrapPartners partners = new BootstrapPartners();
     private final BlockAttention blockAttention;
     private final BlockLinear blockLinear;
     private final CiphertextBounds bounds = new CiphertextBounds();
-    /**
-     * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
-     * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
-     */
-    private final Map<Ciphertext, Ciphertext> refreshedCopies = java.util.Collections.synchronizedMap(
-            new java.util.WeakHashMap<>()); // read by forked tasks; a WeakHashMap's get expunges, so even reads lock
-    /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link #bootstrapTwice}). */
-    private final Set<Ciphertext> preciseCopies = java.util.Collections.synchronizedSet(
-            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
-    private BootstrapObserver bootstrapObserver;
+    private final Refresher refresher;
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
     private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
-    /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
-    private boolean plannedRefresh;
 
     /**
      * Sees every bootstrap the engine does: the ciphertext handed to the backend (after any scaling the engine
@@ -124,7 +109,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /** Sets (or, with null, removes) the observer of bootstraps. */
     public void observeBootstraps(BootstrapObserver observer) {
-        this.bootstrapObserver = observer;
+        refresher.observe(observer);
     }
 
     /**
@@ -164,6 +149,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
+        this.refresher = new Refresher(this, context, evaluator, keys, accounting, bounds, scale);
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
         this.blockLinear = new BlockLinear(this, packingSlots, blockColumns);
     }
@@ -223,6 +209,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return Integer.highestOneBit(Math.max(1, tokens - 1)) << (tokens > 1 ? 1 : 0);
     }
 
+    /** The refresh policy: where BlockAttention and BlockLinear get levels and ask what bootstraps. */
+    Refresher refresher() {
+        return refresher;
+    }
+
     public Accounting accounting() {
         return accounting;
     }
@@ -258,7 +249,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     // ---- primitives, timed and counted ----------------------------------------------------------------
 
-    private <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
+    <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
         long t0 = System.nanoTime();
         R r = work.get();
         accounting.record(op, prim, System.nanoTime() - t0);
@@ -269,517 +260,23 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return c.level() == level ? c : bounds.same(evaluator.dropToLevel(c, level), c);
     }
 
-    /**
-     * A ciphertext with at least {@code levels} levels left, bootstrapping it if it has fewer. A bootstrap takes a
-     * partner along when one is at hand (a ciphertext just rescaled to level 0 or 1, with the same slots): one
-     * bootstrap of both as real and imaginary parts costs about as much as one alone, and the partner is served
-     * refreshed when its own turn comes (Goldschmidt's two sequences run out of levels together).
-     */
-    Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
-        Ciphertext ready = ready(c, levels);
-        if (ready != null) {
-            return ready;
-        }
-        Refresh r = refresh(c, levels, op, Set.of());
-        r.run();
-        r.finish(1.0);
-        return refreshedCopies.get(c);
+    /** Runs an element-wise operation whose result has range {@code r} (see {@link Refresher#levelsFor}). */
+    private CkksTensor expecting(ValueRange r, Supplier<CkksTensor> work) {
+        return refresher.expecting(r == null || !r.tight() ? Double.NaN : r.maxAbs(), () -> ranged(work.get(), r));
     }
-
-    /**
-     * {@link #withLevels} for ciphertexts that go on together (the score blocks an attention product reads): those
-     * short of levels are refreshed as one group, two by two, rather than each as the product reaches it, when the
-     * partners at hand are ciphertexts already spent.
-     */
-    Ciphertext[] withLevels(Ciphertext[] cts, int levels, OperatorKind op) {
-        refreshTogether(Arrays.asList(cts), c -> levels, op);
-        Ciphertext[] out = new Ciphertext[cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = withLevels(cts[i], levels, op);
-        }
-        return out;
-    }
-
-    /** c itself or its refreshed copy where either has the levels, else null. */
-    private Ciphertext ready(Ciphertext c, int levels) {
-        if (c.level() >= levels) {
-            return c;
-        }
-        Ciphertext copy = servedCopy(c);
-        return copy != null && copy.level() >= levels ? copy : null;
-    }
-
-    /**
-     * c's refreshed copy, where it is precise enough for the program running now: a copy refreshed once, for a step
-     * that needed no more (Goldschmidt's first guess reads its denominator so), is not served to one that asks for
-     * more precision than one bootstrap keeps, which refreshes c again, precisely.
-     */
-    private Ciphertext servedCopy(Ciphertext c) {
-        Ciphertext copy = refreshedCopies.get(c);
-        return copy == null || preciseCopies.contains(copy) || !wantsPrecise(c) ? copy : null;
-    }
-
-    /** Whether a refresh of c now would be precise for the program's sake ({@link #precision}). */
-    private boolean wantsPrecise(Ciphertext c) {
-        return requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
-    }
-
-    /**
-     * Decides how c is refreshed (its partner, prescaling and precision) and does the cheap preparation; the
-     * bootstraps themselves are left to {@link Refresh#run}, so that a group's can run at once. {@code claimed}:
-     * ciphertexts already taken by refreshes decided but not yet finished, which cannot be partners.
-     */
-    private Refresh refresh(Ciphertext c, int levels, OperatorKind op, Set<Ciphertext> claimed) {
-        ForkedTasks.requireEngineThread("a refresh");
-        if (!bootstraps(c)) {
-            throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
-                    + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
-                    + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
-        }
-        if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1 && prescale(c) >= 0) {
-            // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first (values
-            // scaled down before their bootstrap land on Δ in the same product, see prescaled)
-            Ciphertext onDelta = bounds.same(adjust(c, c.level() - 1, scale, op), c);
-            Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
-                    claimed);
-            r.aliases.add(c);
-            return r;
-        }
-        int alone = prescale(c);
-        // Two bootstraps for one where a program asks for more precision than one keeps, and where values known to be
-        // large reached level 0 with no level left to scale them down (a LayerNorm's sum of squares after a row sum's
-        // masks): the second refreshes what the sine got wrong on them.
-        boolean stuckLarge = bounds.tight(c) && !wellScaled(c, alone);
-        boolean precise = wantsPrecise(c) || stuckLarge && !Double.isNaN(bounds.of(c));
-        // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
-        // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
-        // Two precise bootstraps pair as two pair bootstraps when both have known bounds and factors near enough to
-        // take the larger value's for both (see preciseShare).
-        // Values large only by interval arithmetic (a residual stream at level 0, its bound loose) pair with another
-        // ciphertext of their tensor in the same state: neither can be scaled down, and whatever they really are, each
-        // spoils the other no more than itself.
-        Ciphertext found = wellScaled(c, alone) ? partners.partnerFor(c, p -> precise
-                ? preciseShare(c, alone, p, prescale(p)) && wellScaled(p, Math.min(alone, prescale(p)))
-                        && !Double.isNaN(bounds.of(p))
-                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)))
-                : precise || bounds.tight(c) ? null
-                : partners.groupPartnerFor(c, p -> looselyLarge(p) && prescale(p) == alone && !wantsPrecise(p));
-        Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
-                : found;
-        int k = partner == null ? alone
-                : pairPrescale(precise ? Math.min(alone, prescale(partner)) : alone);
-        accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}", accounting.currentPath(),
-                    op.label(), c.level(), bounds.of(c), Math.scalb(1.0, -k),
-                    partner == null ? "alone" : "paired with level " + partner.level() + ", bound " + bounds.of(partner),
-                    precise ? ", twice for precision" : "");
-        }
-        Ciphertext in = prescaled(c, k, op);
-        if (partner == null) {
-            return new Refresh(c, in, k, null, null, 0, precise, levels, op);
-        }
-        // Precise pairs share one factor, the larger value's; otherwise the second of a pair leaves with its scale
-        // label times (its factor's ratio to the first's) = 2^(k2 − k1): the one scaled up more goes first, so that no
-        // label ends above Δ, where bootstrapping it again would have less than q_0/Δ of headroom.
-        int kp = precise ? k : pairPrescale(prescale(partner));
-        return new Refresh(c, in, k, partner, prescaled(partner, kp, op), kp, precise, levels, op);
-    }
-
-    /**
-     * One refresh, decided by {@link #refresh}: {@link #run} does the bootstraps (evaluator calls only, so that
-     * the refreshes of a group can run at once), {@link #finish} the engine's bookkeeping, on the engine's thread and
-     * in the order the refreshes were decided.
-     */
-    private final class Refresh {
-        final Ciphertext c;
-        final Ciphertext in;
-        final int k;
-        final Ciphertext partner;
-        final Ciphertext inPartner;
-        final int kp;
-        final boolean precise;
-        final int levels;
-        final OperatorKind op;
-        final double boundC;
-        final double boundP;
-        final double askedBits;
-        /** Ciphertexts that stand for c (c before its scale was brought back onto Δ): served c's refreshed copy. */
-        final List<Ciphertext> aliases = new ArrayList<>();
-        Ciphertext out;
-        Ciphertext partnerOut;
-        int bootstrapCalls;
-        long nanos;
-
-        Refresh(Ciphertext c, Ciphertext in, int k, Ciphertext partner, Ciphertext inPartner, int kp, boolean precise,
-                int levels, OperatorKind op) {
-            this.c = c;
-            this.in = in;
-            this.k = k;
-            this.partner = partner;
-            this.inPartner = inPartner;
-            this.kp = kp;
-            this.precise = precise;
-            this.levels = levels;
-            this.op = op;
-            this.boundC = bounds.of(c);
-            this.boundP = partner == null ? Double.NaN : bounds.of(partner);
-            this.askedBits = Math.max(requiredBits, singleBootstrapBits());
-        }
-
-        /** Nothing to bootstrap: c already has the levels (a scale correction was enough). */
-        Refresh(Ciphertext c, int levels, OperatorKind op) {
-            this(c, c, 0, null, null, 0, false, levels, op);
-            this.out = c;
-        }
-
-        void run() {
-            if (out != null) {
-                return;
-            }
-            long t0 = System.nanoTime();
-            double factor = Math.scalb(1.0, -k);
-            if (precise && partner != null) {
-                Ciphertext[] both = bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
-                        Math.scalb(boundP, k));
-                out = both[0];
-                partnerOut = both[1];
-                bootstrapCalls = 2;
-            } else if (precise) {
-                out = bootstrapTwice(in, factor, Math.scalb(boundC, k));
-                bootstrapCalls = 2;
-            } else if (partner == null) {
-                out = evaluator.bootstrap(in, factor);
-                bootstrapCalls = 1;
-            } else {
-                boolean partnerFirst = kp > k;
-                Ciphertext[] both = partnerFirst
-                        ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), factor)
-                        : evaluator.bootstrapPair(in, inPartner, factor, Math.scalb(1.0, -kp));
-                out = both[partnerFirst ? 1 : 0];
-                partnerOut = both[partnerFirst ? 0 : 1];
-                bootstrapCalls = 1;
-            }
-            nanos = System.nanoTime() - t0;
-        }
-
-        /**
-         * Records the bootstraps ({@code share} of their time: where refreshes ran at once, each is charged its part
-         * of the wall-clock time) and serves the refreshed copies.
-         */
-        void finish(double share) {
-            for (int i = 0; i < bootstrapCalls; i++) {
-                accounting.record(op, PrimitiveKind.BOOTSTRAP, Math.round(nanos * share / bootstrapCalls));
-            }
-            if (precise) {
-                for (int i = partner == null ? 1 : 2; i > 0; i--) {
-                    accounting.preciseBootstrap(askedBits, singleBootstrapBits());
-                }
-            }
-            if (precise) {
-                preciseCopies.add(out);
-                if (partnerOut != null) {
-                    preciseCopies.add(partnerOut);
-                }
-            }
-            if (partner != null) {
-                refreshedCopies.put(partner, bounds.same(partnerOut, partner));
-                observed(inPartner, partnerOut, Math.scalb(1.0, kp), bounds.of(partner));
-            }
-            if (out != c) {
-                bounds.same(out, c);
-                observed(in, out, Math.scalb(1.0, k), bounds.of(c));
-            }
-            if (out != c) { // a copy of itself would keep c alive in the weak map
-                refreshedCopies.put(c, out);
-            }
-            for (Ciphertext alias : aliases) {
-                refreshedCopies.put(alias, out);
-            }
-            if (out.level() < levels) {
-                throw new HeException("bootstrapping left " + out.level() + " level(s) but the operator needs "
-                        + levels);
-            }
-        }
-    }
-
-    /**
-     * Refreshes the ciphertexts of one group that need it, partners for each other first ({@link
-     * BootstrapPartners#group}), in order, as {@link #withLevels} would one by one, but with their bootstraps run at
-     * once, up to the evaluator's {@link Evaluator#concurrency}: the decisions (partners, prescaling) and the
-     * bookkeeping stay on this thread, in order, so the result and the bootstraps placed do not depend on the threads.
-     */
-    private void refreshAtOnce(List<Ciphertext> cts, int levels, OperatorKind op) {
-        ForkedTasks.requireEngineThread("refreshing a group");
-        partners.group(cts);
-        try {
-            refreshGroup(cts, levels, op);
-        } finally {
-            partners.endGroup();
-        }
-    }
-
-    private void refreshGroup(List<Ciphertext> cts, int levels, OperatorKind op) {
-        List<Refresh> jobs = new ArrayList<>();
-        Set<Ciphertext> claimed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Ciphertext c : cts) {
-            if (claimed.contains(c) || ready(c, levels) != null) {
-                continue;
-            }
-            Refresh r = refresh(c, levels, op, claimed);
-            claimed.add(c);
-            if (r.partner != null) {
-                claimed.add(r.partner);
-            }
-            jobs.add(r);
-        }
-        long t0 = System.nanoTime();
-        ConcurrentWork.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency(),
-                "polyhe-refresh");
-        long wall = System.nanoTime() - t0;
-        long sum = jobs.stream().mapToLong(r -> r.nanos).sum();
-        double share = sum == 0 ? 1.0 : Math.min(1.0, (double) wall / sum);
-        for (Refresh r : jobs) {
-            r.finish(share);
-        }
-    }
-
-    /**
-     * One bit less scaling up for the two of a pair: they share one complex slot (the CPU backend packs 2·Re a +
-     * 2i·Re b), so each gets half the magnitude that one alone would.
-     */
-    private static int pairPrescale(int k) {
-        return k >= 1 ? k - 1 : k;
-    }
-
-    private void observed(Ciphertext in, Ciphertext out, double inputFactor, double bound) {
-        if (bootstrapObserver != null) {
-            bootstrapObserver.bootstrapped(in, out, inputFactor, bound);
-        }
-    }
-
-    /**
-     * Two ciphertexts share a bootstrap only when their prescaling exponents differ by at most this: the second leaves
-     * with its scale label 2^-gap below Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
-     * which the engine's scale alignment absorbs when it is small.
-     */
-    static final int MAX_PAIR_PRESCALE_GAP = 4;
-
-    /**
-     * Two precise refreshes share their bootstraps when their prescaling exponents differ by at most this (see
-     * preciseShare): the smaller keeps about 30 − 6 bits relative to its own magnitude, the 16 of the attention's
-     * working precision and its spread's amplification taken against the larger.
-     */
-    static final int PRECISE_PAIR_PRESCALE_GAP = 6;
-
-    /**
-     * Whether two ciphertexts whose prescaling exponents are {@code k} and {@code kp} can share precise (twice)
-     * bootstraps: those use one factor for both, the larger value's, so that the corrections add onto the first
-     * results exactly ({@link #bootstrapTwicePair}). The smaller is then scaled up less than alone, by at most
-     * {@link #PRECISE_PAIR_PRESCALE_GAP} bits: its error stays that of the larger in absolute terms, 2^gap of its own
-     * magnitude worse than alone. Goldschmidt's e and its running product share so, e a tenth of the product on the
-     * way in and a thirtieth of it on the way out, where an error in e counts against 1 (the factor 1 + e), not
-     * against e. A factor below 1 costs both a level.
-     */
-    private static boolean preciseShare(Ciphertext c, int k, Ciphertext p, int kp) {
-        return k == kp || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
-                && (Math.min(k, kp) >= 0 || c.level() >= 1 && p.level() >= 1);
-    }
-
-    /** Bootstrapping is most precise on values of about this magnitude (its error is absolute; see prescale). */
-    static final double BOOTSTRAP_TARGET = 1.0;
-    /**
-     * Values known to be smaller than this are scaled as if they were this large: below it the noise they carry, not
-     * their bound, sets their magnitude, and scaling noise up to the target would let it wrap around q_0.
-     */
-    static final double NOISE_FLOOR = 0x1p-20;
-
-    /**
-     * The power of two 2^k that brings c's values into (target/2, target] before a bootstrap (see
-     * {@link #prescaled}), from the bound the engine tracks. Bootstrapping's error is about the same whatever the
-     * values (the sine's approximation and the key switches of its linear maps), so small values lose bits in
-     * proportion (x⁴ of attention scores, 1e-5, came back with 7 bits), and values beyond (q_0/Δ)/256 are reduced
-     * wrongly modulo q_0 by the sine (Goldschmidt's 1/x near 1/ε = 1 000 came back with 7 bits). Up is free (an
-     * integer product) and undone for free by the bootstrap's output factor; down costs a level, so it is done only
-     * where it pays ({@link #largeMagnitude}) and a level is left. 0 when the bound is unknown.
-     */
-    private int prescale(Ciphertext c) {
-        double b = Math.max(bounds.of(c), NOISE_FLOOR);
-        if (Double.isNaN(b) || Double.isInfinite(b)) {
-            return 0;
-        }
-        int k = (int) Math.floor(Math.log(BOOTSTRAP_TARGET / b) / Math.log(2));
-        if (k >= 0) {
-            return k;
-        }
-        return b > largeMagnitude(c) && c.level() >= 1 && bounds.tight(c) ? k : 0;
-    }
-
-    /** The precision asked for by the programs running now ({@link #precision}); 0: none. */
-    private double requiredBits;
 
     /**
      * Raises the bootstrapping precision to at least {@code bits} until the scope closes: where one bootstrap gives
-     * fewer ({@link #singleBootstrapBits}), ciphertexts are refreshed by two ({@link #bootstrapTwice}).
+     * fewer ({@link Refresher#singleBootstrapBits}), ciphertexts are refreshed by two.
      */
     @Override
     public OperatorScope precision(double bits) {
-        double before = requiredBits;
-        requiredBits = Math.max(requiredBits, bits);
-        return () -> requiredBits = before;
-    }
-
-    /**
-     * The bits of precision, relative to values of about 1, one bootstrap keeps: log2(q_0/Δ) + 8, as measured on
-     * the presets (about 20 at N16-boot-128, 23 on the test rings): the sine's approximation and the key switching
-     * of its linear maps add an error about 2^-8 of Δ/q_0.
-     */
-    double singleBootstrapBits() {
-        var p = context.parameters();
-        return p.logQ().get(0) - p.logScale() + 8;
-    }
-
-    /**
-     * Two bootstraps for the precision of about two (meta-bootstrapping, as OpenFHE's EvalBootstrap(ct, 2)): the
-     * first refreshes x; what it got wrong, x minus the first read back at level 0, is small, so it is scaled up by
-     * 2^t, refreshed by the second and scaled back, and the sum errs by the second's error times 2^-t. The precision
-     * is then that of x itself at level 0 (its rescaling noise), about 30 bits. {@code factor} is applied as a
-     * single bootstrap would; {@code scaledBound} bounds |x|.
-     */
-    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound) {
-        Ciphertext x = bottom(in);
-        Ciphertext first = evaluator.bootstrap(x, factor);
-        Residual r = residual(x, first, factor, scaledBound, 1);
-        Ciphertext correction = evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits()));
-        return evaluator.add(first, correction);
-    }
-
-    /**
-     * {@link #bootstrapTwice} for two ciphertexts with one factor, as two pair bootstraps instead of four
-     * bootstraps: the first refreshes both, the second both residuals, scaled up by the same 2^t (one bit less than
-     * either alone would take: a pair bootstrap errs up to a bit more). Equal factors keep every result's scale label
-     * its input's, so the corrections add onto the first results exactly.
-     */
-    private Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
-            double boundB) {
-        Ciphertext xa = bottom(inA);
-        Ciphertext xb = bottom(inB);
-        Ciphertext[] first = evaluator.bootstrapPair(xa, xb, factor, factor);
-        Residual ra = residual(xa, first[0], factor, boundA, 2);
-        Residual rb = residual(xb, first[1], factor, boundB, 2);
-        int t = Math.min(ra.bits(), rb.bits());
-        double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
-        Ciphertext[] corrections = evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor,
-                correctionFactor);
-        return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
-    }
-
-    /** c at level 0, by the evaluator alone (no bookkeeping: a refresh's intermediates are its own). */
-    private Ciphertext bottom(Ciphertext c) {
-        return c.level() == 0 ? c : evaluator.dropToLevel(c, 0);
-    }
-
-    /**
-     * What a first bootstrap got wrong: x minus the first result read back at level 0, in x's units (factor ≤ 1,
-     * 1/factor an integer) or the result's (factor an integer), with the factor its own bootstrap then applies and
-     * the bits t it can be scaled up by (its bound about 2^-t of the target, {@code margin} bits to spare).
-     */
-    private Residual residual(Ciphertext x, Ciphertext first, double factor, double scaledBound, int margin) {
-        Ciphertext back = bottom(first);
-        Ciphertext residual;
-        double residualFactor;
-        if (factor <= 1) {
-            residual = evaluator.sub(x, evaluator.multiplyInteger(back, Math.round(1 / factor)));
-            residualFactor = factor;
-        } else {
-            residual = evaluator.sub(evaluator.multiplyInteger(x, Math.round(factor)), back);
-            residualFactor = 1;
-        }
-        // what the first got wrong: its usual error, plus the sine's on values it could not scale down, (2π·b/h)²/6
-        // of them at headroom h = q_0/Δ (the worst case, a constant vector)
-        double b = Math.max(scaledBound, BOOTSTRAP_TARGET);
-        double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
-        double residualBound = b * (factor > 1 ? factor : 1)
-                * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
-        int t = Math.max(0, Math.min(30,
-                (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
-        return new Residual(residual, residualFactor, t);
-    }
-
-    /** A first bootstrap's error, the factor its own bootstrap applies, and how far it can be scaled up. */
-    private record Residual(Ciphertext error, double factor, int bits) {}
-
-    /** A residual times 2^by (an integer product: no level). */
-    private Ciphertext scaledUp(Residual r, int by) {
-        return by == 0 ? r.error() : evaluator.multiplyInteger(r.error(), 1L << by);
-    }
-
-    /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
-    private boolean wellScaled(Ciphertext c, int k) {
-        double b = bounds.of(c);
-        return Double.isNaN(b) || Math.scalb(b, k) <= largeMagnitude(c);
-    }
-
-    /** Whether c's values are too large to bootstrap well by its bound, a loose one (interval arithmetic's). */
-    private boolean looselyLarge(Ciphertext c) {
-        return !bounds.tight(c) && !wellScaled(c, prescale(c));
-    }
-
-    /** c times 2^k: an integer product when k ≥ 0 (no level), a constant product and a rescale when k < 0. */
-    private Ciphertext prescaled(Ciphertext c, int k, OperatorKind op) {
-        if (k == 0) {
-            return c;
-        }
-        if (k > 0) {
-            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)), c,
-                    Math.scalb(1.0, k));
-        }
-        // down: the level it costs also puts the label back onto Δ, which a drifted label would otherwise take a level
-        // of its own for (see refresh)
-        return adjust(c, c.level() - 1, scale, Math.scalb(1.0, k), op);
-    }
-
-    /**
-     * Values above this lose more than 2^-20 of themselves to the sine's cubic term when bootstrapped ((2π·m·Δ/q_0)²/6,
-     * see the backend's bootstrapping), so they are worth a level to scale down: 2 at N16-boot-128 (q_0/Δ = 2^12),
-     * 12 on the test rings (2^15).
-     */
-    private double largeMagnitude(Ciphertext c) {
-        double headroom = Math.pow(2, context.parameters().logQ().get(0)) / scale;
-        return Math.max(2 * BOOTSTRAP_TARGET, headroom * Math.sqrt(6 * 0x1p-20) / (2 * Math.PI));
-    }
-
-    /**
-     * The levels an operand needs for a product: one, or two when the element-wise operation under way will give
-     * large values ({@link #expecting}) and could be bootstrapped, so that they do not land at level 0, where they
-     * could not be scaled down before their own bootstrap.
-     */
-    private int levelsFor(Ciphertext operand) {
-        return bootstraps(operand) && expectedMagnitude > largeMagnitude(operand) ? 2 : 1;
-    }
-
-    /** The largest |value| the element-wise operation under way yields, from its operands' ranges (NaN: unknown). */
-    private double expectedMagnitude = Double.NaN;
-
-    /** Runs an element-wise operation whose result has range {@code r} (see {@link #levelsFor}). */
-    private CkksTensor expecting(ValueRange r, Supplier<CkksTensor> work) {
-        double before = expectedMagnitude;
-        expectedMagnitude = r == null || !r.tight() ? Double.NaN : r.maxAbs();
-        try {
-            return ranged(work.get(), r);
-        } finally {
-            expectedMagnitude = before;
-        }
+        return refresher.precision(bits);
     }
 
     /** The levels of a fresh (or freshly bootstrapped) ciphertext. */
     int freshLevels() {
         return maxLevel;
-    }
-
-    /** Whether the keys can bootstrap ciphertexts of c's slot count. */
-    boolean bootstraps(Ciphertext c) {
-        return keys != null && keys.bootstraps(c.slots());
     }
 
     /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
@@ -798,24 +295,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** A result just rescaled, its scale corrected where it drifted, noted as a bootstrap partner when spent. */
     private Ciphertext settled(Ciphertext r, OperatorKind op) {
         if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
-                && !keptToScaleDown(r)) {
+                && !refresher.keptToScaleDown(r)) {
             r = adjust(r, r.level() - 1, scale, op);
         }
         // the result, not the ciphertext before a scale correction, is what will run out of levels next
-        if (bootstraps(r)) {
-            Ciphertext spent = r;
-            ForkedTasks.effect(share -> partners.nearlySpent(spent));
-        }
+        refresher.spent(r);
         return r;
-    }
-
-    /**
-     * Whether r's last level was kept so that its large values can be scaled down before their bootstrap
-     * ({@link #levelsFor}): a scale correction would spend it, and the values would reach level 0 too large for one
-     * bootstrap. Scaling them down lands them on Δ anyway ({@link #prescaled}).
-     */
-    private boolean keptToScaleDown(Ciphertext r) {
-        return r.level() == 1 && bootstraps(r) && expectedMagnitude > largeMagnitude(r);
     }
 
     /** Rescales by the last prime, nothing more. */
@@ -860,7 +345,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * one level lower.
      */
     private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] refreshed = {refreshedBelow(a, b.level()), refreshedBelow(b, a.level())};
+        Ciphertext[] refreshed = {refresher.refreshedBelow(a, b.level()), refresher.refreshedBelow(b, a.level())};
         a = refreshed[0];
         b = refreshed[1];
         if (sameScale(a.scale(), b.scale())) {
@@ -874,18 +359,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
         }
         // both spent: refreshed together, as one pair bootstrap where they allow it
-        ForkedTasks.requireEngineThread("refreshing two operands to align them");
-        partners.group(List.of(a, b));
-        Ciphertext x;
-        Ciphertext y;
-        try {
-            x = withLevels(a, 1, op);
-            y = withLevels(b, 1, op);
-        } finally {
-            partners.endGroup();
-        }
-        if (x != a || y != b) {
-            return aligned(x, y, op);
+        Ciphertext[] xy = refresher.refreshedPair(a, b, op);
+        if (xy[0] != a || xy[1] != b) {
+            return aligned(xy[0], xy[1], op);
         }
         // the larger scale onto the smaller one level lower (products not yet rescaled, at about Δ², included)
         int level = a.level() - 1;
@@ -894,29 +370,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * c's refreshed copy where c is below {@code level} and the copy is above c, else c: a sum is as low as its lower
-     * operand, and a value refreshed for one of its uses (a LayerNorm's mean of x) would otherwise pull the next (x
-     * minus that mean) back down to the level it was refreshed from, to be refreshed a second time.
-     */
-    private Ciphertext refreshedBelow(Ciphertext c, int level) {
-        if (c.level() >= level) {
-            return c;
-        }
-        Ciphertext copy = servedCopy(c);
-        return copy != null && copy.level() > c.level() ? copy : c;
-    }
-
-    /**
      * Brings {@code c} to {@code level} (below its own) with exactly {@code target} scale: one level above the
      * target it is multiplied by 1 encoded at scale target·q/scale(c), so that rescaling by the prime q lands on
      * the target scale. The primes are learnt from the rescales the engine does (scale before / scale after).
      */
-    private Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
+    Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
         return adjust(c, level, target, 1.0, op);
     }
 
     /** {@link #adjust} with the values multiplied by {@code factor} in the same product. */
-    private Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
+    Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
         Ciphertext x = atLevel(c, level + 1);
         double q = prime(x);
         double[] ones = new double[x.slots()];
@@ -949,8 +412,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
     private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext x = withLevels(a, levelsFor(a), op);
-        Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op); // a square bootstraps its operand once
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
+        // a square bootstraps its operand once
+        Ciphertext y = b == a ? x : refresher.withLevels(b, refresher.levelsFor(b), op);
         int level = Math.min(x.level(), y.level());
         accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
         return new Ciphertext[] {atLevel(x, level), atLevel(y, level)};
@@ -973,7 +437,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
             return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c)), a, c);
         }
-        Ciphertext x = withLevels(a, levelsFor(a), op);
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
         // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
         // scale, where aligning two scales at one level costs a level
@@ -1043,7 +507,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
-        Ciphertext x = withLevels(a, levelsFor(a), op);
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
         Plaintext p = encode(values, values.length, x.level(), onDeltaWith(x), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
@@ -1243,7 +707,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor a = matched[0];
         CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
-            refreshOperands(a, b);
+            refresher.refreshOperands(a, b);
             return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> product(x, y, OperatorKind.OTHER));
         });
     }
@@ -1267,44 +731,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return ranged(blockAttention.unpackRowSums(m), m.range);
     }
 
-    /**
-     * Refreshes, as one group, the ciphertexts of an element-wise product's operands that lack the levels it needs
-     * (paired two by two, the bootstraps at once where the evaluator gains from it). A tensor's ciphertexts reach
-     * each step of a program together; refreshed one at a time as the product meets them, each would look for a
-     * partner among ciphertexts not yet computed and go alone (the two head blocks' Goldschmidt denominators did).
-     */
-    private void refreshOperands(CkksTensor... operands) {
-        List<Ciphertext> cts = new ArrayList<>();
-        for (CkksTensor t : operands) {
-            cts.addAll(Arrays.asList(t.cts));
-        }
-        refreshTogether(cts, this::levelsFor, OperatorKind.OTHER);
-    }
-
-    /**
-     * Refreshes as one group the distinct ciphertexts of {@code cts} that bootstrap and lack the levels
-     * {@code needed} gives each (the group gets the most any needs).
-     */
-    private void refreshTogether(List<Ciphertext> cts, java.util.function.ToIntFunction<Ciphertext> needed,
-            OperatorKind op) {
-        Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        List<Ciphertext> due = new ArrayList<>();
-        int levels = 0;
-        for (Ciphertext c : cts) {
-            if (!seen.add(c) || !bootstraps(c)) {
-                continue;
-            }
-            int n = needed.applyAsInt(c);
-            if (ready(c, n) == null) {
-                due.add(c);
-                levels = Math.max(levels, n);
-            }
-        }
-        if (due.size() >= 2) { // one alone keeps the greedy path's partner search among the ciphertexts just spent
-            refreshAtOnce(due, levels, op);
-        }
-    }
-
     @Override
     public CkksTensor addConstant(CkksTensor a, double c) {
         if (c == 0) {
@@ -1325,8 +751,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor mulConstant(CkksTensor a, double c) {
         return padded(expecting(mapRange(a.range, v -> v * c), () -> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
-            refreshTogether(Arrays.stream(a.cts).filter(this::looselyLarge).toList(), this::levelsFor,
-                    OperatorKind.OTHER);
+            refresher.refreshTogether(Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
+                    refresher::levelsFor, OperatorKind.OTHER);
             return map(a, a.clean, true, x -> constantProduct(x, c, OperatorKind.OTHER));
         }), a.padding, v -> v * c);
     }
@@ -1347,42 +773,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /**
      * Bootstraps the ciphertexts with fewer than {@code levels} levels left (at most the levels a bootstrap gives)
      * when the keys allow it and the values are small enough for bootstrapping's modular reduction (within
-     * {@link #safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial derives
+     * {@link Refresher#safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial derives
      * from it. Larger inputs are left to the program, whose first step scales them down.
      */
     @Override
     public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
         int wanted = Math.min(levels, maxLevel);
-        if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refreshable(c, maxAbs))) {
+        if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))) {
             return a;
         }
         // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one), and the
         // bootstraps of different pairs at once where the evaluator gains from it
-        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList();
-        refreshAtOnce(due, wanted, OperatorKind.OTHER);
-        return padded(ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
-                : c), a.range), a.padding, v -> v);
-    }
-
-    /**
-     * Whether c can be bootstrapped accurately now: the keys allow it, and its values (its tracked bound, else
-     * {@code maxAbs}) are within {@link #safeBootstrapMagnitude} or can still be scaled down (a level left).
-     */
-    private boolean refreshable(Ciphertext c, double maxAbs) {
-        double b = bounds.of(c);
-        return bootstraps(c) && ((Double.isNaN(b) ? maxAbs : b) <= safeBootstrapMagnitude() || c.level() >= 1
-                && !Double.isNaN(b));
-    }
-
-    /**
-     * The largest |value| bootstrapping refreshes without real loss: (q_0/Δ)/256. Bootstrapping reduces Δ·m
-     * modulo q_0 with a sine, whose relative error grows as (2π·m·Δ/q_0)²/6; at m = (q_0/Δ)/256 it is 1e-4. At
-     * N16-boot-128 (q_0/Δ = 2^12) that is 16: a LayerNorm variance of 1 000 would come back wrong unless scaled
-     * down first.
-     */
-    double safeBootstrapMagnitude() {
-        var p = context.parameters();
-        return Math.pow(2, p.logQ().get(0) - p.logScale()) / 256;
+        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))
+                .toList();
+        refresher.refreshAtOnce(due, wanted, OperatorKind.OTHER);
+        return padded(ranged(map(a, a.clean, c -> refresher.refreshable(c, maxAbs)
+                ? refresher.withLevels(c, wanted, OperatorKind.OTHER) : c), a.range), a.padding, v -> v);
     }
 
     /** The calibrated range of a's values (see {@link dev.polyhe.api.arith.Arith#bound}). */
@@ -1661,7 +1067,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
         Ciphertext[] xs = new Ciphertext[cts.length];
         for (int j = 0; j < xs.length; j++) {
-            xs[j] = withLevels(cts[j], 1, op);
+            xs[j] = refresher.withLevels(cts[j], 1, op);
         }
         int level = Arrays.stream(xs).mapToInt(Ciphertext::level).min().orElseThrow();
         for (int j = 0; j < xs.length; j++) {
@@ -1757,19 +1163,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * ciphertext below the top level are offered to planners ({@link Accounting#refreshSites}).
      */
     private CkksTensor refreshedAsPlanned(CkksTensor x, String site) {
-        if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && bootstraps(c))) {
+        if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && refresher.bootstraps(c))) {
             return x;
         }
         accounting.refreshSite(site);
         if (!plan.refreshesBefore(site)) {
             return x;
         }
-        plannedRefresh = true;
-        try {
-            return reserve(x, maxLevel, x.range == null ? Double.NaN : x.range.maxAbs());
-        } finally {
-            plannedRefresh = false;
-        }
+        return refresher.planned(() -> reserve(x, maxLevel, x.range == null ? Double.NaN : x.range.maxAbs()));
     }
 
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
@@ -1840,7 +1241,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
         ProductSum[] sums = new ProductSum[slots];
         for (int j = 0; j < q.cols; j++) {
-            Ciphertext kj = withLevels(k.cts[j], 1, op);
+            Ciphertext kj = refresher.withLevels(k.cts[j], 1, op);
             Ciphertext[] rot = everyRotation(kj, op);
             for (int s = 0; s < slots; s++) {
                 Ciphertext shifted = s == 0 ? kj : rot[s - 1];
@@ -1876,7 +1277,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor w = a.clean ? a : maskPadding(a);
         Ciphertext[] out = new Ciphertext[v.cols];
         for (int j = 0; j < v.cols; j++) {
-            Ciphertext vj = withLevels(v.cts[j], 1, op);
+            Ciphertext vj = refresher.withLevels(v.cts[j], 1, op);
             Ciphertext[] rot = everyRotation(vj, op);
             ProductSum acc = new ProductSum(this, op);
             for (int s = 0; s < slots; s++) {
@@ -2055,7 +1456,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         double[][] vecs = inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         return expecting(maskedRange(m.range, plain), () -> {
-            refreshOperands(m);
+            refresher.refreshOperands(m);
             for (int i = 0; i < out.length; i++) {
                 out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
             }
@@ -2192,7 +1593,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * {@link #bound} moves it into the domain with a plaintext addition. One level.
      */
     private Ciphertext withPaddingRowsZeroed(Ciphertext c, int tokens, OperatorKind op) {
-        Ciphertext x = withLevels(c, 1, op);
+        Ciphertext x = refresher.withLevels(c, 1, op);
         double[] rows = new double[x.slots()];
         for (int seg = 0; seg < x.slots() / slots; seg++) {
             Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
@@ -2205,7 +1606,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * padding's values never reach the real rows).
      */
     private boolean zeroesPaddingRows(Ciphertext c, int tokens) {
-        return tokens < slots && bootstraps(c);
+        return tokens < slots && refresher.bootstraps(c);
     }
 
     /**
