@@ -19,6 +19,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.Supplier;
@@ -42,8 +43,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final HeContext context;
     private final Evaluator evaluator;
     private final Encoder encoder;
-    private final Encryptor encryptor;
-    private final Decryptor decryptor;
     private final EvaluationKeys keys;
     private final int slots;
     private final int blockColumns;
@@ -57,6 +56,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final BlockLinear blockLinear;
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
+    private final SlotLayout slotLayout;
+    private final ClientCodec client;
     private RefreshPlan plan = RefreshPlan.GREEDY;
     /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
     private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
@@ -96,15 +97,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * at the same levels and scales: how a planning engine ({@code SymbolicContext}) stands in for a real input.
      */
     public CkksTensor likeOf(CkksTensor other) {
-        if (encryptor == null) {
-            throw new IllegalStateException("likeOf encrypts: it needs an engine with an encryptor");
-        }
-        Ciphertext[] cts = new Ciphertext[other.cts.length];
-        for (int i = 0; i < cts.length; i++) {
-            Ciphertext c = other.cts[i];
-            cts[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
-        }
-        return ranged(other.with(cts, other.clean), other.range);
+        return client.likeOf(other);
     }
 
     /** Sets (or, with null, removes) the observer of bootstraps. */
@@ -140,8 +133,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.context = context;
         this.evaluator = evaluator;
         this.encoder = context.encoder();
-        this.encryptor = encryptor;
-        this.decryptor = decryptor;
         this.keys = keys;
         this.slots = packingSlots;
         this.blockColumns = packing.columnsPerCiphertext();
@@ -150,6 +141,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.scale = context.parameters().scale();
         this.primes = new double[context.parameters().maxLevel() + 1];
         this.refresher = new Refresher(this, context, evaluator, keys, accounting, bounds, scale);
+        this.slotLayout = new SlotLayout(packingSlots);
+        this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
+                scale);
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
         this.blockLinear = new BlockLinear(this, packingSlots, blockColumns);
     }
@@ -446,6 +440,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 c), op);
     }
 
+    /** Values encoded at Δ and {@code level}, their bound noted. */
     Plaintext encode(double[] values, int width, int level, OperatorKind op) {
         return encode(values, width, level, scale, op);
     }
@@ -514,7 +509,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return rescale(bounds.set(raw, bound), op);
     }
 
-    private static double maxAbs(double[] values) {
+    static double maxAbs(double[] values) {
         double m = 0;
         for (double v : values) {
             m = Math.max(m, Math.abs(v));
@@ -818,7 +813,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * t with range r: the ciphertexts' bounds are tightened to it (they were set by interval arithmetic primitive by
      * primitive; the range knows more, e.g. that Goldschmidt's e stays below 1).
      */
-    private CkksTensor ranged(CkksTensor t, ValueRange r) {
+    CkksTensor ranged(CkksTensor t, ValueRange r) {
         t.range = r;
         if (r != null) {
             double m = r.maxAbs();
@@ -909,37 +904,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return m.cols;
     }
 
-    @Override
-    public CkksTensor fromPlain(Matrix m) {
-        if (encryptor == null) {
-            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
-        }
-        if (m.rows() > slots) {
-            throw new IllegalArgumentException("matrix has " + m.rows() + " rows but the packing holds " + slots
-                    + " per ciphertext; use a wider packing");
-        }
-        CkksTensor shape = blockColumns == 1
-                ? new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
-                : new CkksTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[blocks(m.cols())], true,
-                        blockColumns);
-        return encrypted(shape, m, "fromPlain");
-    }
-
-    /** {@code m} encrypted at the top level in the layout of {@code shape} (client side). */
-    private CkksTensor encrypted(CkksTensor shape, Matrix m, String op) {
-        double[][] vecs = inLayout(shape, m, op);
-        Ciphertext[] cts = new Ciphertext[vecs.length];
-        for (int i = 0; i < cts.length; i++) {
-            Plaintext p = encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
-            cts[i] = bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
-                    maxAbs(vecs[i]));
-        }
-        return ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
-    }
-
     /** Ciphertexts of a column-block tensor with this many columns. */
     int blocks(int cols) {
         return (cols + blockColumns - 1) / blockColumns;
+    }
+
+    @Override
+    public CkksTensor fromPlain(Matrix m) {
+        return client.fromPlain(m);
     }
 
     /**
@@ -948,17 +920,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * its own.
      */
     public CkksTensor fromPlainScores(Matrix scores) {
-        if (encryptor == null) {
-            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
-        }
-        if (scores.rows() != scores.cols() || scores.rows() > slots) {
-            throw new IllegalArgumentException("scores must be square with at most " + slots + " rows, got ["
-                    + scores.rows() + ", " + scores.cols() + "]");
-        }
-        int d = diagonalsPerCiphertext;
-        CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
-                true, d);
-        return encrypted(shape, scores, "fromPlainScores");
+        return client.fromPlainScores(scores);
     }
 
     @Override
@@ -978,78 +940,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      *
      * @param random the source of the flooding noise (a {@link java.security.SecureRandom} outside tests)
      */
-    public Decrypted toPlain(CkksTensor m, NoiseFlooding flooding, java.util.Random random) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        // a ciphertext shared by several positions (a row sum's) is decrypted, and flooded, once
-        Map<Ciphertext, double[][]> decrypted = new IdentityHashMap<>();
-        double[][][] complexOf = new double[m.cts.length][][];
-        for (int i = 0; i < m.cts.length; i++) {
-            complexOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decodeComplex(
-                    timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
-        }
-        NoiseFlooding.Applied applied = null;
-        if (flooding.enabled()) {
-            // t from the slots the tensor reads out: padding slots hold other values (masked products, a bootstrap's
-            // unused half) whose error need not track the output's
-            double[][] imaginaryOf = new double[m.cts.length][];
-            for (int i = 0; i < m.cts.length; i++) {
-                imaginaryOf[i] = complexOf[i][1];
-            }
-            double t = NoiseFlooding.errorEstimate(new double[][] {arranged(m, imaginaryOf).data()}, 1 / scale);
-            applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
-            for (double[][] z : decrypted.values()) {
-                NoiseFlooding.flood(z[0], applied.sigma(), random);
-            }
-        }
-        double[][] slotsOf = new double[m.cts.length][];
-        for (int i = 0; i < m.cts.length; i++) {
-            slotsOf[i] = complexOf[i][0];
-        }
-        return new Decrypted(arranged(m, slotsOf), applied);
-    }
-
-    /** The tensor's values from the decrypted slots of its ciphertexts. */
-    private Matrix arranged(CkksTensor m, double[][] slotsOf) {
-        double[] out = new double[m.rows * m.cols];
-        if (m.layout == Layout.COLUMNS) {
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    out[r * m.cols + c] = slotsOf[c][r];
-                }
-            }
-        } else if (m.layout == Layout.BLOCKS) {
-            int b = m.perCiphertext;
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    out[r * m.cols + c] = slotsOf[c / b][(c % b) * slots + r];
-                }
-            }
-        } else if (m.layout == Layout.HEAD_DIAGONALS) {
-            forEachHeadEntry(m, (row, u, ct, slot) -> out[row * m.cols + u] = slotsOf[ct][slot]);
-        } else {
-            int d = m.perCiphertext;
-            for (int i = 0; i < m.cts.length; i++) {
-                for (int j = 0; j < d; j++) {
-                    for (int t = 0; t < m.rows; t++) {
-                        int u = (t + i * d + j) % slots;
-                        if (u < m.cols) {
-                            out[t * m.cols + u] = slotsOf[i][j * slots + t];
-                        }
-                    }
-                }
-            }
-        }
-        return new Matrix(m.rows, m.cols, out);
+    public Decrypted toPlain(CkksTensor m, NoiseFlooding flooding, Random random) {
+        return client.toPlain(m, flooding, random);
     }
 
     /** The real parts of every slot of one ciphertext (client side: decrypts). */
     public double[] decryptSlots(Ciphertext c) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        return decryptComplex(c)[0];
+        return client.decryptSlots(c);
     }
 
     /**
@@ -1057,10 +954,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * an imaginary part is error that rides along, and bootstrapping refreshes it with the real part.
      */
     public double[][] decryptComplex(Ciphertext c) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        return encoder.decodeComplex(decryptor.decrypt(c));
+        return client.decryptComplex(c);
     }
 
     /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
@@ -1387,73 +1281,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return ranged(r, sums);
     }
 
-    /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
-    private double[][] inLayout(CkksTensor m, Matrix p, String op) {
-        ShapeCheck.sameShape(op, m.rows, m.cols, p);
-        double[][] vecs = new double[m.cts.length][];
-        if (m.layout == Layout.COLUMNS) {
-            for (int c = 0; c < m.cols; c++) {
-                vecs[c] = new double[slots];
-                for (int r = 0; r < m.rows; r++) {
-                    vecs[c][r] = p.get(r, c);
-                }
-            }
-        } else if (m.layout == Layout.BLOCKS) {
-            int b = m.perCiphertext;
-            for (int k = 0; k < vecs.length; k++) {
-                vecs[k] = new double[b * slots];
-            }
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    vecs[c / b][(c % b) * slots + r] = p.get(r, c);
-                }
-            }
-        } else if (m.layout == Layout.HEAD_DIAGONALS) {
-            int width = m.heads.segments() * slots;
-            for (int i = 0; i < vecs.length; i++) {
-                vecs[i] = new double[width];
-            }
-            forEachHeadEntry(m, (row, u, ct, slot) -> vecs[ct][slot] = p.get(row, u));
-        } else {
-            int d = m.perCiphertext;
-            for (int i = 0; i < m.cts.length; i++) {
-                vecs[i] = new double[d * slots];
-                for (int j = 0; j < d; j++) {
-                    for (int t = 0; t < m.rows; t++) {
-                        int u = (t + i * d + j) % slots;
-                        if (u < m.cols) {
-                            vecs[i][j * slots + t] = p.get(t, u);
-                        }
-                    }
-                }
-            }
-        }
-        return vecs;
-    }
-
-    /** Where an entry of stacked head scores sits. */
-    private interface HeadEntry {
-        void at(int row, int col, int ciphertext, int slot);
-    }
-
-    /** Every entry (row h·T + t, column u) of stacked head scores, with its ciphertext and slot. */
-    private void forEachHeadEntry(CkksTensor m, HeadEntry f) {
-        HeadPacking hp = m.heads;
-        int tokens = m.cols;
-        for (int h = 0; h < hp.heads(); h++) {
-            for (int t = 0; t < tokens; t++) {
-                for (int u = 0; u < tokens; u++) {
-                    int s = Math.floorMod(u - t, slots);
-                    f.at(h * tokens + t, u, hp.ciphertext(h, s, slots), hp.slot(h, t, s, slots));
-                }
-            }
-        }
-    }
-
     @Override
     public CkksTensor mulPlain(CkksTensor tensor, Matrix plain) {
         CkksTensor m = unpackedSums(tensor);
-        double[][] vecs = inLayout(m, plain, "mulPlain");
+        double[][] vecs = slotLayout.inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         return expecting(maskedRange(m.range, plain), () -> {
             refresher.refreshOperands(m);
@@ -1467,7 +1298,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor addPlain(CkksTensor tensor, Matrix plain) {
         CkksTensor m = unpackedSums(tensor);
-        double[][] vecs = inLayout(m, plain, "addPlain");
+        double[][] vecs = slotLayout.inLayout(m, plain, "addPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
