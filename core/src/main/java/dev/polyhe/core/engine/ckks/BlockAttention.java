@@ -71,7 +71,7 @@ final class BlockAttention {
                 Ciphertext ready = refresher.withLevels(sum, 1, op);
                 Plaintext start = starts.computeIfAbsent(ready.level(),
                         level -> engine.encode(startMask, startMask.length, level, op));
-                Ciphertext first = engine.rescale(engine.plainProductRaw(ready, start, op), op);
+                Ciphertext first = engine.levels().rescale(engine.plainProductRaw(ready, start, op), op);
                 return engine.rotateSegments(first, -(s % perGroup), op);
             }, (s, placed) -> {
                 int c = s / perGroup;
@@ -291,7 +291,7 @@ final class BlockAttention {
             Plaintext w = engine.encode(wrapped, wrapped.length, hi.level(), op);
             r = engine.add(r, engine.plainProductRaw(hi, w, op), op);
         }
-        return engine.rescale(r, op);
+        return engine.levels().rescale(r, op);
     }
 
     /** 1 at segment j·stride + e of the first {@code groups} groups, rows below {@code tokens}; B segments. */

@@ -139,7 +139,7 @@ final class BlockLinear {
                 parts.add(inner);
                 shifts.add(shift);
             }
-            Ciphertext sum = parts.isEmpty() ? engine.rescale(engine.zeroProduct(xs[0], target, op), op)
+            Ciphertext sum = parts.isEmpty() ? engine.levels().rescale(engine.zeroProduct(xs[0], target, op), op)
                     : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
             return withBias(sum, m, x.rows, bias, op);
         }, (y, m) -> ys[m] = y);
@@ -231,8 +231,8 @@ final class BlockLinear {
         ShapeCheck.sameShape("permuteColumns", m.rows, source.length, weights);
         OperatorKind op = OperatorKind.OTHER;
         int b = m.perCiphertext;
-        Ciphertext[] xs = engine.atCommonLevel(m.cts, op);
-        double target = engine.commonProductScale(xs);
+        Ciphertext[] xs = engine.levels().atCommonLevel(m.cts, op);
+        double target = engine.levels().commonProductScale(xs);
         Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
         engine.independently(out.length, ob -> {
             Map<Long, double[]> moves = new java.util.TreeMap<>();

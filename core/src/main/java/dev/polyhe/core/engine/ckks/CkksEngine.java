@@ -51,11 +51,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final double scale;
     private final Accounting accounting = new Accounting();
     private WeightCache weights;
-    private final double[] primes;
     private final BlockAttention blockAttention;
     private final BlockLinear blockLinear;
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
+    private final LevelsAndScales levels;
     private final SlotLayout slotLayout;
     private final ClientCodec client;
     private RefreshPlan plan = RefreshPlan.GREEDY;
@@ -139,8 +139,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.diagonalsPerCiphertext = packing.diagonalsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
-        this.primes = new double[context.parameters().maxLevel() + 1];
-        this.refresher = new Refresher(this, context, evaluator, keys, accounting, bounds, scale);
+        this.levels = new LevelsAndScales(evaluator, encoder, accounting, bounds, scale,
+                context.parameters().maxLevel());
+        this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
+        levels.refreshBy(refresher);
         this.slotLayout = new SlotLayout(packingSlots);
         this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
                 scale);
@@ -208,6 +210,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return refresher;
     }
 
+    /** Level and scale management: where BlockAttention, BlockLinear and ProductSum rescale and align. */
+    LevelsAndScales levels() {
+        return levels;
+    }
+
     public Accounting accounting() {
         return accounting;
     }
@@ -244,14 +251,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     // ---- primitives, timed and counted ----------------------------------------------------------------
 
     <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
-        long t0 = System.nanoTime();
-        R r = work.get();
-        accounting.record(op, prim, System.nanoTime() - t0);
-        return r;
-    }
-
-    private Ciphertext atLevel(Ciphertext c, int level) {
-        return c.level() == level ? c : bounds.same(evaluator.dropToLevel(c, level), c);
+        return accounting.timed(op, prim, work);
     }
 
     /** Runs an element-wise operation whose result has range {@code r} (see {@link Refresher#levelsFor}). */
@@ -273,128 +273,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return maxLevel;
     }
 
-    /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
-    private static final double MAX_SCALE_DRIFT_BITS = 0.5;
-
-    /**
-     * Rescales by the last prime. The primes are only close to Δ, and a squaring doubles the relative distance of
-     * a scale from Δ (s' = s²/q), so chains of squarings (Goldschmidt, powers) let the scale run away until it
-     * overflows the modulus. A result that has drifted more than {@value #MAX_SCALE_DRIFT_BITS} bit from Δ is put
-     * back onto Δ exactly, at the cost of one level, rarely (every dozen squarings or so).
-     */
-    Ciphertext rescale(Ciphertext c, OperatorKind op) {
-        return settled(rescaleExact(c, op), op);
-    }
-
-    /** A result just rescaled, its scale corrected where it drifted, noted as a bootstrap partner when spent. */
-    private Ciphertext settled(Ciphertext r, OperatorKind op) {
-        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
-                && !refresher.keptToScaleDown(r)) {
-            r = adjust(r, r.level() - 1, scale, op);
-        }
-        // the result, not the ciphertext before a scale correction, is what will run out of levels next
-        refresher.spent(r);
-        return r;
-    }
-
-    /** Rescales by the last prime, nothing more. */
-    private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
-        return rescaled(c.level(), c.scale(), bounds.same(timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)),
-                c));
-    }
-
-    /** r, a rescale of something at {@code level} and {@code scale}: the level spent and the prime learnt. */
-    private Ciphertext rescaled(int level, double scale, Ciphertext r) {
-        accounting.levels(level, r.level());
-        primes[level] = scale / r.scale();
-        return r;
-    }
-
     Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = aligned(a, b, op);
+        Ciphertext[] ab = levels.aligned(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
     }
 
     private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = aligned(a, b, op);
+        Ciphertext[] ab = levels.aligned(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
-    }
-
-    /**
-     * Relative scale difference below which two operands count as equal (values then err by about this much): the
-     * rounding of scale labels, no more. Products land on Δ exactly, and what does not (a ciphertext product, Δ²/q) is
-     * off by the prime's distance from Δ, as little as 2^-29 on small rings: added as equal, that error sits in the
-     * real parts alone, where the imaginary parts that noise flooding sizes itself by cannot see it.
-     */
-    private static final double SCALE_MATCH = 0x1p-40;
-
-    static boolean sameScale(double a, double b) {
-        return Math.abs(a - b) <= SCALE_MATCH * Math.max(a, b);
-    }
-
-    /**
-     * Two operands at one level and one scale. Operands that took different paths (a rescaled product beside a
-     * dropped ciphertext) have drifted apart by the ratio of the primes to Δ; the higher one is brought down onto
-     * the lower one's exact scale (see {@link #adjust}), or, at one level, the one of larger scale onto the other's
-     * one level lower.
-     */
-    private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] refreshed = {refresher.refreshedBelow(a, b.level()), refresher.refreshedBelow(b, a.level())};
-        a = refreshed[0];
-        b = refreshed[1];
-        if (sameScale(a.scale(), b.scale())) {
-            int level = Math.min(a.level(), b.level());
-            return new Ciphertext[] {atLevel(a, level), atLevel(b, level)};
-        }
-        if (a.level() > b.level()) {
-            return new Ciphertext[] {adjust(a, b.level(), b.scale(), op), b};
-        }
-        if (b.level() > a.level()) {
-            return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
-        }
-        // both spent: refreshed together, as one pair bootstrap where they allow it
-        Ciphertext[] xy = refresher.refreshedPair(a, b, op);
-        if (xy[0] != a || xy[1] != b) {
-            return aligned(xy[0], xy[1], op);
-        }
-        // the larger scale onto the smaller one level lower (products not yet rescaled, at about Δ², included)
-        int level = a.level() - 1;
-        return a.scale() > b.scale() ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
-                : new Ciphertext[] {atLevel(a, level), adjust(b, level, a.scale(), op)};
-    }
-
-    /**
-     * Brings {@code c} to {@code level} (below its own) with exactly {@code target} scale: one level above the
-     * target it is multiplied by 1 encoded at scale target·q/scale(c), so that rescaling by the prime q lands on
-     * the target scale. The primes are learnt from the rescales the engine does (scale before / scale after).
-     */
-    Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
-        return adjust(c, level, target, 1.0, op);
-    }
-
-    /** {@link #adjust} with the values multiplied by {@code factor} in the same product. */
-    Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
-        Ciphertext x = atLevel(c, level + 1);
-        double q = prime(x);
-        double[] ones = new double[x.slots()];
-        Arrays.fill(ones, factor);
-        Plaintext one = timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
-        return rescaleExact(factor == 1 ? bounds.same(raw, c) : bounds.scaled(raw, c, factor), op);
-    }
-
-    /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
-    private double prime(Ciphertext c) {
-        double q = primes[c.level()];
-        if (q == 0) {
-            // A product by the constant 1 has a scale the rescale can divide: the ratio of the scales is the prime.
-            Ciphertext p = evaluator.multiplyConstant(c, 1.0);
-            q = p.scale() / evaluator.rescale(p).scale();
-            primes[c.level()] = q;
-        }
-        return q;
     }
 
     /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
@@ -411,11 +297,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext y = b == a ? x : refresher.withLevels(b, refresher.levelsFor(b), op);
         int level = Math.min(x.level(), y.level());
         accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        return new Ciphertext[] {atLevel(x, level), atLevel(y, level)};
+        return new Ciphertext[] {levels.atLevel(x, level), levels.atLevel(y, level)};
     }
 
     /**
-     * ct·ct rescaled: {@link #productRaw} and {@link #rescale} with the backend's relinearization and rescale fused
+     * ct·ct rescaled: {@link #productRaw} and {@link LevelsAndScales#rescale} with the backend's relinearization and
+     * rescale fused
      * ({@link Evaluator#multiplyAndRescale}: one division by its special primes and the last prime).
      */
     Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
@@ -423,7 +310,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
         Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
                 bound);
-        return settled(rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
+        return levels.settled(levels.rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
     }
 
     /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
@@ -435,9 +322,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
         // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
         // scale, where aligning two scales at one level costs a level
-        double at = onDeltaWith(x);
-        return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c, at)), x,
-                c), op);
+        double at = levels.onDeltaWith(x);
+        return levels.rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c,
+                at)), x, c), op);
     }
 
     /** Values encoded at Δ and {@code level}, their bound noted. */
@@ -450,28 +337,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     /**
-     * The scale to encode a constant or plaintext at so that its product with x, once rescaled, lands exactly on Δ:
-     * Δ·q/scale(x), q the prime the rescale divides by (see {@link #commonProductScale}).
+     * Weights for a product with {@code operand} that lands on {@code productScale} (see
+     * {@link LevelsAndScales#commonProductScale}).
      */
-    private double onDeltaWith(Ciphertext x) {
-        return commonProductScale(new Ciphertext[] {x}) / x.scale();
-    }
-
-    /**
-     * The scale every product of a plaintext linear map over {@code xs} (at one level) is made to land on: Δ times
-     * the prime the products' rescale divides by, so that the map's output is exactly on Δ. Operands refreshed by
-     * different bootstraps (a pair's second comes back with its label off Δ) or rescaled by different primes differ
-     * in scale; were their products summed as they are, each mismatch would be rescaled alone and, at the last level,
-     * bootstrapped. Encoding each operand's weights at this scale over the operand's ({@link #encodeForProduct})
-     * gives every product the same scale for free. And outputs on Δ add without a level: the two branches of a
-     * residual block (attention and MLP, each ending in a linear map at level 0) otherwise differ in scale, and
-     * their sum was refreshed as two tensors where one suffices.
-     */
-    double commonProductScale(Ciphertext[] xs) {
-        return scale * prime(xs[0]);
-    }
-
-    /** Weights for a product with {@code operand} that lands on {@code productScale} (see {@link #commonProductScale}). */
     Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
         java.util.function.Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
@@ -503,10 +371,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);
         Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
-        Plaintext p = encode(values, values.length, x.level(), onDeltaWith(x), op);
+        Plaintext p = encode(values, values.length, x.level(), levels.onDeltaWith(x), op);
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
-        return rescale(bounds.set(raw, bound), op);
+        return levels.rescale(bounds.set(raw, bound), op);
     }
 
     static double maxAbs(double[] values) {
@@ -554,11 +422,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     Ciphertext rotateSumRescaled(Ciphertext[] xs, int[] steps, OperatorKind op) {
         if (!sharesDivision(xs, steps) || xs[0].level() == 0) {
-            return rescale(rotateSum(xs, steps, op), op);
+            return levels.rescale(rotateSum(xs, steps, op), op);
         }
         Ciphertext r = bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)),
                 boundOfSum(xs));
-        return settled(rescaled(xs[0].level(), xs[0].scale(), r), op);
+        return levels.settled(levels.rescaled(xs[0].level(), xs[0].scale(), r), op);
     }
 
     /** Whether a rotate-sum's parts share level and scale (their key switches can share a division) and any moves. */
@@ -957,19 +825,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return client.decryptComplex(c);
     }
 
-    /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
-    Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
-        Ciphertext[] xs = new Ciphertext[cts.length];
-        for (int j = 0; j < xs.length; j++) {
-            xs[j] = refresher.withLevels(cts[j], 1, op);
-        }
-        int level = Arrays.stream(xs).mapToInt(Ciphertext::level).min().orElseThrow();
-        for (int j = 0; j < xs.length; j++) {
-            xs[j] = atLevel(xs[j], level);
-        }
-        return xs;
-    }
-
     @Override
     public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
         ShapeCheck.linear(x.cols, weight, bias);
@@ -992,11 +847,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * (bootstrapped first if out of levels), then lowered where the plan says so; noted for planners.
      */
     Ciphertext[] linearOperands(Ciphertext[] cts, OperatorKind op, String site) {
-        Ciphertext[] xs = atCommonLevel(cts, op);
+        Ciphertext[] xs = levels.atCommonLevel(cts, op);
         var lowered = plan.loweredTo(site);
         if (lowered.isPresent() && xs[0].level() > lowered.getAsInt()) {
             for (int j = 0; j < xs.length; j++) {
-                xs[j] = atLevel(xs[j], lowered.getAsInt());
+                xs[j] = levels.atLevel(xs[j], lowered.getAsInt());
             }
         }
         accounting.linearMap(site, xs[0].level());
@@ -1036,14 +891,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * The scale the products of the linear map at {@code site} over {@code xs} are made to land on
-     * ({@link #commonProductScale}), given the range of its output: Δ·q, except for a map the plan lowers (the tail,
+     * ({@link LevelsAndScales#commonProductScale}), given the range of its output: Δ·q, except for a map the plan
+     * lowers (the tail,
      * after the last bootstrap, whose output goes to the client) whose products rescale onto level 0, where values
      * above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale at which its range
      * fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
      * rotations than landing on Δ at level 1 (the Pythia-70M shape's LM head: about 100 000 of each).
      */
     double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
-        double target = commonProductScale(xs);
+        double target = levels.commonProductScale(xs);
         if (xs[0].level() != 1 || plan.loweredTo(site).isEmpty() || out == null || fitsLevelZero(out.maxAbs(), scale)) {
             return target;
         }
@@ -1429,7 +1285,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int seg = 0; seg < x.slots() / slots; seg++) {
             Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
         }
-        return rescale(plainProductRaw(x, encode(rows, rows.length, x.level(), op), op), op);
+        return levels.rescale(plainProductRaw(x, encode(rows, rows.length, x.level(), op), op), op);
     }
 
     /**

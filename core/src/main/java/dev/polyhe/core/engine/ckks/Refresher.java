@@ -52,7 +52,7 @@ final class Refresher {
      */
     static final double NOISE_FLOOR = 0x1p-20;
 
-    private final CkksEngine engine;
+    private final LevelsAndScales scales;
     private final HeContext context;
     private final Evaluator evaluator;
     private final EvaluationKeys keys;
@@ -77,10 +77,9 @@ final class Refresher {
     /** The largest |value| the element-wise operation under way yields, from its operands' ranges (NaN: unknown). */
     private double expectedMagnitude = Double.NaN;
 
-    /** @param engine whose level and scale management ({@code adjust}) and timing a refresh uses */
-    Refresher(CkksEngine engine, HeContext context, Evaluator evaluator, EvaluationKeys keys, Accounting accounting,
-            CiphertextBounds bounds, double scale) {
-        this.engine = engine;
+    Refresher(LevelsAndScales scales, HeContext context, Evaluator evaluator, EvaluationKeys keys,
+            Accounting accounting, CiphertextBounds bounds, double scale) {
+        this.scales = scales;
         this.context = context;
         this.evaluator = evaluator;
         this.keys = keys;
@@ -210,7 +209,7 @@ final class Refresher {
         if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1 && prescale(c) >= 0) {
             // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first (values
             // scaled down before their bootstrap land on Δ in the same product, see prescaled)
-            Ciphertext onDelta = bounds.same(engine.adjust(c, c.level() - 1, scale, op), c);
+            Ciphertext onDelta = bounds.same(scales.adjust(c, c.level() - 1, scale, op), c);
             Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
                     claimed);
             r.aliases.add(c);
@@ -566,12 +565,12 @@ final class Refresher {
             return c;
         }
         if (k > 0) {
-            return bounds.scaled(engine.timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)),
-                    c, Math.scalb(1.0, k));
+            return bounds.scaled(accounting.timed(op, PrimitiveKind.MULTIPLY,
+                    () -> evaluator.multiplyInteger(c, 1L << k)), c, Math.scalb(1.0, k));
         }
         // down: the level it costs also puts the label back onto Δ, which a drifted label would otherwise take a level
         // of its own for (see refresh)
-        return engine.adjust(c, c.level() - 1, scale, Math.scalb(1.0, k), op);
+        return scales.adjust(c, c.level() - 1, scale, Math.scalb(1.0, k), op);
     }
 
     /**
