@@ -27,12 +27,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BlockAttention {
     private final CkksEngine engine;
+    private final Rotations rotations;
     private final Refresher refresher;
     private final int slots;
     private final int columns;
 
     BlockAttention(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.rotations = engine.rotations();
         this.refresher = engine.refresher();
         this.slots = slots;
         this.columns = columns;
@@ -67,12 +69,12 @@ final class BlockAttention {
             Ciphertext[] acc = new Ciphertext[chunks];
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                Ciphertext sum = engine.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
+                Ciphertext sum = rotations.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
                 Ciphertext ready = refresher.withLevels(sum, 1, op);
                 Plaintext start = starts.computeIfAbsent(ready.level(),
                         level -> engine.encode(startMask, startMask.length, level, op));
                 Ciphertext first = engine.levels().rescale(engine.plainProductRaw(ready, start, op), op);
-                return engine.rotateSegments(first, -(s % perGroup), op);
+                return rotations.rotateSegments(first, -(s % perGroup), op);
             }, (s, placed) -> {
                 int c = s / perGroup;
                 acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
@@ -113,7 +115,7 @@ final class BlockAttention {
                 int e = s % perGroup;
                 Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
-                Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, e + 1 - d, op), d, op);
+                Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
                 return engine.productRaw(spread, shifted, op);
             }, (s, product) -> acc.add(product));
             out[block] = acc.result();
@@ -153,10 +155,10 @@ final class BlockAttention {
                 Ciphertext sums = first + j < blocks ? groupFirsts(m, first + j) : firstSums;
                 firstSums = j == 0 ? sums : firstSums;
                 // block j from each group's first segment to its segment stride − pack + j ≡ j (mod pack)
-                Ciphertext moved = engine.rotateSegments(sums, pack - stride - j, op);
+                Ciphertext moved = rotations.rotateSegments(sums, pack - stride - j, op);
                 placed = placed == null ? moved : engine.add(placed, moved, op);
             }
-            Ciphertext spread = engine.sumOverNeighbours(placed, stride, pack, op);
+            Ciphertext spread = rotations.sumOverNeighbours(placed, stride, pack, op);
             Arrays.fill(out, first * chunks, Math.min(blocks, first + pack) * chunks, spread);
         }
         return new CkksTensor(m.rows, m.cols, out, false, packing.withSumBlocks(pack));
@@ -184,7 +186,7 @@ final class BlockAttention {
             Ciphertext x = m.cts[block * chunks + c];
             sum = sum == null ? x : engine.add(sum, x, op);
         }
-        return engine.sumOverNeighbours(sum, m.heads.diagonals(), op);
+        return rotations.sumOverNeighbours(sum, m.heads.diagonals(), op);
     }
 
     /** A head block's row sums at each group's first segment (zero elsewhere), head 0's in groups without a head. */
@@ -200,7 +202,7 @@ final class BlockAttention {
         if (heads < packing.groups()) {
             Ciphertext head0 = engine.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
             for (int j = heads; j < packing.groups(); j++) {
-                firsts = engine.add(firsts, engine.rotateSegments(head0, -j * stride, op), op);
+                firsts = engine.add(firsts, rotations.rotateSegments(head0, -j * stride, op), op);
             }
         }
         return firsts;
@@ -222,7 +224,8 @@ final class BlockAttention {
             // every row: the packed padding rows hold real rows' sums, and so must the unpacked
             double[] mask = groupSegments(packing.groups(), stride, j, slots, packing.segments());
             Ciphertext picked = engine.plainProduct(m.cts[block * chunks], mask, op);
-            Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, j + 1 - stride, op), stride, op);
+            Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, j + 1 - stride, op),
+                    stride, op);
             Arrays.fill(out, block * chunks, (block + 1) * chunks, spread);
         }
         return new CkksTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
@@ -246,7 +249,7 @@ final class BlockAttention {
      * (one below b threads): only one batch's rotations are alive at a time (2b ciphertexts a giant step, not 2P).
      */
     private <R> void forEachShift(Ciphertext c, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
-        Ciphertext minus = engine.rotateSegments(c, -1, op);
+        Ciphertext minus = rotations.rotateSegments(c, -1, op);
         int b = Math.min(CkksEngine.babyStep(slots), slots);
         int giants = (slots + b - 1) / b;
         int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
@@ -254,8 +257,9 @@ final class BlockAttention {
             java.util.List<Ciphertext> los = new java.util.ArrayList<>();
             java.util.List<Ciphertext> his = new java.util.ArrayList<>();
             for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
-                Ciphertext[] lo = engine.babyRotations(g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0], op);
-                Ciphertext[] hi = engine.babyRotations(engine.rotations(minus, new int[] {g * b}, op)[0], op);
+                Ciphertext giant = g == 0 ? c : rotations.hoisted(c, new int[] {g * b}, op)[0];
+                Ciphertext[] lo = rotations.babyRotations(giant, op);
+                Ciphertext[] hi = rotations.babyRotations(rotations.hoisted(minus, new int[] {g * b}, op)[0], op);
                 for (int a = 0; a < b && g * b + a < slots; a++) {
                     los.add(lo[a]);
                     his.add(g * b + a == 0 ? null : hi[a]);

@@ -16,11 +16,13 @@ import java.util.Map;
  */
 final class BlockLinear {
     private final CkksEngine engine;
+    private final Rotations rotations;
     private final int slots;
     private final int columns;
 
     BlockLinear(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.rotations = engine.rotations();
         this.slots = slots;
         this.columns = columns;
     }
@@ -95,7 +97,7 @@ final class BlockLinear {
             boolean[] use = needed[k];
             int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
                     .toArray();
-            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : engine.rotations(xs[k], steps, op);
+            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations.hoisted(xs[k], steps, op);
             for (int i = 0; i < steps.length; i++) {
                 rotated[k][steps[i] / slots] = r[i];
             }
@@ -154,9 +156,9 @@ final class BlockLinear {
     private Ciphertext giantSteps(List<ProductSum> parts, int[] shifts, OperatorKind op) {
         Ciphertext[] raw = parts.stream().map(ProductSum::unrescaled).toArray(Ciphertext[]::new);
         if (Arrays.stream(raw).allMatch(java.util.Objects::nonNull)) {
-            return engine.rotateSumRescaled(raw, shifts, op);
+            return rotations.rotateSumRescaled(raw, shifts, op);
         }
-        return engine.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, op);
+        return rotations.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, op);
     }
 
     /**
@@ -256,7 +258,7 @@ final class BlockLinear {
             for (var e : moves.entrySet()) {
                 int sourceBlock = (int) (e.getKey() / (2L * b));
                 int shift = (int) (e.getKey() % (2L * b)) - b;
-                Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
+                Ciphertext moved = rotations.rotateSegments(xs[sourceBlock], shift, op);
                 Plaintext mask = engine.encodeForProduct(e.getValue(), b * slots, moved, target, op);
                 acc.addPlainProduct(moved, mask);
             }

@@ -56,6 +56,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
     private final LevelsAndScales levels;
+    private final Rotations rotations;
+    private final LayoutOps layoutOps;
     private final SlotLayout slotLayout;
     private final ClientCodec client;
     private RefreshPlan plan = RefreshPlan.GREEDY;
@@ -143,6 +145,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 context.parameters().maxLevel());
         this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
         levels.refreshBy(refresher);
+        this.rotations = new Rotations(this, levels, evaluator, keys, accounting, bounds, packingSlots);
+        this.layoutOps = new LayoutOps(this, rotations, refresher, levels, packingSlots);
         this.slotLayout = new SlotLayout(packingSlots);
         this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
                 scale);
@@ -213,6 +217,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** Level and scale management: where BlockAttention, BlockLinear and ProductSum rescale and align. */
     LevelsAndScales levels() {
         return levels;
+    }
+
+    /** Rotations and sums of rotations, for BlockAttention and BlockLinear. */
+    Rotations rotations() {
+        return rotations;
     }
 
     public Accounting accounting() {
@@ -385,94 +394,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return m;
     }
 
-    Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
-        long t0 = System.nanoTime();
-        Ciphertext[] r = evaluator.rotateHoisted(c, steps);
-        for (Ciphertext x : r) {
-            bounds.same(x, c);
-        }
-        long each = (System.nanoTime() - t0) / Math.max(1, steps.length);
-        for (int i = 0; i < steps.length; i++) {
-            accounting.record(op, PrimitiveKind.ROTATION, each);
-        }
-        return r;
-    }
-
-    /**
-     * Σ rot(xs[i], steps[i]) (a step may be 0): the giant steps of a linear map. Where the parts share level and
-     * scale (a map's partial sums do), their key switches share one division by the special primes
-     * ({@link Evaluator#rotateSum}); otherwise each is rotated and added.
-     */
-    Ciphertext rotateSum(Ciphertext[] xs, int[] steps, OperatorKind op) {
-        if (!sharesDivision(xs, steps)) {
-            Ciphertext sum = null;
-            for (int i = 0; i < xs.length; i++) {
-                Ciphertext r = steps[i] == 0 ? xs[i] : rotations(xs[i], new int[] {steps[i]}, op)[0];
-                sum = sum == null ? r : add(sum, r, op);
-            }
-            return sum;
-        }
-        return bounds.set(timedRotations(steps, op, () -> evaluator.rotateSum(xs, steps)), boundOfSum(xs));
-    }
-
-    /**
-     * {@link #rotateSum} of products not yet rescaled, rescaled: the key switches' division by the special primes
-     * and the rescale's by the last prime are one ({@link Evaluator#rotateSumAndRescale}), and the rotations' error,
-     * added before the rescale, shrinks with it. Parts of different levels or scales rotate apart, then rescale.
-     */
-    Ciphertext rotateSumRescaled(Ciphertext[] xs, int[] steps, OperatorKind op) {
-        if (!sharesDivision(xs, steps) || xs[0].level() == 0) {
-            return levels.rescale(rotateSum(xs, steps, op), op);
-        }
-        Ciphertext r = bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)),
-                boundOfSum(xs));
-        return levels.settled(levels.rescaled(xs[0].level(), xs[0].scale(), r), op);
-    }
-
-    /** Whether a rotate-sum's parts share level and scale (their key switches can share a division) and any moves. */
-    private static boolean sharesDivision(Ciphertext[] xs, int[] steps) {
-        boolean moved = false;
-        for (int i = 0; i < xs.length; i++) {
-            if (xs[i].level() != xs[0].level() || xs[i].scale() != xs[0].scale()) {
-                return false;
-            }
-            moved |= steps[i] != 0;
-        }
-        return moved;
-    }
-
-    private double boundOfSum(Ciphertext[] xs) {
-        double bound = 0;
-        for (Ciphertext x : xs) {
-            bound += bounds.of(x);
-        }
-        return bound;
-    }
-
-    /** A rotate-sum's time, shared among its rotations (steps not 0) in the accounting. */
-    private Ciphertext timedRotations(int[] steps, OperatorKind op, Supplier<Ciphertext> work) {
-        long t0 = System.nanoTime();
-        Ciphertext r = work.get();
-        long moved = Arrays.stream(steps).filter(s -> s != 0).count();
-        long each = (System.nanoTime() - t0) / moved;
-        for (int i = 0; i < moved; i++) {
-            accounting.record(op, PrimitiveKind.ROTATION, each);
-        }
-        return r;
-    }
-
     // ---- shape checks -------------------------------------------------------------------------------------
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
         if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
                 || a.perCiphertext != b.perCiphertext || !java.util.Objects.equals(a.heads, b.heads)) {
             throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
-        }
-    }
-
-    private static void requireColumns(CkksTensor m, String op) {
-        if (m.layout != Layout.COLUMNS) {
-            throw new UnsupportedOperationException(op + " needs a column-packed matrix, got " + m.layout);
         }
     }
 
@@ -518,7 +445,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             java.util.function.BinaryOperator<Ciphertext> f) {
         // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
         boolean mixed = first.layout != second.layout;
-        CkksTensor[] matched = mixed ? new CkksTensor[] {asColumns(first), asColumns(second)} : matched(first, second);
+        CkksTensor[] matched = mixed ? new CkksTensor[] {layoutOps.asColumns(first), layoutOps.asColumns(second)}
+                : matched(first, second);
         CkksTensor a = matched[0];
         CkksTensor b = matched[1];
         sameShape(a, b, op);
@@ -980,10 +908,10 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor matmulTransposed(CkksTensor q, CkksTensor k) {
-        q = asColumns(q);
-        k = asColumns(k);
-        requireColumns(q, "matmulTransposed");
-        requireColumns(k, "matmulTransposed");
+        q = layoutOps.asColumns(q);
+        k = layoutOps.asColumns(k);
+        LayoutOps.requireColumns(q, "matmulTransposed");
+        LayoutOps.requireColumns(k, "matmulTransposed");
         if (q.cols != k.cols || q.rows != k.rows) {
             throw new IllegalArgumentException("matmulTransposed: [" + q.rows + ", " + q.cols + "] x [" + k.rows
                     + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
@@ -992,7 +920,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         ProductSum[] sums = new ProductSum[slots];
         for (int j = 0; j < q.cols; j++) {
             Ciphertext kj = refresher.withLevels(k.cts[j], 1, op);
-            Ciphertext[] rot = everyRotation(kj, op);
+            Ciphertext[] rot = rotations.everyRotation(kj, op);
             for (int s = 0; s < slots; s++) {
                 Ciphertext shifted = s == 0 ? kj : rot[s - 1];
                 if (sums[s] == null) {
@@ -1011,7 +939,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor matmul(CkksTensor a, CkksTensor values) {
-        CkksTensor v = asColumns(values);
+        CkksTensor v = layoutOps.asColumns(values);
         if (a.layout != Layout.DIAGONALS || v.layout != Layout.COLUMNS) {
             throw new UnsupportedOperationException("matmul multiplies attention weights (diagonal layout) by "
                     + "column-packed values; got " + a.layout + " x " + v.layout);
@@ -1024,11 +952,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new UnsupportedOperationException("matmul reads one diagonal per ciphertext; got " + a);
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
-        CkksTensor w = a.clean ? a : maskPadding(a);
+        CkksTensor w = a.clean ? a : layoutOps.maskPadding(a);
         Ciphertext[] out = new Ciphertext[v.cols];
         for (int j = 0; j < v.cols; j++) {
             Ciphertext vj = refresher.withLevels(v.cts[j], 1, op);
-            Ciphertext[] rot = everyRotation(vj, op);
+            Ciphertext[] rot = rotations.everyRotation(vj, op);
             ProductSum acc = new ProductSum(this, op);
             for (int s = 0; s < slots; s++) {
                 acc.add(productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
@@ -1039,92 +967,28 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 sumRange(bothRanges(a.range, v.range, ValueRange::times), a.cols));
     }
 
-    /**
-     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link #rotationSteps}: the
-     * giant steps hoisted on c, then the baby steps hoisted on each giant rotation. P−1 key switches, as many as
-     * rotating by every step directly, with one decomposition per giant step instead of one in all.
-     */
-    private Ciphertext[] everyRotation(Ciphertext c, OperatorKind op) {
-        int b = babyStep(slots);
-        int[] giants = new int[(slots - 1) / b];
-        for (int g = 1; g <= giants.length; g++) {
-            giants[g - 1] = g * b;
-        }
-        Ciphertext[] out = new Ciphertext[slots - 1];
-        Ciphertext[] giant = giants.length == 0 ? new Ciphertext[0] : rotations(c, giants, op);
-        for (int g = 0; g <= giants.length; g++) {
-            Ciphertext[] baby = babyRotations(g == 0 ? c : giant[g - 1], op);
-            for (int a = 0; a < baby.length && g * b + a < slots; a++) {
-                if (g * b + a > 0) {
-                    out[g * b + a - 1] = baby[a];
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * {@code base} and its rotations by the baby steps 1 .. b−1 of {@link #rotationSteps}, hoisted (one
-     * decomposition): element a is the rotation by a.
-     */
-    Ciphertext[] babyRotations(Ciphertext base, OperatorKind op) {
-        int b = Math.min(babyStep(slots), slots);
-        Ciphertext[] out = new Ciphertext[b];
-        out[0] = base;
-        if (b > 1) {
-            int[] steps = java.util.stream.IntStream.range(1, b).toArray();
-            System.arraycopy(rotations(base, steps, op), 0, out, 1, b - 1);
-        }
-        return out;
-    }
-
-    /** c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link #rotationSteps}. */
-    Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
-        int b = babyStep(slots);
-        Ciphertext r = c;
-        if (s / b > 0) {
-            r = rotations(r, new int[] {s / b * b}, op)[0];
-        }
-        if (s % b > 0) {
-            r = rotations(r, new int[] {s % b}, op)[0];
-        }
-        return r;
-    }
-
-    /** Zeroes the entries of a diagonal-layout matrix that lie in padding columns (u ≥ T). */
-    private CkksTensor maskPadding(CkksTensor a) {
-        Matrix ones = new Matrix(a.rows, a.cols, filled(a.rows * a.cols, 1.0));
-        return mulPlain(a, ones);
-    }
-
-    private static double[] filled(int n, double v) {
-        double[] d = new double[n];
-        Arrays.fill(d, v);
-        return d;
-    }
-
     @Override
     public CkksTensor rowSums(CkksTensor scores) {
         CkksTensor m = unpackedSums(scores);
         ValueRange sums = sumRange(m.range, m.cols);
         if (m.layout == Layout.HEAD_DIAGONALS) {
-            CkksTensor r = blockAttention.rowSums(m.clean ? m : maskPadding(m));
+            CkksTensor r = blockAttention.rowSums(m.clean ? m : layoutOps.maskPadding(m));
             r.padding = m.cols < slots ? new CkksTensor.PaddingRows(m.cols, 0) : null; // zeroed, or clean
             return ranged(r, sums);
         }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
-        CkksTensor src = leaks && !m.clean ? maskPadding(m) : m;
+        CkksTensor src = leaks && !m.clean ? layoutOps.maskPadding(m) : m;
         Ciphertext sum = null;
         for (Ciphertext c : src.cts) {
             sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
         }
         // Diagonals or columns side by side: the total over them lands in every one.
-        sum = sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
+        sum = rotations.sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
         // clean padding sums to zero; else the padding rows are zeroed, where they could spoil a bootstrap
-        boolean zeroed = !src.clean && zeroesPaddingRows(sum, m.rows);
+        boolean zeroed = !src.clean && layoutOps.zeroesPaddingRows(sum, m.rows);
         if (zeroed) {
-            sum = withPaddingRowsZeroed(sum, m.rows, OperatorKind.OTHER);
+            sum = layoutOps.withPaddingRowsZeroed(sum, m.rows, OperatorKind.OTHER);
         }
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
@@ -1174,9 +1038,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         ShapeCheck.rowVector("mulRow", m.cols, v);
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::times);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(mulPlain(m, everyRow(v, m.rows)), r);
+            return ranged(mulPlain(m, LayoutOps.everyRow(v, m.rows)), r);
         }
-        requireColumns(m, "mulRow");
+        LayoutOps.requireColumns(m, "mulRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         return expecting(r, () -> {
             for (int c = 0; c < m.cols; c++) {
@@ -1191,9 +1055,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         ShapeCheck.rowVector("addRow", m.cols, v);
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::plus);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(addPlain(m, everyRow(v, m.rows)), r);
+            return ranged(addPlain(m, LayoutOps.everyRow(v, m.rows)), r);
         }
-        requireColumns(m, "addRow");
+        LayoutOps.requireColumns(m, "addRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
@@ -1208,175 +1072,16 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor columns(CkksTensor m, int from, int to) {
         ShapeCheck.range("columns", from, to, m.cols);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(unpack(m, from, to), m.range);
+            return ranged(layoutOps.unpack(m, from, to), m.range);
         }
-        requireColumns(m, "columns");
+        LayoutOps.requireColumns(m, "columns");
         return ranged(new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean),
                 m.range);
     }
 
-    /**
-     * Whether the keys rotate ciphertexts of {@code width} slots by j·step for every j &lt; count (a key whose step
-     * is congruent modulo the width serves): layouts whose keys are only the powers of two (row sums of score
-     * diagonals) add one by one instead.
-     */
-    private boolean hasRotations(int width, int step, int count) {
-        if (keys == null) {
-            return false;
-        }
-        Set<Integer> held = keys.rotationSteps();
-        for (int j = 1; j < count; j++) {
-            int s = Math.floorMod(j * step, width);
-            if (!held.contains(s) && held.stream().noneMatch(h -> Math.floorMod(h, width) == s)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * The sum over n neighbouring groups of P slots (n a power of two): each group ends up holding the sum of all
-     * n (see {@link #sumOverNeighbours(Ciphertext, int, int, OperatorKind)}).
-     */
-    Ciphertext sumOverNeighbours(Ciphertext c, int n, OperatorKind op) {
-        return sumOverNeighbours(c, n, 1, op);
-    }
-
-    /**
-     * Segment i gets the sum of segments i, i + step, …, i + n − step (n and step powers of two). Where the keys
-     * of {@link #rotateSegments} allow (a·P for a &lt; b, multiples of b·P), radix-R stages: Σ_{j&lt;R} rot(r, j·k·P)
-     * is R − 1 rotations of one ciphertext sharing one decomposition and one division by P ({@link #rotateSum}),
-     * two stages for n up to b², cheaper than the log2(n/step) rotations of rotate-and-add one after another
-     * (each a whole key switch: the next one waits for its division by P).
-     */
-    Ciphertext sumOverNeighbours(Ciphertext c, int n, int step, OperatorKind op) {
-        int segments = c.slots() / slots;
-        int b = babyStep(segments);
-        Ciphertext r = c;
-        for (int k = step; k < n;) {
-            int radix = n > segments ? 2 : k < b ? Math.min(b / k, n / k) : n / k;
-            if (radix > 2 && !hasRotations(c.slots(), k * slots, radix)) {
-                radix = 2;
-            }
-            if (radix == 2) {
-                r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
-            } else {
-                Ciphertext[] same = new Ciphertext[radix];
-                int[] steps = new int[radix];
-                for (int j = 0; j < radix; j++) {
-                    same[j] = r;
-                    steps[j] = j * k * slots;
-                }
-                r = rotateSum(same, steps, op);
-            }
-            k *= radix;
-        }
-        return r;
-    }
-
-    /**
-     * Row sums with their padding rows (T .. P−1 of every segment of P slots) set to zero: whatever follows a row sum
-     * (a division, an inverse square root) is then told where the padding stands ({@link CkksTensor#padding}), and
-     * {@link #bound} moves it into the domain with a plaintext addition. One level.
-     */
-    private Ciphertext withPaddingRowsZeroed(Ciphertext c, int tokens, OperatorKind op) {
-        Ciphertext x = refresher.withLevels(c, 1, op);
-        double[] rows = new double[x.slots()];
-        for (int seg = 0; seg < x.slots() / slots; seg++) {
-            Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
-        }
-        return levels.rescale(plainProductRaw(x, encode(rows, rows.length, x.level(), op), op), op);
-    }
-
-    /**
-     * Whether row sums of unclean padding are zeroed: where T < P and c may be bootstrapped (without bootstrapping the
-     * padding's values never reach the real rows).
-     */
-    private boolean zeroesPaddingRows(Ciphertext c, int tokens) {
-        return tokens < slots && refresher.bootstraps(c);
-    }
-
-    /**
-     * c rotated left by n segments of P slots (n taken modulo the segments c spans; negative n rotates right) with
-     * the keys of {@link Packing#babyGiantSteps}: a giant step, then a baby step, at most two rotations.
-     */
-    Ciphertext rotateSegments(Ciphertext c, int n, OperatorKind op) {
-        int segments = c.slots() / slots;
-        int m = Math.floorMod(n, segments);
-        int b = babyStep(segments);
-        Ciphertext r = c;
-        if (m / b > 0) {
-            r = rotations(r, new int[] {m / b * b * slots}, op)[0];
-        }
-        if (m % b > 0) {
-            r = rotations(r, new int[] {m % b * slots}, op)[0];
-        }
-        return r;
-    }
-
-    /** A matrix with {@code v} in each of its rows. */
-    private static Matrix everyRow(double[] v, int rows) {
-        double[] d = new double[rows * v.length];
-        for (int r = 0; r < rows; r++) {
-            System.arraycopy(v, 0, d, r * v.length, v.length);
-        }
-        return new Matrix(rows, v.length, d);
-    }
-
-    /** Column-packed (attention works on columns): blocks are unpacked, others returned as they are. */
-    private CkksTensor asColumns(CkksTensor m) {
-        return m.layout == Layout.BLOCKS ? unpack(m, 0, m.cols) : m;
-    }
-
-    /**
-     * Columns [from, to) of a block tensor, one ciphertext each: column c of its block is masked out (one level,
-     * which also zeroes its padding rows) and rotated and added over the block (log2 B rotations by P, 2P, ..),
-     * which repeats it in every P slots, as a column-packed ciphertext is.
-     */
-    private CkksTensor unpack(CkksTensor m, int from, int to) {
-        int b = m.perCiphertext;
-        Ciphertext[] out = new Ciphertext[to - from];
-        for (int j = from; j < to; j++) {
-            double[] mask = new double[b * slots];
-            Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            Ciphertext column = plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
-            out[j - from] = sumOverNeighbours(column, b, OperatorKind.OTHER);
-        }
-        return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
-    }
-
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
-        return ranged(rowSlice(m, from, to), m.range);
-    }
-
-    private CkksTensor rowSlice(CkksTensor tensor, int from, int to) {
-        CkksTensor m = unpackedSums(tensor);
-        ShapeCheck.range("rows", from, to, m.rows);
-        if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
-                && from % m.cols == 0 && to % m.cols == 0) {
-            return heads(m, from / m.cols, to / m.cols);
-        }
-        if (m.layout == Layout.DIAGONALS || m.layout == Layout.HEAD_DIAGONALS) {
-            requireColumns(m, "rowRange");
-        }
-        if (from == 0) {
-            return new CkksTensor(m.layout, to, m.cols, m.cts, false, m.perCiphertext);
-        }
-        // Rows move up by `from` inside each column's P slots; what comes in from the next column lands in
-        // padding rows only (t + from < to <= P for the rows kept).
-        Ciphertext[] out = new Ciphertext[m.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = rotateBy(m.cts[i], from, OperatorKind.OTHER);
-        }
-        return new CkksTensor(m.layout, to - from, m.cols, out, false, m.perCiphertext);
-    }
-
-    /** Heads [from, to) of stacked head scores of one diagonal per ciphertext (head h: P ciphertexts from h·P). */
-    private CkksTensor heads(CkksTensor m, int from, int to) {
-        Ciphertext[] cts = Arrays.copyOfRange(m.cts, from * slots, to * slots);
-        return to - from == 1 ? new CkksTensor(Layout.DIAGONALS, m.cols, m.cols, cts, m.clean)
-                : new CkksTensor((to - from) * m.cols, m.cols, cts, m.clean, HeadPacking.stacked(to - from));
+        return ranged(layoutOps.rowSlice(unpackedSums(m), from, to), m.range);
     }
 
     /** The hull of the parts' ranges (the one range when they share it); null when any is unknown. */
@@ -1390,26 +1095,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor concatColumns(List<CkksTensor> parts) {
-        return ranged(joinColumns(parts), unionOf(parts));
-    }
-
-    private CkksTensor joinColumns(List<CkksTensor> parts) {
-        if (parts.isEmpty()) {
-            throw new IllegalArgumentException("concatColumns: nothing to concatenate");
-        }
-        int rows = parts.get(0).rows;
-        List<Ciphertext> cts = new ArrayList<>();
-        boolean clean = true;
-        for (CkksTensor part : parts) {
-            CkksTensor p = asColumns(part);
-            requireColumns(p, "concatColumns");
-            if (p.rows != rows) {
-                throw new IllegalArgumentException("concatColumns: row counts differ, " + rows + " vs " + p.rows);
-            }
-            cts.addAll(Arrays.asList(p.cts));
-            clean &= p.clean;
-        }
-        return new CkksTensor(Layout.COLUMNS, rows, cts.size(), cts.toArray(Ciphertext[]::new), clean);
+        return ranged(layoutOps.joinColumns(parts), unionOf(parts));
     }
 
     /**
@@ -1418,26 +1104,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     @Override
     public CkksTensor concatRows(List<CkksTensor> parts) {
-        return ranged(joinRows(parts), unionOf(parts));
-    }
-
-    private CkksTensor joinRows(List<CkksTensor> parts) {
-        if (parts.isEmpty()) {
-            throw new IllegalArgumentException("concatRows: nothing to concatenate");
-        }
-        CkksTensor first = parts.get(0);
-        List<Ciphertext> cts = new ArrayList<>();
-        boolean clean = true;
-        for (CkksTensor p : parts) {
-            if (p.layout != Layout.DIAGONALS || p.perCiphertext != 1 || p.rows != first.rows || p.cols != first.cols) {
-                throw new UnsupportedOperationException("concatRows stacks square score blocks of one diagonal per "
-                        + "ciphertext (the heads' Q·Kᵀ) of one shape; got " + p);
-            }
-            cts.addAll(Arrays.asList(p.cts));
-            clean &= p.clean;
-        }
-        return new CkksTensor(parts.size() * first.rows, first.cols, cts.toArray(Ciphertext[]::new), clean,
-                HeadPacking.stacked(parts.size()));
+        return ranged(layoutOps.joinRows(parts), unionOf(parts));
     }
 
     /** On column blocks whose heads fit ({@link BlockAttention}) all heads at once; else head by head on columns. */
@@ -1451,7 +1118,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (blockAttention.applies(q, k, q.cols / heads)) {
             return ranged(blockAttention.scores(q, k, heads), r);
         }
-        return ranged(TensorOps.super.headScores(asColumns(q), asColumns(k), heads), r);
+        return ranged(TensorOps.super.headScores(layoutOps.asColumns(q), layoutOps.asColumns(k), heads), r);
     }
 
     @Override
