@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BlockAttention {
     private final CkksEngine engine;
+    private final LeveledOps ops;
     private final Rotations rotations;
     private final Refresher refresher;
     private final int slots;
@@ -34,6 +35,7 @@ final class BlockAttention {
 
     BlockAttention(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.ops = engine.ops();
         this.rotations = engine.rotations();
         this.refresher = engine.refresher();
         this.slots = slots;
@@ -69,15 +71,15 @@ final class BlockAttention {
             Ciphertext[] acc = new Ciphertext[chunks];
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                Ciphertext sum = rotations.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
+                Ciphertext sum = rotations.sumOverNeighbours(ops.product(qb, shifted, op), d, op);
                 Ciphertext ready = refresher.withLevels(sum, 1, op);
                 Plaintext start = starts.computeIfAbsent(ready.level(),
-                        level -> engine.encode(startMask, startMask.length, level, op));
-                Ciphertext first = engine.levels().rescale(engine.plainProductRaw(ready, start, op), op);
+                        level -> ops.encode(startMask, startMask.length, level, op));
+                Ciphertext first = engine.levels().rescale(ops.plainProductRaw(ready, start, op), op);
                 return rotations.rotateSegments(first, -(s % perGroup), op);
             }, (s, placed) -> {
                 int c = s / perGroup;
-                acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
+                acc[c] = acc[c] == null ? placed : ops.add(acc[c], placed, op);
             });
             System.arraycopy(acc, 0, out, block * chunks, chunks);
         }
@@ -113,10 +115,10 @@ final class BlockAttention {
             forEachShift(vb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 int e = s % perGroup;
-                Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
+                Ciphertext picked = ops.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
                 Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
-                return engine.productRaw(spread, shifted, op);
+                return ops.productRaw(spread, shifted, op);
             }, (s, product) -> acc.add(product));
             out[block] = acc.result();
         }
@@ -156,7 +158,7 @@ final class BlockAttention {
                 firstSums = j == 0 ? sums : firstSums;
                 // block j from each group's first segment to its segment stride − pack + j ≡ j (mod pack)
                 Ciphertext moved = rotations.rotateSegments(sums, pack - stride - j, op);
-                placed = placed == null ? moved : engine.add(placed, moved, op);
+                placed = placed == null ? moved : ops.add(placed, moved, op);
             }
             Ciphertext spread = rotations.sumOverNeighbours(placed, stride, pack, op);
             Arrays.fill(out, first * chunks, Math.min(blocks, first + pack) * chunks, spread);
@@ -184,7 +186,7 @@ final class BlockAttention {
         Ciphertext sum = null;
         for (int c = 0; c < chunks; c++) {
             Ciphertext x = m.cts[block * chunks + c];
-            sum = sum == null ? x : engine.add(sum, x, op);
+            sum = sum == null ? x : ops.add(sum, x, op);
         }
         return rotations.sumOverNeighbours(sum, m.heads.diagonals(), op);
     }
@@ -198,11 +200,11 @@ final class BlockAttention {
         int segments = packing.segments();
         Ciphertext sum = blockSum(m, block);
         int heads = packing.headsIn(block);
-        Ciphertext firsts = engine.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
+        Ciphertext firsts = ops.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
         if (heads < packing.groups()) {
-            Ciphertext head0 = engine.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
+            Ciphertext head0 = ops.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
             for (int j = heads; j < packing.groups(); j++) {
-                firsts = engine.add(firsts, rotations.rotateSegments(head0, -j * stride, op), op);
+                firsts = ops.add(firsts, rotations.rotateSegments(head0, -j * stride, op), op);
             }
         }
         return firsts;
@@ -223,7 +225,7 @@ final class BlockAttention {
             int j = block % pack;
             // every row: the packed padding rows hold real rows' sums, and so must the unpacked
             double[] mask = groupSegments(packing.groups(), stride, j, slots, packing.segments());
-            Ciphertext picked = engine.plainProduct(m.cts[block * chunks], mask, op);
+            Ciphertext picked = ops.plainProduct(m.cts[block * chunks], mask, op);
             Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, j + 1 - stride, op),
                     stride, op);
             Arrays.fill(out, block * chunks, (block + 1) * chunks, spread);
@@ -290,10 +292,10 @@ final class BlockAttention {
                 target[c * slots + t] = 1;
             }
         }
-        Ciphertext r = engine.plainProductRaw(lo, engine.encode(direct, direct.length, lo.level(), op), op);
+        Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
         if (wraps) {
-            Plaintext w = engine.encode(wrapped, wrapped.length, hi.level(), op);
-            r = engine.add(r, engine.plainProductRaw(hi, w, op), op);
+            Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
+            r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
         }
         return engine.levels().rescale(r, op);
     }

@@ -16,12 +16,14 @@ import java.util.Map;
  */
 final class BlockLinear {
     private final CkksEngine engine;
+    private final LeveledOps ops;
     private final Rotations rotations;
     private final int slots;
     private final int columns;
 
     BlockLinear(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.ops = engine.ops();
         this.rotations = engine.rotations();
         this.slots = slots;
         this.columns = columns;
@@ -51,11 +53,11 @@ final class BlockLinear {
                     }
                 }
                 if (any) {
-                    acc.addPlainProduct(xs[j], engine.encodeForProduct(w, w.length, xs[j], target, op));
+                    acc.addPlainProduct(xs[j], ops.encodeForProduct(w, w.length, xs[j], target, op));
                 }
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], target, op));
+                acc.add(ops.zeroProduct(xs[0], target, op));
             }
             return withBias(acc.result(), m, x.rows, bias, op);
         }, (y, m) -> ys[m] = y);
@@ -120,7 +122,7 @@ final class BlockLinear {
                             if (maxAbs == 0) {
                                 continue;
                             }
-                            w = engine.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
+                            w = ops.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
                         } else {
                             double[] diag = diagonal(weight, x.cols, m, k, d);
                             if (diag == null) {
@@ -130,7 +132,7 @@ final class BlockLinear {
                             for (int i = 0; i < width; i++) {
                                 pre[(i + shift) % width] = diag[i];
                             }
-                            w = engine.encodeForProduct(pre, width, rotated[k][a], target, op);
+                            w = ops.encodeForProduct(pre, width, rotated[k][a], target, op);
                         }
                         inner.addPlainProduct(rotated[k][a], w);
                     }
@@ -141,7 +143,7 @@ final class BlockLinear {
                 parts.add(inner);
                 shifts.add(shift);
             }
-            Ciphertext sum = parts.isEmpty() ? engine.levels().rescale(engine.zeroProduct(xs[0], target, op), op)
+            Ciphertext sum = parts.isEmpty() ? engine.levels().rescale(ops.zeroProduct(xs[0], target, op), op)
                     : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
             return withBias(sum, m, x.rows, bias, op);
         }, (y, m) -> ys[m] = y);
@@ -220,7 +222,7 @@ final class BlockLinear {
         if (!any) {
             return r;
         }
-        return engine.plainSum(r, v, op);
+        return ops.plainSum(r, v, op);
     }
 
     /**
@@ -259,11 +261,11 @@ final class BlockLinear {
                 int sourceBlock = (int) (e.getKey() / (2L * b));
                 int shift = (int) (e.getKey() % (2L * b)) - b;
                 Ciphertext moved = rotations.rotateSegments(xs[sourceBlock], shift, op);
-                Plaintext mask = engine.encodeForProduct(e.getValue(), b * slots, moved, target, op);
+                Plaintext mask = ops.encodeForProduct(e.getValue(), b * slots, moved, target, op);
                 acc.addPlainProduct(moved, mask);
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], target, op));
+                acc.add(ops.zeroProduct(xs[0], target, op));
             }
             return acc.result();
         }, (y, ob) -> out[ob] = y);

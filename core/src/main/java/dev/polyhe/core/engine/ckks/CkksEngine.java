@@ -50,12 +50,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
-    private WeightCache weights;
     private final BlockAttention blockAttention;
     private final BlockLinear blockLinear;
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
     private final LevelsAndScales levels;
+    private final LeveledOps ops;
     private final Rotations rotations;
     private final LayoutOps layoutOps;
     private final SlotLayout slotLayout;
@@ -86,7 +86,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * of a served model skips encoding its weight diagonals. Null: none (the default).
      */
     public void useWeightCache(WeightCache cache) {
-        this.weights = cache;
+        ops.useWeightCache(cache);
     }
 
     /** Follows {@code plan} from the next operation on (the default: {@link RefreshPlan#GREEDY}). */
@@ -145,8 +145,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 context.parameters().maxLevel());
         this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
         levels.refreshBy(refresher);
-        this.rotations = new Rotations(this, levels, evaluator, keys, accounting, bounds, packingSlots);
-        this.layoutOps = new LayoutOps(this, rotations, refresher, levels, packingSlots);
+        this.ops = new LeveledOps(evaluator, encoder, accounting, bounds, refresher, levels, scale);
+        this.rotations = new Rotations(ops, levels, evaluator, keys, accounting, bounds, packingSlots);
+        this.layoutOps = new LayoutOps(this, ops, rotations, refresher, levels, packingSlots);
         this.slotLayout = new SlotLayout(packingSlots);
         this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
                 scale);
@@ -219,6 +220,11 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return levels;
     }
 
+    /** The leveled operations on ciphertexts, for BlockAttention, BlockLinear and the other pieces. */
+    LeveledOps ops() {
+        return ops;
+    }
+
     /** Rotations and sums of rotations, for BlockAttention and BlockLinear. */
     Rotations rotations() {
         return rotations;
@@ -280,118 +286,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /** The levels of a fresh (or freshly bootstrapped) ciphertext. */
     int freshLevels() {
         return maxLevel;
-    }
-
-    Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = levels.aligned(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
-    }
-
-    private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = levels.aligned(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
-    }
-
-    /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
-    Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
-        double bound = bounds.of(a) * bounds.of(b);
-        Ciphertext[] xy = productOperands(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(xy[0], xy[1])), bound);
-    }
-
-    /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
-    private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
-        // a square bootstraps its operand once
-        Ciphertext y = b == a ? x : refresher.withLevels(b, refresher.levelsFor(b), op);
-        int level = Math.min(x.level(), y.level());
-        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        return new Ciphertext[] {levels.atLevel(x, level), levels.atLevel(y, level)};
-    }
-
-    /**
-     * ct·ct rescaled: {@link #productRaw} and {@link LevelsAndScales#rescale} with the backend's relinearization and
-     * rescale fused
-     * ({@link Evaluator#multiplyAndRescale}: one division by its special primes and the last prime).
-     */
-    Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
-        double bound = bounds.of(a) * bounds.of(b);
-        Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
-        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
-                bound);
-        return levels.settled(levels.rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
-    }
-
-    /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
-    private Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
-        if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
-            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c)), a, c);
-        }
-        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
-        // scale, where aligning two scales at one level costs a level
-        double at = levels.onDeltaWith(x);
-        return levels.rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c,
-                at)), x, c), op);
-    }
-
-    /** Values encoded at Δ and {@code level}, their bound noted. */
-    Plaintext encode(double[] values, int width, int level, OperatorKind op) {
-        return encode(values, width, level, scale, op);
-    }
-
-    private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
-    }
-
-    /**
-     * Weights for a product with {@code operand} that lands on {@code productScale} (see
-     * {@link LevelsAndScales#commonProductScale}).
-     */
-    Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
-        double at = productScale / operand.scale();
-        java.util.function.Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, width, operand.level(), at));
-        if (weights == null) {
-            return bounds.set(encode.get(), values);
-        }
-        boolean[] encoded = {false};
-        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
-            encoded[0] = true;
-            return encode.get();
-        });
-        accounting.countWeightLookup(weights, !encoded[0]);
-        return bounds.set(p, values);
-    }
-
-    /**
-     * {@link #encodeForProduct} on a planning engine ({@link #valuesIgnored}): no values, only their largest
-     * magnitude, which the bounds (and so the bootstrap decisions) follow.
-     */
-    Plaintext encodeForProductSymbolic(double maxAbs, int width, Ciphertext operand, double productScale,
-            OperatorKind op) {
-        double at = productScale / operand.scale();
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(),
-                at)), maxAbs);
-    }
-
-    /** ct·pt with {@code values} one per slot of the ciphertext. */
-    Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
-        double bound = bounds.of(a) * maxAbs(values);
-        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
-        Plaintext p = encode(values, values.length, x.level(), levels.onDeltaWith(x), op);
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
-        return levels.rescale(bounds.set(raw, bound), op);
-    }
-
-    static double maxAbs(double[] values) {
-        double m = 0;
-        for (double v : values) {
-            m = Math.max(m, Math.abs(v));
-        }
-        return m;
     }
 
     // ---- shape checks -------------------------------------------------------------------------------------
@@ -476,13 +370,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor add(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "add", a.clean && b.clean, (x, y) -> add(x, y, OperatorKind.OTHER)),
+        return ranged(zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::plus));
     }
 
     @Override
     public CkksTensor sub(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "sub", a.clean && b.clean, (x, y) -> sub(x, y, OperatorKind.OTHER)),
+        return ranged(zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::minus));
     }
 
@@ -499,7 +393,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
             refresher.refreshOperands(a, b);
-            return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> product(x, y, OperatorKind.OTHER));
+            return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
         });
     }
 
@@ -544,7 +438,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
             refresher.refreshTogether(Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
                     refresher::levelsFor, OperatorKind.OTHER);
-            return map(a, a.clean, true, x -> constantProduct(x, c, OperatorKind.OTHER));
+            return map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
         }), a.padding, v -> v * c);
     }
 
@@ -596,7 +490,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int seg = 0; seg < shift.length / slots; seg++) {
             Arrays.fill(shift, seg * slots + pad.tokens(), (seg + 1) * slots, middle - pad.value());
         }
-        CkksTensor moved = map(a, false, c -> plainSum(c, shift, OperatorKind.OTHER));
+        CkksTensor moved = map(a, false, c -> ops.plainSum(c, shift, OperatorKind.OTHER));
         return padded(ranged(moved, ValueRange.interval(lo, hi)), pad, v -> middle);
     }
 
@@ -872,7 +766,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                         target / xj.scale())), bounds.of(xj) * Math.abs(w)));
             }
             if (acc.isEmpty()) {
-                acc.add(zeroProduct(xs[0], target, op));
+                acc.add(ops.zeroProduct(xs[0], target, op));
             }
             Ciphertext y = acc.result();
             double b = bias == null ? 0 : bias[o];
@@ -880,30 +774,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                     bounds.of(y) + Math.abs(b));
         }
         return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
-    }
-
-    /** ct·pt, not rescaled (sums of products rescale once). */
-    Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)),
-                bounds.of(x) * bounds.of(p));
-    }
-
-    /**
-     * sum + x·p, not rescaled, in one backend call ({@link dev.polyhe.api.he.Evaluator#multiplyPlainAndAdd}): for a
-     * sum of products at the product's level and scale ({@link ProductSum#addPlainProduct}).
-     */
-    Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
-                bounds.of(sum) + bounds.of(x) * bounds.of(p));
-    }
-
-    /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
-    Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        double at = productScale / like.scale();
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
     }
 
     @Override
@@ -926,7 +796,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 if (sums[s] == null) {
                     sums[s] = new ProductSum(this, op);
                 }
-                sums[s].add(productRaw(q.cts[j], shifted, op));
+                sums[s].add(ops.productRaw(q.cts[j], shifted, op));
             }
         }
         Ciphertext[] diag = new Ciphertext[slots];
@@ -959,7 +829,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             Ciphertext[] rot = rotations.everyRotation(vj, op);
             ProductSum acc = new ProductSum(this, op);
             for (int s = 0; s < slots; s++) {
-                acc.add(productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
+                acc.add(ops.productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
             }
             out[j] = acc.result();
         }
@@ -981,7 +851,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor src = leaks && !m.clean ? layoutOps.maskPadding(m) : m;
         Ciphertext sum = null;
         for (Ciphertext c : src.cts) {
-            sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
+            sum = sum == null ? c : ops.add(sum, c, OperatorKind.OTHER);
         }
         // Diagonals or columns side by side: the total over them lands in every one.
         sum = rotations.sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
@@ -1009,7 +879,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return expecting(maskedRange(m.range, plain), () -> {
             refresher.refreshOperands(m);
             for (int i = 0; i < out.length; i++) {
-                out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
+                out[i] = ops.plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
             }
             return m.with(out, true);
         });
@@ -1021,16 +891,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         double[][] vecs = slotLayout.inLayout(m, plain, "addPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
+            out[i] = ops.plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
         }
         return ranged(m.with(out, m.clean), bothRanges(m.range, plainRange(plain), ValueRange::plus));
-    }
-
-    /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
-    Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
-        Plaintext p = timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, values.length, c.level(), c.scale()));
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
     }
 
     @Override
@@ -1044,7 +907,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         Ciphertext[] out = new Ciphertext[m.cols];
         return expecting(r, () -> {
             for (int c = 0; c < m.cols; c++) {
-                out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
+                out[c] = ops.constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
             }
             return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
         });

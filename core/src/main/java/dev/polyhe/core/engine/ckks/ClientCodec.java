@@ -62,9 +62,9 @@ final class ClientCodec {
         double[][] vecs = layout.inLayout(shape, m, op);
         Ciphertext[] cts = new Ciphertext[vecs.length];
         for (int i = 0; i < cts.length; i++) {
-            Plaintext p = engine.encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
+            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
             cts[i] = bounds.set(engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
-                    CkksEngine.maxAbs(vecs[i]));
+                    LeveledOps.maxAbs(vecs[i]));
         }
         return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
     }

@@ -14,14 +14,17 @@ import java.util.List;
  */
 final class LayoutOps {
     private final CkksEngine engine;
+    private final LeveledOps ops;
     private final Rotations rotations;
     private final Refresher refresher;
     private final LevelsAndScales levels;
     private final int slots;
 
-    /** @param engine whose plaintext products (levels and scales managed) the masks use */
-    LayoutOps(CkksEngine engine, Rotations rotations, Refresher refresher, LevelsAndScales levels, int slots) {
+    /** @param engine whose mulPlain masks padding */
+    LayoutOps(CkksEngine engine, LeveledOps ops, Rotations rotations, Refresher refresher, LevelsAndScales levels,
+            int slots) {
         this.engine = engine;
+        this.ops = ops;
         this.rotations = rotations;
         this.refresher = refresher;
         this.levels = levels;
@@ -54,7 +57,7 @@ final class LayoutOps {
         for (int seg = 0; seg < x.slots() / slots; seg++) {
             Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
         }
-        return levels.rescale(engine.plainProductRaw(x, engine.encode(rows, rows.length, x.level(), op), op), op);
+        return levels.rescale(ops.plainProductRaw(x, ops.encode(rows, rows.length, x.level(), op), op), op);
     }
     /**
      * Whether row sums of unclean padding are zeroed: where T < P and c may be bootstrapped (without bootstrapping the
@@ -86,7 +89,7 @@ final class LayoutOps {
         for (int j = from; j < to; j++) {
             double[] mask = new double[b * slots];
             Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            Ciphertext column = engine.plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
+            Ciphertext column = ops.plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
             out[j - from] = rotations.sumOverNeighbours(column, b, OperatorKind.OTHER);
         }
         return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);

@@ -24,14 +24,14 @@ final class ProductSum {
     /** Adds a product not yet rescaled. */
     void add(Ciphertext term) {
         if (rescaled == null && (raw == null || LevelsAndScales.sameScale(raw.scale(), term.scale()))) {
-            raw = raw == null ? term : engine.add(raw, term, op);
+            raw = raw == null ? term : engine.ops().add(raw, term, op);
             return;
         }
         if (rescaled == null) {
             rescaled = engine.levels().rescale(raw, op);
             raw = null;
         }
-        rescaled = engine.add(rescaled, engine.levels().rescale(term, op), op);
+        rescaled = engine.ops().add(rescaled, engine.levels().rescale(term, op), op);
     }
 
     /**
@@ -41,10 +41,10 @@ final class ProductSum {
     void addPlainProduct(Ciphertext x, Plaintext w) {
         if (rescaled == null && raw != null && raw.level() == Math.min(x.level(), w.level())
                 && LevelsAndScales.sameScale(raw.scale(), x.scale() * w.scale())) {
-            raw = engine.plainProductAdded(raw, x, w, op);
+            raw = engine.ops().plainProductAdded(raw, x, w, op);
             return;
         }
-        add(engine.plainProductRaw(x, w, op));
+        add(engine.ops().plainProductRaw(x, w, op));
     }
 
     boolean isEmpty() {

@@ -14,7 +14,7 @@ import java.util.stream.IntStream;
  * {@link Packing#babyGiantSteps}) the keys hold. Every rotation is timed and counted.
  */
 final class Rotations {
-    private final CkksEngine engine;
+    private final LeveledOps ops;
     private final LevelsAndScales levels;
     private final Evaluator evaluator;
     private final EvaluationKeys keys;
@@ -22,10 +22,9 @@ final class Rotations {
     private final CiphertextBounds bounds;
     private final int slots;
 
-    /** @param engine whose additions (operands aligned) a rotate-and-add uses */
-    Rotations(CkksEngine engine, LevelsAndScales levels, Evaluator evaluator, EvaluationKeys keys,
+    Rotations(LeveledOps ops, LevelsAndScales levels, Evaluator evaluator, EvaluationKeys keys,
             Accounting accounting, CiphertextBounds bounds, int slots) {
-        this.engine = engine;
+        this.ops = ops;
         this.levels = levels;
         this.evaluator = evaluator;
         this.keys = keys;
@@ -57,7 +56,7 @@ final class Rotations {
             Ciphertext sum = null;
             for (int i = 0; i < xs.length; i++) {
                 Ciphertext r = steps[i] == 0 ? xs[i] : hoisted(xs[i], new int[] {steps[i]}, op)[0];
-                sum = sum == null ? r : engine.add(sum, r, op);
+                sum = sum == null ? r : ops.add(sum, r, op);
             }
             return sum;
         }
@@ -196,7 +195,7 @@ final class Rotations {
                 radix = 2;
             }
             if (radix == 2) {
-                r = engine.add(r, hoisted(r, new int[] {k * slots}, op)[0], op);
+                r = ops.add(r, hoisted(r, new int[] {k * slots}, op)[0], op);
             } else {
                 Ciphertext[] same = new Ciphertext[radix];
                 int[] steps = new int[radix];
