@@ -16,13 +16,15 @@ import java.util.Map;
  */
 final class BlockLinear {
     private final CkksEngine engine;
+    private final LinearMaps maps;
     private final LeveledOps ops;
     private final Rotations rotations;
     private final int slots;
     private final int columns;
 
-    BlockLinear(CkksEngine engine, int slots, int columns) {
+    BlockLinear(CkksEngine engine, LinearMaps maps, int slots, int columns) {
         this.engine = engine;
+        this.maps = maps;
         this.ops = engine.ops();
         this.rotations = engine.rotations();
         this.slots = slots;
@@ -37,8 +39,8 @@ final class BlockLinear {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int out = weight.rows();
         int b = columns;
-        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.productScaleFor(xs, site, range);
+        Ciphertext[] xs = maps.linearOperands(x.cts, op, site);
+        double target = maps.productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         engine.independently(ys.length, m -> {
             ProductSum acc = new ProductSum(engine, op);
@@ -81,8 +83,8 @@ final class BlockLinear {
         int giants = b / babies;
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
-        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.productScaleFor(xs, site, range);
+        Ciphertext[] xs = maps.linearOperands(x.cts, op, site);
+        double target = maps.productScaleFor(xs, site, range);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {
             for (int k = 0; k < xs.length; k++) {
