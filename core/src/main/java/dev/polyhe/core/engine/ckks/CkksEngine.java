@@ -1,27 +1,41 @@
 package dev.polyhe.core.engine.ckks;
 
+import static dev.polyhe.core.engine.ckks.TensorRanges.bothRanges;
+import static dev.polyhe.core.engine.ckks.TensorRanges.mapRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.maskedRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.plainRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.rowRangeOf;
+import static dev.polyhe.core.engine.ckks.TensorRanges.sumRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.unionOf;
+
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.OperatorScope;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Decryptor;
 import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Encryptor;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
-import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ShapeCheck;
+import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.BinaryOperator;
 import java.util.function.DoubleUnaryOperator;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * {@link TensorOps} on CKKS ciphertexts over any {@link dev.polyhe.api.he.HeBackend}: the same model and
@@ -29,11 +43,17 @@ import java.util.function.Supplier;
  *
  * <p>Packing ({@link Layout}, {@link Packing}): activations [T, H] are held in column blocks, B columns of P slots
  * per ciphertext (P a power of two ≥ T; B = 1: one ciphertext per column); attention scores are held as their P
- * generalized diagonals, the heads of a layer stacked ({@link BlockAttention} on blocks). Plaintext linear maps on
- * blocks are in {@link BlockLinear}. Levels and scales are managed automatically: every product is rescaled at once, operands are
- * brought to a common level, and a ciphertext with no level left for the next product is bootstrapped when the
- * evaluation keys allow it (otherwise the engine fails naming the operator). Every primitive is counted per
- * operator for the latency breakdown ({@link #accounting()}).
+ * generalized diagonals, the heads of a layer stacked ({@link BlockAttention} on blocks). Levels and scales are
+ * managed automatically: every product is rescaled at once, operands are brought to a common level, and a ciphertext
+ * with no level left for the next product is bootstrapped when the evaluation keys allow it (otherwise the engine
+ * fails naming the operator). Every primitive is counted per operator for the latency breakdown
+ * ({@link #accounting()}).
+ *
+ * <p>The engine is the {@link TensorOps} front over pieces of one job each, as OpenFHE composes its CKKS scheme:
+ * {@link LeveledOps} (sums and products), {@link LevelsAndScales} (rescaling and alignment), {@link Refresher} (when
+ * and how to bootstrap), {@link Rotations}, {@link LayoutOps} and {@link SlotLayout} (the packing),
+ * {@link LinearMaps} and {@link BlockLinear} (plaintext linear maps), {@link BlockAttention}, {@link TensorRanges}
+ * (value ranges) and {@link ClientCodec} (encryption and decryption).
  *
  * <p>The server side holds an engine without encryptor and decryptor: {@link #fromPlain} and {@link #toPlain}
  * are client operations. Not thread-safe.
@@ -41,11 +61,8 @@ import java.util.function.Supplier;
 public final class CkksEngine implements TensorOps<CkksTensor> {
     private final HeContext context;
     private final Evaluator evaluator;
-    private final Encoder encoder;
-    private final EvaluationKeys keys;
     private final int slots;
     private final int blockColumns;
-    private final int diagonalsPerCiphertext;
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
@@ -74,7 +91,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * be built then, only which of them are nonzero.
      */
     boolean valuesIgnored() {
-        return context instanceof dev.polyhe.core.engine.symbolic.SymbolicContext;
+        return context instanceof SymbolicContext;
     }
 
     /**
@@ -130,11 +147,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         this.context = context;
         this.evaluator = evaluator;
-        this.encoder = context.encoder();
-        this.keys = keys;
+        Encoder encoder = context.encoder();
         this.slots = packingSlots;
         this.blockColumns = packing.columnsPerCiphertext();
-        this.diagonalsPerCiphertext = packing.diagonalsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.levels = new LevelsAndScales(evaluator, encoder, accounting, bounds, scale,
@@ -157,7 +172,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * puts larger primes on top for the bootstrapping circuit alone; rescaling the model's products by them would
      * throw the scale off, so the model starts below them (where bootstrapping also returns ciphertexts).
      */
-    public static int topLevel(dev.polyhe.api.he.CkksParameters p) {
+    public static int topLevel(CkksParameters p) {
         int top = p.maxLevel();
         while (top > 0 && Math.abs(p.logQ().get(top) - p.logScale()) > 1) {
             top--;
@@ -250,8 +265,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * evaluator gains from it ({@link Evaluator#concurrency}, see {@link ForkedTasks}), the joins in order on this
      * thread. A task runs primitives only; the decisions (refreshes, scales) are made before, on this thread.
      */
-    <R> void independently(int count, java.util.function.IntFunction<R> task,
-            java.util.function.ObjIntConsumer<R> join) {
+    <R> void independently(int count, IntFunction<R> task, ObjIntConsumer<R> join) {
         ForkedTasks.forEach(count, evaluator.concurrency(), task, join);
     }
 
@@ -289,7 +303,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     private static void sameShape(CkksTensor a, CkksTensor b, String op) {
         if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.perCiphertext != b.perCiphertext || !java.util.Objects.equals(a.heads, b.heads)) {
+                || a.perCiphertext != b.perCiphertext || !Objects.equals(a.heads, b.heads)) {
             throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
         }
     }
@@ -298,7 +312,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * Applies {@code f} to every ciphertext. A ciphertext shared by several positions (the replicated result of
      * a row sum) is processed once: a Goldschmidt division of row sums costs one ciphertext, not one per column.
      */
-    private CkksTensor map(CkksTensor a, boolean clean, java.util.function.UnaryOperator<Ciphertext> f) {
+    private CkksTensor map(CkksTensor a, boolean clean, UnaryOperator<Ciphertext> f) {
         return map(a, clean, false, f);
     }
 
@@ -307,7 +321,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * tasks ({@link #independently}; one that would refresh runs again on this thread, with those after it).
      */
     private CkksTensor map(CkksTensor a, boolean clean, boolean atOnce,
-            java.util.function.UnaryOperator<Ciphertext> f) {
+            UnaryOperator<Ciphertext> f) {
         Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
         if (atOnce) {
             List<Ciphertext> distinct = new ArrayList<>();
@@ -327,13 +341,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     }
 
     private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean,
-            java.util.function.BinaryOperator<Ciphertext> f) {
+            BinaryOperator<Ciphertext> f) {
         return zip(first, second, op, clean, false, f);
     }
 
-    /** {@link #zip}; {@code atOnce} as for {@link #map(CkksTensor, boolean, boolean, java.util.function.UnaryOperator)}. */
+    /** {@link #zip}; {@code atOnce} as for {@link #map(CkksTensor, boolean, boolean, UnaryOperator)}. */
     private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean, boolean atOnce,
-            java.util.function.BinaryOperator<Ciphertext> f) {
+            BinaryOperator<Ciphertext> f) {
         // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
         boolean mixed = first.layout != second.layout;
         CkksTensor[] matched = mixed ? new CkksTensor[] {layoutOps.asColumns(first), layoutOps.asColumns(second)}
@@ -399,7 +413,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * stay packed among themselves (a division's every step) and are unpacked where they meet anything else.
      */
     private CkksTensor[] matched(CkksTensor a, CkksTensor b) {
-        if (java.util.Objects.equals(a.heads, b.heads)) {
+        if (Objects.equals(a.heads, b.heads)) {
             return new CkksTensor[] {a, b};
         }
         return new CkksTensor[] {unpackedSums(a), unpackedSums(b)};
@@ -455,8 +469,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /**
      * Bootstraps the ciphertexts with fewer than {@code levels} levels left (at most the levels a bootstrap gives)
      * when the keys allow it and the values are small enough for bootstrapping's modular reduction (within
-     * {@link Refresher#safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial derives
-     * from it. Larger inputs are left to the program, whose first step scales them down.
+     * {@link Refresher#safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial
+     * derives from it. Larger inputs are left to the program, whose first step scales them down.
      */
     @Override
     public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
@@ -509,40 +523,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             }
         }
         return t;
-    }
-
-    private static ValueRange mapRange(ValueRange r, DoubleUnaryOperator f) {
-        return r == null ? null : r.map(f);
-    }
-
-    private static ValueRange bothRanges(ValueRange a, ValueRange b, java.util.function.BinaryOperator<ValueRange> f) {
-        return a == null || b == null ? null : f.apply(a, b);
-    }
-
-    private static ValueRange sumRange(ValueRange a, int n) {
-        return a == null ? null : a.sumOf(n);
-    }
-
-    /**
-     * The range of m ⊙ plain. Entries of plain within [0, 1] (an attention mask) keep each value between 0 and itself:
-     * the result is as tight as m's range, where interval arithmetic across the two sources would call it loose, and
-     * the product that follows (x² of masked scores) would not know that its result is large and keep a level to
-     * scale it down before its bootstrap.
-     */
-    private static ValueRange maskedRange(ValueRange r, Matrix plain) {
-        ValueRange p = plainRange(plain);
-        if (r == null || p == null || !r.tight() || p.lo() < 0 || p.hi() > 1) {
-            return bothRanges(r, p, ValueRange::times);
-        }
-        return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()));
-    }
-
-    private static ValueRange plainRange(Matrix m) {
-        return ValueRange.of(m.data(), false);
-    }
-
-    private static ValueRange rowRangeOf(double[] v) {
-        return ValueRange.of(v, false);
     }
 
     /** The 1/cols goes first, on the entries: a row sum of big entries (1 000s) would be unsafe to bootstrap. */
@@ -628,9 +608,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * The lowest level {@code out} may be decrypted at. At level 0: 0 where its values fit level 0's modulus at its
-     * own scale with {@link LinearMaps#DECRYPTION_HEADROOM} to spare, else 1 (it is already below its floor). Above: 0 where a
-     * linear map run one level lower could land it at level 0 on a scale of at least Δ·{@link LinearMaps#LANDING_BELOW_DELTA}
-     * (see {@link LinearMaps#productScaleFor}), else 1.
+     * own scale with {@link LinearMaps#DECRYPTION_HEADROOM} to spare, else 1 (it is already below its floor).
+     * Above: 0 where a linear map run one level lower could land it at level 0 on a scale of at least
+     * Δ·{@link LinearMaps#LANDING_BELOW_DELTA} (see {@link LinearMaps#productScaleFor}), else 1.
      */
     public int decryptionFloor(CkksTensor out) {
         return linearMaps.decryptionFloor(out);
@@ -805,15 +785,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
         return ranged(layoutOps.rowSlice(unpackedSums(m), from, to), m.range);
-    }
-
-    /** The hull of the parts' ranges (the one range when they share it); null when any is unknown. */
-    private static ValueRange unionOf(List<CkksTensor> parts) {
-        ValueRange r = parts.isEmpty() ? null : parts.get(0).range;
-        for (CkksTensor p : parts) {
-            r = bothRanges(r, p.range, ValueRange::union);
-        }
-        return r;
     }
 
     @Override

@@ -33,14 +33,15 @@ final class LevelsAndScales {
     private final double[] primes;
     private Refresher refresher;
 
+    /** @param chainTop the modulus chain's top level (above the model's, on a bootstrapping chain) */
     LevelsAndScales(Evaluator evaluator, Encoder encoder, Accounting accounting, CiphertextBounds bounds,
-            double scale, int maxLevel) {
+            double scale, int chainTop) {
         this.evaluator = evaluator;
         this.encoder = encoder;
         this.accounting = accounting;
         this.bounds = bounds;
         this.scale = scale;
-        this.primes = new double[maxLevel + 1];
+        this.primes = new double[chainTop + 1];
     }
 
     /** Set once, by the engine, right after both are built. */

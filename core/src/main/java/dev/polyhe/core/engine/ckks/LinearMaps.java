@@ -1,5 +1,7 @@
 package dev.polyhe.core.engine.ckks;
 
+import static dev.polyhe.core.engine.ckks.TensorRanges.linearRange;
+
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Evaluator;
@@ -117,10 +119,9 @@ final class LinearMaps {
     /**
      * The scale the products of the linear map at {@code site} over {@code xs} are made to land on
      * ({@link LevelsAndScales#commonProductScale}), given the range of its output: Δ·q, except for a map the plan
-     * lowers (the tail,
-     * after the last bootstrap, whose output goes to the client) whose products rescale onto level 0, where values
-     * above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale at which its range
-     * fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
+     * lowers (the tail, after the last bootstrap, whose output goes to the client) whose products rescale onto level
+     * 0, where values above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale
+     * at which its range fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
      * rotations than landing on Δ at level 1 (the Pythia-70M shape's LM head: about 100 000 of each).
      */
     double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
@@ -175,27 +176,5 @@ final class LinearMaps {
                     bounds.of(y) + Math.abs(b));
         }
         return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
-    }
-    /** Each output column's interval Σ_j W[o, j]·x_j + b_o over x in r, hulled over the columns. */
-    private static ValueRange linearRange(ValueRange r, Matrix weight, double[] bias) {
-        if (r == null) {
-            return null;
-        }
-        double lo = Double.POSITIVE_INFINITY;
-        double hi = Double.NEGATIVE_INFINITY;
-        double xLo = r.lo(); // once: each is a pass over the range's samples
-        double xHi = r.hi();
-        for (int o = 0; o < weight.rows(); o++) {
-            double l = bias == null ? 0 : bias[o];
-            double h = l;
-            for (int j = 0; j < weight.cols(); j++) {
-                double[] p = ValueRange.products(xLo, xHi, weight.get(o, j), weight.get(o, j));
-                l += p[0];
-                h += p[1];
-            }
-            lo = Math.min(lo, l);
-            hi = Math.max(hi, h);
-        }
-        return ValueRange.loose(lo, hi);
     }
 }
