@@ -21,21 +21,16 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.BinaryOperator;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.IntFunction;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 
 /**
  * {@link TensorOps} on CKKS ciphertexts over any {@link dev.polyhe.api.he.HeBackend}: the same model and
@@ -74,6 +69,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     private final LeveledOps ops;
     private final Rotations rotations;
     private final LayoutOps layoutOps;
+    private final ElementWise elementWise;
     private final SlotLayout slotLayout;
     private final ClientCodec client;
 
@@ -159,6 +155,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         this.ops = new LeveledOps(evaluator, encoder, accounting, bounds, refresher, levels, scale);
         this.rotations = new Rotations(ops, levels, evaluator, keys, accounting, bounds, packingSlots);
         this.layoutOps = new LayoutOps(this, ops, rotations, refresher, levels, packingSlots);
+        this.elementWise = new ElementWise(this, layoutOps);
         this.slotLayout = new SlotLayout(packingSlots);
         this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
                 scale);
@@ -299,101 +296,23 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return maxLevel;
     }
 
-    // ---- shape checks -------------------------------------------------------------------------------------
-
-    private static void sameShape(CkksTensor a, CkksTensor b, String op) {
-        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.perCiphertext != b.perCiphertext || !Objects.equals(a.heads, b.heads)) {
-            throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
-        }
-    }
-
-    /**
-     * Applies {@code f} to every ciphertext. A ciphertext shared by several positions (the replicated result of
-     * a row sum) is processed once: a Goldschmidt division of row sums costs one ciphertext, not one per column.
-     */
-    private CkksTensor map(CkksTensor a, boolean clean, UnaryOperator<Ciphertext> f) {
-        return map(a, clean, false, f);
-    }
-
-    /**
-     * {@link #map}; {@code atOnce}: f multiplies, enough work per ciphertext to run the distinct ones as independent
-     * tasks ({@link #independently}; one that would refresh runs again on this thread, with those after it).
-     */
-    private CkksTensor map(CkksTensor a, boolean clean, boolean atOnce,
-            UnaryOperator<Ciphertext> f) {
-        Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
-        if (atOnce) {
-            List<Ciphertext> distinct = new ArrayList<>();
-            for (Ciphertext c : a.cts) {
-                if (!done.containsKey(c)) {
-                    done.put(c, null);
-                    distinct.add(c);
-                }
-            }
-            independently(distinct.size(), i -> f.apply(distinct.get(i)), (r, i) -> done.put(distinct.get(i), r));
-        }
-        Ciphertext[] out = new Ciphertext[a.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = done.computeIfAbsent(a.cts[i], f);
-        }
-        return a.with(out, clean);
-    }
-
-    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean,
-            BinaryOperator<Ciphertext> f) {
-        return zip(first, second, op, clean, false, f);
-    }
-
-    /** {@link #zip}; {@code atOnce} as for {@link #map(CkksTensor, boolean, boolean, UnaryOperator)}. */
-    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean, boolean atOnce,
-            BinaryOperator<Ciphertext> f) {
-        // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
-        boolean mixed = first.layout != second.layout;
-        CkksTensor[] matched = mixed ? new CkksTensor[] {layoutOps.asColumns(first), layoutOps.asColumns(second)}
-                : matched(first, second);
-        CkksTensor a = matched[0];
-        CkksTensor b = matched[1];
-        sameShape(a, b, op);
-        Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
-        if (atOnce) {
-            List<Integer> distinct = new ArrayList<>(); // positions of the pairs' first appearances
-            for (int i = 0; i < a.cts.length; i++) {
-                Map<Ciphertext, Ciphertext> withX = done.computeIfAbsent(a.cts[i], k -> new IdentityHashMap<>());
-                if (!withX.containsKey(b.cts[i])) {
-                    withX.put(b.cts[i], null);
-                    distinct.add(i);
-                }
-            }
-            independently(distinct.size(), j -> f.apply(a.cts[distinct.get(j)], b.cts[distinct.get(j)]),
-                    (r, j) -> done.get(a.cts[distinct.get(j)]).put(b.cts[distinct.get(j)], r));
-        }
-        Ciphertext[] out = new Ciphertext[a.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            Ciphertext x = a.cts[i];
-            Ciphertext y = b.cts[i];
-            out[i] = done.computeIfAbsent(x, k -> new IdentityHashMap<>()).computeIfAbsent(y, k -> f.apply(x, y));
-        }
-        return a.with(out, clean);
-    }
-
     // ---- Arith ---------------------------------------------------------------------------------------------
 
     @Override
     public CkksTensor add(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
+        return ranged(elementWise.zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::plus));
     }
 
     @Override
     public CkksTensor sub(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
+        return ranged(elementWise.zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::minus));
     }
 
     @Override
     public CkksTensor negate(CkksTensor a) {
-        return ranged(map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+        return ranged(elementWise.map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
                 () -> evaluator.negate(x)), x)), mapRange(a.range, v -> -v));
     }
 
@@ -404,7 +323,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
             refresher.refreshOperands(a, b);
-            return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
+            return elementWise.zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
         });
     }
 
@@ -412,7 +331,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * The operands of an element-wise operation in one packing: row sums packed several head blocks per ciphertext
      * stay packed among themselves (a division's every step) and are unpacked where they meet anything else.
      */
-    private CkksTensor[] matched(CkksTensor a, CkksTensor b) {
+    CkksTensor[] matched(CkksTensor a, CkksTensor b) {
         if (Objects.equals(a.heads, b.heads)) {
             return new CkksTensor[] {a, b};
         }
@@ -432,7 +351,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (c == 0) {
             return a;
         }
-        return padded(ranged(map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+        return padded(ranged(elementWise.map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
                 () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c)),
                 a.padding, v -> v + c);
     }
@@ -449,13 +368,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
             refresher.refreshTogether(Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
                     refresher::levelsFor, OperatorKind.OTHER);
-            return map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
+            return elementWise.map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
         }), a.padding, v -> v * c);
     }
 
     @Override
     public CkksTensor constantLike(CkksTensor like, double c) {
-        return ranged(map(like, c == 0 && like.clean, x -> {
+        return ranged(elementWise.map(like, c == 0 && like.clean, x -> {
             Ciphertext zero = evaluator.multiplyInteger(x, 0);
             return bounds.set(c == 0 ? zero : evaluator.addConstant(zero, c), Math.abs(c));
         }), ValueRange.constant(c));
@@ -483,7 +402,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))
                 .toList();
         refresher.refreshAtOnce(due, wanted, OperatorKind.OTHER);
-        return padded(ranged(map(a, a.clean, c -> refresher.refreshable(c, maxAbs)
+        return padded(ranged(elementWise.map(a, a.clean, c -> refresher.refreshable(c, maxAbs)
                 ? refresher.withLevels(c, wanted, OperatorKind.OTHER) : c), a.range), a.padding, v -> v);
     }
 
@@ -501,7 +420,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int seg = 0; seg < shift.length / slots; seg++) {
             Arrays.fill(shift, seg * slots + pad.tokens(), (seg + 1) * slots, middle - pad.value());
         }
-        CkksTensor moved = map(a, false, c -> ops.plainSum(c, shift, OperatorKind.OTHER));
+        CkksTensor moved = elementWise.map(a, false, c -> ops.plainSum(c, shift, OperatorKind.OTHER));
         return padded(ranged(moved, ValueRange.interval(lo, hi)), pad, v -> middle);
     }
 
