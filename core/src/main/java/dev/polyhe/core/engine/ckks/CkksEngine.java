@@ -284,7 +284,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     /**
      * Raises the bootstrapping precision to at least {@code bits} until the scope closes: where one bootstrap gives
-     * fewer ({@link Refresher#singleBootstrapBits}), ciphertexts are refreshed by two.
+     * fewer ({@link PreciseBootstrap#singleBootstrapBits}), ciphertexts are refreshed by two.
      */
     @Override
     public OperatorScope precision(double bits) {

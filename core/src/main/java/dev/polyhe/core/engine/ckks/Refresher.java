@@ -56,6 +56,7 @@ final class Refresher {
     private final HeContext context;
     private final Evaluator evaluator;
     private final EvaluationKeys keys;
+    private final PreciseBootstrap twice;
     private final Accounting accounting;
     private final CiphertextBounds bounds;
     private final double scale;
@@ -66,7 +67,7 @@ final class Refresher {
      */
     private final Map<Ciphertext, Ciphertext> refreshedCopies = Collections.synchronizedMap(
             new WeakHashMap<>()); // read by forked tasks; a WeakHashMap's get expunges, so even reads lock
-    /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link #bootstrapTwice}). */
+    /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link PreciseBootstrap}). */
     private final Set<Ciphertext> preciseCopies = Collections.synchronizedSet(
             Collections.newSetFromMap(new WeakHashMap<>()));
     private CkksEngine.BootstrapObserver bootstrapObserver;
@@ -83,6 +84,7 @@ final class Refresher {
         this.context = context;
         this.evaluator = evaluator;
         this.keys = keys;
+        this.twice = new PreciseBootstrap(evaluator, context);
         this.accounting = accounting;
         this.bounds = bounds;
         this.scale = scale;
@@ -191,7 +193,7 @@ final class Refresher {
 
     /** Whether a refresh of c now would be precise for the program's sake ({@link #precision}). */
     private boolean wantsPrecise(Ciphertext c) {
-        return requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
+        return requiredBits > twice.singleBootstrapBits() && !Double.isNaN(bounds.of(c));
     }
 
     /**
@@ -294,7 +296,7 @@ final class Refresher {
             this.op = op;
             this.boundC = bounds.of(c);
             this.boundP = partner == null ? Double.NaN : bounds.of(partner);
-            this.askedBits = Math.max(requiredBits, singleBootstrapBits());
+            this.askedBits = Math.max(requiredBits, twice.singleBootstrapBits());
         }
 
         /** Nothing to bootstrap: c already has the levels (a scale correction was enough). */
@@ -310,13 +312,13 @@ final class Refresher {
             long t0 = System.nanoTime();
             double factor = Math.scalb(1.0, -k);
             if (precise && partner != null) {
-                Ciphertext[] both = bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
+                Ciphertext[] both = twice.bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
                         Math.scalb(boundP, k));
                 out = both[0];
                 partnerOut = both[1];
                 bootstrapCalls = 2;
             } else if (precise) {
-                out = bootstrapTwice(in, factor, Math.scalb(boundC, k));
+                out = twice.bootstrapTwice(in, factor, Math.scalb(boundC, k));
                 bootstrapCalls = 2;
             } else if (partner == null) {
                 out = evaluator.bootstrap(in, factor);
@@ -343,7 +345,7 @@ final class Refresher {
             }
             if (precise) {
                 for (int i = partner == null ? 1 : 2; i > 0; i--) {
-                    accounting.preciseBootstrap(askedBits, singleBootstrapBits());
+                    accounting.preciseBootstrap(askedBits, twice.singleBootstrapBits());
                 }
             }
             if (precise) {
@@ -431,11 +433,11 @@ final class Refresher {
     /**
      * Whether two ciphertexts whose prescaling exponents are {@code k} and {@code kp} can share precise (twice)
      * bootstraps: those use one factor for both, the larger value's, so that the corrections add onto the first
-     * results exactly ({@link #bootstrapTwicePair}). The smaller is then scaled up less than alone, by at most
-     * {@link #PRECISE_PAIR_PRESCALE_GAP} bits: its error stays that of the larger in absolute terms, 2^gap of its own
-     * magnitude worse than alone. Goldschmidt's e and its running product share so, e a tenth of the product on the
-     * way in and a thirtieth of it on the way out, where an error in e counts against 1 (the factor 1 + e), not
-     * against e. A factor below 1 costs both a level.
+     * results exactly ({@link PreciseBootstrap#bootstrapTwicePair}). The smaller is then scaled up less than alone,
+     * by at most {@link #PRECISE_PAIR_PRESCALE_GAP} bits: its error stays that of the larger in absolute terms, 2^gap
+     * of its own magnitude worse than alone. Goldschmidt's e and its running product share so, e a tenth of the
+     * product on the way in and a thirtieth of it on the way out, where an error in e counts against 1 (the factor
+     * 1 + e), not against e. A factor below 1 costs both a level.
      */
     private static boolean preciseShare(Ciphertext c, int k, Ciphertext p, int kp) {
         return k == kp || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
@@ -461,91 +463,6 @@ final class Refresher {
             return k;
         }
         return b > largeMagnitude(c) && c.level() >= 1 && bounds.tight(c) ? k : 0;
-    }
-
-    /**
-     * The bits of precision, relative to values of about 1, one bootstrap keeps: log2(q_0/Δ) + 8, as measured on
-     * the presets (about 20 at N16-boot-128, 23 on the test rings): the sine's approximation and the key switching
-     * of its linear maps add an error about 2^-8 of Δ/q_0.
-     */
-    double singleBootstrapBits() {
-        var p = context.parameters();
-        return p.logQ().get(0) - p.logScale() + 8;
-    }
-
-    /**
-     * Two bootstraps for the precision of about two (meta-bootstrapping, as OpenFHE's EvalBootstrap(ct, 2)): the
-     * first refreshes x; what it got wrong, x minus the first read back at level 0, is small, so it is scaled up by
-     * 2^t, refreshed by the second and scaled back, and the sum errs by the second's error times 2^-t. The precision
-     * is then that of x itself at level 0 (its rescaling noise), about 30 bits. {@code factor} is applied as a
-     * single bootstrap would; {@code scaledBound} bounds |x|.
-     */
-    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound) {
-        Ciphertext x = bottom(in);
-        Ciphertext first = evaluator.bootstrap(x, factor);
-        Residual r = residual(x, first, factor, scaledBound, 1);
-        Ciphertext correction = evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits()));
-        return evaluator.add(first, correction);
-    }
-
-    /**
-     * {@link #bootstrapTwice} for two ciphertexts with one factor, as two pair bootstraps instead of four
-     * bootstraps: the first refreshes both, the second both residuals, scaled up by the same 2^t (one bit less than
-     * either alone would take: a pair bootstrap errs up to a bit more). Equal factors keep every result's scale label
-     * its input's, so the corrections add onto the first results exactly.
-     */
-    private Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
-            double boundB) {
-        Ciphertext xa = bottom(inA);
-        Ciphertext xb = bottom(inB);
-        Ciphertext[] first = evaluator.bootstrapPair(xa, xb, factor, factor);
-        Residual ra = residual(xa, first[0], factor, boundA, 2);
-        Residual rb = residual(xb, first[1], factor, boundB, 2);
-        int t = Math.min(ra.bits(), rb.bits());
-        double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
-        Ciphertext[] corrections = evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor,
-                correctionFactor);
-        return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
-    }
-
-    /** c at level 0, by the evaluator alone (no bookkeeping: a refresh's intermediates are its own). */
-    private Ciphertext bottom(Ciphertext c) {
-        return c.level() == 0 ? c : evaluator.dropToLevel(c, 0);
-    }
-
-    /**
-     * What a first bootstrap got wrong: x minus the first result read back at level 0, in x's units (factor ≤ 1,
-     * 1/factor an integer) or the result's (factor an integer), with the factor its own bootstrap then applies and
-     * the bits t it can be scaled up by (its bound about 2^-t of the target, {@code margin} bits to spare).
-     */
-    private Residual residual(Ciphertext x, Ciphertext first, double factor, double scaledBound, int margin) {
-        Ciphertext back = bottom(first);
-        Ciphertext residual;
-        double residualFactor;
-        if (factor <= 1) {
-            residual = evaluator.sub(x, evaluator.multiplyInteger(back, Math.round(1 / factor)));
-            residualFactor = factor;
-        } else {
-            residual = evaluator.sub(evaluator.multiplyInteger(x, Math.round(factor)), back);
-            residualFactor = 1;
-        }
-        // what the first got wrong: its usual error, plus the sine's on values it could not scale down, (2π·b/h)²/6
-        // of them at headroom h = q_0/Δ (the worst case, a constant vector)
-        double b = Math.max(scaledBound, BOOTSTRAP_TARGET);
-        double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
-        double residualBound = b * (factor > 1 ? factor : 1)
-                * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
-        int t = Math.max(0, Math.min(30,
-                (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
-        return new Residual(residual, residualFactor, t);
-    }
-
-    /** A first bootstrap's error, the factor its own bootstrap applies, and how far it can be scaled up. */
-    private record Residual(Ciphertext error, double factor, int bits) {}
-
-    /** A residual times 2^by (an integer product: no level). */
-    private Ciphertext scaledUp(Residual r, int by) {
-        return by == 0 ? r.error() : evaluator.multiplyInteger(r.error(), 1L << by);
     }
 
     /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
