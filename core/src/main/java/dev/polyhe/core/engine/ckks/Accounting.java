@@ -6,6 +6,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Per-operator accounting of an engine: every primitive is attributed to the innermost operator scope (by
@@ -298,5 +299,13 @@ public final class Accounting {
         }
         WeightCache.Stats now = weightCache.stats();
         return new WeightCache.Stats(weightHits, weightMisses, now.entries(), now.bytes(), now.budgetBytes());
+    }
+
+    /** work, its time recorded against {@code op} as a {@code prim}. */
+    <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
+        long t0 = System.nanoTime();
+        R r = work.get();
+        record(op, prim, System.nanoTime() - t0);
+        return r;
     }
 }

@@ -27,11 +27,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class BlockAttention {
     private final CkksEngine engine;
+    private final LeveledOps ops;
+    private final Rotations rotations;
+    private final Refresher refresher;
     private final int slots;
     private final int columns;
 
     BlockAttention(CkksEngine engine, int slots, int columns) {
         this.engine = engine;
+        this.ops = engine.ops();
+        this.rotations = engine.rotations();
+        this.refresher = engine.refresher();
         this.slots = slots;
         this.columns = columns;
     }
@@ -55,9 +61,9 @@ final class BlockAttention {
         for (int block = 0; block < packing.headBlocks(); block++) {
             // Levels for the row mask, the product and the placing mask, plus (where bootstrapping is possible) one
             // for a scale-drift correction on the way: a refresh inside the loop would cost a bootstrap per diagonal.
-            int spare = engine.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
-            Ciphertext qb = engine.withLevels(q.cts[block], 2 + spare, op);
-            Ciphertext kb = engine.withLevels(k.cts[block], 3 + spare, op);
+            int spare = refresher.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
+            Ciphertext qb = refresher.withLevels(q.cts[block], 2 + spare, op);
+            Ciphertext kb = refresher.withLevels(k.cts[block], 3 + spare, op);
             int valid = Math.min(columns, q.cols - block * columns);
             // the mask encoded once per level the shifts' sums reach (one, unless a scale correction spent one)
             Map<Integer, Plaintext> starts = new ConcurrentHashMap<>();
@@ -65,15 +71,15 @@ final class BlockAttention {
             Ciphertext[] acc = new Ciphertext[chunks];
             forEachShift(kb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                Ciphertext sum = engine.sumOverNeighbours(engine.product(qb, shifted, op), d, op);
-                Ciphertext ready = engine.withLevels(sum, 1, op);
+                Ciphertext sum = rotations.sumOverNeighbours(ops.product(qb, shifted, op), d, op);
+                Ciphertext ready = refresher.withLevels(sum, 1, op);
                 Plaintext start = starts.computeIfAbsent(ready.level(),
-                        level -> engine.encode(startMask, startMask.length, level, op));
-                Ciphertext first = engine.rescale(engine.plainProductRaw(ready, start, op), op);
-                return engine.rotateSegments(first, -(s % perGroup), op);
+                        level -> ops.encode(startMask, startMask.length, level, op));
+                Ciphertext first = engine.levels().rescale(ops.plainProductRaw(ready, start, op), op);
+                return rotations.rotateSegments(first, -(s % perGroup), op);
             }, (s, placed) -> {
                 int c = s / perGroup;
-                acc[c] = acc[c] == null ? placed : engine.add(acc[c], placed, op);
+                acc[c] = acc[c] == null ? placed : ops.add(acc[c], placed, op);
             });
             System.arraycopy(acc, 0, out, block * chunks, chunks);
         }
@@ -96,9 +102,9 @@ final class BlockAttention {
         // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on every
         // score ciphertext, each kind refreshed as one group: a spread diagonal is a new ciphertext each time, so one
         // refreshed on the way would cost a bootstrap per diagonal.
-        int spare = engine.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
-        Ciphertext[] allValues = engine.withLevels(values.cts, 2 + spare, op);
-        Ciphertext[] allWeights = engine.withLevels(weights.cts, 2 + spare, op);
+        int spare = refresher.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
+        Ciphertext[] allValues = refresher.withLevels(values.cts, 2 + spare, op);
+        Ciphertext[] allWeights = refresher.withLevels(weights.cts, 2 + spare, op);
         for (int block = 0; block < out.length; block++) {
             int first = block * chunks;
             int headsHere = packing.headsIn(block);
@@ -109,10 +115,10 @@ final class BlockAttention {
             forEachShift(vb, op, (s, lo, hi) -> {
                 Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
                 int e = s % perGroup;
-                Ciphertext picked = engine.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
+                Ciphertext picked = ops.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
                 // From segment e of each group to its last segment, then spread over the group's d segments.
-                Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, e + 1 - d, op), d, op);
-                return engine.productRaw(spread, shifted, op);
+                Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
+                return ops.productRaw(spread, shifted, op);
             }, (s, product) -> acc.add(product));
             out[block] = acc.result();
         }
@@ -151,10 +157,10 @@ final class BlockAttention {
                 Ciphertext sums = first + j < blocks ? groupFirsts(m, first + j) : firstSums;
                 firstSums = j == 0 ? sums : firstSums;
                 // block j from each group's first segment to its segment stride − pack + j ≡ j (mod pack)
-                Ciphertext moved = engine.rotateSegments(sums, pack - stride - j, op);
-                placed = placed == null ? moved : engine.add(placed, moved, op);
+                Ciphertext moved = rotations.rotateSegments(sums, pack - stride - j, op);
+                placed = placed == null ? moved : ops.add(placed, moved, op);
             }
-            Ciphertext spread = engine.sumOverNeighbours(placed, stride, pack, op);
+            Ciphertext spread = rotations.sumOverNeighbours(placed, stride, pack, op);
             Arrays.fill(out, first * chunks, Math.min(blocks, first + pack) * chunks, spread);
         }
         return new CkksTensor(m.rows, m.cols, out, false, packing.withSumBlocks(pack));
@@ -180,9 +186,9 @@ final class BlockAttention {
         Ciphertext sum = null;
         for (int c = 0; c < chunks; c++) {
             Ciphertext x = m.cts[block * chunks + c];
-            sum = sum == null ? x : engine.add(sum, x, op);
+            sum = sum == null ? x : ops.add(sum, x, op);
         }
-        return engine.sumOverNeighbours(sum, m.heads.diagonals(), op);
+        return rotations.sumOverNeighbours(sum, m.heads.diagonals(), op);
     }
 
     /** A head block's row sums at each group's first segment (zero elsewhere), head 0's in groups without a head. */
@@ -194,11 +200,11 @@ final class BlockAttention {
         int segments = packing.segments();
         Ciphertext sum = blockSum(m, block);
         int heads = packing.headsIn(block);
-        Ciphertext firsts = engine.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
+        Ciphertext firsts = ops.plainProduct(sum, groupSegments(heads, stride, 0, tokens, segments), op);
         if (heads < packing.groups()) {
-            Ciphertext head0 = engine.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
+            Ciphertext head0 = ops.plainProduct(sum, groupSegments(1, stride, 0, tokens, segments), op);
             for (int j = heads; j < packing.groups(); j++) {
-                firsts = engine.add(firsts, engine.rotateSegments(head0, -j * stride, op), op);
+                firsts = ops.add(firsts, rotations.rotateSegments(head0, -j * stride, op), op);
             }
         }
         return firsts;
@@ -219,8 +225,9 @@ final class BlockAttention {
             int j = block % pack;
             // every row: the packed padding rows hold real rows' sums, and so must the unpacked
             double[] mask = groupSegments(packing.groups(), stride, j, slots, packing.segments());
-            Ciphertext picked = engine.plainProduct(m.cts[block * chunks], mask, op);
-            Ciphertext spread = engine.sumOverNeighbours(engine.rotateSegments(picked, j + 1 - stride, op), stride, op);
+            Ciphertext picked = ops.plainProduct(m.cts[block * chunks], mask, op);
+            Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, j + 1 - stride, op),
+                    stride, op);
             Arrays.fill(out, block * chunks, (block + 1) * chunks, spread);
         }
         return new CkksTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
@@ -244,7 +251,7 @@ final class BlockAttention {
      * (one below b threads): only one batch's rotations are alive at a time (2b ciphertexts a giant step, not 2P).
      */
     private <R> void forEachShift(Ciphertext c, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
-        Ciphertext minus = engine.rotateSegments(c, -1, op);
+        Ciphertext minus = rotations.rotateSegments(c, -1, op);
         int b = Math.min(CkksEngine.babyStep(slots), slots);
         int giants = (slots + b - 1) / b;
         int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
@@ -252,8 +259,9 @@ final class BlockAttention {
             java.util.List<Ciphertext> los = new java.util.ArrayList<>();
             java.util.List<Ciphertext> his = new java.util.ArrayList<>();
             for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
-                Ciphertext[] lo = engine.babyRotations(g == 0 ? c : engine.rotations(c, new int[] {g * b}, op)[0], op);
-                Ciphertext[] hi = engine.babyRotations(engine.rotations(minus, new int[] {g * b}, op)[0], op);
+                Ciphertext giant = g == 0 ? c : rotations.hoisted(c, new int[] {g * b}, op)[0];
+                Ciphertext[] lo = rotations.babyRotations(giant, op);
+                Ciphertext[] hi = rotations.babyRotations(rotations.hoisted(minus, new int[] {g * b}, op)[0], op);
                 for (int a = 0; a < b && g * b + a < slots; a++) {
                     los.add(lo[a]);
                     his.add(g * b + a == 0 ? null : hi[a]);
@@ -284,12 +292,12 @@ final class BlockAttention {
                 target[c * slots + t] = 1;
             }
         }
-        Ciphertext r = engine.plainProductRaw(lo, engine.encode(direct, direct.length, lo.level(), op), op);
+        Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
         if (wraps) {
-            Plaintext w = engine.encode(wrapped, wrapped.length, hi.level(), op);
-            r = engine.add(r, engine.plainProductRaw(hi, w, op), op);
+            Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
+            r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
         }
-        return engine.rescale(r, op);
+        return engine.levels().rescale(r, op);
     }
 
     /** 1 at segment j·stride + e of the first {@code groups} groups, rows below {@code tokens}; B segments. */

@@ -16,11 +16,17 @@ import java.util.Map;
  */
 final class BlockLinear {
     private final CkksEngine engine;
+    private final LinearMaps maps;
+    private final LeveledOps ops;
+    private final Rotations rotations;
     private final int slots;
     private final int columns;
 
-    BlockLinear(CkksEngine engine, int slots, int columns) {
+    BlockLinear(CkksEngine engine, LinearMaps maps, int slots, int columns) {
         this.engine = engine;
+        this.maps = maps;
+        this.ops = engine.ops();
+        this.rotations = engine.rotations();
         this.slots = slots;
         this.columns = columns;
     }
@@ -33,8 +39,8 @@ final class BlockLinear {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int out = weight.rows();
         int b = columns;
-        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.productScaleFor(xs, site, range);
+        Ciphertext[] xs = maps.linearOperands(x.cts, op, site);
+        double target = maps.productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
         engine.independently(ys.length, m -> {
             ProductSum acc = new ProductSum(engine, op);
@@ -49,11 +55,11 @@ final class BlockLinear {
                     }
                 }
                 if (any) {
-                    acc.addPlainProduct(xs[j], engine.encodeForProduct(w, w.length, xs[j], target, op));
+                    acc.addPlainProduct(xs[j], ops.encodeForProduct(w, w.length, xs[j], target, op));
                 }
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], target, op));
+                acc.add(ops.zeroProduct(xs[0], target, op));
             }
             return withBias(acc.result(), m, x.rows, bias, op);
         }, (y, m) -> ys[m] = y);
@@ -77,8 +83,8 @@ final class BlockLinear {
         int giants = b / babies;
         int out = weight.rows();
         int outBlocks = engine.blocks(out);
-        Ciphertext[] xs = engine.linearOperands(x.cts, op, site);
-        double target = engine.productScaleFor(xs, site, range);
+        Ciphertext[] xs = maps.linearOperands(x.cts, op, site);
+        double target = maps.productScaleFor(xs, site, range);
         boolean[][] needed = new boolean[xs.length][babies];
         for (int m = 0; m < outBlocks; m++) {
             for (int k = 0; k < xs.length; k++) {
@@ -95,7 +101,7 @@ final class BlockLinear {
             boolean[] use = needed[k];
             int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
                     .toArray();
-            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : engine.rotations(xs[k], steps, op);
+            Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations.hoisted(xs[k], steps, op);
             for (int i = 0; i < steps.length; i++) {
                 rotated[k][steps[i] / slots] = r[i];
             }
@@ -118,7 +124,7 @@ final class BlockLinear {
                             if (maxAbs == 0) {
                                 continue;
                             }
-                            w = engine.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
+                            w = ops.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
                         } else {
                             double[] diag = diagonal(weight, x.cols, m, k, d);
                             if (diag == null) {
@@ -128,7 +134,7 @@ final class BlockLinear {
                             for (int i = 0; i < width; i++) {
                                 pre[(i + shift) % width] = diag[i];
                             }
-                            w = engine.encodeForProduct(pre, width, rotated[k][a], target, op);
+                            w = ops.encodeForProduct(pre, width, rotated[k][a], target, op);
                         }
                         inner.addPlainProduct(rotated[k][a], w);
                     }
@@ -139,7 +145,7 @@ final class BlockLinear {
                 parts.add(inner);
                 shifts.add(shift);
             }
-            Ciphertext sum = parts.isEmpty() ? engine.rescale(engine.zeroProduct(xs[0], target, op), op)
+            Ciphertext sum = parts.isEmpty() ? engine.levels().rescale(ops.zeroProduct(xs[0], target, op), op)
                     : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
             return withBias(sum, m, x.rows, bias, op);
         }, (y, m) -> ys[m] = y);
@@ -154,9 +160,9 @@ final class BlockLinear {
     private Ciphertext giantSteps(List<ProductSum> parts, int[] shifts, OperatorKind op) {
         Ciphertext[] raw = parts.stream().map(ProductSum::unrescaled).toArray(Ciphertext[]::new);
         if (Arrays.stream(raw).allMatch(java.util.Objects::nonNull)) {
-            return engine.rotateSumRescaled(raw, shifts, op);
+            return rotations.rotateSumRescaled(raw, shifts, op);
         }
-        return engine.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, op);
+        return rotations.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, op);
     }
 
     /**
@@ -218,7 +224,7 @@ final class BlockLinear {
         if (!any) {
             return r;
         }
-        return engine.plainSum(r, v, op);
+        return ops.plainSum(r, v, op);
     }
 
     /**
@@ -231,8 +237,8 @@ final class BlockLinear {
         ShapeCheck.sameShape("permuteColumns", m.rows, source.length, weights);
         OperatorKind op = OperatorKind.OTHER;
         int b = m.perCiphertext;
-        Ciphertext[] xs = engine.atCommonLevel(m.cts, op);
-        double target = engine.commonProductScale(xs);
+        Ciphertext[] xs = engine.levels().atCommonLevel(m.cts, op);
+        double target = engine.levels().commonProductScale(xs);
         Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
         engine.independently(out.length, ob -> {
             Map<Long, double[]> moves = new java.util.TreeMap<>();
@@ -256,12 +262,12 @@ final class BlockLinear {
             for (var e : moves.entrySet()) {
                 int sourceBlock = (int) (e.getKey() / (2L * b));
                 int shift = (int) (e.getKey() % (2L * b)) - b;
-                Ciphertext moved = engine.rotateSegments(xs[sourceBlock], shift, op);
-                Plaintext mask = engine.encodeForProduct(e.getValue(), b * slots, moved, target, op);
+                Ciphertext moved = rotations.rotateSegments(xs[sourceBlock], shift, op);
+                Plaintext mask = ops.encodeForProduct(e.getValue(), b * slots, moved, target, op);
                 acc.addPlainProduct(moved, mask);
             }
             if (acc.isEmpty()) {
-                acc.add(engine.zeroProduct(xs[0], target, op));
+                acc.add(ops.zeroProduct(xs[0], target, op));
             }
             return acc.result();
         }, (y, ob) -> out[ob] = y);

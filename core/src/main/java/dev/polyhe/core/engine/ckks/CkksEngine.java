@@ -1,27 +1,35 @@
 package dev.polyhe.core.engine.ckks;
 
+import static dev.polyhe.core.engine.ckks.TensorRanges.bothRanges;
+import static dev.polyhe.core.engine.ckks.TensorRanges.mapRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.maskedRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.plainRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.rowRangeOf;
+import static dev.polyhe.core.engine.ckks.TensorRanges.sumRange;
+import static dev.polyhe.core.engine.ckks.TensorRanges.unionOf;
+
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.OperatorScope;
 import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Decryptor;
 import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Encryptor;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
-import dev.polyhe.api.he.HeException;
-import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.ShapeCheck;
-import dev.polyhe.core.engine.ckks.Accounting.MultiplicationKind;
-import java.util.ArrayList;
+import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -30,51 +38,40 @@ import java.util.function.Supplier;
  *
  * <p>Packing ({@link Layout}, {@link Packing}): activations [T, H] are held in column blocks, B columns of P slots
  * per ciphertext (P a power of two ≥ T; B = 1: one ciphertext per column); attention scores are held as their P
- * generalized diagonals, the heads of a layer stacked ({@link BlockAttention} on blocks). Plaintext linear maps on
- * blocks are in {@link BlockLinear}. Levels and scales are managed automatically: every product is rescaled at once, operands are
- * brought to a common level, and a ciphertext with no level left for the next product is bootstrapped when the
- * evaluation keys allow it (otherwise the engine fails naming the operator). Every primitive is counted per
- * operator for the latency breakdown ({@link #accounting()}).
+ * generalized diagonals, the heads of a layer stacked ({@link BlockAttention} on blocks). Levels and scales are
+ * managed automatically: every product is rescaled at once, operands are brought to a common level, and a ciphertext
+ * with no level left for the next product is bootstrapped when the evaluation keys allow it (otherwise the engine
+ * fails naming the operator). Every primitive is counted per operator for the latency breakdown
+ * ({@link #accounting()}).
+ *
+ * <p>The engine is the {@link TensorOps} front over pieces of one job each, as OpenFHE composes its CKKS scheme:
+ * {@link LeveledOps} (sums and products), {@link LevelsAndScales} (rescaling and alignment), {@link Refresher} (when
+ * and how to bootstrap), {@link Rotations}, {@link LayoutOps} and {@link SlotLayout} (the packing),
+ * {@link LinearMaps} and {@link BlockLinear} (plaintext linear maps), {@link BlockAttention}, {@link TensorRanges}
+ * (value ranges) and {@link ClientCodec} (encryption and decryption).
  *
  * <p>The server side holds an engine without encryptor and decryptor: {@link #fromPlain} and {@link #toPlain}
  * are client operations. Not thread-safe.
  */
 public final class CkksEngine implements TensorOps<CkksTensor> {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CkksEngine.class);
-
     private final HeContext context;
     private final Evaluator evaluator;
-    private final Encoder encoder;
-    private final Encryptor encryptor;
-    private final Decryptor decryptor;
-    private final EvaluationKeys keys;
     private final int slots;
     private final int blockColumns;
-    private final int diagonalsPerCiphertext;
     private final int maxLevel;
     private final double scale;
     private final Accounting accounting = new Accounting();
-    private WeightCache weights;
-    private final double[] primes;
-    private final BootstrapPartners partners = new BootstrapPartners();
     private final BlockAttention blockAttention;
-    private final BlockLinear blockLinear;
+    private final LinearMaps linearMaps;
     private final CiphertextBounds bounds = new CiphertextBounds();
-    /**
-     * Refreshed copies of bootstrapped ciphertexts, for as long as the originals live: an operand used many times
-     * (a query column against every key shift, a score diagonal against every value column) is bootstrapped once.
-     */
-    private final Map<Ciphertext, Ciphertext> refreshedCopies = java.util.Collections.synchronizedMap(
-            new java.util.WeakHashMap<>()); // read by forked tasks; a WeakHashMap's get expunges, so even reads lock
-    /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link #bootstrapTwice}). */
-    private final Set<Ciphertext> preciseCopies = java.util.Collections.synchronizedSet(
-            java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
-    private BootstrapObserver bootstrapObserver;
-    private RefreshPlan plan = RefreshPlan.GREEDY;
-    /** Linear maps seen so far per operator path (a site is a path and an ordinal, see {@link RefreshPlan}). */
-    private final Map<String, Integer> linearMaps = new java.util.HashMap<>();
-    /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
-    private boolean plannedRefresh;
+    private final Refresher refresher;
+    private final LevelsAndScales levels;
+    private final LeveledOps ops;
+    private final Rotations rotations;
+    private final LayoutOps layoutOps;
+    private final ElementWise elementWise;
+    private final SlotLayout slotLayout;
+    private final ClientCodec client;
 
     /**
      * Sees every bootstrap the engine does: the ciphertext handed to the backend (after any scaling the engine
@@ -90,7 +87,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * be built then, only which of them are nonzero.
      */
     boolean valuesIgnored() {
-        return context instanceof dev.polyhe.core.engine.symbolic.SymbolicContext;
+        return context instanceof SymbolicContext;
     }
 
     /**
@@ -98,12 +95,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * of a served model skips encoding its weight diagonals. Null: none (the default).
      */
     public void useWeightCache(WeightCache cache) {
-        this.weights = cache;
+        ops.useWeightCache(cache);
     }
 
     /** Follows {@code plan} from the next operation on (the default: {@link RefreshPlan#GREEDY}). */
     public void follow(RefreshPlan plan) {
-        this.plan = plan;
+        linearMaps.follow(plan);
     }
 
     /**
@@ -111,20 +108,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * at the same levels and scales: how a planning engine ({@code SymbolicContext}) stands in for a real input.
      */
     public CkksTensor likeOf(CkksTensor other) {
-        if (encryptor == null) {
-            throw new IllegalStateException("likeOf encrypts: it needs an engine with an encryptor");
-        }
-        Ciphertext[] cts = new Ciphertext[other.cts.length];
-        for (int i = 0; i < cts.length; i++) {
-            Ciphertext c = other.cts[i];
-            cts[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
-        }
-        return ranged(other.with(cts, other.clean), other.range);
+        return client.likeOf(other);
     }
 
     /** Sets (or, with null, removes) the observer of bootstraps. */
     public void observeBootstraps(BootstrapObserver observer) {
-        this.bootstrapObserver = observer;
+        refresher.observe(observer);
     }
 
     /**
@@ -154,18 +143,25 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         }
         this.context = context;
         this.evaluator = evaluator;
-        this.encoder = context.encoder();
-        this.encryptor = encryptor;
-        this.decryptor = decryptor;
-        this.keys = keys;
+        Encoder encoder = context.encoder();
         this.slots = packingSlots;
         this.blockColumns = packing.columnsPerCiphertext();
-        this.diagonalsPerCiphertext = packing.diagonalsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
-        this.primes = new double[context.parameters().maxLevel() + 1];
+        this.levels = new LevelsAndScales(evaluator, encoder, accounting, bounds, scale,
+                context.parameters().maxLevel());
+        this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
+        levels.refreshBy(refresher);
+        this.ops = new LeveledOps(evaluator, encoder, accounting, bounds, refresher, levels, scale);
+        this.rotations = new Rotations(ops, levels, evaluator, keys, accounting, bounds, packingSlots);
+        this.layoutOps = new LayoutOps(this, ops, rotations, refresher, levels, packingSlots);
+        this.elementWise = new ElementWise(this, layoutOps);
+        this.slotLayout = new SlotLayout(packingSlots);
+        this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
+                scale);
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
-        this.blockLinear = new BlockLinear(this, packingSlots, blockColumns);
+        this.linearMaps = new LinearMaps(this, context, evaluator, accounting, bounds, refresher, levels, ops,
+                packingSlots, blockColumns, maxLevel, scale);
     }
 
     /**
@@ -173,7 +169,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * puts larger primes on top for the bootstrapping circuit alone; rescaling the model's products by them would
      * throw the scale off, so the model starts below them (where bootstrapping also returns ciphertexts).
      */
-    public static int topLevel(dev.polyhe.api.he.CkksParameters p) {
+    public static int topLevel(CkksParameters p) {
         int top = p.maxLevel();
         while (top > 0 && Math.abs(p.logQ().get(top) - p.logScale()) > 1) {
             top--;
@@ -223,6 +219,26 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return Integer.highestOneBit(Math.max(1, tokens - 1)) << (tokens > 1 ? 1 : 0);
     }
 
+    /** The refresh policy: where BlockAttention and BlockLinear get levels and ask what bootstraps. */
+    Refresher refresher() {
+        return refresher;
+    }
+
+    /** Level and scale management: where BlockAttention, BlockLinear and ProductSum rescale and align. */
+    LevelsAndScales levels() {
+        return levels;
+    }
+
+    /** The leveled operations on ciphertexts, for BlockAttention, BlockLinear and the other pieces. */
+    LeveledOps ops() {
+        return ops;
+    }
+
+    /** Rotations and sums of rotations, for BlockAttention and BlockLinear. */
+    Rotations rotations() {
+        return rotations;
+    }
+
     public Accounting accounting() {
         return accounting;
     }
@@ -246,8 +262,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * evaluator gains from it ({@link Evaluator#concurrency}, see {@link ForkedTasks}), the joins in order on this
      * thread. A task runs primitives only; the decisions (refreshes, scales) are made before, on this thread.
      */
-    <R> void independently(int count, java.util.function.IntFunction<R> task,
-            java.util.function.ObjIntConsumer<R> join) {
+    <R> void independently(int count, IntFunction<R> task, ObjIntConsumer<R> join) {
         ForkedTasks.forEach(count, evaluator.concurrency(), task, join);
     }
 
@@ -258,518 +273,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     // ---- primitives, timed and counted ----------------------------------------------------------------
 
-    private <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
-        long t0 = System.nanoTime();
-        R r = work.get();
-        accounting.record(op, prim, System.nanoTime() - t0);
-        return r;
+    <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
+        return accounting.timed(op, prim, work);
     }
 
-    private Ciphertext atLevel(Ciphertext c, int level) {
-        return c.level() == level ? c : bounds.same(evaluator.dropToLevel(c, level), c);
+    /** Runs an element-wise operation whose result has range {@code r} (see {@link Refresher#levelsFor}). */
+    private CkksTensor expecting(ValueRange r, Supplier<CkksTensor> work) {
+        return refresher.expecting(r == null || !r.tight() ? Double.NaN : r.maxAbs(), () -> ranged(work.get(), r));
     }
-
-    /**
-     * A ciphertext with at least {@code levels} levels left, bootstrapping it if it has fewer. A bootstrap takes a
-     * partner along when one is at hand (a ciphertext just rescaled to level 0 or 1, with the same slots): one
-     * bootstrap of both as real and imaginary parts costs about as much as one alone, and the partner is served
-     * refreshed when its own turn comes (Goldschmidt's two sequences run out of levels together).
-     */
-    Ciphertext withLevels(Ciphertext c, int levels, OperatorKind op) {
-        Ciphertext ready = ready(c, levels);
-        if (ready != null) {
-            return ready;
-        }
-        Refresh r = refresh(c, levels, op, Set.of());
-        r.run();
-        r.finish(1.0);
-        return refreshedCopies.get(c);
-    }
-
-    /**
-     * {@link #withLevels} for ciphertexts that go on together (the score blocks an attention product reads): those
-     * short of levels are refreshed as one group, two by two, rather than each as the product reaches it, when the
-     * partners at hand are ciphertexts already spent.
-     */
-    Ciphertext[] withLevels(Ciphertext[] cts, int levels, OperatorKind op) {
-        refreshTogether(Arrays.asList(cts), c -> levels, op);
-        Ciphertext[] out = new Ciphertext[cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = withLevels(cts[i], levels, op);
-        }
-        return out;
-    }
-
-    /** c itself or its refreshed copy where either has the levels, else null. */
-    private Ciphertext ready(Ciphertext c, int levels) {
-        if (c.level() >= levels) {
-            return c;
-        }
-        Ciphertext copy = servedCopy(c);
-        return copy != null && copy.level() >= levels ? copy : null;
-    }
-
-    /**
-     * c's refreshed copy, where it is precise enough for the program running now: a copy refreshed once, for a step
-     * that needed no more (Goldschmidt's first guess reads its denominator so), is not served to one that asks for
-     * more precision than one bootstrap keeps, which refreshes c again, precisely.
-     */
-    private Ciphertext servedCopy(Ciphertext c) {
-        Ciphertext copy = refreshedCopies.get(c);
-        return copy == null || preciseCopies.contains(copy) || !wantsPrecise(c) ? copy : null;
-    }
-
-    /** Whether a refresh of c now would be precise for the program's sake ({@link #precision}). */
-    private boolean wantsPrecise(Ciphertext c) {
-        return requiredBits > singleBootstrapBits() && !Double.isNaN(bounds.of(c));
-    }
-
-    /**
-     * Decides how c is refreshed (its partner, prescaling and precision) and does the cheap preparation; the
-     * bootstraps themselves are left to {@link Refresh#run}, so that a group's can run at once. {@code claimed}:
-     * ciphertexts already taken by refreshes decided but not yet finished, which cannot be partners.
-     */
-    private Refresh refresh(Ciphertext c, int levels, OperatorKind op, Set<Ciphertext> claimed) {
-        ForkedTasks.requireEngineThread("a refresh");
-        if (!bootstraps(c)) {
-            throw new HeException("out of levels: an operator needs " + levels + " level(s) but the ciphertext is at "
-                    + "level " + c.level() + " and the evaluation keys have no bootstrapping keys for its "
-                    + c.slots() + " slots; use a deeper modulus chain or generate bootstrapping keys for them");
-        }
-        if (c.scale() > scale * Math.sqrt(2) && c.level() >= 1 && prescale(c) >= 0) {
-            // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first (values
-            // scaled down before their bootstrap land on Δ in the same product, see prescaled)
-            Ciphertext onDelta = bounds.same(adjust(c, c.level() - 1, scale, op), c);
-            Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
-                    claimed);
-            r.aliases.add(c);
-            return r;
-        }
-        int alone = prescale(c);
-        // Two bootstraps for one where a program asks for more precision than one keeps, and where values known to be
-        // large reached level 0 with no level left to scale them down (a LayerNorm's sum of squares after a row sum's
-        // masks): the second refreshes what the sine got wrong on them.
-        boolean stuckLarge = bounds.tight(c) && !wellScaled(c, alone);
-        boolean precise = wantsPrecise(c) || stuckLarge && !Double.isNaN(bounds.of(c));
-        // A partner leaves with its scale label off Δ by the ratio of the two factors: only near ones share. And the
-        // two share the bootstrap's precision, so a large value (that cannot be scaled down) spoils its partner.
-        // Two precise bootstraps pair as two pair bootstraps when both have known bounds and factors near enough to
-        // take the larger value's for both (see preciseShare).
-        // Values large only by interval arithmetic (a residual stream at level 0, its bound loose) pair with another
-        // ciphertext of their tensor in the same state: neither can be scaled down, and whatever they really are, each
-        // spoils the other no more than itself.
-        Ciphertext found = wellScaled(c, alone) ? partners.partnerFor(c, p -> precise
-                ? preciseShare(c, alone, p, prescale(p)) && wellScaled(p, Math.min(alone, prescale(p)))
-                        && !Double.isNaN(bounds.of(p))
-                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)))
-                : precise || bounds.tight(c) ? null
-                : partners.groupPartnerFor(c, p -> looselyLarge(p) && prescale(p) == alone && !wantsPrecise(p));
-        Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
-                : found;
-        int k = partner == null ? alone
-                : pairPrescale(precise ? Math.min(alone, prescale(partner)) : alone);
-        accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}", accounting.currentPath(),
-                    op.label(), c.level(), bounds.of(c), Math.scalb(1.0, -k),
-                    partner == null ? "alone" : "paired with level " + partner.level() + ", bound " + bounds.of(partner),
-                    precise ? ", twice for precision" : "");
-        }
-        Ciphertext in = prescaled(c, k, op);
-        if (partner == null) {
-            return new Refresh(c, in, k, null, null, 0, precise, levels, op);
-        }
-        // Precise pairs share one factor, the larger value's; otherwise the second of a pair leaves with its scale
-        // label times (its factor's ratio to the first's) = 2^(k2 − k1): the one scaled up more goes first, so that no
-        // label ends above Δ, where bootstrapping it again would have less than q_0/Δ of headroom.
-        int kp = precise ? k : pairPrescale(prescale(partner));
-        return new Refresh(c, in, k, partner, prescaled(partner, kp, op), kp, precise, levels, op);
-    }
-
-    /**
-     * One refresh, decided by {@link #refresh}: {@link #run} does the bootstraps (evaluator calls only, so that
-     * the refreshes of a group can run at once), {@link #finish} the engine's bookkeeping, on the engine's thread and
-     * in the order the refreshes were decided.
-     */
-    private final class Refresh {
-        final Ciphertext c;
-        final Ciphertext in;
-        final int k;
-        final Ciphertext partner;
-        final Ciphertext inPartner;
-        final int kp;
-        final boolean precise;
-        final int levels;
-        final OperatorKind op;
-        final double boundC;
-        final double boundP;
-        final double askedBits;
-        /** Ciphertexts that stand for c (c before its scale was brought back onto Δ): served c's refreshed copy. */
-        final List<Ciphertext> aliases = new ArrayList<>();
-        Ciphertext out;
-        Ciphertext partnerOut;
-        int bootstrapCalls;
-        long nanos;
-
-        Refresh(Ciphertext c, Ciphertext in, int k, Ciphertext partner, Ciphertext inPartner, int kp, boolean precise,
-                int levels, OperatorKind op) {
-            this.c = c;
-            this.in = in;
-            this.k = k;
-            this.partner = partner;
-            this.inPartner = inPartner;
-            this.kp = kp;
-            this.precise = precise;
-            this.levels = levels;
-            this.op = op;
-            this.boundC = bounds.of(c);
-            this.boundP = partner == null ? Double.NaN : bounds.of(partner);
-            this.askedBits = Math.max(requiredBits, singleBootstrapBits());
-        }
-
-        /** Nothing to bootstrap: c already has the levels (a scale correction was enough). */
-        Refresh(Ciphertext c, int levels, OperatorKind op) {
-            this(c, c, 0, null, null, 0, false, levels, op);
-            this.out = c;
-        }
-
-        void run() {
-            if (out != null) {
-                return;
-            }
-            long t0 = System.nanoTime();
-            double factor = Math.scalb(1.0, -k);
-            if (precise && partner != null) {
-                Ciphertext[] both = bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
-                        Math.scalb(boundP, k));
-                out = both[0];
-                partnerOut = both[1];
-                bootstrapCalls = 2;
-            } else if (precise) {
-                out = bootstrapTwice(in, factor, Math.scalb(boundC, k));
-                bootstrapCalls = 2;
-            } else if (partner == null) {
-                out = evaluator.bootstrap(in, factor);
-                bootstrapCalls = 1;
-            } else {
-                boolean partnerFirst = kp > k;
-                Ciphertext[] both = partnerFirst
-                        ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), factor)
-                        : evaluator.bootstrapPair(in, inPartner, factor, Math.scalb(1.0, -kp));
-                out = both[partnerFirst ? 1 : 0];
-                partnerOut = both[partnerFirst ? 0 : 1];
-                bootstrapCalls = 1;
-            }
-            nanos = System.nanoTime() - t0;
-        }
-
-        /**
-         * Records the bootstraps ({@code share} of their time: where refreshes ran at once, each is charged its part
-         * of the wall-clock time) and serves the refreshed copies.
-         */
-        void finish(double share) {
-            for (int i = 0; i < bootstrapCalls; i++) {
-                accounting.record(op, PrimitiveKind.BOOTSTRAP, Math.round(nanos * share / bootstrapCalls));
-            }
-            if (precise) {
-                for (int i = partner == null ? 1 : 2; i > 0; i--) {
-                    accounting.preciseBootstrap(askedBits, singleBootstrapBits());
-                }
-            }
-            if (precise) {
-                preciseCopies.add(out);
-                if (partnerOut != null) {
-                    preciseCopies.add(partnerOut);
-                }
-            }
-            if (partner != null) {
-                refreshedCopies.put(partner, bounds.same(partnerOut, partner));
-                observed(inPartner, partnerOut, Math.scalb(1.0, kp), bounds.of(partner));
-            }
-            if (out != c) {
-                bounds.same(out, c);
-                observed(in, out, Math.scalb(1.0, k), bounds.of(c));
-            }
-            if (out != c) { // a copy of itself would keep c alive in the weak map
-                refreshedCopies.put(c, out);
-            }
-            for (Ciphertext alias : aliases) {
-                refreshedCopies.put(alias, out);
-            }
-            if (out.level() < levels) {
-                throw new HeException("bootstrapping left " + out.level() + " level(s) but the operator needs "
-                        + levels);
-            }
-        }
-    }
-
-    /**
-     * Refreshes the ciphertexts of one group that need it, partners for each other first ({@link
-     * BootstrapPartners#group}), in order, as {@link #withLevels} would one by one, but with their bootstraps run at
-     * once, up to the evaluator's {@link Evaluator#concurrency}: the decisions (partners, prescaling) and the
-     * bookkeeping stay on this thread, in order, so the result and the bootstraps placed do not depend on the threads.
-     */
-    private void refreshAtOnce(List<Ciphertext> cts, int levels, OperatorKind op) {
-        ForkedTasks.requireEngineThread("refreshing a group");
-        partners.group(cts);
-        try {
-            refreshGroup(cts, levels, op);
-        } finally {
-            partners.endGroup();
-        }
-    }
-
-    private void refreshGroup(List<Ciphertext> cts, int levels, OperatorKind op) {
-        List<Refresh> jobs = new ArrayList<>();
-        Set<Ciphertext> claimed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (Ciphertext c : cts) {
-            if (claimed.contains(c) || ready(c, levels) != null) {
-                continue;
-            }
-            Refresh r = refresh(c, levels, op, claimed);
-            claimed.add(c);
-            if (r.partner != null) {
-                claimed.add(r.partner);
-            }
-            jobs.add(r);
-        }
-        long t0 = System.nanoTime();
-        ConcurrentWork.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency(),
-                "polyhe-refresh");
-        long wall = System.nanoTime() - t0;
-        long sum = jobs.stream().mapToLong(r -> r.nanos).sum();
-        double share = sum == 0 ? 1.0 : Math.min(1.0, (double) wall / sum);
-        for (Refresh r : jobs) {
-            r.finish(share);
-        }
-    }
-
-    /**
-     * One bit less scaling up for the two of a pair: they share one complex slot (the CPU backend packs 2·Re a +
-     * 2i·Re b), so each gets half the magnitude that one alone would.
-     */
-    private static int pairPrescale(int k) {
-        return k >= 1 ? k - 1 : k;
-    }
-
-    private void observed(Ciphertext in, Ciphertext out, double inputFactor, double bound) {
-        if (bootstrapObserver != null) {
-            bootstrapObserver.bootstrapped(in, out, inputFactor, bound);
-        }
-    }
-
-    /**
-     * Two ciphertexts share a bootstrap only when their prescaling exponents differ by at most this: the second leaves
-     * with its scale label 2^-gap below Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
-     * which the engine's scale alignment absorbs when it is small.
-     */
-    static final int MAX_PAIR_PRESCALE_GAP = 4;
-
-    /**
-     * Two precise refreshes share their bootstraps when their prescaling exponents differ by at most this (see
-     * preciseShare): the smaller keeps about 30 − 6 bits relative to its own magnitude, the 16 of the attention's
-     * working precision and its spread's amplification taken against the larger.
-     */
-    static final int PRECISE_PAIR_PRESCALE_GAP = 6;
-
-    /**
-     * Whether two ciphertexts whose prescaling exponents are {@code k} and {@code kp} can share precise (twice)
-     * bootstraps: those use one factor for both, the larger value's, so that the corrections add onto the first
-     * results exactly ({@link #bootstrapTwicePair}). The smaller is then scaled up less than alone, by at most
-     * {@link #PRECISE_PAIR_PRESCALE_GAP} bits: its error stays that of the larger in absolute terms, 2^gap of its own
-     * magnitude worse than alone. Goldschmidt's e and its running product share so, e a tenth of the product on the
-     * way in and a thirtieth of it on the way out, where an error in e counts against 1 (the factor 1 + e), not
-     * against e. A factor below 1 costs both a level.
-     */
-    private static boolean preciseShare(Ciphertext c, int k, Ciphertext p, int kp) {
-        return k == kp || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
-                && (Math.min(k, kp) >= 0 || c.level() >= 1 && p.level() >= 1);
-    }
-
-    /** Bootstrapping is most precise on values of about this magnitude (its error is absolute; see prescale). */
-    static final double BOOTSTRAP_TARGET = 1.0;
-    /**
-     * Values known to be smaller than this are scaled as if they were this large: below it the noise they carry, not
-     * their bound, sets their magnitude, and scaling noise up to the target would let it wrap around q_0.
-     */
-    static final double NOISE_FLOOR = 0x1p-20;
-
-    /**
-     * The power of two 2^k that brings c's values into (target/2, target] before a bootstrap (see
-     * {@link #prescaled}), from the bound the engine tracks. Bootstrapping's error is about the same whatever the
-     * values (the sine's approximation and the key switches of its linear maps), so small values lose bits in
-     * proportion (x⁴ of attention scores, 1e-5, came back with 7 bits), and values beyond (q_0/Δ)/256 are reduced
-     * wrongly modulo q_0 by the sine (Goldschmidt's 1/x near 1/ε = 1 000 came back with 7 bits). Up is free (an
-     * integer product) and undone for free by the bootstrap's output factor; down costs a level, so it is done only
-     * where it pays ({@link #largeMagnitude}) and a level is left. 0 when the bound is unknown.
-     */
-    private int prescale(Ciphertext c) {
-        double b = Math.max(bounds.of(c), NOISE_FLOOR);
-        if (Double.isNaN(b) || Double.isInfinite(b)) {
-            return 0;
-        }
-        int k = (int) Math.floor(Math.log(BOOTSTRAP_TARGET / b) / Math.log(2));
-        if (k >= 0) {
-            return k;
-        }
-        return b > largeMagnitude(c) && c.level() >= 1 && bounds.tight(c) ? k : 0;
-    }
-
-    /** The precision asked for by the programs running now ({@link #precision}); 0: none. */
-    private double requiredBits;
 
     /**
      * Raises the bootstrapping precision to at least {@code bits} until the scope closes: where one bootstrap gives
-     * fewer ({@link #singleBootstrapBits}), ciphertexts are refreshed by two ({@link #bootstrapTwice}).
+     * fewer ({@link PreciseBootstrap#singleBootstrapBits}), ciphertexts are refreshed by two.
      */
     @Override
     public OperatorScope precision(double bits) {
-        double before = requiredBits;
-        requiredBits = Math.max(requiredBits, bits);
-        return () -> requiredBits = before;
-    }
-
-    /**
-     * The bits of precision, relative to values of about 1, one bootstrap keeps: log2(q_0/Δ) + 8, as measured on
-     * the presets (about 20 at N16-boot-128, 23 on the test rings): the sine's approximation and the key switching
-     * of its linear maps add an error about 2^-8 of Δ/q_0.
-     */
-    double singleBootstrapBits() {
-        var p = context.parameters();
-        return p.logQ().get(0) - p.logScale() + 8;
-    }
-
-    /**
-     * Two bootstraps for the precision of about two (meta-bootstrapping, as OpenFHE's EvalBootstrap(ct, 2)): the
-     * first refreshes x; what it got wrong, x minus the first read back at level 0, is small, so it is scaled up by
-     * 2^t, refreshed by the second and scaled back, and the sum errs by the second's error times 2^-t. The precision
-     * is then that of x itself at level 0 (its rescaling noise), about 30 bits. {@code factor} is applied as a
-     * single bootstrap would; {@code scaledBound} bounds |x|.
-     */
-    private Ciphertext bootstrapTwice(Ciphertext in, double factor, double scaledBound) {
-        Ciphertext x = bottom(in);
-        Ciphertext first = evaluator.bootstrap(x, factor);
-        Residual r = residual(x, first, factor, scaledBound, 1);
-        Ciphertext correction = evaluator.bootstrap(scaledUp(r, r.bits()), r.factor() * Math.scalb(1.0, -r.bits()));
-        return evaluator.add(first, correction);
-    }
-
-    /**
-     * {@link #bootstrapTwice} for two ciphertexts with one factor, as two pair bootstraps instead of four
-     * bootstraps: the first refreshes both, the second both residuals, scaled up by the same 2^t (one bit less than
-     * either alone would take: a pair bootstrap errs up to a bit more). Equal factors keep every result's scale label
-     * its input's, so the corrections add onto the first results exactly.
-     */
-    private Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
-            double boundB) {
-        Ciphertext xa = bottom(inA);
-        Ciphertext xb = bottom(inB);
-        Ciphertext[] first = evaluator.bootstrapPair(xa, xb, factor, factor);
-        Residual ra = residual(xa, first[0], factor, boundA, 2);
-        Residual rb = residual(xb, first[1], factor, boundB, 2);
-        int t = Math.min(ra.bits(), rb.bits());
-        double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
-        Ciphertext[] corrections = evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor,
-                correctionFactor);
-        return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
-    }
-
-    /** c at level 0, by the evaluator alone (no bookkeeping: a refresh's intermediates are its own). */
-    private Ciphertext bottom(Ciphertext c) {
-        return c.level() == 0 ? c : evaluator.dropToLevel(c, 0);
-    }
-
-    /**
-     * What a first bootstrap got wrong: x minus the first result read back at level 0, in x's units (factor ≤ 1,
-     * 1/factor an integer) or the result's (factor an integer), with the factor its own bootstrap then applies and
-     * the bits t it can be scaled up by (its bound about 2^-t of the target, {@code margin} bits to spare).
-     */
-    private Residual residual(Ciphertext x, Ciphertext first, double factor, double scaledBound, int margin) {
-        Ciphertext back = bottom(first);
-        Ciphertext residual;
-        double residualFactor;
-        if (factor <= 1) {
-            residual = evaluator.sub(x, evaluator.multiplyInteger(back, Math.round(1 / factor)));
-            residualFactor = factor;
-        } else {
-            residual = evaluator.sub(evaluator.multiplyInteger(x, Math.round(factor)), back);
-            residualFactor = 1;
-        }
-        // what the first got wrong: its usual error, plus the sine's on values it could not scale down, (2π·b/h)²/6
-        // of them at headroom h = q_0/Δ (the worst case, a constant vector)
-        double b = Math.max(scaledBound, BOOTSTRAP_TARGET);
-        double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
-        double residualBound = b * (factor > 1 ? factor : 1)
-                * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
-        int t = Math.max(0, Math.min(30,
-                (int) Math.floor(Math.log(BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
-        return new Residual(residual, residualFactor, t);
-    }
-
-    /** A first bootstrap's error, the factor its own bootstrap applies, and how far it can be scaled up. */
-    private record Residual(Ciphertext error, double factor, int bits) {}
-
-    /** A residual times 2^by (an integer product: no level). */
-    private Ciphertext scaledUp(Residual r, int by) {
-        return by == 0 ? r.error() : evaluator.multiplyInteger(r.error(), 1L << by);
-    }
-
-    /** Whether c's values times 2^k are known to be small enough to bootstrap at full precision (or unknown). */
-    private boolean wellScaled(Ciphertext c, int k) {
-        double b = bounds.of(c);
-        return Double.isNaN(b) || Math.scalb(b, k) <= largeMagnitude(c);
-    }
-
-    /** Whether c's values are too large to bootstrap well by its bound, a loose one (interval arithmetic's). */
-    private boolean looselyLarge(Ciphertext c) {
-        return !bounds.tight(c) && !wellScaled(c, prescale(c));
-    }
-
-    /** c times 2^k: an integer product when k ≥ 0 (no level), a constant product and a rescale when k < 0. */
-    private Ciphertext prescaled(Ciphertext c, int k, OperatorKind op) {
-        if (k == 0) {
-            return c;
-        }
-        if (k > 0) {
-            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)), c,
-                    Math.scalb(1.0, k));
-        }
-        // down: the level it costs also puts the label back onto Δ, which a drifted label would otherwise take a level
-        // of its own for (see refresh)
-        return adjust(c, c.level() - 1, scale, Math.scalb(1.0, k), op);
-    }
-
-    /**
-     * Values above this lose more than 2^-20 of themselves to the sine's cubic term when bootstrapped ((2π·m·Δ/q_0)²/6,
-     * see the backend's bootstrapping), so they are worth a level to scale down: 2 at N16-boot-128 (q_0/Δ = 2^12),
-     * 12 on the test rings (2^15).
-     */
-    private double largeMagnitude(Ciphertext c) {
-        double headroom = Math.pow(2, context.parameters().logQ().get(0)) / scale;
-        return Math.max(2 * BOOTSTRAP_TARGET, headroom * Math.sqrt(6 * 0x1p-20) / (2 * Math.PI));
-    }
-
-    /**
-     * The levels an operand needs for a product: one, or two when the element-wise operation under way will give
-     * large values ({@link #expecting}) and could be bootstrapped, so that they do not land at level 0, where they
-     * could not be scaled down before their own bootstrap.
-     */
-    private int levelsFor(Ciphertext operand) {
-        return bootstraps(operand) && expectedMagnitude > largeMagnitude(operand) ? 2 : 1;
-    }
-
-    /** The largest |value| the element-wise operation under way yields, from its operands' ranges (NaN: unknown). */
-    private double expectedMagnitude = Double.NaN;
-
-    /** Runs an element-wise operation whose result has range {@code r} (see {@link #levelsFor}). */
-    private CkksTensor expecting(ValueRange r, Supplier<CkksTensor> work) {
-        double before = expectedMagnitude;
-        expectedMagnitude = r == null || !r.tight() ? Double.NaN : r.maxAbs();
-        try {
-            return ranged(work.get(), r);
-        } finally {
-            expectedMagnitude = before;
-        }
+        return refresher.precision(bits);
     }
 
     /** The levels of a fresh (or freshly bootstrapped) ciphertext. */
@@ -777,463 +296,23 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return maxLevel;
     }
 
-    /** Whether the keys can bootstrap ciphertexts of c's slot count. */
-    boolean bootstraps(Ciphertext c) {
-        return keys != null && keys.bootstraps(c.slots());
-    }
-
-    /** Scales further than this from Δ (in bits) are brought back: see {@link #rescale}. */
-    private static final double MAX_SCALE_DRIFT_BITS = 0.5;
-
-    /**
-     * Rescales by the last prime. The primes are only close to Δ, and a squaring doubles the relative distance of
-     * a scale from Δ (s' = s²/q), so chains of squarings (Goldschmidt, powers) let the scale run away until it
-     * overflows the modulus. A result that has drifted more than {@value #MAX_SCALE_DRIFT_BITS} bit from Δ is put
-     * back onto Δ exactly, at the cost of one level, rarely (every dozen squarings or so).
-     */
-    Ciphertext rescale(Ciphertext c, OperatorKind op) {
-        return settled(rescaleExact(c, op), op);
-    }
-
-    /** A result just rescaled, its scale corrected where it drifted, noted as a bootstrap partner when spent. */
-    private Ciphertext settled(Ciphertext r, OperatorKind op) {
-        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
-                && !keptToScaleDown(r)) {
-            r = adjust(r, r.level() - 1, scale, op);
-        }
-        // the result, not the ciphertext before a scale correction, is what will run out of levels next
-        if (bootstraps(r)) {
-            Ciphertext spent = r;
-            ForkedTasks.effect(share -> partners.nearlySpent(spent));
-        }
-        return r;
-    }
-
-    /**
-     * Whether r's last level was kept so that its large values can be scaled down before their bootstrap
-     * ({@link #levelsFor}): a scale correction would spend it, and the values would reach level 0 too large for one
-     * bootstrap. Scaling them down lands them on Δ anyway ({@link #prescaled}).
-     */
-    private boolean keptToScaleDown(Ciphertext r) {
-        return r.level() == 1 && bootstraps(r) && expectedMagnitude > largeMagnitude(r);
-    }
-
-    /** Rescales by the last prime, nothing more. */
-    private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
-        return rescaled(c.level(), c.scale(), bounds.same(timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)),
-                c));
-    }
-
-    /** r, a rescale of something at {@code level} and {@code scale}: the level spent and the prime learnt. */
-    private Ciphertext rescaled(int level, double scale, Ciphertext r) {
-        accounting.levels(level, r.level());
-        primes[level] = scale / r.scale();
-        return r;
-    }
-
-    Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = aligned(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
-    }
-
-    private Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] ab = aligned(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
-    }
-
-    /**
-     * Relative scale difference below which two operands count as equal (values then err by about this much): the
-     * rounding of scale labels, no more. Products land on Δ exactly, and what does not (a ciphertext product, Δ²/q) is
-     * off by the prime's distance from Δ, as little as 2^-29 on small rings: added as equal, that error sits in the
-     * real parts alone, where the imaginary parts that noise flooding sizes itself by cannot see it.
-     */
-    private static final double SCALE_MATCH = 0x1p-40;
-
-    static boolean sameScale(double a, double b) {
-        return Math.abs(a - b) <= SCALE_MATCH * Math.max(a, b);
-    }
-
-    /**
-     * Two operands at one level and one scale. Operands that took different paths (a rescaled product beside a
-     * dropped ciphertext) have drifted apart by the ratio of the primes to Δ; the higher one is brought down onto
-     * the lower one's exact scale (see {@link #adjust}), or, at one level, the one of larger scale onto the other's
-     * one level lower.
-     */
-    private Ciphertext[] aligned(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext[] refreshed = {refreshedBelow(a, b.level()), refreshedBelow(b, a.level())};
-        a = refreshed[0];
-        b = refreshed[1];
-        if (sameScale(a.scale(), b.scale())) {
-            int level = Math.min(a.level(), b.level());
-            return new Ciphertext[] {atLevel(a, level), atLevel(b, level)};
-        }
-        if (a.level() > b.level()) {
-            return new Ciphertext[] {adjust(a, b.level(), b.scale(), op), b};
-        }
-        if (b.level() > a.level()) {
-            return new Ciphertext[] {a, adjust(b, a.level(), a.scale(), op)};
-        }
-        // both spent: refreshed together, as one pair bootstrap where they allow it
-        ForkedTasks.requireEngineThread("refreshing two operands to align them");
-        partners.group(List.of(a, b));
-        Ciphertext x;
-        Ciphertext y;
-        try {
-            x = withLevels(a, 1, op);
-            y = withLevels(b, 1, op);
-        } finally {
-            partners.endGroup();
-        }
-        if (x != a || y != b) {
-            return aligned(x, y, op);
-        }
-        // the larger scale onto the smaller one level lower (products not yet rescaled, at about Δ², included)
-        int level = a.level() - 1;
-        return a.scale() > b.scale() ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
-                : new Ciphertext[] {atLevel(a, level), adjust(b, level, a.scale(), op)};
-    }
-
-    /**
-     * c's refreshed copy where c is below {@code level} and the copy is above c, else c: a sum is as low as its lower
-     * operand, and a value refreshed for one of its uses (a LayerNorm's mean of x) would otherwise pull the next (x
-     * minus that mean) back down to the level it was refreshed from, to be refreshed a second time.
-     */
-    private Ciphertext refreshedBelow(Ciphertext c, int level) {
-        if (c.level() >= level) {
-            return c;
-        }
-        Ciphertext copy = servedCopy(c);
-        return copy != null && copy.level() > c.level() ? copy : c;
-    }
-
-    /**
-     * Brings {@code c} to {@code level} (below its own) with exactly {@code target} scale: one level above the
-     * target it is multiplied by 1 encoded at scale target·q/scale(c), so that rescaling by the prime q lands on
-     * the target scale. The primes are learnt from the rescales the engine does (scale before / scale after).
-     */
-    private Ciphertext adjust(Ciphertext c, int level, double target, OperatorKind op) {
-        return adjust(c, level, target, 1.0, op);
-    }
-
-    /** {@link #adjust} with the values multiplied by {@code factor} in the same product. */
-    private Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
-        Ciphertext x = atLevel(c, level + 1);
-        double q = prime(x);
-        double[] ones = new double[x.slots()];
-        Arrays.fill(ones, factor);
-        Plaintext one = timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
-        return rescaleExact(factor == 1 ? bounds.same(raw, c) : bounds.scaled(raw, c, factor), op);
-    }
-
-    /** The prime a rescale at {@code c}'s level divides by, learnt once per level. */
-    private double prime(Ciphertext c) {
-        double q = primes[c.level()];
-        if (q == 0) {
-            // A product by the constant 1 has a scale the rescale can divide: the ratio of the scales is the prime.
-            Ciphertext p = evaluator.multiplyConstant(c, 1.0);
-            q = p.scale() / evaluator.rescale(p).scale();
-            primes[c.level()] = q;
-        }
-        return q;
-    }
-
-    /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
-    Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
-        double bound = bounds.of(a) * bounds.of(b);
-        Ciphertext[] xy = productOperands(a, b, op);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(xy[0], xy[1])), bound);
-    }
-
-    /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
-    private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
-        Ciphertext x = withLevels(a, levelsFor(a), op);
-        Ciphertext y = b == a ? x : withLevels(b, levelsFor(b), op); // a square bootstraps its operand once
-        int level = Math.min(x.level(), y.level());
-        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
-        return new Ciphertext[] {atLevel(x, level), atLevel(y, level)};
-    }
-
-    /**
-     * ct·ct rescaled: {@link #productRaw} and {@link #rescale} with the backend's relinearization and rescale fused
-     * ({@link Evaluator#multiplyAndRescale}: one division by its special primes and the last prime).
-     */
-    Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
-        double bound = bounds.of(a) * bounds.of(b);
-        Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
-        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
-                bound);
-        return settled(rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
-    }
-
-    /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
-    private Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
-        if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
-            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c)), a, c);
-        }
-        Ciphertext x = withLevels(a, levelsFor(a), op);
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
-        // scale, where aligning two scales at one level costs a level
-        double at = onDeltaWith(x);
-        return rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c, at)), x,
-                c), op);
-    }
-
-    Plaintext encode(double[] values, int width, int level, OperatorKind op) {
-        return encode(values, width, level, scale, op);
-    }
-
-    private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
-    }
-
-    /**
-     * The scale to encode a constant or plaintext at so that its product with x, once rescaled, lands exactly on Δ:
-     * Δ·q/scale(x), q the prime the rescale divides by (see {@link #commonProductScale}).
-     */
-    private double onDeltaWith(Ciphertext x) {
-        return commonProductScale(new Ciphertext[] {x}) / x.scale();
-    }
-
-    /**
-     * The scale every product of a plaintext linear map over {@code xs} (at one level) is made to land on: Δ times
-     * the prime the products' rescale divides by, so that the map's output is exactly on Δ. Operands refreshed by
-     * different bootstraps (a pair's second comes back with its label off Δ) or rescaled by different primes differ
-     * in scale; were their products summed as they are, each mismatch would be rescaled alone and, at the last level,
-     * bootstrapped. Encoding each operand's weights at this scale over the operand's ({@link #encodeForProduct})
-     * gives every product the same scale for free. And outputs on Δ add without a level: the two branches of a
-     * residual block (attention and MLP, each ending in a linear map at level 0) otherwise differ in scale, and
-     * their sum was refreshed as two tensors where one suffices.
-     */
-    double commonProductScale(Ciphertext[] xs) {
-        return scale * prime(xs[0]);
-    }
-
-    /** Weights for a product with {@code operand} that lands on {@code productScale} (see {@link #commonProductScale}). */
-    Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
-        double at = productScale / operand.scale();
-        java.util.function.Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, width, operand.level(), at));
-        if (weights == null) {
-            return bounds.set(encode.get(), values);
-        }
-        boolean[] encoded = {false};
-        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
-            encoded[0] = true;
-            return encode.get();
-        });
-        accounting.countWeightLookup(weights, !encoded[0]);
-        return bounds.set(p, values);
-    }
-
-    /**
-     * {@link #encodeForProduct} on a planning engine ({@link #valuesIgnored}): no values, only their largest
-     * magnitude, which the bounds (and so the bootstrap decisions) follow.
-     */
-    Plaintext encodeForProductSymbolic(double maxAbs, int width, Ciphertext operand, double productScale,
-            OperatorKind op) {
-        double at = productScale / operand.scale();
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(),
-                at)), maxAbs);
-    }
-
-    /** ct·pt with {@code values} one per slot of the ciphertext. */
-    Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
-        double bound = bounds.of(a) * maxAbs(values);
-        Ciphertext x = withLevels(a, levelsFor(a), op);
-        Plaintext p = encode(values, values.length, x.level(), onDeltaWith(x), op);
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
-        return rescale(bounds.set(raw, bound), op);
-    }
-
-    private static double maxAbs(double[] values) {
-        double m = 0;
-        for (double v : values) {
-            m = Math.max(m, Math.abs(v));
-        }
-        return m;
-    }
-
-    Ciphertext[] rotations(Ciphertext c, int[] steps, OperatorKind op) {
-        long t0 = System.nanoTime();
-        Ciphertext[] r = evaluator.rotateHoisted(c, steps);
-        for (Ciphertext x : r) {
-            bounds.same(x, c);
-        }
-        long each = (System.nanoTime() - t0) / Math.max(1, steps.length);
-        for (int i = 0; i < steps.length; i++) {
-            accounting.record(op, PrimitiveKind.ROTATION, each);
-        }
-        return r;
-    }
-
-    /**
-     * Σ rot(xs[i], steps[i]) (a step may be 0): the giant steps of a linear map. Where the parts share level and
-     * scale (a map's partial sums do), their key switches share one division by the special primes
-     * ({@link Evaluator#rotateSum}); otherwise each is rotated and added.
-     */
-    Ciphertext rotateSum(Ciphertext[] xs, int[] steps, OperatorKind op) {
-        if (!sharesDivision(xs, steps)) {
-            Ciphertext sum = null;
-            for (int i = 0; i < xs.length; i++) {
-                Ciphertext r = steps[i] == 0 ? xs[i] : rotations(xs[i], new int[] {steps[i]}, op)[0];
-                sum = sum == null ? r : add(sum, r, op);
-            }
-            return sum;
-        }
-        return bounds.set(timedRotations(steps, op, () -> evaluator.rotateSum(xs, steps)), boundOfSum(xs));
-    }
-
-    /**
-     * {@link #rotateSum} of products not yet rescaled, rescaled: the key switches' division by the special primes
-     * and the rescale's by the last prime are one ({@link Evaluator#rotateSumAndRescale}), and the rotations' error,
-     * added before the rescale, shrinks with it. Parts of different levels or scales rotate apart, then rescale.
-     */
-    Ciphertext rotateSumRescaled(Ciphertext[] xs, int[] steps, OperatorKind op) {
-        if (!sharesDivision(xs, steps) || xs[0].level() == 0) {
-            return rescale(rotateSum(xs, steps, op), op);
-        }
-        Ciphertext r = bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)),
-                boundOfSum(xs));
-        return settled(rescaled(xs[0].level(), xs[0].scale(), r), op);
-    }
-
-    /** Whether a rotate-sum's parts share level and scale (their key switches can share a division) and any moves. */
-    private static boolean sharesDivision(Ciphertext[] xs, int[] steps) {
-        boolean moved = false;
-        for (int i = 0; i < xs.length; i++) {
-            if (xs[i].level() != xs[0].level() || xs[i].scale() != xs[0].scale()) {
-                return false;
-            }
-            moved |= steps[i] != 0;
-        }
-        return moved;
-    }
-
-    private double boundOfSum(Ciphertext[] xs) {
-        double bound = 0;
-        for (Ciphertext x : xs) {
-            bound += bounds.of(x);
-        }
-        return bound;
-    }
-
-    /** A rotate-sum's time, shared among its rotations (steps not 0) in the accounting. */
-    private Ciphertext timedRotations(int[] steps, OperatorKind op, Supplier<Ciphertext> work) {
-        long t0 = System.nanoTime();
-        Ciphertext r = work.get();
-        long moved = Arrays.stream(steps).filter(s -> s != 0).count();
-        long each = (System.nanoTime() - t0) / moved;
-        for (int i = 0; i < moved; i++) {
-            accounting.record(op, PrimitiveKind.ROTATION, each);
-        }
-        return r;
-    }
-
-    // ---- shape checks -------------------------------------------------------------------------------------
-
-    private static void sameShape(CkksTensor a, CkksTensor b, String op) {
-        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.perCiphertext != b.perCiphertext || !java.util.Objects.equals(a.heads, b.heads)) {
-            throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
-        }
-    }
-
-    private static void requireColumns(CkksTensor m, String op) {
-        if (m.layout != Layout.COLUMNS) {
-            throw new UnsupportedOperationException(op + " needs a column-packed matrix, got " + m.layout);
-        }
-    }
-
-    /**
-     * Applies {@code f} to every ciphertext. A ciphertext shared by several positions (the replicated result of
-     * a row sum) is processed once: a Goldschmidt division of row sums costs one ciphertext, not one per column.
-     */
-    private CkksTensor map(CkksTensor a, boolean clean, java.util.function.UnaryOperator<Ciphertext> f) {
-        return map(a, clean, false, f);
-    }
-
-    /**
-     * {@link #map}; {@code atOnce}: f multiplies, enough work per ciphertext to run the distinct ones as independent
-     * tasks ({@link #independently}; one that would refresh runs again on this thread, with those after it).
-     */
-    private CkksTensor map(CkksTensor a, boolean clean, boolean atOnce,
-            java.util.function.UnaryOperator<Ciphertext> f) {
-        Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
-        if (atOnce) {
-            List<Ciphertext> distinct = new ArrayList<>();
-            for (Ciphertext c : a.cts) {
-                if (!done.containsKey(c)) {
-                    done.put(c, null);
-                    distinct.add(c);
-                }
-            }
-            independently(distinct.size(), i -> f.apply(distinct.get(i)), (r, i) -> done.put(distinct.get(i), r));
-        }
-        Ciphertext[] out = new Ciphertext[a.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = done.computeIfAbsent(a.cts[i], f);
-        }
-        return a.with(out, clean);
-    }
-
-    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean,
-            java.util.function.BinaryOperator<Ciphertext> f) {
-        return zip(first, second, op, clean, false, f);
-    }
-
-    /** {@link #zip}; {@code atOnce} as for {@link #map(CkksTensor, boolean, boolean, java.util.function.UnaryOperator)}. */
-    private CkksTensor zip(CkksTensor first, CkksTensor second, String op, boolean clean, boolean atOnce,
-            java.util.function.BinaryOperator<Ciphertext> f) {
-        // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
-        boolean mixed = first.layout != second.layout;
-        CkksTensor[] matched = mixed ? new CkksTensor[] {asColumns(first), asColumns(second)} : matched(first, second);
-        CkksTensor a = matched[0];
-        CkksTensor b = matched[1];
-        sameShape(a, b, op);
-        Map<Ciphertext, Map<Ciphertext, Ciphertext>> done = new IdentityHashMap<>();
-        if (atOnce) {
-            List<Integer> distinct = new ArrayList<>(); // positions of the pairs' first appearances
-            for (int i = 0; i < a.cts.length; i++) {
-                Map<Ciphertext, Ciphertext> withX = done.computeIfAbsent(a.cts[i], k -> new IdentityHashMap<>());
-                if (!withX.containsKey(b.cts[i])) {
-                    withX.put(b.cts[i], null);
-                    distinct.add(i);
-                }
-            }
-            independently(distinct.size(), j -> f.apply(a.cts[distinct.get(j)], b.cts[distinct.get(j)]),
-                    (r, j) -> done.get(a.cts[distinct.get(j)]).put(b.cts[distinct.get(j)], r));
-        }
-        Ciphertext[] out = new Ciphertext[a.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            Ciphertext x = a.cts[i];
-            Ciphertext y = b.cts[i];
-            out[i] = done.computeIfAbsent(x, k -> new IdentityHashMap<>()).computeIfAbsent(y, k -> f.apply(x, y));
-        }
-        return a.with(out, clean);
-    }
-
     // ---- Arith ---------------------------------------------------------------------------------------------
 
     @Override
     public CkksTensor add(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "add", a.clean && b.clean, (x, y) -> add(x, y, OperatorKind.OTHER)),
+        return ranged(elementWise.zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::plus));
     }
 
     @Override
     public CkksTensor sub(CkksTensor a, CkksTensor b) {
-        return ranged(zip(a, b, "sub", a.clean && b.clean, (x, y) -> sub(x, y, OperatorKind.OTHER)),
+        return ranged(elementWise.zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::minus));
     }
 
     @Override
     public CkksTensor negate(CkksTensor a) {
-        return ranged(map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+        return ranged(elementWise.map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
                 () -> evaluator.negate(x)), x)), mapRange(a.range, v -> -v));
     }
 
@@ -1243,8 +322,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         CkksTensor a = matched[0];
         CkksTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
-            refreshOperands(a, b);
-            return zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> product(x, y, OperatorKind.OTHER));
+            refresher.refreshOperands(a, b);
+            return elementWise.zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
         });
     }
 
@@ -1252,8 +331,8 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * The operands of an element-wise operation in one packing: row sums packed several head blocks per ciphertext
      * stay packed among themselves (a division's every step) and are unpacked where they meet anything else.
      */
-    private CkksTensor[] matched(CkksTensor a, CkksTensor b) {
-        if (java.util.Objects.equals(a.heads, b.heads)) {
+    CkksTensor[] matched(CkksTensor a, CkksTensor b) {
+        if (Objects.equals(a.heads, b.heads)) {
             return new CkksTensor[] {a, b};
         }
         return new CkksTensor[] {unpackedSums(a), unpackedSums(b)};
@@ -1267,50 +346,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return ranged(blockAttention.unpackRowSums(m), m.range);
     }
 
-    /**
-     * Refreshes, as one group, the ciphertexts of an element-wise product's operands that lack the levels it needs
-     * (paired two by two, the bootstraps at once where the evaluator gains from it). A tensor's ciphertexts reach
-     * each step of a program together; refreshed one at a time as the product meets them, each would look for a
-     * partner among ciphertexts not yet computed and go alone (the two head blocks' Goldschmidt denominators did).
-     */
-    private void refreshOperands(CkksTensor... operands) {
-        List<Ciphertext> cts = new ArrayList<>();
-        for (CkksTensor t : operands) {
-            cts.addAll(Arrays.asList(t.cts));
-        }
-        refreshTogether(cts, this::levelsFor, OperatorKind.OTHER);
-    }
-
-    /**
-     * Refreshes as one group the distinct ciphertexts of {@code cts} that bootstrap and lack the levels
-     * {@code needed} gives each (the group gets the most any needs).
-     */
-    private void refreshTogether(List<Ciphertext> cts, java.util.function.ToIntFunction<Ciphertext> needed,
-            OperatorKind op) {
-        Set<Ciphertext> seen = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        List<Ciphertext> due = new ArrayList<>();
-        int levels = 0;
-        for (Ciphertext c : cts) {
-            if (!seen.add(c) || !bootstraps(c)) {
-                continue;
-            }
-            int n = needed.applyAsInt(c);
-            if (ready(c, n) == null) {
-                due.add(c);
-                levels = Math.max(levels, n);
-            }
-        }
-        if (due.size() >= 2) { // one alone keeps the greedy path's partner search among the ciphertexts just spent
-            refreshAtOnce(due, levels, op);
-        }
-    }
-
     @Override
     public CkksTensor addConstant(CkksTensor a, double c) {
         if (c == 0) {
             return a;
         }
-        return padded(ranged(map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
+        return padded(ranged(elementWise.map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
                 () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c)),
                 a.padding, v -> v + c);
     }
@@ -1325,15 +366,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor mulConstant(CkksTensor a, double c) {
         return padded(expecting(mapRange(a.range, v -> v * c), () -> {
             // those no spent ciphertext would partner (see refresh) pair among themselves
-            refreshTogether(Arrays.stream(a.cts).filter(this::looselyLarge).toList(), this::levelsFor,
-                    OperatorKind.OTHER);
-            return map(a, a.clean, true, x -> constantProduct(x, c, OperatorKind.OTHER));
+            refresher.refreshTogether(Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
+                    refresher::levelsFor, OperatorKind.OTHER);
+            return elementWise.map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
         }), a.padding, v -> v * c);
     }
 
     @Override
     public CkksTensor constantLike(CkksTensor like, double c) {
-        return ranged(map(like, c == 0 && like.clean, x -> {
+        return ranged(elementWise.map(like, c == 0 && like.clean, x -> {
             Ciphertext zero = evaluator.multiplyInteger(x, 0);
             return bounds.set(c == 0 ? zero : evaluator.addConstant(zero, c), Math.abs(c));
         }), ValueRange.constant(c));
@@ -1347,42 +388,22 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     /**
      * Bootstraps the ciphertexts with fewer than {@code levels} levels left (at most the levels a bootstrap gives)
      * when the keys allow it and the values are small enough for bootstrapping's modular reduction (within
-     * {@link #safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial derives
-     * from it. Larger inputs are left to the program, whose first step scales them down.
+     * {@link Refresher#safeBootstrapMagnitude}): one refresh of the input instead of one of each power a polynomial
+     * derives from it. Larger inputs are left to the program, whose first step scales them down.
      */
     @Override
     public CkksTensor reserve(CkksTensor a, int levels, double maxAbs) {
         int wanted = Math.min(levels, maxLevel);
-        if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refreshable(c, maxAbs))) {
+        if (Arrays.stream(a.cts).noneMatch(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))) {
             return a;
         }
         // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one), and the
         // bootstraps of different pairs at once where the evaluator gains from it
-        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refreshable(c, maxAbs)).toList();
-        refreshAtOnce(due, wanted, OperatorKind.OTHER);
-        return padded(ranged(map(a, a.clean, c -> refreshable(c, maxAbs) ? withLevels(c, wanted, OperatorKind.OTHER)
-                : c), a.range), a.padding, v -> v);
-    }
-
-    /**
-     * Whether c can be bootstrapped accurately now: the keys allow it, and its values (its tracked bound, else
-     * {@code maxAbs}) are within {@link #safeBootstrapMagnitude} or can still be scaled down (a level left).
-     */
-    private boolean refreshable(Ciphertext c, double maxAbs) {
-        double b = bounds.of(c);
-        return bootstraps(c) && ((Double.isNaN(b) ? maxAbs : b) <= safeBootstrapMagnitude() || c.level() >= 1
-                && !Double.isNaN(b));
-    }
-
-    /**
-     * The largest |value| bootstrapping refreshes without real loss: (q_0/Δ)/256. Bootstrapping reduces Δ·m
-     * modulo q_0 with a sine, whose relative error grows as (2π·m·Δ/q_0)²/6; at m = (q_0/Δ)/256 it is 1e-4. At
-     * N16-boot-128 (q_0/Δ = 2^12) that is 16: a LayerNorm variance of 1 000 would come back wrong unless scaled
-     * down first.
-     */
-    double safeBootstrapMagnitude() {
-        var p = context.parameters();
-        return Math.pow(2, p.logQ().get(0) - p.logScale()) / 256;
+        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))
+                .toList();
+        refresher.refreshAtOnce(due, wanted, OperatorKind.OTHER);
+        return padded(ranged(elementWise.map(a, a.clean, c -> refresher.refreshable(c, maxAbs)
+                ? refresher.withLevels(c, wanted, OperatorKind.OTHER) : c), a.range), a.padding, v -> v);
     }
 
     /** The calibrated range of a's values (see {@link dev.polyhe.api.arith.Arith#bound}). */
@@ -1399,7 +420,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         for (int seg = 0; seg < shift.length / slots; seg++) {
             Arrays.fill(shift, seg * slots + pad.tokens(), (seg + 1) * slots, middle - pad.value());
         }
-        CkksTensor moved = map(a, false, c -> plainSum(c, shift, OperatorKind.OTHER));
+        CkksTensor moved = elementWise.map(a, false, c -> ops.plainSum(c, shift, OperatorKind.OTHER));
         return padded(ranged(moved, ValueRange.interval(lo, hi)), pad, v -> middle);
     }
 
@@ -1412,7 +433,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * t with range r: the ciphertexts' bounds are tightened to it (they were set by interval arithmetic primitive by
      * primitive; the range knows more, e.g. that Goldschmidt's e stays below 1).
      */
-    private CkksTensor ranged(CkksTensor t, ValueRange r) {
+    CkksTensor ranged(CkksTensor t, ValueRange r) {
         t.range = r;
         if (r != null) {
             double m = r.maxAbs();
@@ -1421,63 +442,6 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             }
         }
         return t;
-    }
-
-    private static ValueRange mapRange(ValueRange r, DoubleUnaryOperator f) {
-        return r == null ? null : r.map(f);
-    }
-
-    private static ValueRange bothRanges(ValueRange a, ValueRange b, java.util.function.BinaryOperator<ValueRange> f) {
-        return a == null || b == null ? null : f.apply(a, b);
-    }
-
-    private static ValueRange sumRange(ValueRange a, int n) {
-        return a == null ? null : a.sumOf(n);
-    }
-
-    /** Each output column's interval Σ_j W[o, j]·x_j + b_o over x in r, hulled over the columns. */
-    private static ValueRange linearRange(ValueRange r, Matrix weight, double[] bias) {
-        if (r == null) {
-            return null;
-        }
-        double lo = Double.POSITIVE_INFINITY;
-        double hi = Double.NEGATIVE_INFINITY;
-        double xLo = r.lo(); // once: each is a pass over the range's samples
-        double xHi = r.hi();
-        for (int o = 0; o < weight.rows(); o++) {
-            double l = bias == null ? 0 : bias[o];
-            double h = l;
-            for (int j = 0; j < weight.cols(); j++) {
-                double[] p = ValueRange.products(xLo, xHi, weight.get(o, j), weight.get(o, j));
-                l += p[0];
-                h += p[1];
-            }
-            lo = Math.min(lo, l);
-            hi = Math.max(hi, h);
-        }
-        return ValueRange.loose(lo, hi);
-    }
-
-    /**
-     * The range of m ⊙ plain. Entries of plain within [0, 1] (an attention mask) keep each value between 0 and itself:
-     * the result is as tight as m's range, where interval arithmetic across the two sources would call it loose, and
-     * the product that follows (x² of masked scores) would not know that its result is large and keep a level to
-     * scale it down before its bootstrap.
-     */
-    private static ValueRange maskedRange(ValueRange r, Matrix plain) {
-        ValueRange p = plainRange(plain);
-        if (r == null || p == null || !r.tight() || p.lo() < 0 || p.hi() > 1) {
-            return bothRanges(r, p, ValueRange::times);
-        }
-        return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()));
-    }
-
-    private static ValueRange plainRange(Matrix m) {
-        return ValueRange.of(m.data(), false);
-    }
-
-    private static ValueRange rowRangeOf(double[] v) {
-        return ValueRange.of(v, false);
     }
 
     /** The 1/cols goes first, on the entries: a row sum of big entries (1 000s) would be unsafe to bootstrap. */
@@ -1503,37 +467,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return m.cols;
     }
 
-    @Override
-    public CkksTensor fromPlain(Matrix m) {
-        if (encryptor == null) {
-            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
-        }
-        if (m.rows() > slots) {
-            throw new IllegalArgumentException("matrix has " + m.rows() + " rows but the packing holds " + slots
-                    + " per ciphertext; use a wider packing");
-        }
-        CkksTensor shape = blockColumns == 1
-                ? new CkksTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
-                : new CkksTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[blocks(m.cols())], true,
-                        blockColumns);
-        return encrypted(shape, m, "fromPlain");
-    }
-
-    /** {@code m} encrypted at the top level in the layout of {@code shape} (client side). */
-    private CkksTensor encrypted(CkksTensor shape, Matrix m, String op) {
-        double[][] vecs = inLayout(shape, m, op);
-        Ciphertext[] cts = new Ciphertext[vecs.length];
-        for (int i = 0; i < cts.length; i++) {
-            Plaintext p = encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
-            cts[i] = bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
-                    maxAbs(vecs[i]));
-        }
-        return ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
-    }
-
     /** Ciphertexts of a column-block tensor with this many columns. */
     int blocks(int cols) {
         return (cols + blockColumns - 1) / blockColumns;
+    }
+
+    @Override
+    public CkksTensor fromPlain(Matrix m) {
+        return client.fromPlain(m);
     }
 
     /**
@@ -1542,17 +483,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * its own.
      */
     public CkksTensor fromPlainScores(Matrix scores) {
-        if (encryptor == null) {
-            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
-        }
-        if (scores.rows() != scores.cols() || scores.rows() > slots) {
-            throw new IllegalArgumentException("scores must be square with at most " + slots + " rows, got ["
-                    + scores.rows() + ", " + scores.cols() + "]");
-        }
-        int d = diagonalsPerCiphertext;
-        CkksTensor shape = new CkksTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
-                true, d);
-        return encrypted(shape, scores, "fromPlainScores");
+        return client.fromPlainScores(scores);
     }
 
     @Override
@@ -1572,78 +503,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      *
      * @param random the source of the flooding noise (a {@link java.security.SecureRandom} outside tests)
      */
-    public Decrypted toPlain(CkksTensor m, NoiseFlooding flooding, java.util.Random random) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        // a ciphertext shared by several positions (a row sum's) is decrypted, and flooded, once
-        Map<Ciphertext, double[][]> decrypted = new IdentityHashMap<>();
-        double[][][] complexOf = new double[m.cts.length][][];
-        for (int i = 0; i < m.cts.length; i++) {
-            complexOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decodeComplex(
-                    timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
-        }
-        NoiseFlooding.Applied applied = null;
-        if (flooding.enabled()) {
-            // t from the slots the tensor reads out: padding slots hold other values (masked products, a bootstrap's
-            // unused half) whose error need not track the output's
-            double[][] imaginaryOf = new double[m.cts.length][];
-            for (int i = 0; i < m.cts.length; i++) {
-                imaginaryOf[i] = complexOf[i][1];
-            }
-            double t = NoiseFlooding.errorEstimate(new double[][] {arranged(m, imaginaryOf).data()}, 1 / scale);
-            applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
-            for (double[][] z : decrypted.values()) {
-                NoiseFlooding.flood(z[0], applied.sigma(), random);
-            }
-        }
-        double[][] slotsOf = new double[m.cts.length][];
-        for (int i = 0; i < m.cts.length; i++) {
-            slotsOf[i] = complexOf[i][0];
-        }
-        return new Decrypted(arranged(m, slotsOf), applied);
-    }
-
-    /** The tensor's values from the decrypted slots of its ciphertexts. */
-    private Matrix arranged(CkksTensor m, double[][] slotsOf) {
-        double[] out = new double[m.rows * m.cols];
-        if (m.layout == Layout.COLUMNS) {
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    out[r * m.cols + c] = slotsOf[c][r];
-                }
-            }
-        } else if (m.layout == Layout.BLOCKS) {
-            int b = m.perCiphertext;
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    out[r * m.cols + c] = slotsOf[c / b][(c % b) * slots + r];
-                }
-            }
-        } else if (m.layout == Layout.HEAD_DIAGONALS) {
-            forEachHeadEntry(m, (row, u, ct, slot) -> out[row * m.cols + u] = slotsOf[ct][slot]);
-        } else {
-            int d = m.perCiphertext;
-            for (int i = 0; i < m.cts.length; i++) {
-                for (int j = 0; j < d; j++) {
-                    for (int t = 0; t < m.rows; t++) {
-                        int u = (t + i * d + j) % slots;
-                        if (u < m.cols) {
-                            out[t * m.cols + u] = slotsOf[i][j * slots + t];
-                        }
-                    }
-                }
-            }
-        }
-        return new Matrix(m.rows, m.cols, out);
+    public Decrypted toPlain(CkksTensor m, NoiseFlooding flooding, Random random) {
+        return client.toPlain(m, flooding, random);
     }
 
     /** The real parts of every slot of one ciphertext (client side: decrypts). */
     public double[] decryptSlots(Ciphertext c) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        return decryptComplex(c)[0];
+        return client.decryptSlots(c);
     }
 
     /**
@@ -1651,188 +517,30 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      * an imaginary part is error that rides along, and bootstrapping refreshes it with the real part.
      */
     public double[][] decryptComplex(Ciphertext c) {
-        if (decryptor == null) {
-            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
-        }
-        return encoder.decodeComplex(decryptor.decrypt(c));
-    }
-
-    /** The ciphertexts with at least one level left, all brought to the lowest of their levels. */
-    Ciphertext[] atCommonLevel(Ciphertext[] cts, OperatorKind op) {
-        Ciphertext[] xs = new Ciphertext[cts.length];
-        for (int j = 0; j < xs.length; j++) {
-            xs[j] = withLevels(cts[j], 1, op);
-        }
-        int level = Arrays.stream(xs).mapToInt(Ciphertext::level).min().orElseThrow();
-        for (int j = 0; j < xs.length; j++) {
-            xs[j] = atLevel(xs[j], level);
-        }
-        return xs;
+        return client.decryptComplex(c);
     }
 
     @Override
     public CkksTensor linear(CkksTensor x, Matrix weight, double[] bias) {
-        ShapeCheck.linear(x.cols, weight, bias);
-        if (x.layout == Layout.DIAGONALS || x.layout == Layout.HEAD_DIAGONALS) {
-            throw new UnsupportedOperationException("linear needs activations (columns or column blocks), got " + x);
-        }
-        String path = accounting.currentOperator();
-        int ordinal = linearMaps.merge(path, 1, Integer::sum) - 1;
-        x = refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
-        String site = RefreshPlan.exactSite(path, ordinal);
-        ValueRange range = linearRange(x.range, weight, bias);
-        CkksTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias, site, range)
-                : x.layout == Layout.BLOCKS ? blockLinear.onBlocks(x, weight, bias, site, range)
-                : blockLinear.intoBlocks(x, weight, bias, site, range);
-        return ranged(y, range);
+        return linearMaps.linear(x, weight, bias);
     }
-
-    /**
-     * The operands of the linear map at {@code site} (its {@link RefreshPlan#exactSite}), at their common level
-     * (bootstrapped first if out of levels), then lowered where the plan says so; noted for planners.
-     */
-    Ciphertext[] linearOperands(Ciphertext[] cts, OperatorKind op, String site) {
-        Ciphertext[] xs = atCommonLevel(cts, op);
-        var lowered = plan.loweredTo(site);
-        if (lowered.isPresent() && xs[0].level() > lowered.getAsInt()) {
-            for (int j = 0; j < xs.length; j++) {
-                xs[j] = atLevel(xs[j], lowered.getAsInt());
-            }
-        }
-        accounting.linearMap(site, xs[0].level());
-        return xs;
-    }
-
-    /**
-     * How far inside level 0's half-modulus (q_0/2Δ) a decrypted output's calibrated bound must stay: the bound comes
-     * from calibration inputs, a query may exceed it, and a value past q_0/2Δ wraps around to a wrong sign.
-     */
-    static final double DECRYPTION_HEADROOM = 16;
-
-    /**
-     * How far below Δ a linear map may land the model's output at level 0 ({@link #productScaleFor}): ten bits of
-     * room for the values (q_0/Δ is only 2^12 on a bootstrapping chain) for ten bits of the rescale's rounding error,
-     * which stays near 2^-24 absolute at N = 2^16, Δ = 2^48: far below every accuracy target.
-     */
-    static final double LANDING_BELOW_DELTA = 0x1p-10;
 
     /**
      * The lowest level {@code out} may be decrypted at. At level 0: 0 where its values fit level 0's modulus at its
-     * own scale with {@link #DECRYPTION_HEADROOM} to spare, else 1 (it is already below its floor). Above: 0 where a
-     * linear map run one level lower could land it at level 0 on a scale of at least Δ·{@link #LANDING_BELOW_DELTA}
-     * (see {@link #productScaleFor}), else 1.
+     * own scale with {@link LinearMaps#DECRYPTION_HEADROOM} to spare, else 1 (it is already below its floor).
+     * Above: 0 where a linear map run one level lower could land it at level 0 on a scale of at least
+     * Δ·{@link LinearMaps#LANDING_BELOW_DELTA} (see {@link LinearMaps#productScaleFor}), else 1.
      */
     public int decryptionFloor(CkksTensor out) {
-        double bound = out.range == null ? Double.NaN : out.range.maxAbs();
-        double landing = out.level() == 0 ? out.scale() : scale * LANDING_BELOW_DELTA;
-        return fitsLevelZero(bound, landing) ? 0 : 1;
-    }
-
-    /** Whether values up to {@code bound} decrypt at level 0 on {@code at}, with the headroom to spare. */
-    private boolean fitsLevelZero(double bound, double at) {
-        long[] chain = context.chainPrimes();
-        return chain.length > 0 && Double.isFinite(bound) && bound * DECRYPTION_HEADROOM <= chain[0] / at / 2;
-    }
-
-    /**
-     * The scale the products of the linear map at {@code site} over {@code xs} are made to land on
-     * ({@link #commonProductScale}), given the range of its output: Δ·q, except for a map the plan lowers (the tail,
-     * after the last bootstrap, whose output goes to the client) whose products rescale onto level 0, where values
-     * above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale at which its range
-     * fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
-     * rotations than landing on Δ at level 1 (the Pythia-70M shape's LM head: about 100 000 of each).
-     */
-    double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
-        double target = commonProductScale(xs);
-        if (xs[0].level() != 1 || plan.loweredTo(site).isEmpty() || out == null || fitsLevelZero(out.maxAbs(), scale)) {
-            return target;
-        }
-        double fits = context.chainPrimes()[0] / 2 / DECRYPTION_HEADROOM / out.maxAbs();
-        double landing = Math.pow(2, Math.floor(Math.log(fits) / Math.log(2)));
-        return landing >= scale * LANDING_BELOW_DELTA && landing < scale ? target / scale * landing : target;
-    }
-
-    /**
-     * The input of a linear map, refreshed to the top level first where the plan says so. Sites whose input has a
-     * ciphertext below the top level are offered to planners ({@link Accounting#refreshSites}).
-     */
-    private CkksTensor refreshedAsPlanned(CkksTensor x, String site) {
-        if (Arrays.stream(x.cts).noneMatch(c -> c.level() < maxLevel && bootstraps(c))) {
-            return x;
-        }
-        accounting.refreshSite(site);
-        if (!plan.refreshesBefore(site)) {
-            return x;
-        }
-        plannedRefresh = true;
-        try {
-            return reserve(x, maxLevel, x.range == null ? Double.NaN : x.range.maxAbs());
-        } finally {
-            plannedRefresh = false;
-        }
-    }
-
-    /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
-    private CkksTensor linearOnColumns(CkksTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
-        int in = x.cols;
-        int out = weight.rows();
-        OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
-        Ciphertext[] xs = linearOperands(x.cts, op, site);
-        double target = productScaleFor(xs, site, range);
-        Ciphertext[] ys = new Ciphertext[out];
-        for (int o = 0; o < out; o++) {
-            ProductSum acc = new ProductSum(this, op);
-            for (int j = 0; j < in; j++) {
-                double w = weight.get(o, j);
-                if (w == 0) {
-                    continue;
-                }
-                Ciphertext xj = xs[j];
-                accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                acc.add(bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w,
-                        target / xj.scale())), bounds.of(xj) * Math.abs(w)));
-            }
-            if (acc.isEmpty()) {
-                acc.add(zeroProduct(xs[0], target, op));
-            }
-            Ciphertext y = acc.result();
-            double b = bias == null ? 0 : bias[o];
-            ys[o] = b == 0 ? y : bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b)),
-                    bounds.of(y) + Math.abs(b));
-        }
-        return new CkksTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
-    }
-
-    /** ct·pt, not rescaled (sums of products rescale once). */
-    Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)),
-                bounds.of(x) * bounds.of(p));
-    }
-
-    /**
-     * sum + x·p, not rescaled, in one backend call ({@link dev.polyhe.api.he.Evaluator#multiplyPlainAndAdd}): for a
-     * sum of products at the product's level and scale ({@link ProductSum#addPlainProduct}).
-     */
-    Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
-                bounds.of(sum) + bounds.of(x) * bounds.of(p));
-    }
-
-    /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
-    Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.CONSTANT);
-        double at = productScale / like.scale();
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
+        return linearMaps.decryptionFloor(out);
     }
 
     @Override
     public CkksTensor matmulTransposed(CkksTensor q, CkksTensor k) {
-        q = asColumns(q);
-        k = asColumns(k);
-        requireColumns(q, "matmulTransposed");
-        requireColumns(k, "matmulTransposed");
+        q = layoutOps.asColumns(q);
+        k = layoutOps.asColumns(k);
+        LayoutOps.requireColumns(q, "matmulTransposed");
+        LayoutOps.requireColumns(k, "matmulTransposed");
         if (q.cols != k.cols || q.rows != k.rows) {
             throw new IllegalArgumentException("matmulTransposed: [" + q.rows + ", " + q.cols + "] x [" + k.rows
                     + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
@@ -1840,14 +548,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
         ProductSum[] sums = new ProductSum[slots];
         for (int j = 0; j < q.cols; j++) {
-            Ciphertext kj = withLevels(k.cts[j], 1, op);
-            Ciphertext[] rot = everyRotation(kj, op);
+            Ciphertext kj = refresher.withLevels(k.cts[j], 1, op);
+            Ciphertext[] rot = rotations.everyRotation(kj, op);
             for (int s = 0; s < slots; s++) {
                 Ciphertext shifted = s == 0 ? kj : rot[s - 1];
                 if (sums[s] == null) {
                     sums[s] = new ProductSum(this, op);
                 }
-                sums[s].add(productRaw(q.cts[j], shifted, op));
+                sums[s].add(ops.productRaw(q.cts[j], shifted, op));
             }
         }
         Ciphertext[] diag = new Ciphertext[slots];
@@ -1860,7 +568,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
 
     @Override
     public CkksTensor matmul(CkksTensor a, CkksTensor values) {
-        CkksTensor v = asColumns(values);
+        CkksTensor v = layoutOps.asColumns(values);
         if (a.layout != Layout.DIAGONALS || v.layout != Layout.COLUMNS) {
             throw new UnsupportedOperationException("matmul multiplies attention weights (diagonal layout) by "
                     + "column-packed values; got " + a.layout + " x " + v.layout);
@@ -1873,14 +581,14 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
             throw new UnsupportedOperationException("matmul reads one diagonal per ciphertext; got " + a);
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
-        CkksTensor w = a.clean ? a : maskPadding(a);
+        CkksTensor w = a.clean ? a : layoutOps.maskPadding(a);
         Ciphertext[] out = new Ciphertext[v.cols];
         for (int j = 0; j < v.cols; j++) {
-            Ciphertext vj = withLevels(v.cts[j], 1, op);
-            Ciphertext[] rot = everyRotation(vj, op);
+            Ciphertext vj = refresher.withLevels(v.cts[j], 1, op);
+            Ciphertext[] rot = rotations.everyRotation(vj, op);
             ProductSum acc = new ProductSum(this, op);
             for (int s = 0; s < slots; s++) {
-                acc.add(productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
+                acc.add(ops.productRaw(w.cts[s], s == 0 ? vj : rot[s - 1], op));
             }
             out[j] = acc.result();
         }
@@ -1888,92 +596,28 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
                 sumRange(bothRanges(a.range, v.range, ValueRange::times), a.cols));
     }
 
-    /**
-     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link #rotationSteps}: the
-     * giant steps hoisted on c, then the baby steps hoisted on each giant rotation. P−1 key switches, as many as
-     * rotating by every step directly, with one decomposition per giant step instead of one in all.
-     */
-    private Ciphertext[] everyRotation(Ciphertext c, OperatorKind op) {
-        int b = babyStep(slots);
-        int[] giants = new int[(slots - 1) / b];
-        for (int g = 1; g <= giants.length; g++) {
-            giants[g - 1] = g * b;
-        }
-        Ciphertext[] out = new Ciphertext[slots - 1];
-        Ciphertext[] giant = giants.length == 0 ? new Ciphertext[0] : rotations(c, giants, op);
-        for (int g = 0; g <= giants.length; g++) {
-            Ciphertext[] baby = babyRotations(g == 0 ? c : giant[g - 1], op);
-            for (int a = 0; a < baby.length && g * b + a < slots; a++) {
-                if (g * b + a > 0) {
-                    out[g * b + a - 1] = baby[a];
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * {@code base} and its rotations by the baby steps 1 .. b−1 of {@link #rotationSteps}, hoisted (one
-     * decomposition): element a is the rotation by a.
-     */
-    Ciphertext[] babyRotations(Ciphertext base, OperatorKind op) {
-        int b = Math.min(babyStep(slots), slots);
-        Ciphertext[] out = new Ciphertext[b];
-        out[0] = base;
-        if (b > 1) {
-            int[] steps = java.util.stream.IntStream.range(1, b).toArray();
-            System.arraycopy(rotations(base, steps, op), 0, out, 1, b - 1);
-        }
-        return out;
-    }
-
-    /** c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link #rotationSteps}. */
-    Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
-        int b = babyStep(slots);
-        Ciphertext r = c;
-        if (s / b > 0) {
-            r = rotations(r, new int[] {s / b * b}, op)[0];
-        }
-        if (s % b > 0) {
-            r = rotations(r, new int[] {s % b}, op)[0];
-        }
-        return r;
-    }
-
-    /** Zeroes the entries of a diagonal-layout matrix that lie in padding columns (u ≥ T). */
-    private CkksTensor maskPadding(CkksTensor a) {
-        Matrix ones = new Matrix(a.rows, a.cols, filled(a.rows * a.cols, 1.0));
-        return mulPlain(a, ones);
-    }
-
-    private static double[] filled(int n, double v) {
-        double[] d = new double[n];
-        Arrays.fill(d, v);
-        return d;
-    }
-
     @Override
     public CkksTensor rowSums(CkksTensor scores) {
         CkksTensor m = unpackedSums(scores);
         ValueRange sums = sumRange(m.range, m.cols);
         if (m.layout == Layout.HEAD_DIAGONALS) {
-            CkksTensor r = blockAttention.rowSums(m.clean ? m : maskPadding(m));
+            CkksTensor r = blockAttention.rowSums(m.clean ? m : layoutOps.maskPadding(m));
             r.padding = m.cols < slots ? new CkksTensor.PaddingRows(m.cols, 0) : null; // zeroed, or clean
             return ranged(r, sums);
         }
         // Padding rows stay in their rows; padding entries of diagonals and padding columns of blocks would not.
         boolean leaks = m.layout == Layout.DIAGONALS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext != 0;
-        CkksTensor src = leaks && !m.clean ? maskPadding(m) : m;
+        CkksTensor src = leaks && !m.clean ? layoutOps.maskPadding(m) : m;
         Ciphertext sum = null;
         for (Ciphertext c : src.cts) {
-            sum = sum == null ? c : add(sum, c, OperatorKind.OTHER);
+            sum = sum == null ? c : ops.add(sum, c, OperatorKind.OTHER);
         }
         // Diagonals or columns side by side: the total over them lands in every one.
-        sum = sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
+        sum = rotations.sumOverNeighbours(sum, m.perCiphertext, OperatorKind.OTHER);
         // clean padding sums to zero; else the padding rows are zeroed, where they could spoil a bootstrap
-        boolean zeroed = !src.clean && zeroesPaddingRows(sum, m.rows);
+        boolean zeroed = !src.clean && layoutOps.zeroesPaddingRows(sum, m.rows);
         if (zeroed) {
-            sum = withPaddingRowsZeroed(sum, m.rows, OperatorKind.OTHER);
+            sum = layoutOps.withPaddingRowsZeroed(sum, m.rows, OperatorKind.OTHER);
         }
         Ciphertext[] out = new Ciphertext[src.cts.length];
         Arrays.fill(out, sum);
@@ -1986,78 +630,15 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         return ranged(r, sums);
     }
 
-    /** The plaintext vectors of a [rows, cols] matrix in a tensor's layout, zero in padding. */
-    private double[][] inLayout(CkksTensor m, Matrix p, String op) {
-        ShapeCheck.sameShape(op, m.rows, m.cols, p);
-        double[][] vecs = new double[m.cts.length][];
-        if (m.layout == Layout.COLUMNS) {
-            for (int c = 0; c < m.cols; c++) {
-                vecs[c] = new double[slots];
-                for (int r = 0; r < m.rows; r++) {
-                    vecs[c][r] = p.get(r, c);
-                }
-            }
-        } else if (m.layout == Layout.BLOCKS) {
-            int b = m.perCiphertext;
-            for (int k = 0; k < vecs.length; k++) {
-                vecs[k] = new double[b * slots];
-            }
-            for (int c = 0; c < m.cols; c++) {
-                for (int r = 0; r < m.rows; r++) {
-                    vecs[c / b][(c % b) * slots + r] = p.get(r, c);
-                }
-            }
-        } else if (m.layout == Layout.HEAD_DIAGONALS) {
-            int width = m.heads.segments() * slots;
-            for (int i = 0; i < vecs.length; i++) {
-                vecs[i] = new double[width];
-            }
-            forEachHeadEntry(m, (row, u, ct, slot) -> vecs[ct][slot] = p.get(row, u));
-        } else {
-            int d = m.perCiphertext;
-            for (int i = 0; i < m.cts.length; i++) {
-                vecs[i] = new double[d * slots];
-                for (int j = 0; j < d; j++) {
-                    for (int t = 0; t < m.rows; t++) {
-                        int u = (t + i * d + j) % slots;
-                        if (u < m.cols) {
-                            vecs[i][j * slots + t] = p.get(t, u);
-                        }
-                    }
-                }
-            }
-        }
-        return vecs;
-    }
-
-    /** Where an entry of stacked head scores sits. */
-    private interface HeadEntry {
-        void at(int row, int col, int ciphertext, int slot);
-    }
-
-    /** Every entry (row h·T + t, column u) of stacked head scores, with its ciphertext and slot. */
-    private void forEachHeadEntry(CkksTensor m, HeadEntry f) {
-        HeadPacking hp = m.heads;
-        int tokens = m.cols;
-        for (int h = 0; h < hp.heads(); h++) {
-            for (int t = 0; t < tokens; t++) {
-                for (int u = 0; u < tokens; u++) {
-                    int s = Math.floorMod(u - t, slots);
-                    f.at(h * tokens + t, u, hp.ciphertext(h, s, slots), hp.slot(h, t, s, slots));
-                }
-            }
-        }
-    }
-
     @Override
     public CkksTensor mulPlain(CkksTensor tensor, Matrix plain) {
         CkksTensor m = unpackedSums(tensor);
-        double[][] vecs = inLayout(m, plain, "mulPlain");
+        double[][] vecs = slotLayout.inLayout(m, plain, "mulPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         return expecting(maskedRange(m.range, plain), () -> {
-            refreshOperands(m);
+            refresher.refreshOperands(m);
             for (int i = 0; i < out.length; i++) {
-                out[i] = plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
+                out[i] = ops.plainProduct(m.cts[i], vecs[i], OperatorKind.OTHER);
             }
             return m.with(out, true);
         });
@@ -2066,19 +647,12 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     @Override
     public CkksTensor addPlain(CkksTensor tensor, Matrix plain) {
         CkksTensor m = unpackedSums(tensor);
-        double[][] vecs = inLayout(m, plain, "addPlain");
+        double[][] vecs = slotLayout.inLayout(m, plain, "addPlain");
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
+            out[i] = ops.plainSum(m.cts[i], vecs[i], OperatorKind.OTHER);
         }
         return ranged(m.with(out, m.clean), bothRanges(m.range, plainRange(plain), ValueRange::plus));
-    }
-
-    /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
-    Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
-        Plaintext p = timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, values.length, c.level(), c.scale()));
-        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
     }
 
     @Override
@@ -2086,13 +660,13 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         ShapeCheck.rowVector("mulRow", m.cols, v);
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::times);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(mulPlain(m, everyRow(v, m.rows)), r);
+            return ranged(mulPlain(m, LayoutOps.everyRow(v, m.rows)), r);
         }
-        requireColumns(m, "mulRow");
+        LayoutOps.requireColumns(m, "mulRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         return expecting(r, () -> {
             for (int c = 0; c < m.cols; c++) {
-                out[c] = constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
+                out[c] = ops.constantProduct(m.cts[c], v[c], OperatorKind.OTHER);
             }
             return new CkksTensor(m.layout, m.rows, m.cols, out, m.clean);
         });
@@ -2103,9 +677,9 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         ShapeCheck.rowVector("addRow", m.cols, v);
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::plus);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(addPlain(m, everyRow(v, m.rows)), r);
+            return ranged(addPlain(m, LayoutOps.everyRow(v, m.rows)), r);
         }
-        requireColumns(m, "addRow");
+        LayoutOps.requireColumns(m, "addRow");
         Ciphertext[] out = new Ciphertext[m.cols];
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
@@ -2120,208 +694,21 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor columns(CkksTensor m, int from, int to) {
         ShapeCheck.range("columns", from, to, m.cols);
         if (m.layout == Layout.BLOCKS) {
-            return ranged(unpack(m, from, to), m.range);
+            return ranged(layoutOps.unpack(m, from, to), m.range);
         }
-        requireColumns(m, "columns");
+        LayoutOps.requireColumns(m, "columns");
         return ranged(new CkksTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean),
                 m.range);
     }
 
-    /**
-     * Whether the keys rotate ciphertexts of {@code width} slots by j·step for every j &lt; count (a key whose step
-     * is congruent modulo the width serves): layouts whose keys are only the powers of two (row sums of score
-     * diagonals) add one by one instead.
-     */
-    private boolean hasRotations(int width, int step, int count) {
-        if (keys == null) {
-            return false;
-        }
-        Set<Integer> held = keys.rotationSteps();
-        for (int j = 1; j < count; j++) {
-            int s = Math.floorMod(j * step, width);
-            if (!held.contains(s) && held.stream().noneMatch(h -> Math.floorMod(h, width) == s)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * The sum over n neighbouring groups of P slots (n a power of two): each group ends up holding the sum of all
-     * n (see {@link #sumOverNeighbours(Ciphertext, int, int, OperatorKind)}).
-     */
-    Ciphertext sumOverNeighbours(Ciphertext c, int n, OperatorKind op) {
-        return sumOverNeighbours(c, n, 1, op);
-    }
-
-    /**
-     * Segment i gets the sum of segments i, i + step, …, i + n − step (n and step powers of two). Where the keys
-     * of {@link #rotateSegments} allow (a·P for a &lt; b, multiples of b·P), radix-R stages: Σ_{j&lt;R} rot(r, j·k·P)
-     * is R − 1 rotations of one ciphertext sharing one decomposition and one division by P ({@link #rotateSum}),
-     * two stages for n up to b², cheaper than the log2(n/step) rotations of rotate-and-add one after another
-     * (each a whole key switch: the next one waits for its division by P).
-     */
-    Ciphertext sumOverNeighbours(Ciphertext c, int n, int step, OperatorKind op) {
-        int segments = c.slots() / slots;
-        int b = babyStep(segments);
-        Ciphertext r = c;
-        for (int k = step; k < n;) {
-            int radix = n > segments ? 2 : k < b ? Math.min(b / k, n / k) : n / k;
-            if (radix > 2 && !hasRotations(c.slots(), k * slots, radix)) {
-                radix = 2;
-            }
-            if (radix == 2) {
-                r = add(r, rotations(r, new int[] {k * slots}, op)[0], op);
-            } else {
-                Ciphertext[] same = new Ciphertext[radix];
-                int[] steps = new int[radix];
-                for (int j = 0; j < radix; j++) {
-                    same[j] = r;
-                    steps[j] = j * k * slots;
-                }
-                r = rotateSum(same, steps, op);
-            }
-            k *= radix;
-        }
-        return r;
-    }
-
-    /**
-     * Row sums with their padding rows (T .. P−1 of every segment of P slots) set to zero: whatever follows a row sum
-     * (a division, an inverse square root) is then told where the padding stands ({@link CkksTensor#padding}), and
-     * {@link #bound} moves it into the domain with a plaintext addition. One level.
-     */
-    private Ciphertext withPaddingRowsZeroed(Ciphertext c, int tokens, OperatorKind op) {
-        Ciphertext x = withLevels(c, 1, op);
-        double[] rows = new double[x.slots()];
-        for (int seg = 0; seg < x.slots() / slots; seg++) {
-            Arrays.fill(rows, seg * slots, seg * slots + tokens, 1.0);
-        }
-        return rescale(plainProductRaw(x, encode(rows, rows.length, x.level(), op), op), op);
-    }
-
-    /**
-     * Whether row sums of unclean padding are zeroed: where T < P and c may be bootstrapped (without bootstrapping the
-     * padding's values never reach the real rows).
-     */
-    private boolean zeroesPaddingRows(Ciphertext c, int tokens) {
-        return tokens < slots && bootstraps(c);
-    }
-
-    /**
-     * c rotated left by n segments of P slots (n taken modulo the segments c spans; negative n rotates right) with
-     * the keys of {@link Packing#babyGiantSteps}: a giant step, then a baby step, at most two rotations.
-     */
-    Ciphertext rotateSegments(Ciphertext c, int n, OperatorKind op) {
-        int segments = c.slots() / slots;
-        int m = Math.floorMod(n, segments);
-        int b = babyStep(segments);
-        Ciphertext r = c;
-        if (m / b > 0) {
-            r = rotations(r, new int[] {m / b * b * slots}, op)[0];
-        }
-        if (m % b > 0) {
-            r = rotations(r, new int[] {m % b * slots}, op)[0];
-        }
-        return r;
-    }
-
-    /** A matrix with {@code v} in each of its rows. */
-    private static Matrix everyRow(double[] v, int rows) {
-        double[] d = new double[rows * v.length];
-        for (int r = 0; r < rows; r++) {
-            System.arraycopy(v, 0, d, r * v.length, v.length);
-        }
-        return new Matrix(rows, v.length, d);
-    }
-
-    /** Column-packed (attention works on columns): blocks are unpacked, others returned as they are. */
-    private CkksTensor asColumns(CkksTensor m) {
-        return m.layout == Layout.BLOCKS ? unpack(m, 0, m.cols) : m;
-    }
-
-    /**
-     * Columns [from, to) of a block tensor, one ciphertext each: column c of its block is masked out (one level,
-     * which also zeroes its padding rows) and rotated and added over the block (log2 B rotations by P, 2P, ..),
-     * which repeats it in every P slots, as a column-packed ciphertext is.
-     */
-    private CkksTensor unpack(CkksTensor m, int from, int to) {
-        int b = m.perCiphertext;
-        Ciphertext[] out = new Ciphertext[to - from];
-        for (int j = from; j < to; j++) {
-            double[] mask = new double[b * slots];
-            Arrays.fill(mask, (j % b) * slots, (j % b) * slots + m.rows, 1.0);
-            Ciphertext column = plainProduct(m.cts[j / b], mask, OperatorKind.OTHER);
-            out[j - from] = sumOverNeighbours(column, b, OperatorKind.OTHER);
-        }
-        return new CkksTensor(Layout.COLUMNS, m.rows, to - from, out, true);
-    }
-
     @Override
     public CkksTensor rowRange(CkksTensor m, int from, int to) {
-        return ranged(rowSlice(m, from, to), m.range);
-    }
-
-    private CkksTensor rowSlice(CkksTensor tensor, int from, int to) {
-        CkksTensor m = unpackedSums(tensor);
-        ShapeCheck.range("rows", from, to, m.rows);
-        if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
-                && from % m.cols == 0 && to % m.cols == 0) {
-            return heads(m, from / m.cols, to / m.cols);
-        }
-        if (m.layout == Layout.DIAGONALS || m.layout == Layout.HEAD_DIAGONALS) {
-            requireColumns(m, "rowRange");
-        }
-        if (from == 0) {
-            return new CkksTensor(m.layout, to, m.cols, m.cts, false, m.perCiphertext);
-        }
-        // Rows move up by `from` inside each column's P slots; what comes in from the next column lands in
-        // padding rows only (t + from < to <= P for the rows kept).
-        Ciphertext[] out = new Ciphertext[m.cts.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = rotateBy(m.cts[i], from, OperatorKind.OTHER);
-        }
-        return new CkksTensor(m.layout, to - from, m.cols, out, false, m.perCiphertext);
-    }
-
-    /** Heads [from, to) of stacked head scores of one diagonal per ciphertext (head h: P ciphertexts from h·P). */
-    private CkksTensor heads(CkksTensor m, int from, int to) {
-        Ciphertext[] cts = Arrays.copyOfRange(m.cts, from * slots, to * slots);
-        return to - from == 1 ? new CkksTensor(Layout.DIAGONALS, m.cols, m.cols, cts, m.clean)
-                : new CkksTensor((to - from) * m.cols, m.cols, cts, m.clean, HeadPacking.stacked(to - from));
-    }
-
-    /** The hull of the parts' ranges (the one range when they share it); null when any is unknown. */
-    private static ValueRange unionOf(List<CkksTensor> parts) {
-        ValueRange r = parts.isEmpty() ? null : parts.get(0).range;
-        for (CkksTensor p : parts) {
-            r = bothRanges(r, p.range, ValueRange::union);
-        }
-        return r;
+        return ranged(layoutOps.rowSlice(unpackedSums(m), from, to), m.range);
     }
 
     @Override
     public CkksTensor concatColumns(List<CkksTensor> parts) {
-        return ranged(joinColumns(parts), unionOf(parts));
-    }
-
-    private CkksTensor joinColumns(List<CkksTensor> parts) {
-        if (parts.isEmpty()) {
-            throw new IllegalArgumentException("concatColumns: nothing to concatenate");
-        }
-        int rows = parts.get(0).rows;
-        List<Ciphertext> cts = new ArrayList<>();
-        boolean clean = true;
-        for (CkksTensor part : parts) {
-            CkksTensor p = asColumns(part);
-            requireColumns(p, "concatColumns");
-            if (p.rows != rows) {
-                throw new IllegalArgumentException("concatColumns: row counts differ, " + rows + " vs " + p.rows);
-            }
-            cts.addAll(Arrays.asList(p.cts));
-            clean &= p.clean;
-        }
-        return new CkksTensor(Layout.COLUMNS, rows, cts.size(), cts.toArray(Ciphertext[]::new), clean);
+        return ranged(layoutOps.joinColumns(parts), unionOf(parts));
     }
 
     /**
@@ -2330,26 +717,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
      */
     @Override
     public CkksTensor concatRows(List<CkksTensor> parts) {
-        return ranged(joinRows(parts), unionOf(parts));
-    }
-
-    private CkksTensor joinRows(List<CkksTensor> parts) {
-        if (parts.isEmpty()) {
-            throw new IllegalArgumentException("concatRows: nothing to concatenate");
-        }
-        CkksTensor first = parts.get(0);
-        List<Ciphertext> cts = new ArrayList<>();
-        boolean clean = true;
-        for (CkksTensor p : parts) {
-            if (p.layout != Layout.DIAGONALS || p.perCiphertext != 1 || p.rows != first.rows || p.cols != first.cols) {
-                throw new UnsupportedOperationException("concatRows stacks square score blocks of one diagonal per "
-                        + "ciphertext (the heads' Q·Kᵀ) of one shape; got " + p);
-            }
-            cts.addAll(Arrays.asList(p.cts));
-            clean &= p.clean;
-        }
-        return new CkksTensor(parts.size() * first.rows, first.cols, cts.toArray(Ciphertext[]::new), clean,
-                HeadPacking.stacked(parts.size()));
+        return ranged(layoutOps.joinRows(parts), unionOf(parts));
     }
 
     /** On column blocks whose heads fit ({@link BlockAttention}) all heads at once; else head by head on columns. */
@@ -2363,7 +731,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
         if (blockAttention.applies(q, k, q.cols / heads)) {
             return ranged(blockAttention.scores(q, k, heads), r);
         }
-        return ranged(TensorOps.super.headScores(asColumns(q), asColumns(k), heads), r);
+        return ranged(TensorOps.super.headScores(layoutOps.asColumns(q), layoutOps.asColumns(k), heads), r);
     }
 
     @Override
@@ -2384,7 +752,7 @@ public final class CkksEngine implements TensorOps<CkksTensor> {
     public CkksTensor permuteColumns(CkksTensor m, int[] source, Matrix weights) {
         boolean dropsColumns = Arrays.stream(source).anyMatch(j -> j < 0);
         ValueRange r = bothRanges(m.range, ValueRange.of(weights.data(), dropsColumns), ValueRange::times);
-        return ranged(m.layout == Layout.BLOCKS ? blockLinear.permute(m, source, weights)
+        return ranged(m.layout == Layout.BLOCKS ? linearMaps.blocks().permute(m, source, weights)
                 : TensorOps.super.permuteColumns(m, source, weights), r);
     }
 

@@ -23,15 +23,15 @@ final class ProductSum {
 
     /** Adds a product not yet rescaled. */
     void add(Ciphertext term) {
-        if (rescaled == null && (raw == null || CkksEngine.sameScale(raw.scale(), term.scale()))) {
-            raw = raw == null ? term : engine.add(raw, term, op);
+        if (rescaled == null && (raw == null || LevelsAndScales.sameScale(raw.scale(), term.scale()))) {
+            raw = raw == null ? term : engine.ops().add(raw, term, op);
             return;
         }
         if (rescaled == null) {
-            rescaled = engine.rescale(raw, op);
+            rescaled = engine.levels().rescale(raw, op);
             raw = null;
         }
-        rescaled = engine.add(rescaled, engine.rescale(term, op), op);
+        rescaled = engine.ops().add(rescaled, engine.levels().rescale(term, op), op);
     }
 
     /**
@@ -40,11 +40,11 @@ final class ProductSum {
      */
     void addPlainProduct(Ciphertext x, Plaintext w) {
         if (rescaled == null && raw != null && raw.level() == Math.min(x.level(), w.level())
-                && CkksEngine.sameScale(raw.scale(), x.scale() * w.scale())) {
-            raw = engine.plainProductAdded(raw, x, w, op);
+                && LevelsAndScales.sameScale(raw.scale(), x.scale() * w.scale())) {
+            raw = engine.ops().plainProductAdded(raw, x, w, op);
             return;
         }
-        add(engine.plainProductRaw(x, w, op));
+        add(engine.ops().plainProductRaw(x, w, op));
     }
 
     boolean isEmpty() {
@@ -61,6 +61,6 @@ final class ProductSum {
         if (isEmpty()) {
             throw new IllegalStateException("an empty sum of products");
         }
-        return rescaled != null ? rescaled : engine.rescale(raw, op);
+        return rescaled != null ? rescaled : engine.levels().rescale(raw, op);
     }
 }
