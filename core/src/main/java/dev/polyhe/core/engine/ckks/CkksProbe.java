@@ -5,6 +5,9 @@ import dev.polyhe.core.engine.trace.Probe;
 /** Level, scale, assumed range and imaginary parts of {@link CkksTensor}s, for error traces (client side). */
 public final class CkksProbe implements Probe<CkksTensor> {
     private final CkksEngine engine;
+    /** The tensor last decrypted and its largest |real| and |imaginary| parts: a step asks for both. */
+    private CkksTensor decrypted;
+    private double[] parts;
 
     public CkksProbe(CkksEngine engine) {
         this.engine = engine;
@@ -27,23 +30,29 @@ public final class CkksProbe implements Probe<CkksTensor> {
 
     @Override
     public double slotMagnitude(CkksTensor value) {
-        double m = 0;
-        for (var c : value.cts) {
-            for (double v : engine.decryptComplex(c)[0]) {
-                m = Math.max(m, Math.abs(v));
-            }
-        }
-        return m;
+        return largestParts(value)[0];
     }
 
     @Override
     public double imaginary(CkksTensor value) {
-        double m = 0;
-        for (var c : value.cts) {
-            for (double v : engine.decryptComplex(c)[1]) {
-                m = Math.max(m, Math.abs(v));
+        return largestParts(value)[1];
+    }
+
+    /** Max |real part| and max |imaginary part| over every slot, each ciphertext decrypted once per tensor. */
+    private double[] largestParts(CkksTensor value) {
+        if (value != decrypted) {
+            double re = 0;
+            double im = 0;
+            for (var c : value.cts) {
+                double[][] slots = engine.decryptComplex(c);
+                for (int i = 0; i < slots[0].length; i++) {
+                    re = Math.max(re, Math.abs(slots[0][i]));
+                    im = Math.max(im, Math.abs(slots[1][i]));
+                }
             }
+            decrypted = value;
+            parts = new double[] {re, im};
         }
-        return m;
+        return parts;
     }
 }
