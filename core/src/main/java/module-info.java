@@ -17,9 +17,9 @@ module dev.polyhe.core {
     exports dev.polyhe.core.config;
     exports dev.polyhe.core.bench;
     exports dev.polyhe.core.inference;
-    // Engine internals, for the launcher (and the server) alone: the CKKS engine, its traces and reports, key and
+    // Engine internals, for the launcher (and the server) alone: the encrypted engine, its traces and reports, key and
     // ciphertext files.
-    exports dev.polyhe.core.engine.ckks to dev.polyhe.launcher, dev.polyhe.server;
+    exports dev.polyhe.core.engine.encrypted to dev.polyhe.launcher, dev.polyhe.server;
     exports dev.polyhe.core.engine.trace to dev.polyhe.launcher;
     exports dev.polyhe.core.report to dev.polyhe.launcher;
     exports dev.polyhe.core.encrypted to dev.polyhe.launcher, dev.polyhe.server;

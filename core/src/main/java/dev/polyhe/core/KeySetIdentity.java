@@ -1,7 +1,7 @@
 package dev.polyhe.core;
 
 import dev.polyhe.core.encrypted.KeyFiles;
-import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.encrypted.OutputAgreement;
-import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceResult;
 import dev.polyhe.core.inference.InferenceService;
@@ -55,36 +55,36 @@ public final class PrivateInference {
 
     /** A ciphertext input, made by the client for the server (opaque: the engine's tensor stays internal). */
     public static final class EncryptedQuery {
-        private final CkksTensor embeddings;
+        private final EncryptedTensor embeddings;
 
-        EncryptedQuery(CkksTensor embeddings) {
+        EncryptedQuery(EncryptedTensor embeddings) {
             this.embeddings = embeddings;
         }
 
-        CkksTensor embeddings() {
+        EncryptedTensor embeddings() {
             return embeddings;
         }
     }
 
     /** The server's answer, with its evaluation time and bootstrap count (NaN and -1 when read from a file). */
     public static final class EncryptedAnswer {
-        private final CkksTensor lastHiddenState;
-        private final CkksTensor logits;
+        private final EncryptedTensor lastHiddenState;
+        private final EncryptedTensor logits;
         private final double seconds;
         private final long bootstraps;
 
-        EncryptedAnswer(CkksTensor lastHiddenState, CkksTensor logits, double seconds, long bootstraps) {
+        EncryptedAnswer(EncryptedTensor lastHiddenState, EncryptedTensor logits, double seconds, long bootstraps) {
             this.lastHiddenState = lastHiddenState;
             this.logits = logits;
             this.seconds = seconds;
             this.bootstraps = bootstraps;
         }
 
-        CkksTensor lastHiddenState() {
+        EncryptedTensor lastHiddenState() {
             return lastHiddenState;
         }
 
-        CkksTensor logits() {
+        EncryptedTensor logits() {
             return logits;
         }
 
@@ -194,7 +194,7 @@ public final class PrivateInference {
 
     /** Server: a query written by {@link #write(ServerKeys, EncryptedQuery, Path)} or {@code polyhe encrypt}. */
     public EncryptedQuery readQuery(ServerKeys keys, Path file) throws IOException {
-        CkksTensor e = EncryptedInference.read(keys.keySet(), file).tensors().get("embeddings");
+        EncryptedTensor e = EncryptedInference.read(keys.keySet(), file).tensors().get("embeddings");
         if (e == null) {
             throw new IllegalArgumentException(file + " holds no 'embeddings' tensor");
         }
@@ -203,7 +203,7 @@ public final class PrivateInference {
 
     /** Server: the answer in the file format {@code polyhe decrypt} reads. */
     public void write(ServerKeys keys, EncryptedAnswer answer, Path file) throws IOException {
-        Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+        Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
         tensors.put("last_hidden_state", answer.lastHiddenState());
         if (answer.logits() != null) {
             tensors.put("logits", answer.logits());

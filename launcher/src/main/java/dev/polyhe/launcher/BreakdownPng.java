@@ -1,7 +1,7 @@
 package dev.polyhe.launcher;
 
-import dev.polyhe.core.engine.ckks.OperatorKind;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.OperatorKind;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import dev.polyhe.core.report.LatencyBreakdown;
 import java.io.IOException;
 import java.util.ArrayList;

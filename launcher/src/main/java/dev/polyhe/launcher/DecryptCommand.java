@@ -2,8 +2,8 @@ package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.EncryptedInference;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.NoiseFlooding;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.NoiseFlooding;
 import java.security.SecureRandom;
 import java.nio.file.Path;
 import java.util.List;
@@ -61,14 +61,14 @@ final class DecryptCommand implements Callable<Integer> {
         }
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build(); var keys = keyFolder.client(polyhe)) {
             var contents = EncryptedInference.read(keys, input);
-            CkksTensor hidden = contents.tensors().get("last_hidden_state");
+            EncryptedTensor hidden = contents.tensors().get("last_hidden_state");
             if (hidden == null) {
                 throw new ErrorReport.InputException(input + " holds no 'last_hidden_state' (make it with 'polyhe eval')");
             }
             var enc = new EncryptedInference(polyhe.inference());
             var random = new SecureRandom();
             var h = enc.decrypt(keys, hidden, flooding, random);
-            CkksTensor logitsCt = contents.tensors().get("logits");
+            EncryptedTensor logitsCt = contents.tensors().get("logits");
             var logits = logitsCt == null ? null : enc.decrypt(keys, logitsCt, flooding, random);
             var json = OutputJson.MAPPER.createObjectNode();
             String modelType = contents.metadata().getOrDefault("model_type", "unknown");

@@ -12,8 +12,8 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.plugin.PluginKind;
 import java.io.PrintWriter;
@@ -155,11 +155,11 @@ final class DemoCommand implements Callable<Integer> {
         try (HeContext ctx = backend.open(params)) {
             SecretKey sk = ctx.generateSecretKey();
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, false);
-            CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
+            EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
                     tokens);
-            CkksTensor enc = engine.fromPlainScores(scores);
+            EncryptedTensor enc = engine.fromPlainScores(scores);
             long t0 = System.nanoTime();
-            CkksTensor w;
+            EncryptedTensor w;
             try (var scope = engine.operator("attention-normalization")) {
                 w = kernel.normalize(engine, enc, null);
             }

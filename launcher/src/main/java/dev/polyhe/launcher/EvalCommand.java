@@ -2,7 +2,7 @@ package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.EncryptedInference;
-import dev.polyhe.core.engine.ckks.CkksTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.LoadedModel;
 import dev.polyhe.core.report.LatencyBreakdown;
@@ -80,7 +80,7 @@ final class EvalCommand implements Callable<Integer> {
             var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);
-            CkksTensor embeddings = contents.tensors().get("embeddings");
+            EncryptedTensor embeddings = contents.tensors().get("embeddings");
             if (embeddings == null) {
                 throw new ErrorReport.InputException(input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
@@ -94,7 +94,7 @@ final class EvalCommand implements Callable<Integer> {
             } finally {
                 progress.stop();
             }
-            Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+            Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {
                 tensors.put("logits", result.output().logits());

@@ -32,7 +32,7 @@ final class PipelineOptions {
 
     /** Refused as it is parsed, before any model or key is read. */
     @Option(names = "--threads", paramLabel = "T",
-            description = "Worker threads of the HE backend (default: all cores). From 4 up the CKKS engine also runs "
+            description = "Worker threads of the HE backend (default: all cores). From 4 up the encrypted engine also runs "
                     + "independent ciphertexts at once (a linear map's output blocks, an attention's shifts).")
     void threads(int t) {
         if (t < 1) {

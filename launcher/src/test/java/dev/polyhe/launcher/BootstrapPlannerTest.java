@@ -12,7 +12,7 @@ import dev.polyhe.core.bench.RandomCheckpoint.Init;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

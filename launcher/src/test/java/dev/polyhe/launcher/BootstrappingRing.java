@@ -5,8 +5,8 @@ import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.Packing;
 
 /**
  * The small bootstrapping ring of the refresh tests ({@code insecure-test-boot-N10}) with client keys and evaluation
@@ -33,8 +33,8 @@ final class BootstrappingRing implements AutoCloseable {
     }
 
     /** A fresh engine (its own bounds, refreshed copies and accounting) on this ring's keys. */
-    CkksEngine engine() {
-        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), packing);
+    EncryptedEngine engine() {
+        return new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), packing);
     }
 
     @Override

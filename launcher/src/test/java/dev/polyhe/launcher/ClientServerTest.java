@@ -256,7 +256,7 @@ class ClientServerTest {
     }
 
     @Test
-    void inferWithTheCkksEngineReportsItsErrorAgainstBothPlaintextModels() throws Exception {
+    void inferWithTheEncryptedEngineReportsItsErrorAgainstBothPlaintextModels() throws Exception {
         Path out = dir.resolve("ckks.json");
         var r = polyhe("infer", "--engine", "ckks", "--model", model.toString(), "--input", input.toString(),
                 "--config", config.toString(), "--calibration", calibration.toString(), "--logN", "10",

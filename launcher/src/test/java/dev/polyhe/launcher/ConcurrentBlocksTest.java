@@ -13,12 +13,12 @@ import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Layout;
-import dev.polyhe.core.engine.ckks.OperatorStats;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Layout;
+import dev.polyhe.core.engine.encrypted.OperatorStats;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -74,12 +74,12 @@ class ConcurrentBlocksTest {
         SecretKey sk = ctx.generateSecretKey();
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, narrow.rotationSteps(), false, false);
         WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> true);
-        CkksEngine blocks = new CkksEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), narrow);
-        CkksTensor y = blocks.linear(blocks.fromPlain(in.x), in.w, in.bias);
+        EncryptedEngine blocks = new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), narrow);
+        EncryptedTensor y = blocks.linear(blocks.fromPlain(in.x), in.w, in.bias);
         assertEquals(Layout.BLOCKS, y.layout());
         assertEquals(5, y.ciphertexts().length, "20 columns in blocks of 4");
         values.add(blocks.toPlain(y));
-        CkksTensor z = blocks.linear(blocks.columns(y, 3, 9), in.w2, null);
+        EncryptedTensor z = blocks.linear(blocks.columns(y, 3, 9), in.w2, null);
         assertEquals(Layout.BLOCKS, z.layout());
         values.add(blocks.toPlain(z));
         values.add(blocks.toPlain(blocks.permuteColumns(y, in.source, in.mask)));
@@ -88,8 +88,8 @@ class ConcurrentBlocksTest {
         Packing wide = new Packing(SLOTS, 8, 1);
         EvaluationKeys headKeys = ctx.generateEvaluationKeys(sk, wide.rotationSteps(), false, false);
         WatchedEvaluator hw = WatchedEvaluator.of(ctx.evaluator(headKeys), concurrency, m -> true);
-        CkksEngine heads = new CkksEngine(ctx, hw.evaluator(), headKeys, ctx.encryptor(sk), ctx.decryptor(sk), wide);
-        CkksTensor scores = heads.headScores(heads.fromPlain(in.q), heads.fromPlain(in.k), 3);
+        EncryptedEngine heads = new EncryptedEngine(ctx, hw.evaluator(), headKeys, ctx.encryptor(sk), ctx.decryptor(sk), wide);
+        EncryptedTensor scores = heads.headScores(heads.fromPlain(in.q), heads.fromPlain(in.k), 3);
         assertEquals(Layout.HEAD_DIAGONALS, scores.layout());
         values.add(heads.toPlain(scores));
         values.add(heads.toPlain(heads.headContexts(heads.addConstant(scores, 0.25), heads.fromPlain(in.v), 3)));
@@ -98,7 +98,7 @@ class ConcurrentBlocksTest {
         Map<PrimitiveKind, Long> counts = new LinkedHashMap<>();
         Map<String, String> perOperator = new LinkedHashMap<>();
         long recorded = 0;
-        for (CkksEngine e : List.of(blocks, heads)) {
+        for (EncryptedEngine e : List.of(blocks, heads)) {
             e.accounting().countsByPrimitive().forEach((kind, n) -> counts.merge(kind, n, Long::sum));
             recorded += e.accounting().nanosByPrimitive().values().stream().mapToLong(Long::longValue).sum();
             for (Map.Entry<String, OperatorStats> op : e.accounting().operators().entrySet()) {

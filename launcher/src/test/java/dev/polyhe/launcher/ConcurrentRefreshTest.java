@@ -9,10 +9,10 @@ import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -32,15 +32,15 @@ class ConcurrentRefreshTest {
     /** Six columns (six ciphertexts) run down to level 1, then announced as the input of a 3-deep program. */
     private static Outcome run(HeContext ctx, EvaluationKeys keys, SecretKey sk, Matrix x, int concurrency) {
         WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> m.startsWith("bootstrap"));
-        CkksEngine engine = new CkksEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
-        CkksTensor t = engine.fromPlain(x);
+        EncryptedEngine engine = new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+        EncryptedTensor t = engine.fromPlain(x);
         double[] one = new double[x.data().length];
         java.util.Arrays.fill(one, 1);
-        CkksTensor ones = engine.fromPlain(new Matrix(x.rows(), x.cols(), one));
+        EncryptedTensor ones = engine.fromPlain(new Matrix(x.rows(), x.cols(), one));
         while (t.level() > 1) {
             t = engine.mul(t, ones);
         }
-        CkksTensor refreshed = engine.reserve(t, 3, 1);
+        EncryptedTensor refreshed = engine.reserve(t, 3, 1);
         assertTrue(refreshed.level() >= 3, "levels after reserve: " + refreshed.level());
         return new Outcome(engine.toPlain(refreshed), engine.accounting().placements(),
                 engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L),
@@ -53,7 +53,7 @@ class ConcurrentRefreshTest {
             HeBackend backend = polyhe.plugins().backend("ckks-cpu").withParallelism(4);
             try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
                 SecretKey sk = ctx.generateSecretKey();
-                EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+                EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
                 assertEquals(4, ctx.evaluator(keys).concurrency(), "the CPU backend on four threads");
                 double[] v = new double[TOKENS * 6];
                 Random rnd = new Random(17);

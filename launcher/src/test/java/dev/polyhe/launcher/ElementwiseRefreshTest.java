@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +38,7 @@ class ElementwiseRefreshTest {
         ring.close();
     }
 
-    private static CkksEngine engine() {
+    private static EncryptedEngine engine() {
         return ring.engine();
     }
 
@@ -52,10 +52,10 @@ class ElementwiseRefreshTest {
     }
 
     /** x times ones until its ciphertexts are at {@code level}. */
-    private static CkksTensor downTo(CkksEngine engine, CkksTensor x, int level) {
+    private static EncryptedTensor downTo(EncryptedEngine engine, EncryptedTensor x, int level) {
         double[] one = new double[TOKENS * COLUMNS];
         java.util.Arrays.fill(one, 1);
-        CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, COLUMNS, one));
+        EncryptedTensor ones = engine.fromPlain(new Matrix(TOKENS, COLUMNS, one));
         while (x.level() > level) {
             x = engine.mul(x, ones);
         }
@@ -72,14 +72,14 @@ class ElementwiseRefreshTest {
 
     @Test
     void aTensorsSpentCiphertextsAreRefreshedTogetherInPairs() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         Matrix x = random(17, 1);
-        CkksTensor t = downTo(engine, engine.fromPlain(x), 0);
+        EncryptedTensor t = downTo(engine, engine.fromPlain(x), 0);
         // Another tensor spent after it: the ciphertexts just spent, where a lone refresh looks for its partner.
-        CkksTensor other = downTo(engine, engine.fromPlain(random(18, 1)), 0);
+        EncryptedTensor other = downTo(engine, engine.fromPlain(random(18, 1)), 0);
         long before = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
 
-        CkksTensor squared = engine.mul(t, t);
+        EncryptedTensor squared = engine.mul(t, t);
 
         long calls = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
         assertEquals(COLUMNS / 2, calls, "six ciphertexts of one tensor, three pair bootstraps");
@@ -95,18 +95,18 @@ class ElementwiseRefreshTest {
 
     @Test
     void aMaskedProductKnowsItsResultIsLargeAndScalesItDownBeforeBootstrapping() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         double magnitude = 5;
         Matrix x = random(19, magnitude);
-        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 2), -magnitude, magnitude);
+        EncryptedTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 2), -magnitude, magnitude);
         double[] m = new double[TOKENS * COLUMNS];
         for (int r = 0; r < TOKENS; r++) {
             for (int c = 0; c <= Math.min(r, COLUMNS - 1); c++) {
                 m[r * COLUMNS + c] = 1; // causal
             }
         }
-        CkksTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
-        CkksTensor fourth = engine.mul(engine.mul(masked, masked), engine.mul(masked, masked));
+        EncryptedTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
+        EncryptedTensor fourth = engine.mul(engine.mul(masked, masked), engine.mul(masked, masked));
 
         List<Accounting.Placement> placements = engine.accounting().placements();
         assertFalse(placements.isEmpty(), "x⁴ needs more levels than the masked scores have");
@@ -124,10 +124,10 @@ class ElementwiseRefreshTest {
 
     @Test
     void aProductByAPlainMaskRefreshesItsOperandsCiphertextsTogether() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         Matrix x = random(21, 1);
-        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 0), -1, 1);
-        CkksTensor other = downTo(engine, engine.fromPlain(random(22, 1)), 0);
+        EncryptedTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 0), -1, 1);
+        EncryptedTensor other = downTo(engine, engine.fromPlain(random(22, 1)), 0);
         double[] m = new double[TOKENS * COLUMNS];
         for (int r = 0; r < TOKENS; r++) {
             for (int c = 0; c <= Math.min(r, COLUMNS - 1); c++) {
@@ -136,7 +136,7 @@ class ElementwiseRefreshTest {
         }
         long before = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
 
-        CkksTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
+        EncryptedTensor masked = engine.mulPlain(t, new Matrix(TOKENS, COLUMNS, m));
 
         long calls = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
         assertEquals(COLUMNS / 2, calls, "six ciphertexts of one tensor, three pair bootstraps");
@@ -157,12 +157,12 @@ class ElementwiseRefreshTest {
      */
     @Test
     void anAnnouncedRangeJustAboveTheTrackedBoundStillLetsLargeValuesBeScaledDownAndPaired() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         double magnitude = 20; // above the 12 one bootstrap refreshes at full precision on this ring
         Matrix x = random(23, magnitude);
-        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 1), -1.01 * magnitude, 1.01 * magnitude);
+        EncryptedTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 1), -1.01 * magnitude, 1.01 * magnitude);
 
-        CkksTensor refreshed = engine.reserve(t, 3, Double.NaN);
+        EncryptedTensor refreshed = engine.reserve(t, 3, Double.NaN);
 
         List<Accounting.Placement> placements = engine.accounting().placements();
         assertEquals(COLUMNS / 2, placements.size(), "six ciphertexts in pairs: " + placements);

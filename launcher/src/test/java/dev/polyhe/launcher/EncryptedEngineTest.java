@@ -20,11 +20,11 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Layout;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Layout;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The CKKS engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
+ * The encrypted engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
  * engine, and a polynomial attention mechanism runs unchanged on ciphertexts.
  */
 class EncryptedEngineTest {
@@ -48,7 +48,7 @@ class EncryptedEngineTest {
     static final int SLOTS = 8;
     static PolyHe polyhe;
     static HeContext context;
-    static CkksEngine ckks;
+    static EncryptedEngine ckks;
     static final Random RND = new Random(5);
 
     @BeforeAll
@@ -59,8 +59,8 @@ class EncryptedEngineTest {
         q.addAll(Collections.nCopies(24, 40));
         context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
         SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, false);
-        ckks = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, false);
+        ckks = new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
                 SLOTS);
     }
 
@@ -89,17 +89,17 @@ class EncryptedEngineTest {
     }
 
     /** An engine on {@code ctx} with fresh keys, bootstrapping keys included, for the plain slot rotations. */
-    static CkksEngine bootstrappingEngine(HeContext ctx) {
+    static EncryptedEngine bootstrappingEngine(HeContext ctx) {
         SecretKey sk = ctx.generateSecretKey();
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
-        return new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
+        return new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
     }
 
     /** An engine with fresh keys for every rotation of {@code packing}. */
-    static CkksEngine engineFor(Packing packing) {
+    static EncryptedEngine engineFor(Packing packing) {
         SecretKey sk = context.generateSecretKey();
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
-        return new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
+        return new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
                 packing);
     }
 
@@ -110,7 +110,7 @@ class EncryptedEngineTest {
         double[] b = {0.5, -1, 0.25};
         PlainEngine plain = new PlainEngine();
         Matrix expected = plain.linear(plain.fromPlain(x), w, b).toMatrix();
-        CkksTensor y = ckks.linear(ckks.fromPlain(x), w, b);
+        EncryptedTensor y = ckks.linear(ckks.fromPlain(x), w, b);
         assertTrue(maxAbsDiff(expected, ckks.toPlain(y)) < 1e-6);
         assertEquals(1, ckks.depth(y), "a plaintext-weight matmul costs one level");
     }
@@ -129,10 +129,10 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         PlainTensor ps = plain.mulPlain(plain.matmulTransposed(plain.fromPlain(q), plain.fromPlain(k)), causal);
         PlainTensor po = plain.matmul(plain.addConstant(ps, 0.5), plain.fromPlain(v));
-        CkksTensor cs = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(q), ckks.fromPlain(k)), causal);
+        EncryptedTensor cs = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(q), ckks.fromPlain(k)), causal);
         assertEquals(Layout.DIAGONALS, cs.layout());
         assertTrue(maxAbsDiff(ps.toMatrix(), ckks.toPlain(cs)) < 1e-6);
-        CkksTensor co = ckks.matmul(ckks.addConstant(cs, 0.5), ckks.fromPlain(v));
+        EncryptedTensor co = ckks.matmul(ckks.addConstant(cs, 0.5), ckks.fromPlain(v));
         assertTrue(maxAbsDiff(po.toMatrix(), ckks.toPlain(co)) < 1e-6, "padding keys must not leak into A·V");
         assertTrue(maxAbsDiff(plain.rowSums(ps).toMatrix(), ckks.toPlain(ckks.rowSums(cs))) < 1e-6);
     }
@@ -143,11 +143,11 @@ class EncryptedEngineTest {
         SecretKey sk = context.generateSecretKey();
         Packing packing = new Packing(SLOTS, 1, d);
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
-        CkksEngine packed = new CkksEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
+        EncryptedEngine packed = new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
                 context.decryptor(sk), packing);
         Matrix s = random(TOKENS, TOKENS, 1);
         Matrix mask = random(TOKENS, TOKENS, 1);
-        CkksTensor cs = packed.fromPlainScores(s);
+        EncryptedTensor cs = packed.fromPlainScores(s);
         assertEquals(SLOTS / d, cs.ciphertexts().length, "P/D ciphertexts");
         assertEquals(d, cs.perCiphertext());
         assertTrue(maxAbsDiff(s, packed.toPlain(cs)) < 1e-6);
@@ -155,22 +155,22 @@ class EncryptedEngineTest {
         PlainTensor ps = plain.fromPlain(s);
         // padding entries of the unclean sum must not reach the row sums
         PlainTensor expected = plain.mul(plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5)), ps);
-        CkksTensor actual = packed.mul(packed.rowSums(packed.addConstant(packed.mulPlain(cs, mask), 0.5)), cs);
+        EncryptedTensor actual = packed.mul(packed.rowSums(packed.addConstant(packed.mulPlain(cs, mask), 0.5)), cs);
         assertTrue(maxAbsDiff(expected.toMatrix(), packed.toPlain(actual)) < 1e-5);
         assertThrows(UnsupportedOperationException.class, () -> packed.matmul(cs, packed.fromPlain(s)));
         assertThrows(IllegalArgumentException.class, () -> packed.add(cs, ckks.fromPlainScores(s)));
         assertThrows(IllegalArgumentException.class, () -> new Packing(SLOTS, 1, 2 * SLOTS));
-        assertThrows(IllegalArgumentException.class, () -> new CkksEngine(context, context.evaluator(keys), keys,
+        assertThrows(IllegalArgumentException.class, () -> new EncryptedEngine(context, context.evaluator(keys), keys,
                 null, null, new Packing(SLOTS, 1024, 1)));
     }
 
     @Test
     void columnBlocksAgreeWithThePlainEngine() {
         Packing packing = new Packing(SLOTS, 4, 1);
-        CkksEngine blocks = engineFor(packing);
+        EncryptedEngine blocks = engineFor(packing);
         PlainEngine plain = new PlainEngine();
         Matrix x = random(TOKENS, 6, 1);
-        CkksTensor cx = blocks.fromPlain(x);
+        EncryptedTensor cx = blocks.fromPlain(x);
         PlainTensor px = plain.fromPlain(x);
         assertEquals(Layout.BLOCKS, cx.layout());
         assertEquals(2, cx.ciphertexts().length, "6 columns in blocks of 4");
@@ -183,7 +183,7 @@ class EncryptedEngineTest {
         }
         double[] bias = random(1, 10, 1).data();
         long rescales = rescaleCount(blocks);
-        CkksTensor y = blocks.linear(cx, w, bias);
+        EncryptedTensor y = blocks.linear(cx, w, bias);
         assertEquals(rescales, rescaleCount(blocks), "each output block's giant steps rotate before their one rescale, "
                 + "which their key switches' division makes (no rescale of its own)");
         assertEquals(Layout.BLOCKS, y.layout());
@@ -195,32 +195,32 @@ class EncryptedEngineTest {
         PlainTensor py = plain.linear(px, w, bias);
         Matrix expected = plain.addRow(plain.mulRow(plain.sub(plain.addConstant(py, 1), plain.rowMeans(
                 plain.addConstant(py, 1))), g), g).toMatrix();
-        CkksTensor shifted = blocks.addConstant(y, 1);
+        EncryptedTensor shifted = blocks.addConstant(y, 1);
         Matrix actual = blocks.toPlain(blocks.addRow(blocks.mulRow(blocks.sub(shifted, blocks.rowMeans(shifted)), g), g));
         assertTrue(maxAbsDiff(expected, actual) < 1e-5);
 
         // head slicing unpacks to columns; columns feed a linear back into blocks; rows move
-        CkksTensor head = blocks.columns(y, 3, 9);
+        EncryptedTensor head = blocks.columns(y, 3, 9);
         assertEquals(Layout.COLUMNS, head.layout());
         assertTrue(maxAbsDiff(plain.columns(py, 3, 9).toMatrix(), blocks.toPlain(head)) < 1e-5);
         Matrix w2 = random(5, 6, 1);
-        CkksTensor z = blocks.linear(head, w2, null);
+        EncryptedTensor z = blocks.linear(head, w2, null);
         assertEquals(Layout.BLOCKS, z.layout());
         assertTrue(maxAbsDiff(plain.linear(plain.columns(py, 3, 9), w2, null).toMatrix(), blocks.toPlain(z)) < 1e-5);
         assertTrue(maxAbsDiff(plain.rowRange(py, 2, 5).toMatrix(), blocks.toPlain(blocks.rowRange(y, 2, 5))) < 1e-5);
 
         // attention from blocks: Q·Kᵀ, then A·V, and blocks meeting columns element-wise
-        CkksTensor scores = blocks.matmulTransposed(blocks.columns(cx, 0, 4), blocks.columns(cx, 2, 6));
+        EncryptedTensor scores = blocks.matmulTransposed(blocks.columns(cx, 0, 4), blocks.columns(cx, 2, 6));
         PlainTensor ps = plain.matmulTransposed(plain.columns(px, 0, 4), plain.columns(px, 2, 6));
         assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
-        CkksTensor context = blocks.matmul(scores, y);
+        EncryptedTensor context = blocks.matmul(scores, y);
         assertTrue(maxAbsDiff(plain.matmul(ps, py).toMatrix(), blocks.toPlain(context)) < 1e-4);
-        CkksTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
+        EncryptedTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
         PlainTensor pmixed = plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
         assertTrue(maxAbsDiff(pmixed.toMatrix(), blocks.toPlain(mixed)) < 1e-5);
     }
 
-    private static long rescaleCount(CkksEngine engine) {
+    private static long rescaleCount(EncryptedEngine engine) {
         return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.RESCALE, 0L);
     }
 
@@ -235,7 +235,7 @@ class EncryptedEngineTest {
             int heads = c[1];
             int width = heads * c[2];
             Packing packing = new Packing(SLOTS, b, 1);
-            CkksEngine blocks = engineFor(packing);
+            EncryptedEngine blocks = engineFor(packing);
             PlainEngine plain = new PlainEngine();
             Matrix q = random(TOKENS, width, 1);
             Matrix k = random(TOKENS, width, 1);
@@ -243,7 +243,7 @@ class EncryptedEngineTest {
             Matrix mask = random(heads * TOKENS, TOKENS, 1);
             String where = "B=" + b + ", " + heads + " heads of " + c[2];
 
-            CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
+            EncryptedTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
             PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), heads);
             assertEquals(Layout.HEAD_DIAGONALS, scores.layout(), where);
             assertEquals((width + b - 1) / b * SLOTS / Math.min(c[2], SLOTS), scores.ciphertexts().length, where);
@@ -251,9 +251,9 @@ class EncryptedEngineTest {
 
             // a masked, shifted (so padding is not zero) row sum, then the weights times V
             PlainTensor pw = plain.mul(plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5)), ps);
-            CkksTensor cw = blocks.mul(blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5)), scores);
+            EncryptedTensor cw = blocks.mul(blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5)), scores);
             assertTrue(maxAbsDiff(pw.toMatrix(), blocks.toPlain(cw)) < 1e-4, where);
-            CkksTensor context = blocks.headContexts(blocks.addConstant(cw, 0.25), blocks.fromPlain(v), heads);
+            EncryptedTensor context = blocks.headContexts(blocks.addConstant(cw, 0.25), blocks.fromPlain(v), heads);
             assertEquals(Layout.BLOCKS, context.layout(), where);
             Matrix expected = plain.headContexts(plain.addConstant(pw, 0.25), plain.fromPlain(v), heads).toMatrix();
             assertTrue(maxAbsDiff(expected, blocks.toPlain(context)) < 1e-4, where);
@@ -281,11 +281,11 @@ class EncryptedEngineTest {
                         throw e.getCause();
                     }
                 });
-        CkksEngine blocks = new CkksEngine(context, counting, keys, context.encryptor(sk), context.decryptor(sk),
+        EncryptedEngine blocks = new EncryptedEngine(context, counting, keys, context.encryptor(sk), context.decryptor(sk),
                 packing);
         Matrix q = random(TOKENS, 16, 1);
         Matrix k = random(TOKENS, 16, 1);
-        CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), 1);
+        EncryptedTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), 1);
         PlainEngine plain = new PlainEngine();
         PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), 1);
         assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
@@ -305,27 +305,27 @@ class EncryptedEngineTest {
         for (int[] c : new int[][] {{8, 12, 2, 2}, {8, 5, 4, 1}, {8, 4, 4, 1}}) {
             int heads = c[1];
             int width = heads * c[2];
-            CkksEngine blocks = engineFor(new Packing(SLOTS, c[0], 1));
+            EncryptedEngine blocks = engineFor(new Packing(SLOTS, c[0], 1));
             PlainEngine plain = new PlainEngine();
             Matrix q = random(TOKENS, width, 1);
             Matrix k = random(TOKENS, width, 1);
             Matrix mask = random(heads * TOKENS, TOKENS, 1);
             String where = "B=" + c[0] + ", " + heads + " heads of " + c[2];
-            CkksTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
+            EncryptedTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), heads);
             PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), heads);
 
-            CkksTensor sums = blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5));
+            EncryptedTensor sums = blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5));
             PlainTensor psums = plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5));
             assertEquals(c[3], distinct(sums), where);
             assertTrue(maxAbsDiff(psums.toMatrix(), blocks.toPlain(sums)) < 1e-5, where);
             everySegmentHoldsAHeadsSums(blocks, sums, psums.toMatrix(), heads, where);
 
-            CkksTensor step = blocks.mul(blocks.addConstant(sums, 1), sums);
+            EncryptedTensor step = blocks.mul(blocks.addConstant(sums, 1), sums);
             PlainTensor pstep = plain.mul(plain.addConstant(psums, 1), psums);
             assertEquals(c[3], distinct(step), "a division's step stays packed: " + where);
             assertTrue(maxAbsDiff(pstep.toMatrix(), blocks.toPlain(step)) < 1e-4, where);
 
-            CkksTensor weights = blocks.mul(step, scores);
+            EncryptedTensor weights = blocks.mul(step, scores);
             assertTrue(distinct(weights) > c[3], where);
             assertTrue(maxAbsDiff(plain.mul(pstep, ps).toMatrix(), blocks.toPlain(weights)) < 1e-4, where);
             assertTrue(maxAbsDiff(plain.mulPlain(psums, mask).toMatrix(), blocks.toPlain(blocks.mulPlain(sums, mask)))
@@ -337,7 +337,7 @@ class EncryptedEngineTest {
      * What a division of packed row sums needs: every segment of every ciphertext holds some head's row sums (a
      * zero, or a mix of heads, would leave its domain), not only the segments the values are read from.
      */
-    private static void everySegmentHoldsAHeadsSums(CkksEngine engine, CkksTensor sums, Matrix expected, int heads,
+    private static void everySegmentHoldsAHeadsSums(EncryptedEngine engine, EncryptedTensor sums, Matrix expected, int heads,
             String where) {
         for (Ciphertext ct : sums.ciphertexts()) {
             double[] slots = engine.decryptSlots(ct);
@@ -355,7 +355,7 @@ class EncryptedEngineTest {
         }
     }
 
-    private static int distinct(CkksTensor t) {
+    private static int distinct(EncryptedTensor t) {
         java.util.Set<Object> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         seen.addAll(java.util.Arrays.asList(t.ciphertexts()));
         return seen.size();
@@ -364,12 +364,12 @@ class EncryptedEngineTest {
     @Test
     void columnPermutationsOnBlocksAgreeWithThePlainEngine() {
         Packing packing = new Packing(SLOTS, 4, 1);
-        CkksEngine blocks = engineFor(packing);
+        EncryptedEngine blocks = engineFor(packing);
         PlainEngine plain = new PlainEngine();
         Matrix x = random(TOKENS, 6, 1);
         int[] source = {5, 0, -1, 2, 3, 1, 4};
         Matrix w = random(TOKENS, source.length, 1);
-        CkksTensor y = blocks.permuteColumns(blocks.fromPlain(x), source, w);
+        EncryptedTensor y = blocks.permuteColumns(blocks.fromPlain(x), source, w);
         assertEquals(Layout.BLOCKS, y.layout());
         assertEquals(1, blocks.depth(y), "one plaintext product");
         assertTrue(maxAbsDiff(plain.permuteColumns(plain.fromPlain(x), source, w).toMatrix(), blocks.toPlain(y)) < 1e-5);
@@ -382,7 +382,7 @@ class EncryptedEngineTest {
         Matrix x = random(TOKENS, 4, 2);
         PlainEngine plain = new PlainEngine();
         PlainTensor px = plain.fromPlain(x);
-        CkksTensor cx = ckks.fromPlain(x);
+        EncryptedTensor cx = ckks.fromPlain(x);
         double[] g = {1, 0.5, -2, 3};
         Matrix expected = plain.addRow(plain.mulRow(plain.sub(px, plain.rowMeans(px)), g), g).toMatrix();
         Matrix actual = ckks.toPlain(ckks.addRow(ckks.mulRow(ckks.sub(cx, ckks.rowMeans(cx)), g), g));
@@ -404,7 +404,7 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), mask).toMatrix();
         // Scores enter as Q·Kᵀ would produce them: diagonal layout, via a rank-one product with ones.
-        CkksTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
+        EncryptedTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
                 ckks.fromPlain(onesColumn())), scores);
         Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, mask));
         assertTrue(maxAbsDiff(expected, actual) < 1e-4, "encrypted vs plaintext polynomial attention: "
@@ -430,14 +430,14 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            CkksEngine engine = bootstrappingEngine(ctx);
-            CkksTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
+            EncryptedEngine engine = bootstrappingEngine(ctx);
+            EncryptedTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
                     engine.fromPlain(onesColumn())), scores);
             Matrix actual = engine.toPlain(kernel.normalize(engine, engine.bound(encScores, -1.5, 1.5), causalMask()));
             double error = maxAbsDiff(expected, actual);
             assertTrue(error < 1e-3, kernel.describe() + ": encrypted vs plaintext polynomial weights " + error);
             assertTrue(engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) > 0, "it bootstrapped");
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) > 0, "it bootstrapped");
         }
     }
 
@@ -465,11 +465,11 @@ class EncryptedEngineTest {
     void bootstrapsScaleValuesAndRaisePrecisionOnDemand() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            CkksEngine engine = bootstrappingEngine(ctx);
+            EncryptedEngine engine = bootstrappingEngine(ctx);
             Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
             // twelve products by 1: four bootstraps' worth of levels on this ring, the values unchanged
-            java.util.function.UnaryOperator<CkksTensor> chain = x -> {
-                CkksTensor y = x;
+            java.util.function.UnaryOperator<EncryptedTensor> chain = x -> {
+                EncryptedTensor y = x;
                 for (int i = 0; i < 12; i++) {
                     y = engine.mul(y, engine.fromPlain(ones));
                 }
@@ -500,7 +500,7 @@ class EncryptedEngineTest {
         Matrix half = random(TOKENS, 2, 0.5);
         Matrix ones = new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0));
         PrecisionRuns runs = onceThenPrecisely(engine -> {
-            CkksTensor y = engine.fromPlain(half);
+            EncryptedTensor y = engine.fromPlain(half);
             for (int i = 0; i < 12; i++) {
                 y = engine.mul(y, engine.fromPlain(ones));
             }
@@ -518,7 +518,7 @@ class EncryptedEngineTest {
     void ciphertextsLargeOnlyByTheirIntervalBoundsShareAPairBootstrap() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            CkksEngine engine = bootstrappingEngine(ctx);
+            EncryptedEngine engine = bootstrappingEngine(ctx);
             // two nearly equal columns, and weights that take their difference: values below 0.1, an interval
             // bound of 50 (|w|·max|x| summed), as a residual stream's after a block
             double[] near = new double[2 * TOKENS];
@@ -529,22 +529,22 @@ class EncryptedEngineTest {
             Matrix w = new Matrix(2, 2, new double[] {50, -50, -50, 50});
             PlainEngine plain = new PlainEngine();
             Matrix diff = plain.linear(plain.fromPlain(new Matrix(TOKENS, 2, near)), w, null).toMatrix();
-            CkksTensor y = engine.linear(engine.fromPlain(new Matrix(TOKENS, 2, near)), w, null);
+            EncryptedTensor y = engine.linear(engine.fromPlain(new Matrix(TOKENS, 2, near)), w, null);
             assertEquals(2, distinct(y), "two ciphertexts");
-            CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0)));
+            EncryptedTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0)));
             while (y.level() > 0) {
                 y = engine.mul(y, ones);
             }
             long before = bootstrapCalls(engine);
-            CkksTensor half = engine.mulConstant(y, 0.5);
+            EncryptedTensor half = engine.mulConstant(y, 0.5);
             assertEquals(1, bootstrapCalls(engine) - before, "one pair bootstrap for the two ciphertexts");
             Matrix expected = new Matrix(TOKENS, 2, java.util.Arrays.stream(diff.data()).map(v -> v / 2).toArray());
             assertTrue(maxAbsDiff(expected, engine.toPlain(half)) < 1e-3);
         }
     }
 
-    private static long bootstrapCalls(CkksEngine engine) {
-        return engine.accounting().countsByPrimitive().getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP,
+    private static long bootstrapCalls(EncryptedEngine engine) {
+        return engine.accounting().countsByPrimitive().getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP,
                 0L);
     }
 
@@ -559,9 +559,9 @@ class EncryptedEngineTest {
         Matrix small = random(TOKENS, 1, 0.05);
         Matrix ones = new Matrix(TOKENS, 1, filled(TOKENS, 1.0));
         PrecisionRuns runs = onceThenPrecisely(engine -> {
-            CkksTensor y = engine.fromPlain(large);
-            CkksTensor z = engine.fromPlain(small);
-            CkksTensor one = engine.fromPlain(ones);
+            EncryptedTensor y = engine.fromPlain(large);
+            EncryptedTensor z = engine.fromPlain(small);
+            EncryptedTensor one = engine.fromPlain(ones);
             for (int i = 0; i < 12; i++) {
                 y = engine.mul(y, one);
                 z = engine.mul(z, one);
@@ -582,15 +582,15 @@ class EncryptedEngineTest {
     void aCopyRefreshedOnceDoesNotServeAPreciseStep() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            CkksEngine engine = bootstrappingEngine(ctx);
+            EncryptedEngine engine = bootstrappingEngine(ctx);
             Matrix half = random(TOKENS, 1, 0.5);
-            CkksTensor one = engine.fromPlain(new Matrix(TOKENS, 1, filled(TOKENS, 1.0)));
-            CkksTensor spent = engine.fromPlain(half);
+            EncryptedTensor one = engine.fromPlain(new Matrix(TOKENS, 1, filled(TOKENS, 1.0)));
+            EncryptedTensor spent = engine.fromPlain(half);
             while (spent.level() > 0) {
                 spent = engine.mul(spent, one);
             }
             java.util.function.LongSupplier calls = () -> engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
             double once = maxAbsDiff(half, engine.toPlain(engine.mul(spent, one)));
             assertEquals(1, calls.getAsLong(), "refreshed once");
             engine.mul(spent, one);
@@ -614,21 +614,21 @@ class EncryptedEngineTest {
      * asked, and checks what every precise refresh must show: the chain needed bootstraps, each two precise calls
      * refreshed two ciphertexts (they went as pairs), and the precision was bought.
      */
-    private static PrecisionRuns onceThenPrecisely(java.util.function.ToDoubleFunction<CkksEngine> chain) {
+    private static PrecisionRuns onceThenPrecisely(java.util.function.ToDoubleFunction<EncryptedEngine> chain) {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
             SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, CkksEngine.rotationSteps(SLOTS), false, true);
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
             double[] errors = new double[2];
             long[] bootstraps = new long[2];
             for (int run = 0; run < 2; run++) {
-                CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
                         ctx.decryptor(sk), SLOTS);
                 try (var p = engine.precision(run == 0 ? 0 : 60)) {
                     errors[run] = chain.applyAsDouble(engine);
                 }
                 bootstraps[run] = engine.accounting().countsByPrimitive()
-                        .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                        .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
                 if (run == 1) {
                     var raised = engine.accounting().precisionRaises().values().iterator().next();
                     assertEquals(bootstraps[1], raised.ciphertexts(),
@@ -651,84 +651,84 @@ class EncryptedEngineTest {
     void theEngineBootstrapsByItselfWhenLevelsRunOut() {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
-            CkksEngine engine = bootstrappingEngine(ctx);
+            EncryptedEngine engine = bootstrappingEngine(ctx);
             Matrix x = random(TOKENS, 2, 1);
             double[] one = new double[TOKENS * 2];
             java.util.Arrays.fill(one, 1);
             // Eight products by an encryption of ones: eight levels, where the chain leaves the model three.
-            CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, one));
-            CkksTensor t = engine.fromPlain(x);
+            EncryptedTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, one));
+            EncryptedTensor t = engine.fromPlain(x);
             for (int i = 0; i < 8; i++) {
                 t = engine.mul(t, ones);
             }
             double err = maxAbsDiff(x, engine.toPlain(t));
             assertTrue(err < 1e-4, "error after the engine's bootstraps: " + err);
             long bootstraps = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
             assertTrue(bootstraps >= 2, "bootstraps placed by the engine: " + bootstraps);
 
             // A square refreshes its operand once, not once per factor: 8 squarings, 3 levels per bootstrap.
-            CkksTensor one1 = engine.fromPlain(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)));
+            EncryptedTensor one1 = engine.fromPlain(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)));
             long before = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
-            CkksTensor p = one1;
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+            EncryptedTensor p = one1;
             for (int i = 0; i < 8; i++) {
                 p = engine.square(p);
             }
             assertTrue(maxAbsDiff(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)), engine.toPlain(p)) < 1e-3);
             long squares = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before;
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - before;
             assertTrue(squares <= 2, "bootstraps for 8 squarings: " + squares);
 
             // Two sequences that run out of levels together are refreshed by one bootstrap each time.
             Matrix half = new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS));
-            CkksTensor u = engine.fromPlain(half);
-            CkksTensor v = engine.mulConstant(engine.fromPlain(half), -1);
+            EncryptedTensor u = engine.fromPlain(half);
+            EncryptedTensor v = engine.mulConstant(engine.fromPlain(half), -1);
             long start = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 8; i++) {
                 u = engine.square(u);
                 v = engine.mul(v, engine.fromPlain(half));
             }
             long pairs = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - start;
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - start;
             assertTrue(maxAbsDiff(half, engine.toPlain(u)) < 1e-3, "u = 1");
             assertTrue(maxAbsDiff(engine.toPlain(engine.mulConstant(v, -1)), half) < 1e-3, "v = -1");
             assertTrue(pairs <= 3, "bootstraps for two sequences of 8 products: " + pairs + " (4 or more one by one)");
 
             // A spent ciphertext used in several products is refreshed once.
-            CkksTensor spent = engine.fromPlain(half);
+            EncryptedTensor spent = engine.fromPlain(half);
             while (spent.level() > 0) {
                 spent = engine.mul(spent, engine.fromPlain(half));
             }
             long first = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 3; i++) {
                 assertTrue(maxAbsDiff(half, engine.toPlain(engine.mul(spent, engine.fromPlain(half)))) < 1e-3);
             }
             long reused = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - first;
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - first;
             assertEquals(1, reused, "bootstraps of one spent ciphertext used in three products");
 
             // Announced as the input of a 3-deep program, a nearly spent ciphertext is refreshed once, up front;
             // one with the levels already is left alone.
-            CkksTensor low = engine.mul(engine.fromPlain(half), engine.fromPlain(half));
+            EncryptedTensor low = engine.mul(engine.fromPlain(half), engine.fromPlain(half));
             while (low.level() > 1) {
                 low = engine.mul(low, engine.fromPlain(half));
             }
             long before3 = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
-            CkksTensor reserved = engine.reserve(low, 3, 1);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+            EncryptedTensor reserved = engine.reserve(low, 3, 1);
             assertTrue(reserved.level() >= 3, "levels after reserve: " + reserved.level());
             assertTrue(maxAbsDiff(half, engine.toPlain(reserved)) < 1e-3);
-            CkksTensor cube = engine.mul(engine.square(reserved), reserved);
+            EncryptedTensor cube = engine.mul(engine.square(reserved), reserved);
             assertTrue(maxAbsDiff(half, engine.toPlain(cube)) < 1e-3);
             assertEquals(1, engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L) - before3,
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - before3,
                     "one bootstrap for a 2-deep program on a refreshed input");
             assertTrue(engine.reserve(reserved, 3, 1) == reserved, "enough levels: nothing to do");
             // Read back from a file, the engine knows nothing of its magnitude: the announced bound decides.
-            CkksTensor unknown = roundTrip(ctx, low);
+            EncryptedTensor unknown = roundTrip(ctx, low);
             assertTrue(engine.reserve(unknown, 3, 1e6) == unknown, "values too large to bootstrap safely: left to the "
                     + "program");
             assertTrue(engine.reserve(unknown, 3, 1).level() >= 3, "small enough: refreshed");
@@ -736,12 +736,12 @@ class EncryptedEngineTest {
     }
 
     /** t written to a ciphertext file and read back: the same values, and no range the engine tracked. */
-    private static CkksTensor roundTrip(HeContext ctx, CkksTensor t) {
+    private static EncryptedTensor roundTrip(HeContext ctx, EncryptedTensor t) {
         try {
             var out = new java.io.ByteArrayOutputStream();
-            dev.polyhe.core.engine.ckks.EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
+            dev.polyhe.core.engine.encrypted.EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
                     java.util.Map.of("t", t), out);
-            return dev.polyhe.core.engine.ckks.EncryptedTensorFormat.read(ctx, "ckks-cpu",
+            return dev.polyhe.core.engine.encrypted.EncryptedTensorFormat.read(ctx, "ckks-cpu",
                     new java.io.ByteArrayInputStream(out.toByteArray())).tensors().get("t");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -750,14 +750,14 @@ class EncryptedEngineTest {
 
     @Test
     void nonPolynomialStepsAndExhaustedLevelsFailClearly() {
-        CkksTensor x = ckks.fromPlain(random(TOKENS, 2, 1));
+        EncryptedTensor x = ckks.fromPlain(random(TOKENS, 2, 1));
         var np = assertThrows(Arith.NotPolynomialException.class, () -> ckks.exact(x, "exp", Math::exp));
         assertTrue(np.getMessage().contains("'exp' is not a polynomial"), np.getMessage());
-        CkksTensor y = x;
+        EncryptedTensor y = x;
         for (int i = 0; i < 24; i++) {
             y = ckks.mul(y, x);
         }
-        CkksTensor last = y;
+        EncryptedTensor last = y;
         var e = assertThrows(HeException.class, () -> ckks.mul(last, last));
         assertTrue(e.getMessage().contains("out of levels"), e.getMessage());
     }
@@ -772,16 +772,16 @@ class EncryptedEngineTest {
         Matrix x = random(TOKENS, 4, 1);
         Matrix ones = new Matrix(TOKENS, 4, java.util.stream.DoubleStream.generate(() -> 1).limit(TOKENS * 4L)
                 .toArray());
-        CkksTensor cx = ckks.fromPlain(x);
-        CkksTensor a = ckks.mul(ckks.mul(cx, ckks.fromPlain(ones)), ckks.fromPlain(ones));
-        CkksTensor squared = ckks.mul(cx, cx);
-        CkksTensor b = ckks.mul(squared, squared); // Δ⁴/(q²q') against a's Δ³/(q·q')
+        EncryptedTensor cx = ckks.fromPlain(x);
+        EncryptedTensor a = ckks.mul(ckks.mul(cx, ckks.fromPlain(ones)), ckks.fromPlain(ones));
+        EncryptedTensor squared = ckks.mul(cx, cx);
+        EncryptedTensor b = ckks.mul(squared, squared); // Δ⁴/(q²q') against a's Δ³/(q·q')
         assertEquals(a.level(), b.level());
         assertTrue(Math.abs(a.scale() / b.scale() - 1) > 1e-9, "precondition: the terms differ in scale: "
                 + a.scale() + ", " + b.scale());
         double[] half = {0.5, 0.5, 0.5, 0.5};
 
-        CkksTensor sum = ckks.add(ckks.add(ckks.mulConstant(a, 0.3), ckks.mulConstant(b, -0.7)), ckks.mulRow(a, half));
+        EncryptedTensor sum = ckks.add(ckks.add(ckks.mulConstant(a, 0.3), ckks.mulConstant(b, -0.7)), ckks.mulRow(a, half));
 
         assertEquals(a.level() - 1, sum.level(), "one level for the combination");
         double delta = context.parameters().scale();

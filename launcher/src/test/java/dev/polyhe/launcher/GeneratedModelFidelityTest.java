@@ -115,7 +115,7 @@ class GeneratedModelFidelityTest {
             Matrix out = encrypted.decrypt(keys, result.output().logits());
             OutputAgreement a = OutputAgreement.between(out, poly.logits());
             long bootstraps = result.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.ckks.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
             String what = String.format(Locale.ROOT, "%s: mse %.2e, max %.2e, same prediction %s, %d bootstraps", c,
                     a.mse(), a.maxAbs(), a.samePrediction(), bootstraps);
             System.out.println("fidelity " + what);
@@ -133,7 +133,7 @@ class GeneratedModelFidelityTest {
         }
     }
 
-    private static Map<String, Long> bootstrapsPerOperator(dev.polyhe.core.engine.ckks.Accounting accounting) {
+    private static Map<String, Long> bootstrapsPerOperator(dev.polyhe.core.engine.encrypted.Accounting accounting) {
         Map<String, Long> m = new java.util.LinkedHashMap<>();
         accounting.operators().forEach((path, s) -> m.put(path, s.bootstraps()));
         return m;

@@ -7,10 +7,10 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +41,7 @@ class ResidualRefreshTest {
         ring.close();
     }
 
-    private static CkksEngine engine() {
+    private static EncryptedEngine engine() {
         return ring.engine();
     }
 
@@ -55,17 +55,17 @@ class ResidualRefreshTest {
     }
 
     /** x times ones until its ciphertexts are at {@code level}. */
-    private static CkksTensor downTo(CkksEngine engine, CkksTensor x, int level) {
+    private static EncryptedTensor downTo(EncryptedEngine engine, EncryptedTensor x, int level) {
         double[] one = new double[TOKENS * HIDDEN];
         Arrays.fill(one, 1);
-        CkksTensor ones = engine.fromPlain(new Matrix(TOKENS, HIDDEN, one));
+        EncryptedTensor ones = engine.fromPlain(new Matrix(TOKENS, HIDDEN, one));
         while (x.level() > level) {
             x = engine.mul(x, ones);
         }
         return x;
     }
 
-    private static long bootstraps(CkksEngine engine) {
+    private static long bootstraps(EncryptedEngine engine) {
         return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
     }
 
@@ -79,14 +79,14 @@ class ResidualRefreshTest {
 
     @Test
     void linearMapsLandOnDeltaSoTwoBranchesAddAtLevelZeroWithoutARefresh() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         Matrix x = random(TOKENS, HIDDEN, 3, 1);
         Matrix w1 = random(HIDDEN, HIDDEN, 4, 0.5);
         Matrix w2 = random(HIDDEN, HIDDEN, 5, 0.5);
         // two branches with different histories (products by ones; squarings), so their scales are off Δ, and off
         // each other, by the primes' distances from Δ
-        CkksTensor a = downTo(engine, engine.fromPlain(x), 1);
-        CkksTensor b = engine.fromPlain(x);
+        EncryptedTensor a = downTo(engine, engine.fromPlain(x), 1);
+        EncryptedTensor b = engine.fromPlain(x);
         int squarings = 0;
         while (b.level() > 1) {
             b = engine.mul(b, b);
@@ -96,9 +96,9 @@ class ResidualRefreshTest {
         double delta = ring.context().parameters().scale();
         assertTrue(Math.abs(a.scale() / delta - 1) > 1e-9 && Math.abs(b.scale() / delta - 1) > 1e-9,
                 "precondition: the inputs are off Δ: " + a.scale() + ", " + b.scale());
-        CkksTensor ya = engine.linear(a, w1, null);
-        CkksTensor yb = engine.linear(b, w2, null);
-        for (CkksTensor y : new CkksTensor[] {ya, yb}) {
+        EncryptedTensor ya = engine.linear(a, w1, null);
+        EncryptedTensor yb = engine.linear(b, w2, null);
+        for (EncryptedTensor y : new EncryptedTensor[] {ya, yb}) {
             for (Ciphertext c : y.ciphertexts()) {
                 assertEquals(0, c.level());
                 assertEquals(delta, c.scale(), 1e-12 * delta, "a linear map's output on Δ");
@@ -106,7 +106,7 @@ class ResidualRefreshTest {
         }
         long before = bootstraps(engine);
 
-        CkksTensor sum = engine.add(ya, yb);
+        EncryptedTensor sum = engine.add(ya, yb);
 
         assertEquals(before, bootstraps(engine), "the two branches added without a bootstrap");
         assertEquals(0, sum.level());
@@ -122,15 +122,15 @@ class ResidualRefreshTest {
 
     @Test
     void aValueRefreshedForItsMeanIsNotRefreshedAgainForXMinusTheMean() {
-        CkksEngine engine = engine();
+        EncryptedEngine engine = engine();
         Matrix x = random(TOKENS, HIDDEN, 7, 1);
-        CkksTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 0), -1, 1);
+        EncryptedTensor t = engine.bound(downTo(engine, engine.fromPlain(x), 0), -1, 1);
         int ciphertexts = t.ciphertexts().length;
         long before = bootstraps(engine);
 
         // LayerNorm's first steps: the mean costs a level, so x is refreshed for it; x − mean then reads that copy
-        CkksTensor centered = engine.sub(t, engine.rowMeans(t));
-        CkksTensor squared = engine.mul(centered, centered);
+        EncryptedTensor centered = engine.sub(t, engine.rowMeans(t));
+        EncryptedTensor squared = engine.mul(centered, centered);
 
         assertEquals((ciphertexts + 1) / 2, bootstraps(engine) - before, "x refreshed once, in pairs, and only x");
         PlainEngine plain = new PlainEngine();

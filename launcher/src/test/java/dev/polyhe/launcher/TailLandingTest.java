@@ -9,10 +9,10 @@ import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.RefreshPlan;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.RefreshPlan;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -64,9 +64,9 @@ class TailLandingTest {
                     EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
                     String what = packing.toString();
                     // a run as placed greedily: the map at the level the input had, and its site
-                    CkksEngine greedy = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                    EncryptedEngine greedy = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
                             ctx.decryptor(sk), packing);
-                    CkksTensor g = greedy.linear(greedy.bound(greedy.fromPlain(x), -1, 1), w, bias);
+                    EncryptedTensor g = greedy.linear(greedy.bound(greedy.fromPlain(x), -1, 1), w, bias);
                     String site = greedy.accounting().linearMaps().get(0).site();
                     double bound = greedy.assumedRange(g)[1];
                     assertTrue(bound * 16 > levelZeroRoom, what + ": the output's bound " + bound
@@ -74,10 +74,10 @@ class TailLandingTest {
                     assertTrue(g.level() > 1, what + ": " + g);
                     assertEquals(0, greedy.decryptionFloor(g), what + ": it can be landed at level 0");
 
-                    CkksEngine lowered = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                    EncryptedEngine lowered = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
                             ctx.decryptor(sk), packing);
                     lowered.follow(RefreshPlan.GREEDY.lowering(site, 1));
-                    CkksTensor y = lowered.linear(lowered.bound(lowered.fromPlain(x), -1, 1), w, bias);
+                    EncryptedTensor y = lowered.linear(lowered.bound(lowered.fromPlain(x), -1, 1), w, bias);
                     assertEquals(0, y.level(), what + ": " + y);
                     assertTrue(y.scale() < delta && y.scale() >= delta / 1024, what + ": landed on 2^"
                             + Math.log(y.scale()) / Math.log(2) + ", Δ = 2^" + Math.log(delta) / Math.log(2));

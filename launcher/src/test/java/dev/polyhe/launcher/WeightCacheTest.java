@@ -9,9 +9,9 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint.Architecture;
 import dev.polyhe.core.bench.RandomCheckpoint.Init;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
-import dev.polyhe.core.engine.ckks.WeightCache;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.WeightCache;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.report.LatencyBreakdown;
 import java.nio.file.Path;
@@ -34,7 +34,7 @@ class WeightCacheTest {
                     3, 21);
             EncryptedInference served = new EncryptedInference(q.service()).keepWeights(256L << 20);
             try (var keys = q.keys(served)) {
-                CkksTensor input = served.encrypt(keys, q.loaded().model(), q.inputs().get(0));
+                EncryptedTensor input = served.encrypt(keys, q.loaded().model(), q.inputs().get(0));
                 var first = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> { });
                 var second = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> { });
                 WeightCache.Stats a = first.accounting().weightCache();

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.encrypted.EncryptedInference;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -221,7 +221,7 @@ final class Jobs implements AutoCloseable {
         try (var lease = cache.acquire(job.keySet)) {
             Path jobDir = dir.resolve(job.id);
             var contents = EncryptedInference.read(lease.keys(), jobDir.resolve(QUERY));
-            CkksTensor embeddings = contents.tensors().get("embeddings");
+            EncryptedTensor embeddings = contents.tensors().get("embeddings");
             if (embeddings == null) {
                 throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
@@ -232,7 +232,7 @@ final class Jobs implements AutoCloseable {
                         }
                         job.progress(step.block(), step.bootstraps(), step.elapsedSeconds());
                     });
-            Map<String, CkksTensor> tensors = new LinkedHashMap<>();
+            Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {
                 tensors.put("logits", result.output().logits());

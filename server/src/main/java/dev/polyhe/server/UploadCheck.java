@@ -1,7 +1,7 @@
 package dev.polyhe.server;
 
 import dev.polyhe.core.encrypted.KeyFiles;
-import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.encrypted.Packing;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;

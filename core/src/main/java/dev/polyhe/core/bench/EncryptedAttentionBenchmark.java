@@ -10,10 +10,10 @@ import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.Plugins;
 import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -112,13 +112,13 @@ public final class EncryptedAttentionBenchmark {
         Set<Integer> steps = new TreeSet<>();
         Set<Integer> widths = new TreeSet<>();
         for (int t : tokens) {
-            int slots = CkksEngine.packingSlotsFor(t);
+            int slots = EncryptedEngine.packingSlotsFor(t);
             if (slots > params.slots()) {
                 throw new IllegalArgumentException(t + " tokens need " + slots + " slots but N=2^" + params.logN()
                         + " has " + params.slots() + "; use a larger ring");
             }
-            int d = CkksEngine.maxDiagonalsPerCiphertext(slots, params.slots());
-            steps.addAll(CkksEngine.rowSumSteps(slots, d));
+            int d = EncryptedEngine.maxDiagonalsPerCiphertext(slots, params.slots());
+            steps.addAll(EncryptedEngine.rowSumSteps(slots, d));
             widths.add(slots * d);
         }
         boolean bootstrapping = params.maxLevel() < levelsNeeded(iterations);
@@ -128,8 +128,8 @@ public final class EncryptedAttentionBenchmark {
                     + " slots" : ""));
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, steps, false, bootstrapping ? widths : Set.of());
             for (int t : tokens) {
-                int slots = CkksEngine.packingSlotsFor(t);
-                int d = CkksEngine.maxDiagonalsPerCiphertext(slots, params.slots());
+                int slots = EncryptedEngine.packingSlotsFor(t);
+                int d = EncryptedEngine.maxDiagonalsPerCiphertext(slots, params.slots());
                 Matrix scores = scores(t, new Random(seed + t));
                 for (String name : RUN_ORDER) {
                     progress.accept("tokens " + t + ": " + name);
@@ -142,11 +142,11 @@ public final class EncryptedAttentionBenchmark {
                     long bootstraps = 0;
                     long mults = 0;
                     double err = 0;
-                    CkksEngine engine = new CkksEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
+                    EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
                             ctx.decryptor(sk), new Packing(slots, 1, d));
-                    CkksTensor enc = engine.fromPlainScores(scores);
+                    EncryptedTensor enc = engine.fromPlainScores(scores);
                     long t0 = System.nanoTime();
-                    CkksTensor w = kernel.normalize(engine, enc, null);
+                    EncryptedTensor w = kernel.normalize(engine, enc, null);
                     seconds += (System.nanoTime() - t0) / 1e9;
                     bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
                     mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);

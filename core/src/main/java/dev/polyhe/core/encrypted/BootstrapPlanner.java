@@ -1,7 +1,7 @@
 package dev.polyhe.core.encrypted;
 
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.RefreshPlan;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.RefreshPlan;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;

@@ -14,19 +14,19 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.api.model.ModelOutput;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.CkksProbe;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.EncryptedProbe;
 import dev.polyhe.core.engine.trace.ErrorTrace;
 import dev.polyhe.core.engine.trace.ErrorTracingOps;
 import dev.polyhe.core.engine.trace.Paired;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.WeightCache;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
-import dev.polyhe.core.engine.ckks.Layout;
-import dev.polyhe.core.engine.ckks.NoiseFlooding;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.WeightCache;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.Layout;
+import dev.polyhe.core.engine.encrypted.NoiseFlooding;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
@@ -119,7 +119,7 @@ public final class EncryptedInference {
 
     /** The packing of keys for {@code maxTokens} tokens, refused when the ring has too few slots for them. */
     private static Packing packing(CkksParameters params, int maxTokens, int maxColumns) {
-        int slots = CkksEngine.packingSlotsFor(maxTokens);
+        int slots = EncryptedEngine.packingSlotsFor(maxTokens);
         if (slots > params.slots()) {
             throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
                     + " has " + params.slots());
@@ -133,7 +133,7 @@ public final class EncryptedInference {
      */
     private static KeySet symbolicKeySet(String backend, CkksParameters params, long[] primes, Packing packing,
             Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping, Set<Integer> bootstrapSlots) {
-        SymbolicContext ctx = new SymbolicContext(params, primes, CkksEngine.topLevel(params));
+        SymbolicContext ctx = new SymbolicContext(params, primes, EncryptedEngine.topLevel(params));
         SecretKey sk = ctx.generateSecretKey();
         EvaluationKeys keys = bootstrapSlots.isEmpty()
                 ? ctx.generateEvaluationKeys(sk, rotationSteps, conjugation, bootstrapping)
@@ -159,7 +159,7 @@ public final class EncryptedInference {
     }
 
     /** Client: the embedded input, encrypted column by column. */
-    public CkksTensor encrypt(KeySet keys, Model model, ModelInput input) {
+    public EncryptedTensor encrypt(KeySet keys, Model model, ModelInput input) {
         Matrix embeddings = model.embed(input);
         if (embeddings.rows() > keys.packingSlots()) {
             throw new IllegalArgumentException("the input has " + embeddings.rows() + " tokens but the keys were made "
@@ -173,7 +173,7 @@ public final class EncryptedInference {
      *
      * @param planned the bootstrap plan followed; null where the keys do not bootstrap (nothing to plan)
      */
-    public record ServerResult(ModelOutput<CkksTensor> output, Accounting accounting, double seconds,
+    public record ServerResult(ModelOutput<EncryptedTensor> output, Accounting accounting, double seconds,
             BootstrapPlanner.Planned planned) {
     }
 
@@ -189,7 +189,7 @@ public final class EncryptedInference {
         return this;
     }
 
-    private void attachWeights(KeySet keys, CkksEngine engine) {
+    private void attachWeights(KeySet keys, EncryptedEngine engine) {
         long budget = weightBudget;
         if (budget > 0) {
             HeContext ctx = keys.context();
@@ -206,7 +206,7 @@ public final class EncryptedInference {
      * of the same parameters and packing as {@code keys}; greedy placement's alone where planning is switched off
      * ({@value #PLANNER_PROPERTY}{@code =greedy}); null where the keys do not bootstrap.
      */
-    public BootstrapPlanner.Planned plan(KeySet keys, LoadedModel model, CkksTensor embeddings,
+    public BootstrapPlanner.Planned plan(KeySet keys, LoadedModel model, EncryptedTensor embeddings,
             Calibration calibration) {
         EvaluationKeys real = keys.evaluationKeys();
         if (real == null || !real.hasBootstrapping()) {
@@ -219,7 +219,7 @@ public final class EncryptedInference {
                 calibration));
     }
 
-    private BootstrapPlanner.Planned planAfresh(KeySet keys, LoadedModel model, CkksTensor embeddings,
+    private BootstrapPlanner.Planned planAfresh(KeySet keys, LoadedModel model, EncryptedTensor embeddings,
             Calibration calibration) {
         EvaluationKeys real = keys.evaluationKeys();
         HeContext context = keys.context();
@@ -228,9 +228,9 @@ public final class EncryptedInference {
                         real.rotationSteps(), real.hasConjugation(), true, real.bootstrapSlots());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
-            CkksEngine engine = planning.engine();
+            EncryptedEngine engine = planning.engine();
             engine.follow(plan);
-            ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine,
+            ModelOutput<EncryptedTensor> out = model.model().forward(engine, withInputRange(engine,
                     engine.likeOf(embeddings), calibration), nonlinearities);
             engine.accounting().outputs(outputs(engine, out));
             return engine.accounting();
@@ -240,9 +240,9 @@ public final class EncryptedInference {
     }
 
     /** The tensors sent to the client, the main result (the logits, where there are) last. */
-    private static java.util.List<Accounting.Output> outputs(CkksEngine engine, ModelOutput<CkksTensor> out) {
+    private static java.util.List<Accounting.Output> outputs(EncryptedEngine engine, ModelOutput<EncryptedTensor> out) {
         java.util.List<Accounting.Output> sent = new java.util.ArrayList<>();
-        for (CkksTensor t : java.util.Arrays.asList(out.lastHiddenState(), out.logits())) {
+        for (EncryptedTensor t : java.util.Arrays.asList(out.lastHiddenState(), out.logits())) {
             if (t != null) {
                 sent.add(new Accounting.Output(t.level(), engine.decryptionFloor(t)));
             }
@@ -255,19 +255,19 @@ public final class EncryptedInference {
      *
      * @param progress told as each block completes
      */
-    public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
+    public ServerResult evaluate(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
             Consumer<BlockProgress> progress) {
         return evaluate(keys, model, embeddings, calibration, progress, accounting -> { });
     }
 
     /**
-     * {@link #evaluate(KeySet, LoadedModel, CkksTensor, Calibration, Consumer)}, telling {@code started} the run's
+     * {@link #evaluate(KeySet, LoadedModel, EncryptedTensor, Calibration, Consumer)}, telling {@code started} the run's
      * accounting before the first operator, for a display that follows the current operator from another thread.
      */
-    public ServerResult evaluate(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
+    public ServerResult evaluate(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
             Consumer<BlockProgress> progress, Consumer<Accounting> started) {
         BootstrapPlanner.Planned planned = plan(keys, model, embeddings, calibration);
-        CkksEngine engine = keys.engine();
+        EncryptedEngine engine = keys.engine();
         if (planned != null) {
             engine.follow(planned.plan());
         }
@@ -275,7 +275,7 @@ public final class EncryptedInference {
         started.accept(engine.accounting());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
-        ModelOutput<CkksTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
+        ModelOutput<EncryptedTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
                 nonlinearities, blockProgress(model, engine, keys.context(), progress));
         drain(keys.context());
         return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9, planned);
@@ -292,26 +292,26 @@ public final class EncryptedInference {
      */
     public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
             Consumer<BlockProgress> progress) {
-        CkksEngine engine = keys.engine();
-        CkksTensor encryptedInput = engine.fromPlain(embeddings);
+        EncryptedEngine engine = keys.engine();
+        EncryptedTensor encryptedInput = engine.fromPlain(embeddings);
         BootstrapPlanner.Planned planned = plan(keys, model, encryptedInput, calibration);
         if (planned != null) {
             engine.follow(planned.plan());
         }
         PlainEngine plain = new PlainEngine();
-        ErrorTracingOps<PlainTensor, CkksTensor> ops = new ErrorTracingOps<>(plain, engine, new CkksProbe(engine));
+        ErrorTracingOps<PlainTensor, EncryptedTensor> ops = new ErrorTracingOps<>(plain, engine, new EncryptedProbe(engine));
         engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(in.slots(), in.level(),
                 Math.log(in.scale()) / Math.log(2), engine.decryptComplex(in), engine.decryptComplex(out), factor,
                 bound));
         try {
             var nonlinearities = service.polynomialNonlinearities(calibration, false);
-            Paired<PlainTensor, CkksTensor> input = ops.pair(plain.fromPlain(embeddings), encryptedInput);
+            Paired<PlainTensor, EncryptedTensor> input = ops.pair(plain.fromPlain(embeddings), encryptedInput);
             long t0 = System.nanoTime();
-            ModelOutput<Paired<PlainTensor, CkksTensor>> out = model.model().forward(ops,
+            ModelOutput<Paired<PlainTensor, EncryptedTensor>> out = model.model().forward(ops,
                     withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, keys.context(),
                     progress));
             double seconds = (System.nanoTime() - t0) / 1e9;
-            ModelOutput<CkksTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
+            ModelOutput<EncryptedTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
                     out.logits() == null ? null : out.logits().traced());
             return new TracedResult(new ServerResult(encrypted, engine.accounting(), seconds, planned), ops.trace());
         } finally {
@@ -340,7 +340,7 @@ public final class EncryptedInference {
         }
     }
 
-    private static Model.LayerObserver blockProgress(LoadedModel model, CkksEngine engine, HeContext context,
+    private static Model.LayerObserver blockProgress(LoadedModel model, EncryptedEngine engine, HeContext context,
             Consumer<BlockProgress> progress) {
         int layers = model.model().info().layers();
         long start = System.nanoTime();
@@ -356,7 +356,7 @@ public final class EncryptedInference {
     }
 
     /** Writes tensors (with metadata such as the model type) for the other side. */
-    public static void write(KeySet keys, Map<String, String> metadata, Map<String, CkksTensor> tensors, Path file)
+    public static void write(KeySet keys, Map<String, String> metadata, Map<String, EncryptedTensor> tensors, Path file)
             throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
@@ -392,14 +392,14 @@ public final class EncryptedInference {
     }
 
     /** Client: a decrypted output tensor. */
-    public Matrix decrypt(KeySet keys, CkksTensor tensor) {
+    public Matrix decrypt(KeySet keys, EncryptedTensor tensor) {
         return keys.engine().toPlain(tensor);
     }
 
     /**
      * Client: a decrypted output tensor, flooded with noise when its values may be shared ({@link NoiseFlooding}).
      */
-    public CkksEngine.Decrypted decrypt(KeySet keys, CkksTensor tensor, NoiseFlooding flooding,
+    public EncryptedEngine.Decrypted decrypt(KeySet keys, EncryptedTensor tensor, NoiseFlooding flooding,
             java.util.Random random) {
         return keys.engine().toPlain(tensor, flooding, random);
     }

@@ -8,7 +8,7 @@ import dev.polyhe.api.he.InsecureParametersException;
 import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.config.ConfigException;
-import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.encrypted.Packing;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;

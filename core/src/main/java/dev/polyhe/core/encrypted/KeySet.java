@@ -3,8 +3,8 @@ package dev.polyhe.core.encrypted;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.Packing;
 
 /**
  * An opened parameter set with its keys. The client's key set has the secret key; the server's has only the
@@ -34,8 +34,8 @@ public record KeySet(String backend, HeContext context, SecretKey secretKey, Eva
     }
 
     /** An engine for this key set: with encryptor and decryptor on the client, without on the server. */
-    public CkksEngine engine() {
-        return new CkksEngine(context, context.evaluator(evaluationKeys), evaluationKeys,
+    public EncryptedEngine engine() {
+        return new EncryptedEngine(context, context.evaluator(evaluationKeys), evaluationKeys,
                 secretKey == null ? null : context.encryptor(secretKey),
                 secretKey == null ? null : context.decryptor(secretKey), packing);
     }

@@ -1,9 +1,9 @@
 package dev.polyhe.core.encrypted;
 
 import dev.polyhe.api.he.EvaluationKeys;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Layout;
-import dev.polyhe.core.engine.ckks.Packing;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Layout;
+import dev.polyhe.core.engine.encrypted.Packing;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.LoadedModel;
 import java.util.LinkedHashMap;
@@ -33,7 +33,7 @@ final class PlanCache {
     };
 
     /** The plan for these inputs: a cached one (marked reused) or {@code make}'s, then kept. */
-    BootstrapPlanner.Planned get(KeySet keys, LoadedModel model, CkksTensor embeddings, Calibration calibration,
+    BootstrapPlanner.Planned get(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
             Supplier<BootstrapPlanner.Planned> make) {
         EvaluationKeys ek = keys.evaluationKeys();
         Key key = new Key(model, calibration, keys.backend(), keys.context().parameterHash(), keys.packing(),

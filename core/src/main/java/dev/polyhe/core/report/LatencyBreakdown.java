@@ -2,10 +2,10 @@ package dev.polyhe.core.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.OperatorKind;
-import dev.polyhe.core.engine.ckks.OperatorStats;
-import dev.polyhe.core.engine.ckks.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.OperatorKind;
+import dev.polyhe.core.engine.encrypted.OperatorStats;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -25,7 +25,7 @@ public final class LatencyBreakdown {
     private final Map<PrimitiveKind, Long> primitiveCounts;
     private final Map<String, OperatorStats> operators;
     private final Map<String, Accounting.PrecisionRaise> precisionRaises;
-    private final dev.polyhe.core.engine.ckks.WeightCache.Stats weightCache;
+    private final dev.polyhe.core.engine.encrypted.WeightCache.Stats weightCache;
 
     /** @param totalSeconds the wall time of the whole run (what the shares are shares of) */
     public LatencyBreakdown(Accounting accounting, double totalSeconds) {

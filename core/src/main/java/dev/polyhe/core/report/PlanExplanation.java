@@ -1,7 +1,7 @@
 package dev.polyhe.core.report;
 
-import dev.polyhe.core.engine.ckks.Accounting;
-import dev.polyhe.core.engine.ckks.OperatorStats;
+import dev.polyhe.core.engine.encrypted.Accounting;
+import dev.polyhe.core.engine.encrypted.OperatorStats;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

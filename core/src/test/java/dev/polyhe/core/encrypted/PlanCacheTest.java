@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.SecurityLevel;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.Packing;
-import dev.polyhe.core.engine.ckks.RefreshPlan;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
+import dev.polyhe.core.engine.encrypted.RefreshPlan;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import dev.polyhe.core.inference.LoadedModel;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ class PlanCacheTest {
         return new BootstrapPlanner.Planned(RefreshPlan.GREEDY.with("layers.*.mlp#0"), 7, 9, 3, 1.5, null, List.of());
     }
 
-    private CkksTensor input(int rows, double value) {
+    private EncryptedTensor input(int rows, double value) {
         double[] v = new double[rows * 8];
         java.util.Arrays.fill(v, value);
         return keys.engine().fromPlain(new Matrix(rows, 8, v));

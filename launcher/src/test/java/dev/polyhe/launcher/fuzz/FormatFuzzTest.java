@@ -14,9 +14,9 @@ import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.encrypted.KeySet;
-import dev.polyhe.core.engine.ckks.CkksEngine;
-import dev.polyhe.core.engine.ckks.CkksTensor;
-import dev.polyhe.core.engine.ckks.EncryptedTensorFormat;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import dev.polyhe.core.inference.InferenceService;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -74,8 +74,8 @@ class FormatFuzzTest {
         model = RandomCheckpoint.write(dir.resolve("model"), RandomCheckpoint.shape("tiny"), 3);
         InferenceService service = polyhe.inference();
         keys = new EncryptedInference(service).generateKeys(backend, backend.preset("insecure-test-N10"), 4, 16, false);
-        CkksEngine engine = keys.engine();
-        CkksTensor x = engine.fromPlain(new dev.polyhe.api.Matrix(4, 16, new double[64]));
+        EncryptedEngine engine = keys.engine();
+        EncryptedTensor x = engine.fromPlain(new dev.polyhe.api.Matrix(4, 16, new double[64]));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         EncryptedTensorFormat.write(keys.context(), keys.backend(), keys.packingSlots(), Map.of("model_type", "gpt_neox"),
                 Map.of("embeddings", x, "logits", engine.rowSums(x)), out);
@@ -189,7 +189,7 @@ class FormatFuzzTest {
     void encryptedTensorFiles(@ForAll("containers") byte[] bytes) {
         expectCleanOutcome("encrypted tensor file", () -> {
             var contents = EncryptedTensorFormat.read(keys.context(), keys.backend(), new ByteArrayInputStream(bytes));
-            for (CkksTensor t : contents.tensors().values()) {
+            for (EncryptedTensor t : contents.tensors().values()) {
                 keys.engine().toPlain(t); // what the client's decrypt allocates
             }
         });

@@ -1,0 +1,152 @@
+package dev.polyhe.core.engine.encrypted;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Decryptor;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Encryptor;
+import dev.polyhe.api.he.Plaintext;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The client's side of the engine: encryption of matrices in the engine's packing and decryption back, with noise
+ * flooding. A server's engine has neither key, and every operation here says so.
+ */
+final class ClientCodec {
+    private final EncryptedEngine engine;
+    private final Encoder encoder;
+    private final Encryptor encryptor;
+    private final Decryptor decryptor;
+    private final CiphertextBounds bounds;
+    private final SlotLayout layout;
+    private final int slots;
+    private final int blockColumns;
+    private final int diagonalsPerCiphertext;
+    private final int maxLevel;
+    private final double scale;
+
+    /** @param engine whose encoding, timing and value ranges the codec's tensors get */
+    ClientCodec(EncryptedEngine engine, Encoder encoder, Encryptor encryptor, Decryptor decryptor, CiphertextBounds bounds,
+            SlotLayout layout, Packing packing, int maxLevel, double scale) {
+        this.engine = engine;
+        this.encoder = encoder;
+        this.encryptor = encryptor;
+        this.decryptor = decryptor;
+        this.bounds = bounds;
+        this.layout = layout;
+        this.slots = packing.slots();
+        this.blockColumns = packing.columnsPerCiphertext();
+        this.diagonalsPerCiphertext = packing.diagonalsPerCiphertext();
+        this.maxLevel = maxLevel;
+        this.scale = scale;
+    }
+
+    /** See {@link EncryptedEngine#fromPlain}. */
+    EncryptedTensor fromPlain(Matrix m) {
+        requireEncryptor();
+        if (m.rows() > slots) {
+            throw new IllegalArgumentException("matrix has " + m.rows() + " rows but the packing holds " + slots
+                    + " per ciphertext; use a wider packing");
+        }
+        EncryptedTensor shape = blockColumns == 1
+                ? new EncryptedTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
+                : new EncryptedTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[engine.blocks(m.cols())], true,
+                        blockColumns);
+        return encrypted(shape, m, "fromPlain");
+    }
+
+    /** {@code m} encrypted at the top level in the layout of {@code shape} (client side). */
+    private EncryptedTensor encrypted(EncryptedTensor shape, Matrix m, String op) {
+        double[][] vecs = layout.inLayout(shape, m, op);
+        Ciphertext[] cts = new Ciphertext[vecs.length];
+        for (int i = 0; i < cts.length; i++) {
+            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
+            cts[i] = bounds.set(engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
+                    LeveledOps.maxAbs(vecs[i]));
+        }
+        return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
+    }
+
+    /** See {@link EncryptedEngine#likeOf}. */
+    EncryptedTensor likeOf(EncryptedTensor other) {
+        if (encryptor == null) {
+            throw new IllegalStateException("likeOf encrypts: it needs an engine with an encryptor");
+        }
+        Ciphertext[] cts = new Ciphertext[other.cts.length];
+        for (int i = 0; i < cts.length; i++) {
+            Ciphertext c = other.cts[i];
+            cts[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
+        }
+        return engine.ranged(other.with(cts, other.clean), other.range);
+    }
+
+    /** See {@link EncryptedEngine#fromPlainScores}. */
+    EncryptedTensor fromPlainScores(Matrix scores) {
+        requireEncryptor();
+        if (scores.rows() != scores.cols() || scores.rows() > slots) {
+            throw new IllegalArgumentException("scores must be square with at most " + slots + " rows, got ["
+                    + scores.rows() + ", " + scores.cols() + "]");
+        }
+        int d = diagonalsPerCiphertext;
+        EncryptedTensor shape = new EncryptedTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
+                true, d);
+        return encrypted(shape, scores, "fromPlainScores");
+    }
+
+    /** See {@link EncryptedEngine#toPlain(EncryptedTensor, NoiseFlooding, Random)}. */
+    EncryptedEngine.Decrypted toPlain(EncryptedTensor m, NoiseFlooding flooding, Random random) {
+        requireDecryptor();
+        // a ciphertext shared by several positions (a row sum's) is decrypted, and flooded, once
+        Map<Ciphertext, double[][]> decrypted = new IdentityHashMap<>();
+        double[][][] complexOf = new double[m.cts.length][][];
+        for (int i = 0; i < m.cts.length; i++) {
+            complexOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decodeComplex(
+                    engine.timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
+        }
+        NoiseFlooding.Applied applied = null;
+        if (flooding.enabled()) {
+            // t from the slots the tensor reads out: padding slots hold other values (masked products, a bootstrap's
+            // unused half) whose error need not track the output's
+            double[][] imaginaryOf = new double[m.cts.length][];
+            for (int i = 0; i < m.cts.length; i++) {
+                imaginaryOf[i] = complexOf[i][1];
+            }
+            double t = NoiseFlooding.errorEstimate(new double[][] {layout.arranged(m, imaginaryOf).data()}, 1 / scale);
+            applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
+            for (double[][] z : decrypted.values()) {
+                NoiseFlooding.flood(z[0], applied.sigma(), random);
+            }
+        }
+        double[][] slotsOf = new double[m.cts.length][];
+        for (int i = 0; i < m.cts.length; i++) {
+            slotsOf[i] = complexOf[i][0];
+        }
+        return new EncryptedEngine.Decrypted(layout.arranged(m, slotsOf), applied);
+    }
+
+    /** See {@link EncryptedEngine#decryptSlots}. */
+    double[] decryptSlots(Ciphertext c) {
+        requireDecryptor();
+        return decryptComplex(c)[0];
+    }
+
+    /** See {@link EncryptedEngine#decryptComplex}. */
+    double[][] decryptComplex(Ciphertext c) {
+        requireDecryptor();
+        return encoder.decodeComplex(decryptor.decrypt(c));
+    }
+
+    private void requireEncryptor() {
+        if (encryptor == null) {
+            throw new IllegalStateException("this engine has no encryptor (server side): encrypt on the client");
+        }
+    }
+
+    private void requireDecryptor() {
+        if (decryptor == null) {
+            throw new IllegalStateException("this engine has no decryptor (server side): decrypt on the client");
+        }
+    }
+}

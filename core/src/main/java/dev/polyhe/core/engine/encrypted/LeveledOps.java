@@ -1,0 +1,172 @@
+package dev.polyhe.core.engine.encrypted;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Encoder;
+import dev.polyhe.api.he.Evaluator;
+import dev.polyhe.api.he.Plaintext;
+import dev.polyhe.core.engine.encrypted.Accounting.MultiplicationKind;
+import java.util.function.Supplier;
+
+/**
+ * The leveled operations on ciphertexts, as the engine's tensors use them: sums, ciphertext, constant and plaintext
+ * products and plaintext encodings, each timed and counted, its operands given the levels it needs
+ * ({@link Refresher}) at one level and scale ({@link LevelsAndScales}), its result's bound tracked.
+ */
+final class LeveledOps {
+    private final Evaluator evaluator;
+    private final Encoder encoder;
+    private final Accounting accounting;
+    private final CiphertextBounds bounds;
+    private final Refresher refresher;
+    private final LevelsAndScales levels;
+    private final double scale;
+    private WeightCache weights;
+
+    LeveledOps(Evaluator evaluator, Encoder encoder, Accounting accounting, CiphertextBounds bounds,
+            Refresher refresher, LevelsAndScales levels, double scale) {
+        this.evaluator = evaluator;
+        this.encoder = encoder;
+        this.accounting = accounting;
+        this.bounds = bounds;
+        this.refresher = refresher;
+        this.levels = levels;
+        this.scale = scale;
+    }
+
+    /** See {@link EncryptedEngine#useWeightCache}. */
+    void useWeightCache(WeightCache cache) {
+        this.weights = cache;
+    }
+
+    private <R> R timed(OperatorKind op, PrimitiveKind prim, Supplier<R> work) {
+        return accounting.timed(op, prim, work);
+    }
+
+    Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
+        Ciphertext[] ab = levels.aligned(a, b, op);
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
+    }
+    Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
+        Ciphertext[] ab = levels.aligned(a, b, op);
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
+    }
+    /** ct·ct with relinearization, not rescaled (so sums of products rescale once). */
+    Ciphertext productRaw(Ciphertext a, Ciphertext b, OperatorKind op) {
+        double bound = bounds.of(a) * bounds.of(b);
+        Ciphertext[] xy = productOperands(a, b, op);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(xy[0], xy[1])), bound);
+    }
+    /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
+    private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
+        // a square bootstraps its operand once
+        Ciphertext y = b == a ? x : refresher.withLevels(b, refresher.levelsFor(b), op);
+        int level = Math.min(x.level(), y.level());
+        accounting.countMultiplication(MultiplicationKind.CIPHERTEXT);
+        return new Ciphertext[] {levels.atLevel(x, level), levels.atLevel(y, level)};
+    }
+    /**
+     * ct·ct rescaled: {@link #productRaw} and {@link LevelsAndScales#rescale} with the backend's relinearization and
+     * rescale fused
+     * ({@link Evaluator#multiplyAndRescale}: one division by its special primes and the last prime).
+     */
+    Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
+        double bound = bounds.of(a) * bounds.of(b);
+        Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
+        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
+                bound);
+        return levels.settled(levels.rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
+    }
+    /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
+    Ciphertext constantProduct(Ciphertext a, double c, OperatorKind op) {
+        if (c == Math.rint(c) && Math.abs(c) < 0x1p52) {
+            return bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(a, (long) c)), a, c);
+        }
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
+        // scale, where aligning two scales at one level costs a level
+        double at = levels.onDeltaWith(x);
+        return levels.rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c,
+                at)), x, c), op);
+    }
+    /** Values encoded at Δ and {@code level}, their bound noted. */
+    Plaintext encode(double[] values, int width, int level, OperatorKind op) {
+        return encode(values, width, level, scale, op);
+    }
+    private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
+    }
+    /**
+     * Weights for a product with {@code operand} that lands on {@code productScale} (see
+     * {@link LevelsAndScales#commonProductScale}).
+     */
+    Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
+        double at = productScale / operand.scale();
+        Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
+                () -> encoder.encode(values, width, operand.level(), at));
+        if (weights == null) {
+            return bounds.set(encode.get(), values);
+        }
+        boolean[] encoded = {false};
+        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
+            encoded[0] = true;
+            return encode.get();
+        });
+        accounting.countWeightLookup(weights, !encoded[0]);
+        return bounds.set(p, values);
+    }
+    /**
+     * {@link #encodeForProduct} on a planning engine ({@link EncryptedEngine#valuesIgnored}): no values, only their largest
+     * magnitude, which the bounds (and so the bootstrap decisions) follow.
+     */
+    Plaintext encodeForProductSymbolic(double maxAbs, int width, Ciphertext operand, double productScale,
+            OperatorKind op) {
+        double at = productScale / operand.scale();
+        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(),
+                at)), maxAbs);
+    }
+    /** ct·pt with {@code values} one per slot of the ciphertext. */
+    Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
+        double bound = bounds.of(a) * maxAbs(values);
+        Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
+        Plaintext p = encode(values, values.length, x.level(), levels.onDeltaWith(x), op);
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
+        return levels.rescale(bounds.set(raw, bound), op);
+    }
+    static double maxAbs(double[] values) {
+        double m = 0;
+        for (double v : values) {
+            m = Math.max(m, Math.abs(v));
+        }
+        return m;
+    }
+    /** ct·pt, not rescaled (sums of products rescale once). */
+    Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)),
+                bounds.of(x) * bounds.of(p));
+    }
+    /**
+     * sum + x·p, not rescaled, in one backend call ({@link Evaluator#multiplyPlainAndAdd}): for a
+     * sum of products at the product's level and scale ({@link ProductSum#addPlainProduct}).
+     */
+    Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
+                bounds.of(sum) + bounds.of(x) * bounds.of(p));
+    }
+    /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
+    Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        double at = productScale / like.scale();
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(like, 0.0, at)), 0);
+    }
+    /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
+    Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
+        Plaintext p = timed(op, PrimitiveKind.ENCODE,
+                () -> encoder.encode(values, values.length, c.level(), c.scale()));
+        return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
+    }
+}

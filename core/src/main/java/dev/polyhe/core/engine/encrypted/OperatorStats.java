@@ -1,0 +1,69 @@
+package dev.polyhe.core.engine.encrypted;
+
+/** Mutable counters of one operator (scope path), summed over every call. */
+public final class OperatorStats {
+    long nanos;
+    long calls;
+    long ciphertextMultiplications;
+    long plaintextMultiplications;
+    long constantMultiplications;
+    long rotations;
+    long keySwitches;
+    long bootstraps;
+    long rescales;
+    int levelsUsed;
+    int entryLevel = -1;
+    int lowestLevel = -1;
+
+    public long nanos() {
+        return nanos;
+    }
+
+    public long calls() {
+        return calls;
+    }
+
+    public long ciphertextMultiplications() {
+        return ciphertextMultiplications;
+    }
+
+    public long plaintextMultiplications() {
+        return plaintextMultiplications;
+    }
+
+    public long constantMultiplications() {
+        return constantMultiplications;
+    }
+
+    public long rotations() {
+        return rotations;
+    }
+
+    /** Relinearizations plus rotations: each one key switch. */
+    public long keySwitches() {
+        return keySwitches;
+    }
+
+    public long bootstraps() {
+        return bootstraps;
+    }
+
+    public long rescales() {
+        return rescales;
+    }
+
+    /** Most levels consumed by one call of this operator (level at entry minus the lowest level reached). */
+    public int levelsUsed() {
+        return levelsUsed;
+    }
+
+    /** The level of the first operand entering the first call (-1: no ciphertext seen). */
+    public int entryLevel() {
+        return entryLevel;
+    }
+
+    /** The lowest level any call reached (-1: no ciphertext seen). */
+    public int lowestLevel() {
+        return lowestLevel;
+    }
+}

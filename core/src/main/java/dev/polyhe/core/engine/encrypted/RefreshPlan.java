@@ -1,0 +1,78 @@
+package dev.polyhe.core.engine.encrypted;
+
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * Where, beyond what greedy placement does, an engine refreshes a tensor ahead of need: before the linear maps at
+ * these sites, every ciphertext of the input is bootstrapped to the top level (two by two). Refreshing the few
+ * narrow inputs of a widening map (hidden → feed-forward) costs less than refreshing its many outputs later, which
+ * greedy placement cannot see; a planner ({@code dev.polyhe.core.encrypted.BootstrapPlanner}) finds such sites on
+ * symbolic runs. A site is an operator path with its layer numbers as {@code *} (one decision serves every layer)
+ * and the ordinal of the linear map in it, e.g. {@code layers.*.mlp#0}.
+ *
+ * <p>{@code lowered} is the other half of a plan: linear maps after the last bootstrap that run at a lower level than
+ * their input arrives at ({@link #exactSite}, with its layer numbers, to the level). Nothing after them needs the
+ * levels they would have kept, and each level dropped is an RNS limb fewer in every weight encode, product and
+ * rotation of the map and of everything after it: the LM head, most of the tail's work, runs on two limbs, not eight.
+ */
+public record RefreshPlan(Set<String> sites, Map<String, Integer> lowered) {
+    /** Greedy placement alone: a ciphertext is bootstrapped when an operation finds it out of levels. */
+    public static final RefreshPlan GREEDY = new RefreshPlan(Set.of());
+
+    private static final Pattern LAYER_NUMBER = Pattern.compile("\\.\\d+(?=[./]|$)");
+
+    public RefreshPlan {
+        sites = java.util.Collections.unmodifiableSet(new TreeSet<>(sites));
+        lowered = java.util.Collections.unmodifiableMap(new TreeMap<>(lowered));
+    }
+
+    public RefreshPlan(Set<String> sites) {
+        this(sites, Map.of());
+    }
+
+    /** The {@code ordinal}-th linear map under {@code operatorPath}, layer numbers kept: one map of one layer. */
+    public static String exactSite(String operatorPath, int ordinal) {
+        return operatorPath + "#" + ordinal;
+    }
+
+    /** The level the linear map at {@code exactSite} runs at, where the plan lowers its input. */
+    public OptionalInt loweredTo(String exactSite) {
+        Integer level = lowered.get(exactSite);
+        return level == null ? OptionalInt.empty() : OptionalInt.of(level);
+    }
+
+    /** This plan, with the linear map at {@code exactSite} run at {@code level}. */
+    public RefreshPlan lowering(String exactSite, int level) {
+        Map<String, Integer> l = new TreeMap<>(lowered);
+        l.put(exactSite, level);
+        return new RefreshPlan(sites, l);
+    }
+
+    /** The site of the {@code ordinal}-th linear map under {@code operatorPath}. */
+    public static String site(String operatorPath, int ordinal) {
+        return LAYER_NUMBER.matcher(operatorPath).replaceAll(".*") + "#" + ordinal;
+    }
+
+    public boolean refreshesBefore(String site) {
+        return sites.contains(site);
+    }
+
+    public RefreshPlan with(String site) {
+        Set<String> s = new TreeSet<>(sites);
+        s.add(site);
+        return new RefreshPlan(s, lowered);
+    }
+
+    @Override
+    public String toString() {
+        String refresh = sites.isEmpty() ? "greedy" : "refresh before " + String.join(", ", sites);
+        StringBuilder sb = new StringBuilder(refresh);
+        lowered.forEach((site, level) -> sb.append("; ").append(site).append(" at level ").append(level));
+        return sb.toString();
+    }
+}
