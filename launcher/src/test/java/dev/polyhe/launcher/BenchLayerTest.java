@@ -119,6 +119,8 @@ class BenchLayerTest {
         for (var s : trace.get("steps")) {
             assertTrue(s.has("level") && s.has("log2_scale") && s.has("relative_error") && s.has("max_abs_error"),
                     s.toString());
+            assertEquals(s.get("bound").isNull(), s.get("bound_source").isNull(), "a bound says where it came from: "
+                    + s);
             if (!s.get("bound").isNull()) {
                 // on the calibration's own input every bound holds, and no slot (padding included) exceeds it
                 double bound = s.get("bound").asDouble();
@@ -130,6 +132,8 @@ class BenchLayerTest {
             }
         }
         assertTrue(r.out().contains("bounds: none below the values"), r.out());
+        // the approximations' inputs are bounded by their calibrated domains, interval arithmetic fills the gaps
+        assertTrue(Pattern.compile("steps' bounds: .*\\d+ from calibrated").matcher(r.out()).find(), r.out());
         Matcher m = Pattern.compile("vs poly: mse ([0-9.e+-]+)").matcher(r.out());
         assertTrue(m.find() && Double.parseDouble(m.group(1)) < 1e-4, r.out());
         // a client-side tool for the encrypted engine only

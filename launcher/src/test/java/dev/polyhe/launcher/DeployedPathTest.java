@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.server.PolyHeServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,7 +52,7 @@ class DeployedPathTest {
     @ValueSource(ints = {1, 5})
     void aShortQueryAnswersAsThePolynomialModel(int tokens) throws Exception {
         Path query = Files.writeString(dir.resolve("q" + tokens + ".json"),
-                "{\"input_ids\": [[" + String.join(", ", java.util.Arrays.copyOf(TOKENS, tokens)) + "]]}");
+                "{\"input_ids\": [[" + String.join(", ", Arrays.copyOf(TOKENS, tokens)) + "]]}");
         Path poly = dir.resolve("poly" + tokens + ".json");
         var inf = polyhe("infer", "--engine", "poly", "--model", PYTHIA.toString(), "--input", query.toString(),
                 "--calibration", calibration.toString(), "--output", poly.toString());
@@ -84,6 +89,37 @@ class DeployedPathTest {
         }
         String what = String.format(Locale.ROOT, "%d tokens in 16-token keys: mse %.2e, max %.2e", tokens, se / n, max);
         assertTrue(se / n <= 1e-4 && max <= 0.01, what);
+    }
+
+    /**
+     * The same 5-token query through {@code serve} and {@code remote infer --check}: the server evaluates in the
+     * keys' 16-token packing, and the client compares with the plaintext polynomial model on the served calibration.
+     */
+    @Test
+    void aShortQueryThroughTheServerAnswersAsThePolynomialModel() throws Exception {
+        Path served = Files.createDirectories(dir.resolve("served").resolve("tiny-pythia"));
+        for (String f : List.of("config.json", "model.safetensors")) {
+            Files.copy(PYTHIA.resolve(f), served.resolve(f));
+        }
+        Files.copy(calibration, served.resolve("calibration.json"));
+        Path query = Files.writeString(dir.resolve("served-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS)
+                + "]]}");
+        try (PolyHe polyHe = PolyHe.builder().threads(1).build();
+                PolyHeServer server = PolyHeServer.start(polyHe, new PolyHeServer.Settings(0, List.of(served),
+                        dir.resolve("store"), 1, 2, 1L << 30, 256L << 20, 64L << 20, true))) {
+            String url = "http://localhost:" + server.port();
+            var up = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+            assertEquals(0, up.code(), up.err());
+            Path out = dir.resolve("served-out.json");
+            var inf = polyhe("remote", "infer", "--server", url, "--model", "tiny-pythia", "--checkpoint",
+                    served.toString(), "--keys", keys.toString(), "--input", query.toString(), "--output",
+                    out.toString(), "--check");
+            assertEquals(0, inf.code(), inf.err());
+            JsonNode check = new ObjectMapper().readTree(out.toFile()).get("error_vs_poly");
+            assertTrue(check.get("mse").asDouble() <= 1e-4 && check.get("max_abs").asDouble() <= 0.01,
+                    "5 tokens in 16-token keys, served: " + check);
+            assertTrue(check.get("same_prediction").asBoolean(), check.toString());
+        }
     }
 
     private static int argmax(JsonNode row) {

@@ -29,6 +29,11 @@ public final class EncryptedProbe implements Probe<EncryptedTensor> {
     }
 
     @Override
+    public String boundSource(EncryptedTensor value) {
+        return value.range == null ? null : value.range.origin().label;
+    }
+
+    @Override
     public double slotMagnitude(EncryptedTensor value) {
         return largestParts(value)[0];
     }

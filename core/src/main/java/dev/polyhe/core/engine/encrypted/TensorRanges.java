@@ -54,7 +54,7 @@ final class TensorRanges {
         if (r == null || p == null || !r.tight() || p.lo() < 0 || p.hi() > 1) {
             return bothRanges(r, p, ValueRange::times);
         }
-        return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()));
+        return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()), r);
     }
     static ValueRange plainRange(Matrix m) {
         return ValueRange.of(m.data(), false);

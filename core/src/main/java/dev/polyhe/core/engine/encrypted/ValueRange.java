@@ -21,36 +21,60 @@ import java.util.function.DoubleUnaryOperator;
  * engine scales values down, which costs them precision, only on tight ranges.
  */
 final class ValueRange {
+    /**
+     * Where a range came from, as an error trace reports it: a domain the model announced (calibrated, widened by the
+     * margin), a plaintext's own values, or interval arithmetic; the first two and what follows from them pointwise
+     * are tight.
+     */
+    enum Origin {
+        CALIBRATED("calibrated"), DATA("data"), INTERVAL("interval arithmetic");
+
+        final String label;
+
+        Origin(String label) {
+            this.label = label;
+        }
+    }
+
     /** Samples of a new source: Chebyshev points of the interval plus its ends (the extremes of most programs). */
     static final int SAMPLES = 65;
 
     /** Identity only: ranges with the same source are co-indexed. Null for a constant. */
     private final Object source;
     private final double[] samples;
-    private final boolean tight;
+    private final Origin origin;
 
-    private ValueRange(Object source, double[] samples, boolean tight) {
+    private ValueRange(Object source, double[] samples, Origin origin) {
         this.source = source;
         this.samples = samples;
-        this.tight = tight;
+        this.origin = origin;
     }
 
     /** Announced, or worked out from announced ranges pointwise (see the class comment). */
     boolean tight() {
-        return tight;
+        return origin != Origin.INTERVAL;
     }
 
-    /** Values anywhere in [lo, hi] (a new source, tight). */
+    Origin origin() {
+        return origin;
+    }
+
+    /** Values anywhere in [lo, hi], a domain the model announced (a new source, tight). */
     static ValueRange interval(double lo, double hi) {
-        return interval(lo, hi, true);
+        return interval(lo, hi, Origin.CALIBRATED);
     }
 
-    private static ValueRange interval(double lo, double hi, boolean tight) {
+    /** Values anywhere in [lo, hi], as tight as and from where {@code like} is (a new source). */
+    static ValueRange interval(double lo, double hi, ValueRange like) {
+        return interval(lo, hi, like.origin);
+    }
+
+    private static ValueRange interval(double lo, double hi, Origin origin) {
         if (!(lo <= hi) || Double.isInfinite(lo) || Double.isInfinite(hi)) {
             return null;
         }
         if (lo == hi) {
-            return new ValueRange(new Object(), new double[] {lo}, tight);
+            return new ValueRange(new Object(), new double[] {lo}, origin);
         }
         double[] s = new double[SAMPLES];
         double mid = (lo + hi) / 2;
@@ -63,7 +87,7 @@ final class ValueRange {
         if (lo < 0 && hi > 0) {
             s[SAMPLES / 2] = 0; // x² and the like reach their minimum there
         }
-        return new ValueRange(new Object(), s, tight);
+        return new ValueRange(new Object(), s, origin);
     }
 
     /** The range of the entries of a plaintext matrix (padding zeros included: they ride in the same slots). */
@@ -74,16 +98,16 @@ final class ValueRange {
             lo = Math.min(lo, v);
             hi = Math.max(hi, v);
         }
-        return values.length == 0 && !withZero ? null : interval(lo, hi, true);
+        return values.length == 0 && !withZero ? null : interval(lo, hi, Origin.DATA);
     }
 
     static ValueRange constant(double c) {
-        return new ValueRange(null, new double[] {c}, true);
+        return new ValueRange(null, new double[] {c}, Origin.DATA);
     }
 
     /** The interval [lo, hi] worked out by interval arithmetic: a new source, not tight. */
     static ValueRange loose(double lo, double hi) {
-        return interval(lo, hi, false);
+        return interval(lo, hi, Origin.INTERVAL);
     }
 
     double lo() {
@@ -108,7 +132,7 @@ final class ValueRange {
         for (int i = 0; i < out.length; i++) {
             out[i] = f.applyAsDouble(samples[i]);
         }
-        return finite(out) ? new ValueRange(source, out, tight) : null;
+        return finite(out) ? new ValueRange(source, out, origin) : null;
     }
 
     ValueRange plus(ValueRange o) {
@@ -131,7 +155,7 @@ final class ValueRange {
 
     /** The hull of both: values of either (tight if both are). */
     ValueRange union(ValueRange o) {
-        return this == o ? this : interval(Math.min(lo(), o.lo()), Math.max(hi(), o.hi()), tight && o.tight);
+        return this == o ? this : interval(Math.min(lo(), o.lo()), Math.max(hi(), o.hi()), weaker(origin, o.origin));
     }
 
     /** The interval product's ends: [min, max] of the four corner products. */
@@ -157,9 +181,16 @@ final class ValueRange {
             if (!finite(out)) {
                 return null;
             }
-            return new ValueRange(a.source != null ? a.source : b.source, out, a.tight && b.tight);
+            return new ValueRange(a.source != null ? a.source : b.source, out, a.source == null ? b.origin
+                    : b.source == null ? a.origin : weaker(a.origin, b.origin));
         }
         return loose(lo, hi);
+    }
+
+    /** The origin of a range from two: interval arithmetic if either is, else calibrated if either is. */
+    private static Origin weaker(Origin a, Origin b) {
+        return a == Origin.INTERVAL || b == Origin.INTERVAL ? Origin.INTERVAL
+                : a == Origin.CALIBRATED || b == Origin.CALIBRATED ? Origin.CALIBRATED : Origin.DATA;
     }
 
     private static boolean finite(double[] v) {

@@ -32,11 +32,11 @@ public final class ErrorTrace {
      * One engine operation: its error, relative to the larger of its result and its operands (a product by a tiny
      * coefficient keeps its operand's absolute error); {@code bound}: the magnitude the engine assumed (NaN: none);
      * {@code slotMagnitude}: the largest |value| in any slot, padding included, which is what a bootstrap sees (NaN:
-     * not known).
+     * not known); {@code boundSource}: where the bound came from (see {@link Probe#boundSource}; null: no bound).
      */
     public record Step(int index, String operator, String op, int rows, int cols, int level, double logScale,
             double maxReference, double maxError, double bits, double inputBits, double bound, double imaginary,
-            double slotMagnitude) {
+            double slotMagnitude, String boundSource) {
         /** Bits fewer than the worst operand had. */
         public double loss() {
             return Math.max(0, inputBits - bits);
@@ -161,10 +161,18 @@ public final class ErrorTrace {
                     smallest.maxIn(), smallest.operator(), largest.maxIn(), largest.operator()));
         }
         List<Step> under = boundsBelowTheValues();
-        sb.append(under.isEmpty() ? "bounds: none below the values\n" : String.format(Locale.ROOT,
-                "bounds: %d below the values, first at step %d (%s %s: bound %.3g, max|ref| %.3g)%n", under.size(),
-                under.get(0).index(), under.get(0).operator(), under.get(0).op(), under.get(0).bound(),
-                under.get(0).maxReference()));
+        sb.append(under.isEmpty() ? "bounds: none below the values" : String.format(Locale.ROOT,
+                "bounds: %d below the values, first at step %d (%s %s: bound %.3g from %s, max|ref| %.3g)",
+                under.size(), under.get(0).index(), under.get(0).operator(), under.get(0).op(), under.get(0).bound(),
+                under.get(0).boundSource(), under.get(0).maxReference()));
+        Map<String, Long> sources = boundSources();
+        if (!sources.isEmpty()) {
+            StringBuilder from = new StringBuilder();
+            sources.forEach((src, n) -> from.append(from.length() == 0 ? "" : ", ").append(n).append(" from ")
+                    .append(src));
+            sb.append("; steps' bounds: ").append(from);
+        }
+        sb.append('\n');
         List<Step> padding = paddingAboveTheBounds();
         if (!padding.isEmpty()) {
             sb.append(String.format(Locale.ROOT, "padding: %d steps hold more in some slot than their bound, first at "
@@ -184,6 +192,17 @@ public final class ErrorTrace {
     public List<Step> boundsBelowTheValues() {
         return steps.stream().filter(s -> !Double.isNaN(s.bound())
                 && s.maxReference() > s.bound() * (1 + BOUND_SLACK) + 1e-9).toList();
+    }
+
+    /** How many steps had their bound from each source, in the order sources first appear. */
+    public Map<String, Long> boundSources() {
+        Map<String, Long> n = new LinkedHashMap<>();
+        for (Step s : steps) {
+            if (s.boundSource() != null) {
+                n.merge(s.boundSource(), 1L, Long::sum);
+            }
+        }
+        return n;
     }
 
     /** Steps holding more in some slot (padding included) than their bound: a bootstrap of them would see that. */
@@ -258,6 +277,11 @@ public final class ErrorTrace {
         n.put("input_bits", s.inputBits());
         n.put("loss_bits", s.loss());
         putOrNull(n, "bound", s.bound());
+        if (s.boundSource() == null) {
+            n.putNull("bound_source");
+        } else {
+            n.put("bound_source", s.boundSource());
+        }
         putOrNull(n, "max_abs_imaginary", s.imaginary());
         putOrNull(n, "max_abs_all_slots", s.slotMagnitude());
         return n;

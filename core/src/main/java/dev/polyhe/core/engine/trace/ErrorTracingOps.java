@@ -86,7 +86,7 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
         double inputBits = Arrays.stream(inputs).mapToDouble(Paired::bits).min().orElse(bits);
         trace.add(new ErrorTrace.Step(trace.stepCount(), operatorPath(), op, ref.rows(), ref.cols(), probe.level(t),
                 probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t), probe.imaginary(t),
-                probe.slotMagnitude(t)));
+                probe.slotMagnitude(t), probe.boundSource(t)));
         return new Paired<>(r, t, bits, magnitude);
     }
 

@@ -15,6 +15,15 @@ public interface Probe<T> {
         return Double.NaN;
     }
 
+    /**
+     * Where {@link #bound} came from, in words: {@code calibrated} (a domain the model announced from calibration, or
+     * what follows from one pointwise), {@code data} (a plaintext's own values) or {@code interval arithmetic}; null
+     * where there is no bound.
+     */
+    default String boundSource(T value) {
+        return null;
+    }
+
     /** The largest imaginary part in any slot (engines on complex slots; NaN: none). */
     default double imaginary(T value) {
         return Double.NaN;
