@@ -1,3 +1,5 @@
+package dev.polyhe.bench.ab;
+
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -10,9 +12,13 @@ import java.util.List;
  * Runs {@link Workload} against several builds of he-ckks in one JVM, round after round, the order rotated each
  * round, and prints the medians and their ratios to the first build: on a shared machine two builds timed in two
  * processes minutes apart differ by more than most changes do.
- * Arguments: rounds, workload (bootstrap | rotations | plain | plainSum), then one class path per build.
+ * Arguments: rounds, workload (bootstrap | rotations | plain | plainSum), then one class path per build; the system
+ * property {@code workload.classes} names the folder this module's classes are in (bench/same-process/run).
  */
 public final class SameProcessAb {
+    /** By name, never by class literal: this class's own loader must not define it (it has no he-ckks). */
+    private static final String WORKLOAD = "dev.polyhe.bench.ab.Workload";
+
     private SameProcessAb() {}
 
     public static void main(String[] args) throws Exception {
@@ -28,7 +34,7 @@ public final class SameProcessAb {
                 urls.add(Path.of(entry).toUri().toURL());
             }
             ClassLoader loader = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
-            Class<?> w = loader.loadClass("Workload");
+            Class<?> w = loader.loadClass(WORKLOAD);
             long t = System.nanoTime();
             w.getMethod("setup", boolean.class).invoke(null, workload.equals("bootstrap"));
             System.out.printf("build %d set up in %.1f s%n", i, (System.nanoTime() - t) / 1e9);

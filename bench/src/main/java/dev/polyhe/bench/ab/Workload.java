@@ -1,3 +1,5 @@
+package dev.polyhe.bench.ab;
+
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
