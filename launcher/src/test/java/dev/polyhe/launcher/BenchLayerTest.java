@@ -111,9 +111,7 @@ class BenchLayerTest {
         assertTrue(trace.get("steps").size() > 50, "steps: " + trace.get("steps").size());
         assertTrue(trace.get("bootstraps").size() > 0);
         for (var b : trace.get("bootstraps")) {
-            if (b.get("max_abs_in").asDouble() / b.get("input_factor").asDouble() > 1e-4) { // far above Δ = 2^40's 2^-30
-                assertTrue(b.get("bits").asDouble() > 12, "a bootstrap keeps its precision: " + b);
-            }
+            DeployedPathTest.assertKeepsItsPrecision(b);
             assertTrue(b.has("max_abs_in") && b.has("level_in") && b.has("input_factor") && b.has("bound"), b.toString());
         }
         for (var s : trace.get("steps")) {

@@ -122,6 +122,43 @@ class DeployedPathTest {
         }
     }
 
+    /**
+     * The trace of the 5-token query in 16-token keys: no bound below the values, and every bootstrap keeps 16 bits
+     * where the scale resolves them (see {@link #assertKeepsItsPrecision}).
+     */
+    @Test
+    void everyBootstrapOfAShortQueryKeepsItsPrecision() throws Exception {
+        Path query = Files.writeString(dir.resolve("traced-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS)
+                + "]]}");
+        Path json = dir.resolve("trace.json");
+        var r = polyhe("infer", "--engine", "ckks", "--model", PYTHIA.toString(), "--input", query.toString(),
+                "--calibration", calibration.toString(), "--preset", "insecure-test-boot-dense-N10", "--max-tokens",
+                "16", "--trace-errors", json.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("bounds: none below the values"), r.out());
+        JsonNode boots = new ObjectMapper().readTree(json.toFile()).get("samples").get(0).get("bootstraps");
+        assertTrue(boots.size() > 100, "bootstraps: " + boots.size());
+        for (JsonNode b : boots) {
+            assertKeepsItsPrecision(b);
+        }
+    }
+
+    /**
+     * A bootstrap (an element of a trace's {@code bootstraps}) keeps 16 bits of its values where the scale leaves room
+     * for them, values above 2^17 times the trace's resolution 2^10/Δ (2^-13 at Δ = 2^40), and below that adds at most
+     * twice the resolution: every value at Δ carries about that much rescaling noise, bootstrapped or not.
+     */
+    static void assertKeepsItsPrecision(JsonNode b) {
+        double resolution = Math.scalb(1.0, 10 - (int) Math.round(b.get("log2_scale_in").asDouble()));
+        double values = b.get("max_abs_in").asDouble() / b.get("input_factor").asDouble();
+        if (values >= Math.scalb(resolution, 17)) {
+            assertTrue(b.get("bits").asDouble() >= 16, "a bootstrap keeps 16 bits: " + b);
+        } else {
+            assertTrue(b.get("max_abs_error").asDouble() <= 2 * resolution, "a bootstrap of values near Δ's "
+                    + "resolution adds no more than the scale's noise: " + b);
+        }
+    }
+
     private static int argmax(JsonNode row) {
         int best = 0;
         for (int v = 1; v < row.size(); v++) {

@@ -52,6 +52,17 @@ final class Refresher {
      */
     static final double NOISE_FLOOR = 0x1p-20;
 
+    /**
+     * Values scaled up by 2^k with k at least this come back from their bootstrap at the larger magnitude and are
+     * scaled down by a constant product after it, spending one of the fresh levels: folded into SlotsToCoeffs, the
+     * factor would leave them SlotsToCoeffs' own noise (about 3 × 2^10 units of Δ) unscaled, so that values below
+     * 2^-11 kept less than 16 bits (GELU's smallest terms, 6e-5: 14.4); scaled down after, they keep what a rescale
+     * leaves at Δ. Smaller k keep 17 bits or more either way, and are not worth the level.
+     */
+    static final int SCALED_DOWN_AFTER = 11;
+    /** The level bootstrapping returned a ciphertext at, once one has been seen (-1 before). */
+    private volatile int bootstrappedLevel = -1;
+
     private final LevelsAndScales scales;
     private final HeContext context;
     private final Evaluator evaluator;
@@ -280,6 +291,9 @@ final class Refresher {
         final List<Ciphertext> aliases = new ArrayList<>();
         Ciphertext out;
         Ciphertext partnerOut;
+        /** Decided by run (see scaledDownAfter), done by finish. */
+        boolean scaledDown;
+        boolean partnerScaledDown;
         int bootstrapCalls;
         long nanos;
 
@@ -305,12 +319,24 @@ final class Refresher {
             this.out = c;
         }
 
+        /**
+         * Whether c (partner: c's partner) comes back scaled up and is scaled down after (see finish): where the level
+         * that costs is to spare, as far as an earlier bootstrap tells.
+         */
+        boolean scaledDownAfter(boolean ofPartner) {
+            return !precise && bootstrappedLevel > levels && (partner == null ? !ofPartner && k >= SCALED_DOWN_AFTER
+                    : k >= SCALED_DOWN_AFTER && kp >= SCALED_DOWN_AFTER);
+        }
+
         void run() {
             if (out != null) {
                 return;
             }
             long t0 = System.nanoTime();
-            double factor = Math.scalb(1.0, -k);
+            scaledDown = scaledDownAfter(false);
+            partnerScaledDown = scaledDownAfter(true);
+            double factor = scaledDown ? 1 : Math.scalb(1.0, -k);
+            double partnerFactor = partnerScaledDown ? 1 : Math.scalb(1.0, -kp);
             if (precise && partner != null) {
                 Ciphertext[] both = twice.bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
                         Math.scalb(boundP, k));
@@ -326,8 +352,8 @@ final class Refresher {
             } else {
                 boolean partnerFirst = kp > k;
                 Ciphertext[] both = partnerFirst
-                        ? evaluator.bootstrapPair(inPartner, in, Math.scalb(1.0, -kp), factor)
-                        : evaluator.bootstrapPair(in, inPartner, factor, Math.scalb(1.0, -kp));
+                        ? evaluator.bootstrapPair(inPartner, in, partnerFactor, factor)
+                        : evaluator.bootstrapPair(in, inPartner, factor, partnerFactor);
                 out = both[partnerFirst ? 1 : 0];
                 partnerOut = both[partnerFirst ? 0 : 1];
                 bootstrapCalls = 1;
@@ -342,6 +368,15 @@ final class Refresher {
         void finish(double share) {
             for (int i = 0; i < bootstrapCalls; i++) {
                 accounting.record(op, PrimitiveKind.BOOTSTRAP, Math.round(nanos * share / bootstrapCalls));
+            }
+            if (scaledDown) {
+                out = scales.adjust(out, out.level() - 1, scale, Math.scalb(1.0, -k), op);
+            }
+            if (partnerScaledDown) {
+                partnerOut = scales.adjust(partnerOut, partnerOut.level() - 1, scale, Math.scalb(1.0, -kp), op);
+            }
+            if (out != c) {
+                bootstrappedLevel = Math.max(bootstrappedLevel, out.level() + (scaledDown ? 1 : 0));
             }
             if (precise) {
                 for (int i = partner == null ? 1 : 2; i > 0; i--) {
