@@ -22,6 +22,8 @@ public final class CkksCudaBackend extends SchemeBackend {
     private final Supplier<DeviceApi> devices;
     /** Streams per context: ciphertexts in flight at once ({@value Lanes#PROPERTY}; 1: one stream, as before). */
     private final int streams;
+    /** Tests: each operation on the next stream in turn (CudaRingExecutor#hopStreamsForTests). */
+    private final boolean hop;
 
     /** The ServiceLoader constructor: host threads = the processor count. */
     public CkksCudaBackend() {
@@ -37,6 +39,10 @@ public final class CkksCudaBackend extends SchemeBackend {
     }
 
     CkksCudaBackend(int threads, Supplier<DeviceApi> devices, int streams) {
+        this(threads, devices, streams, false);
+    }
+
+    CkksCudaBackend(int threads, Supplier<DeviceApi> devices, int streams, boolean hop) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
         }
@@ -47,6 +53,7 @@ public final class CkksCudaBackend extends SchemeBackend {
         this.threads = threads;
         this.devices = devices;
         this.streams = streams;
+        this.hop = hop;
     }
 
     @Override
@@ -56,7 +63,7 @@ public final class CkksCudaBackend extends SchemeBackend {
 
     @Override
     public HeBackend withParallelism(int threads) {
-        return threads == this.threads ? this : new CkksCudaBackend(threads, devices, streams);
+        return threads == this.threads ? this : new CkksCudaBackend(threads, devices, streams, hop);
     }
 
     @Override
@@ -81,7 +88,10 @@ public final class CkksCudaBackend extends SchemeBackend {
         if (!a.available()) {
             throw new HeException(a.reason());
         }
-        return new CkksContext(parameters, threads, devices == null ? p -> CudaRingExecutor.open(CudaDevice.open(), p,
-                streams) : p -> CudaRingExecutor.open(devices.get(), p, streams));
+        return new CkksContext(parameters, threads, p -> {
+            CudaRingExecutor exec = CudaRingExecutor.open(devices == null ? CudaDevice.open() : devices.get(), p, streams);
+            exec.hopStreamsForTests(hop);
+            return exec;
+        });
     }
 }

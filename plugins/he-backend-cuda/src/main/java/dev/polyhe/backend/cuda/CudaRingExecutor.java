@@ -18,17 +18,16 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation
- * keys are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel
- * launches of ring_kernels.cu queued on one stream. The host waits only where it reads (a download, which the
- * driver orders after the queued work) or where a caller asks ({@link #synchronize()}, for timings): an operation
- * returns as soon as its launches are queued, so a device error surfaces at the next read. Per-limb scalars travel
- * as kernel parameters, so no operation uploads; temporaries come from the pool, so none allocates from the driver
- * once the pool is warm (budgets in LaunchBudgetTest). An operation runs on its thread's stream ({@link Lanes}:
- * several streams, so that independent ciphertexts are in flight at once; events order a buffer's use on one
- * stream after its write on another); locks guard only the shared state (the pool, the lazily uploaded tables and
- * keys). The steps mirror the Java ring classes (KeySwitcher, RnsRescaler, ModRaise) so
- * that the limbs agree exactly with {@code ckks-cpu}'s.
+ * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation keys
+ * are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel launches of
+ * ring_kernels.cu queued on a stream. The host waits only where it reads (a download waits for its stream, which first
+ * waits for the buffer's writer) or where a caller asks ({@link #synchronize()}, for timings): an operation returns as
+ * soon as its launches are queued, so a device error surfaces at the next read. Per-limb scalars travel as kernel
+ * parameters, so no operation uploads; temporaries come from the pool, so none allocates from the driver once the pool
+ * is warm (budgets in LaunchBudgetTest). An operation holds one stream from start to end ({@link Lanes}: several, so
+ * that independent ciphertexts are in flight at once; events order a buffer's use on one stream after its write on
+ * another); locks guard only the shared state (the pool, the lazily uploaded tables and keys). The steps mirror the
+ * Java ring classes (KeySwitcher, RnsRescaler, ModRaise) so that the limbs agree exactly with {@code ckks-cpu}'s.
  */
 final class CudaRingExecutor implements RingExecutor {
     private final DeviceApi device;
@@ -145,8 +144,9 @@ final class CudaRingExecutor implements RingExecutor {
         lanes.skipReadWaits = skip;
     }
 
-    Lanes lanes() {
-        return lanes;
+    /** Tests: each operation on the next stream in turn, so that one thread's operations cross streams. */
+    void hopStreamsForTests(boolean hop) {
+        lanes.hop = hop;
     }
 
     // the device's calls on the calling thread's stream
@@ -406,7 +406,9 @@ final class CudaRingExecutor implements RingExecutor {
     public RnsPoly addInto(RnsPoly fresh, RnsPoly b, int level) {
         Lane lane = begin();
         try {
-            launch("poly_add_into", n, level + 1, d(fresh).memory().ptr, d(b).memory().ptr,
+            Allocation in = d(fresh).memory();
+            lanes.write(in); // in place: later readers wait for this stream
+            launch("poly_add_into", n, level + 1, in.ptr, d(b).memory().ptr,
                     tables.identity.ptr, tables.pc, n);
             return prefix(fresh, level);
         } finally {

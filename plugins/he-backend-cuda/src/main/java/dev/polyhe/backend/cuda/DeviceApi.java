@@ -3,8 +3,10 @@ package dev.polyhe.backend.cuda;
 /**
  * What the executor asks of a device: memory by handle, copies, kernel launches by name. {@link CudaDevice} does it
  * through JCuda's driver API; the tests also run the executor on a device emulated in Java, so that everything above
- * the kernels (the launch sequences, offsets and tables) is checked without a GPU. Launches, copies and frees are
- * queued in order on one stream: a buffer freed or reused after a launch is reused by work queued after it.
+ * the kernels (the launch sequences, offsets and tables) is checked without a GPU. Launches and copies go to a stream
+ * (0: the legacy default stream) and run in the order they were queued there; streams are ordered with each other
+ * only by events (a stream waits for the point another had reached when an event was recorded on it), never by the
+ * host. {@link #free} and {@link #synchronize()} wait for every stream.
  */
 interface DeviceApi extends AutoCloseable {
     /** Returned by {@link #allocate} when the device is out of memory. */

@@ -19,7 +19,8 @@ final class DeviceMemory implements AutoCloseable {
 
     private final DeviceApi device;
     private final Lanes lanes;
-    private final Map<Long, ArrayDeque<Block>> free = new HashMap<>();
+    /** By size, per lane: a buffer goes back to the lane that wrote it last, which takes it again without a wait. */
+    private final Map<Long, Free> free = new HashMap<>();
     private long inUse;
     private long peak;
     /** Buffers handed back so far: whether a collection freed anything. */
@@ -37,22 +38,22 @@ final class DeviceMemory implements AutoCloseable {
      * whose stream first waits for the other lanes' last uses of the buffer.
      */
     Allocation allocate(long bytes) {
-        Block block = take(bytes);
+        Block block = take(bytes, lanes.current().index);
         Allocation a = new Allocation(block, bytes, lanes);
         a.cleanable = CLEANER.register(a, new GiveBack(this, block, bytes));
         lanes.reuse(a);
         return a;
     }
 
-    private synchronized Block take(long bytes) {
+    private synchronized Block take(long bytes, int lane) {
         if (closed) {
             throw new IllegalStateException("this ckks-cuda context is closed");
         }
-        ArrayDeque<Block> list = free.get(bytes);
-        Block block = list == null ? null : list.poll();
+        Free list = free.get(bytes);
+        Block block = list == null ? null : list.poll(lane);
         if (block == null) {
             long handle = device.allocate(bytes);
-            block = handle == DeviceApi.OUT_OF_MEMORY ? reclaim(bytes) : new Block(handle, lanes.count());
+            block = handle == DeviceApi.OUT_OF_MEMORY ? reclaim(bytes, lane) : new Block(handle, lanes.count());
             if (block == null) {
                 long[] info = device.memoryInfo();
                 throw new HeException(String.format("ckks-cuda: out of device memory on %s: needed %s more, %s free "
@@ -69,15 +70,15 @@ final class DeviceMemory implements AutoCloseable {
      * What the device refused, after giving it back what the pool holds and collecting the handles nobody holds (their
      * buffers come back to the pool through the cleaner): a buffer of this size from the pool, a new one, or null.
      */
-    private Block reclaim(long bytes) {
+    private Block reclaim(long bytes, int lane) {
         trim();
         long before = returned;
         System.gc();
         for (int i = 0; i < 20 && returned == before; i++) {
             waitForCleaner(); // up to a second for the cleaner to hand the collected buffers back
         }
-        ArrayDeque<Block> list = free.get(bytes);
-        Block back = list == null ? null : list.poll();
+        Free list = free.get(bytes);
+        Block back = list == null ? null : list.poll(lane);
         if (back != null) {
             return back;
         }
@@ -101,16 +102,24 @@ final class DeviceMemory implements AutoCloseable {
         if (closed) {
             return;
         }
-        free.computeIfAbsent(bytes, k -> new ArrayDeque<>()).push(block);
+        free.computeIfAbsent(bytes, k -> new Free(lanes.count())).push(block);
         notifyAll();
     }
 
-    /** Frees the pooled buffers (the device is bound to this thread; the driver's free waits for the device). */
+    /**
+     * Frees the pooled buffers (the device is bound to this thread). Their last uses may still be queued on any
+     * stream: the device finishes its work first (the driver's free is not ordered with non-blocking streams).
+     */
     private void trim() {
         device.bind();
-        for (ArrayDeque<Block> list : free.values()) {
-            for (Block b : list) {
-                device.free(b.handle);
+        if (free.values().stream().anyMatch(list -> !list.isEmpty())) {
+            device.synchronize();
+        }
+        for (Free list : free.values()) {
+            for (ArrayDeque<Block> lane : list.byLane) {
+                for (Block b : lane) {
+                    device.free(b.handle);
+                }
             }
         }
         free.clear();
@@ -142,6 +151,41 @@ final class DeviceMemory implements AutoCloseable {
         @Override
         public void run() {
             pool.give(block, bytes);
+        }
+    }
+
+    /** Free buffers of one size, a list per lane (the last writer's). */
+    private static final class Free {
+        final ArrayDeque<Block>[] byLane;
+
+        @SuppressWarnings("unchecked")
+        Free(int lanes) {
+            byLane = new ArrayDeque[lanes];
+            for (int i = 0; i < lanes; i++) {
+                byLane[i] = new ArrayDeque<>();
+            }
+        }
+
+        void push(Block b) {
+            byLane[b.writer].push(b);
+        }
+
+        /** The lane's own first (no wait), else another's. */
+        Block poll(int lane) {
+            Block b = byLane[lane].poll();
+            for (int i = 1; b == null && i < byLane.length; i++) {
+                b = byLane[(lane + i) % byLane.length].poll();
+            }
+            return b;
+        }
+
+        boolean isEmpty() {
+            for (ArrayDeque<Block> l : byLane) {
+                if (!l.isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

@@ -4,13 +4,14 @@ import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
 import dev.polyhe.backend.cuda.DeviceMemory.Block;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The executor's streams, one per lane, and the order between them. An operation holds a lane from start to end: its
- * thread's own lane (given round robin at its first operation) where that is free, else any free one, else it waits
- * for its own. So operations from several threads are queued at once and run side by side on the device, a thread
+ * thread's own lane (given round robin at its first operation) where that is free, else any free one (its own from
+ * then on), else it waits for its own. So operations from several threads are queued at once and run side by side on the device, a thread
  * that calls alone stays on one stream, and with one lane every operation takes turns on it, as before.
  *
  * <p>Order between lanes is the standard one, without the host: each lane counts the points it has passed (its clock,
@@ -35,10 +36,16 @@ final class Lanes {
     private final ThreadLocal<Lane> held = new ThreadLocal<>();
     /** Per lane, the point after its latest publication of a shared table. */
     private final AtomicLongArray published;
-    /** Bumped by every publication: lanes that have seen it skip the catch-up. */
-    private volatile long publications;
+    /** Bumped by every publication (after its point is set): lanes that have seen the count skip the catch-up. */
+    private final AtomicLong publications = new AtomicLong();
     /** Tests only: a read of another lane's buffer skips its wait (the emulated device must then fail). */
     volatile boolean skipReadWaits;
+    /**
+     * Tests only: each operation takes the next lane in turn, even from one thread, so that every operand comes from
+     * another stream and every wait is exercised by single-threaded tests.
+     */
+    volatile boolean hop;
+    private final AtomicInteger hops = new AtomicInteger();
 
     Lanes(DeviceApi device, int count) {
         if (count < 1 || count > MAX) {
@@ -97,13 +104,17 @@ final class Lanes {
             l.depth++;
             return l;
         }
-        Lane own = home.get();
-        if (own.lock.tryLock()) {
+        Lane own = hop ? lanes[Math.floorMod(hops.getAndIncrement(), lanes.length)] : home.get();
+        if (hop) {
+            own.lock.lock();
+            l = own;
+        } else if (own.lock.tryLock()) {
             l = own;
         } else {
             for (Lane other : lanes) {
                 if (other.lock.tryLock()) {
                     l = other;
+                    home.set(other); // stays there: two threads that met on one lane part for good
                     break;
                 }
             }
@@ -178,6 +189,14 @@ final class Lanes {
         l.writes.add(a);
     }
 
+    /**
+     * Before a write in place of a buffer another operation made ({@code addInto}'s fresh operand): this lane waits for
+     * every other lane's last use of it, and is its writer from now on.
+     */
+    void write(Allocation a) {
+        reuse(a);
+    }
+
     /** Marks a buffer written now, in the middle of an operation (a key others may look up before it ends). */
     void wrote(Allocation a) {
         Lane l = current();
@@ -203,7 +222,8 @@ final class Lanes {
         Lane l = current();
         long point = ++l.clock;
         published.accumulateAndGet(l.index, point, Math::max);
-        l.publicationsSeen = ++publications; // this lane needs no catch-up for its own
+        // the lane's own count stays: it may not have caught up with another lane's publication yet
+        publications.incrementAndGet();
     }
 
     /** After a look-up of a table another lane may have uploaded: waits for the publications not yet seen. */
@@ -212,7 +232,7 @@ final class Lanes {
     }
 
     private void catchUp(Lane l) {
-        long now = publications;
+        long now = publications.get();
         if (l.publicationsSeen == now) {
             return;
         }

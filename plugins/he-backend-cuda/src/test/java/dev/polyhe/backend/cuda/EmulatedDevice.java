@@ -231,7 +231,7 @@ final class EmulatedDevice implements DeviceApi {
             return;
         }
         long[] copy = src.clone(); // the host may reuse its array at once
-        queue(stream, () -> {
+        queue(stream, "upload", () -> {
             for (int i = 0; i < copy.length; i++) {
                 set(to, i, copy[i]);
             }
@@ -249,7 +249,7 @@ final class EmulatedDevice implements DeviceApi {
             throw new IllegalStateException("int upload at byte offset " + to.offset());
         }
         int[] copy = src.clone();
-        queue(stream, () -> {
+        queue(stream, "upload", () -> {
             for (int i = 0; i < copy.length; i += 2) {
                 long lo = copy[i] & 0xffffffffL;
                 long hi = i + 1 < copy.length ? (long) copy[i + 1] << 32 : 0;
@@ -266,7 +266,7 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        Item copy = queue(stream, () -> {
+        Item copy = queue(stream, "download", () -> {
             for (int i = 0; i < to.length; i++) {
                 to[i] = get(from, i);
             }
@@ -282,7 +282,7 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        queue(stream, () -> {
+        queue(stream, "copy", () -> {
             for (long i = 0; i < bytes / 8; i++) {
                 set(to, i, get(from, i));
             }
@@ -295,7 +295,7 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        queue(stream, () -> {
+        queue(stream, "zero", () -> {
             for (long i = 0; i < bytes / 8; i++) {
                 set(to, i, 0);
             }
@@ -328,7 +328,7 @@ final class EmulatedDevice implements DeviceApi {
     public synchronized void record(long event, long stream) {
         counts.eventRecord();
         if (compute) {
-            lastRecords.put(event, queue(stream, null));
+            lastRecords.put(event, queue(stream, "record", null));
         }
     }
 
@@ -338,7 +338,7 @@ final class EmulatedDevice implements DeviceApi {
         counts.streamWait();
         Item record = lastRecords.get(event);
         if (compute && record != null) {
-            queue(stream, null).awaited = record;
+            queue(stream, "wait", null).awaited = record;
         }
     }
 
@@ -378,14 +378,16 @@ final class EmulatedDevice implements DeviceApi {
         final long point;
         /** What the host knew done when it queued this: done before it. */
         final long[] host;
+        final String what;
         final Runnable body;
         Item awaited;
         /** A record's: its stream's clock when it ran. */
         long[] seen;
         boolean done;
 
-        Item(Stream stream, long point, long[] host, Runnable body) {
+        Item(Stream stream, long point, long[] host, String what, Runnable body) {
             this.stream = stream;
+            this.what = what;
             this.point = point;
             this.host = host;
             this.body = body;
@@ -409,9 +411,9 @@ final class EmulatedDevice implements DeviceApi {
         return streams.get((int) handle);
     }
 
-    private Item queue(long handle, Runnable body) {
+    private Item queue(long handle, String what, Runnable body) {
         Stream st = stream(handle);
-        Item item = new Item(st, ++st.queued, hostClock, body);
+        Item item = new Item(st, ++st.queued, hostClock, what, body);
         st.pending.add(item);
         return item;
     }
@@ -524,7 +526,8 @@ final class EmulatedDevice implements DeviceApi {
         ordered(handle, a, st, "writes");
         for (int r = 0; r < MAX_STREAMS; r++) {
             if (r != st.id && a.reads[r] > st.clock[r]) {
-                throw new StreamRaceException("stream " + st.id + " writes allocation " + handle + ", read on stream "
+                throw new StreamRaceException("stream " + st.id + " (" + running.what + ") writes allocation " + handle
+                        + ", read on stream "
                         + r + " (its work " + a.reads[r] + ") with no event waited: a buffer reused before its reader");
             }
         }
@@ -532,9 +535,9 @@ final class EmulatedDevice implements DeviceApi {
         a.written = running.point;
     }
 
-    private static void ordered(long handle, Access a, Stream st, String what) {
+    private void ordered(long handle, Access a, Stream st, String what) {
         if (a.writer >= 0 && a.writer != st.id && a.written > st.clock[a.writer]) {
-            throw new StreamRaceException("stream " + st.id + " " + what + " allocation " + handle + ", written on stream "
+            throw new StreamRaceException("stream " + st.id + " (" + running.what + ") " + what + " allocation " + handle + ", written on stream "
                     + a.writer + " (its work " + a.written + ") with no event waited: "
                     + (what.equals("reads") ? "read of a buffer with pending writes on another stream"
                     : "a buffer reused before another stream's write"));
@@ -572,7 +575,7 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        queue(stream, () -> {
+        queue(stream, kernel, () -> {
             for (int limb = 0; limb < limbs; limb++) {
                 for (long idx = 0; idx < count; idx++) {
                     run(kernel, limb, idx, a);
@@ -607,7 +610,7 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        queue(stream, () -> phases(kernel, fft, limbs, logN, s0, k, a));
+        queue(stream, kernel, () -> phases(kernel, fft, limbs, logN, s0, k, a));
     }
 
     private void phases(String kernel, boolean fft, int limbs, int logN, int s0, int k, Object[] a) {

@@ -45,8 +45,11 @@ import org.junit.jupiter.api.Test;
  */
 class ManyInFlightTest {
     private static final CkksParameters PARAMS = CkksPresets.get("insecure-test-boot-N10");
-    /** Stream waits of two bootstraps from two threads at once (measured: printed below). */
-    static final int CONCURRENT_BOOTSTRAP_WAITS = 64;
+    /**
+     * Stream waits of two bootstraps from two threads at once (3 384 launches; printed below): the threads' timing
+     * decides how the pool's buffers move between the streams, so the count varies from run to run.
+     */
+    static final int CONCURRENT_BOOTSTRAP_WAITS = 32;
 
     @Test
     void theEvaluatorRunsAsManyOperationsAtOnceAsItHasStreams() {
