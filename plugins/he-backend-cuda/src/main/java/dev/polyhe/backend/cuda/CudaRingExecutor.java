@@ -236,14 +236,20 @@ final class CudaRingExecutor implements RingExecutor {
         }
     }
 
-    /** Takes the calling thread's lane, refuses a closed executor, binds the context to this thread. */
+    /**
+     * Binds the context to this thread (first: taking a lane may already record and wait for events), takes a lane,
+     * refuses a closed executor.
+     */
     private Lane begin() {
+        if (closed) {
+            throw new IllegalStateException("this ckks-cuda context is closed");
+        }
+        device.bind();
         Lane lane = lanes.enter();
         if (closed) {
             lanes.exit(lane);
             throw new IllegalStateException("this ckks-cuda context is closed");
         }
-        device.bind();
         return lane;
     }
 
@@ -760,6 +766,7 @@ final class CudaRingExecutor implements RingExecutor {
             if (closed) {
                 return;
             }
+            device.bind();
             closed = true;
             keys.clear();
             permutations.clear();

@@ -255,7 +255,7 @@ final class DeviceKeySwitcher {
         return out;
     }
 
-    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (under the lock). */
+    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (in the caller's operation). */
     private Allocation[] switchedSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         DeviceTables.LevelTables lt = tables.level(level);
         int width = level + 1 + ring.pCount();
@@ -280,7 +280,7 @@ final class DeviceKeySwitcher {
     }
     /**
      * The giant steps of {@link #diagonalsRescale} summed over Q_level ∪ P: the unrotated sums added, each rotated
-     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (under the lock; takes the sums).
+     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (in the caller's operation; takes the sums).
      */
     private Allocation[] giantSteps(Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos,
             int level) {

@@ -110,11 +110,24 @@ final class EmulatedDevice implements DeviceApi {
         return new long[] {capacity - used.get(), capacity};
     }
 
+    /** Threads the context is current on: the driver refuses a call from any other (CUDA_ERROR_INVALID_CONTEXT). */
+    private final ThreadLocal<Boolean> bound = ThreadLocal.withInitial(() -> false);
+
     @Override
-    public void bind() {}
+    public void bind() {
+        bound.set(true);
+    }
+
+    private void requireBound() {
+        if (!bound.get()) {
+            throw new IllegalStateException("device call from thread " + Thread.currentThread().getName()
+                    + " with no current context (bind first)");
+        }
+    }
 
     @Override
     public long allocate(long bytes) {
+        requireBound();
         counts.allocation();
         if (used.addAndGet(bytes) > capacity) {
             used.addAndGet(-bytes);
@@ -326,6 +339,7 @@ final class EmulatedDevice implements DeviceApi {
 
     @Override
     public synchronized void record(long event, long stream) {
+        requireBound();
         counts.eventRecord();
         if (compute) {
             lastRecords.put(event, queue(stream, "record", null));
@@ -335,6 +349,7 @@ final class EmulatedDevice implements DeviceApi {
     /** A wait for an event never recorded waits for nothing, as CUDA's. */
     @Override
     public synchronized void waitEvent(long stream, long event) {
+        requireBound();
         counts.streamWait();
         Item record = lastRecords.get(event);
         if (compute && record != null) {
@@ -412,6 +427,7 @@ final class EmulatedDevice implements DeviceApi {
     }
 
     private Item queue(long handle, String what, Runnable body) {
+        requireBound();
         Stream st = stream(handle);
         Item item = new Item(st, ++st.queued, hostClock, what, body);
         st.pending.add(item);
