@@ -8,7 +8,8 @@
 #
 #   bash plugins/he-backend-cuda/device-check.sh run RESULTS
 #       on the GPU machine, from the repository root, most important first: the limb-by-limb tests and both
-#       conformance kits against ckks-cuda; `bench ckks --op bootstrap` (N16-boot-128) and `bench ckks --logN 16`;
+#       conformance kits against ckks-cuda; `bench ckks --op bootstrap` (N16-boot-128); k bootstraps from k threads
+#       (k = 1, 2, 4) on one stream and on four (StreamThroughputTest: ciphertexts in flight); `bench ckks --logN 16`;
 #       the per-kernel profile of one bootstrap (POLYHE_CUDA_PROFILE=1: device time per kernel from CUDA events,
 #       printed to the step's log); `bench layer --shape pythia-70m --tokens 128` with a 128-token head; the limb
 #       tests under compute-sanitizer's memcheck and racecheck where the machine has it; the same layer with the
@@ -80,6 +81,14 @@ figure() { # step section key
     echo "${v:--}"
 }
 
+# The median of k bootstraps from k threads on s streams (the throughput step's line), in ms: throughput s k
+throughput() {
+    local f="$out/throughput.out" v
+    [ -s "$f" ] || { echo "-"; return; }
+    v="$(sed -n "s/.*bootstraps at once: $1 streams\{0,1\}, $2 threads\{0,1\}: \([0-9.]*\) ms.*/\1/p" "$f" | head -1)"
+    echo "${v:--}"
+}
+
 # One line per figure of issue 42 beside its target; "-" where its step did not finish.
 targets() {
     echo "== issue 42's targets (one H200; medians)"
@@ -89,6 +98,9 @@ targets() {
     printf '%-44s %14s %12s\n' "rescale, N16-boot-128 (ms)" "$(figure bench-bootstrap rescale median_ms)" "<= 0.1"
     printf '%-44s %14s %12s\n' "full-slot bootstrap (ms)" "$(figure bench-bootstrap bootstrap median_ms)" "<= 100"
     printf '%-44s %14s %12s\n' "  its worst slot (bits)" "$(figure bench-bootstrap bootstrap precision_bits_min)" ">= 17"
+    printf '%-44s %14s %12s\n' "4 bootstraps from 4 threads, 4 streams (ms)" "$(throughput 4 4)" "< 4 x one"
+    printf '%-44s %14s %12s\n' "  the same on 1 stream (ms)" "$(throughput 1 4)" "-"
+    printf '%-44s %14s %12s\n' "  one bootstrap alone, 4 streams (ms)" "$(throughput 4 1)" "-"
     printf '%-44s %14s %12s\n' "Pythia-70M layer, 128-token head (s/block)" "$(figure bench-layer seconds_per_block seconds_per_block)" "<= 10"
     printf '%-44s %14s %12s\n' "  its MSE vs the polynomial model" "$(figure bench-layer error_vs_poly mse)" "<= 1e-4"
     printf '%-44s %14s %12s\n' "layer with the 50 304-token head (s/block)" "$(figure bench-layer-head seconds_per_block seconds_per_block)" "-"
@@ -122,12 +134,15 @@ run() {
     local junit=("$java" "${jvm[@]}" -jar "$(ls "$dev"/tests/junit-platform-console-standalone-*.jar)" execute
         --class-path "$cp" --details=tree)
     run_step tests 100 "${junit[@]}" --select-package dev.polyhe.backend.cuda \
-        --exclude-classname '.*(HostEmulation|Emulated|LaunchBudget|CrossBackend|KernelProfile|DeviceEncoding).*' --reports-dir "$out/junit"
+        --exclude-classname '.*(HostEmulation|Emulated|LaunchBudget|CrossBackend|KernelProfile|DeviceEncoding|ManyInFlight|StreamThroughput).*' \
+        --reports-dir "$out/junit"
     # the same kernels under eager module loading (the driver's default is lazy): a failure in one mode only
     # points at the module's loading
     run_step tests-eager 30 env CUDA_MODULE_LOADING=EAGER "${junit[@]}" --select-class dev.polyhe.backend.cuda.CudaLimbTest \
                 --select-class dev.polyhe.backend.cuda.GpuEncodingTest
     run_step bench-bootstrap 90 "${polyhe[@]}" bench ckks --backend ckks-cuda --op bootstrap --format json --runs 3 --warmup 1
+    # ciphertexts in flight: k bootstraps from k threads (k = 1, 2, 4) on one stream and on four, against one alone
+    run_step throughput 150 "${junit[@]}" --select-class dev.polyhe.backend.cuda.StreamThroughputTest
     run_step bench-ckks 60 "${polyhe[@]}" bench ckks --backend ckks-cuda --logN 16 --format json --runs 7 --warmup 2
     run_step profile-bootstrap 60 env POLYHE_CUDA_PROFILE=1 "${polyhe[@]}" bench ckks --backend ckks-cuda \
         --op bootstrap --format json --runs 1 --warmup 0
@@ -150,6 +165,10 @@ run() {
     # the CPU backend on all the machine's cores: limbs and independent ciphertexts at once (docs/benchmarks.md)
     run_step bench-layer-cpu 400 "${polyhe[@]}" bench layer --backend ckks-cpu --shape pythia-70m --tokens 128 \
         --vocab 128 --preset N16-boot-128 --format json --report "$out/layer-cpu.json"
+    if [ -s "$out/throughput.out" ]; then
+        echo "== ciphertexts in flight (k bootstraps from k threads; medians)" | tee -a "$out/summary.txt"
+        grep -o 'bootstraps at once: .*' "$out/throughput.out" | tee -a "$out/summary.txt" || true
+    fi
     targets | tee -a "$out/summary.txt"
     echo "== end $(date -u +%T)" | tee -a "$out/summary.txt"
     # what comes back from a device machine is a few files: everything in one archive, the summary beside it

@@ -20,6 +20,10 @@ public final class CkksCudaBackend extends SchemeBackend {
     private final int threads;
     /** Null: GPU 0 through the driver; else where each context's device comes from (tests: an emulated one). */
     private final Supplier<DeviceApi> devices;
+    /** Streams per context: ciphertexts in flight at once ({@value Lanes#PROPERTY}; 1: one stream, as before). */
+    private final int streams;
+    /** Tests: each operation on the next stream in turn (CudaRingExecutor#hopStreamsForTests). */
+    private final boolean hop;
 
     /** The ServiceLoader constructor: host threads = the processor count. */
     public CkksCudaBackend() {
@@ -31,11 +35,25 @@ public final class CkksCudaBackend extends SchemeBackend {
     }
 
     CkksCudaBackend(int threads, Supplier<DeviceApi> devices) {
+        this(threads, devices, Lanes.configured());
+    }
+
+    CkksCudaBackend(int threads, Supplier<DeviceApi> devices, int streams) {
+        this(threads, devices, streams, false);
+    }
+
+    CkksCudaBackend(int threads, Supplier<DeviceApi> devices, int streams, boolean hop) {
         if (threads < 1) {
             throw new IllegalArgumentException("threads = " + threads + "; at least 1 is needed");
         }
+        if (streams < 1 || streams > Lanes.MAX) {
+            throw new IllegalArgumentException("ckks-cuda streams = " + streams + "; 1 to " + Lanes.MAX
+                    + " (system property " + Lanes.PROPERTY + ")");
+        }
         this.threads = threads;
         this.devices = devices;
+        this.streams = streams;
+        this.hop = hop;
     }
 
     @Override
@@ -45,7 +63,7 @@ public final class CkksCudaBackend extends SchemeBackend {
 
     @Override
     public HeBackend withParallelism(int threads) {
-        return threads == this.threads ? this : new CkksCudaBackend(threads, devices);
+        return threads == this.threads ? this : new CkksCudaBackend(threads, devices, streams, hop);
     }
 
     @Override
@@ -70,7 +88,10 @@ public final class CkksCudaBackend extends SchemeBackend {
         if (!a.available()) {
             throw new HeException(a.reason());
         }
-        return new CkksContext(parameters, threads, devices == null ? CudaRingExecutor::open
-                : p -> CudaRingExecutor.open(devices.get(), p));
+        return new CkksContext(parameters, threads, p -> {
+            CudaRingExecutor exec = CudaRingExecutor.open(devices == null ? CudaDevice.open() : devices.get(), p, streams);
+            exec.hopStreamsForTests(hop);
+            return exec;
+        });
     }
 }

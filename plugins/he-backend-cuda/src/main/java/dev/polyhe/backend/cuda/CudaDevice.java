@@ -14,31 +14,39 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
-import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
+import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleGetLoadingMode;
 import static jcuda.driver.JCudaDriver.cuModuleLoadDataEx;
 import static jcuda.driver.JCudaDriver.cuModuleUnload;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import dev.polyhe.api.he.HeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
@@ -46,9 +54,12 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
 
 /**
  * GPU 0 through the driver API: its primary context, the ring kernels loaded from the fatbin in this jar, and
@@ -77,6 +88,15 @@ final class CudaDevice implements DeviceApi {
     /** Launches timed but not yet read back, and events to reuse. */
     private final List<Timed> timed = new ArrayList<>();
     private final ArrayDeque<CUevent> events = new ArrayDeque<>();
+    /** Streams and ordering events by handle (handle h at h - 1; stream 0 is the legacy default stream, null). */
+    private final List<CUstream> streams = new CopyOnWriteArrayList<>();
+    private final List<CUevent> orderEvents = new CopyOnWriteArrayList<>();
+    /**
+     * Per stream, a buffer outside the Java heap that uploads stage through: an asynchronous copy from pageable memory
+     * returns once the driver has taken the bytes, so the buffer is free again when the call returns. Only the
+     * thread holding a stream uploads on it.
+     */
+    private final Map<Long, ByteBuffer> staging = new ConcurrentHashMap<>();
     private final String name;
     private final int driverVersion;
     private final long totalMemory;
@@ -171,6 +191,39 @@ final class CudaDevice implements DeviceApi {
         check(cuCtxSynchronize(), "cuCtxSynchronize");
     }
 
+    /** Non-blocking: no implicit order with the legacy default stream, only the events the executor records. */
+    @Override
+    public long createStream() {
+        CUstream s = new CUstream();
+        check(cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+        streams.add(s);
+        return streams.size();
+    }
+
+    @Override
+    public long createEvent() {
+        CUevent e = new CUevent();
+        check(cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+        orderEvents.add(e);
+        return orderEvents.size();
+    }
+
+    @Override
+    public void record(long event, long stream) {
+        counts.eventRecord();
+        check(cuEventRecord(orderEvents.get((int) event - 1), stream(stream)), "cuEventRecord");
+    }
+
+    @Override
+    public void waitEvent(long stream, long event) {
+        counts.streamWait();
+        check(cuStreamWaitEvent(stream(stream), orderEvents.get((int) event - 1), 0), "cuStreamWaitEvent");
+    }
+
+    private CUstream stream(long handle) {
+        return handle == DEFAULT_STREAM ? null : streams.get((int) handle - 1);
+    }
+
     @Override
     public DeviceCounts counts() {
         return counts;
@@ -198,6 +251,7 @@ final class CudaDevice implements DeviceApi {
         return h;
     }
 
+    /** cuMemFree waits for the device: a buffer is freed only after the work queued on it. */
     @Override
     public void free(long handle) {
         CUdeviceptr p = allocations.remove(handle);
@@ -218,31 +272,69 @@ final class CudaDevice implements DeviceApi {
     }
 
     @Override
-    public void upload(Ptr to, long[] words) {
-        counts.upload((long) words.length * Long.BYTES);
-        check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Long.BYTES), "cuMemcpyHtoD");
+    public void upload(long stream, Ptr to, long[] words) {
+        long bytes = (long) words.length * Long.BYTES;
+        counts.upload(bytes);
+        if (stream == DEFAULT_STREAM) {
+            check(cuMemcpyHtoD(ptr(to), Pointer.to(words), bytes), "cuMemcpyHtoD");
+            return;
+        }
+        ByteBuffer b = staging(stream, bytes);
+        b.asLongBuffer().put(words);
+        check(cuMemcpyHtoDAsync(ptr(to), Pointer.to(b), bytes, stream(stream)), "cuMemcpyHtoDAsync");
     }
 
     @Override
-    public void upload(Ptr to, int[] words) {
-        counts.upload((long) words.length * Integer.BYTES);
-        check(cuMemcpyHtoD(ptr(to), Pointer.to(words), (long) words.length * Integer.BYTES), "cuMemcpyHtoD");
+    public void upload(long stream, Ptr to, int[] words) {
+        long bytes = (long) words.length * Integer.BYTES;
+        counts.upload(bytes);
+        if (stream == DEFAULT_STREAM) {
+            check(cuMemcpyHtoD(ptr(to), Pointer.to(words), bytes), "cuMemcpyHtoD");
+            return;
+        }
+        ByteBuffer b = staging(stream, bytes);
+        b.asIntBuffer().put(words);
+        check(cuMemcpyHtoDAsync(ptr(to), Pointer.to(b), bytes, stream(stream)), "cuMemcpyHtoDAsync");
     }
 
+    /** The stream's staging buffer, at least {@code bytes} long (grown by doubling, kept). */
+    private ByteBuffer staging(long stream, long bytes) {
+        ByteBuffer b = staging.get(stream);
+        if (b == null || b.capacity() < bytes) {
+            b = ByteBuffer.allocateDirect((int) Math.max(bytes, b == null ? 1 << 16 : 2L * b.capacity()))
+                    .order(ByteOrder.nativeOrder());
+            staging.put(stream, b);
+        }
+        b.clear();
+        return b;
+    }
+
+    /** The stream's queued work first (so the copy reads what it wrote), then a synchronous copy. */
     @Override
-    public void download(long[] to, Ptr from) {
+    public void download(long stream, long[] to, Ptr from) {
         counts.download();
+        if (stream != DEFAULT_STREAM) {
+            check(cuStreamSynchronize(stream(stream)), "cuStreamSynchronize");
+        }
         check(cuMemcpyDtoH(Pointer.to(to), ptr(from), (long) to.length * Long.BYTES), "cuMemcpyDtoH");
     }
 
     @Override
-    public void copy(Ptr to, Ptr from, long bytes) {
-        check(cuMemcpyDtoD(ptr(to), ptr(from), bytes), "cuMemcpyDtoD");
+    public void copy(long stream, Ptr to, Ptr from, long bytes) {
+        if (stream == DEFAULT_STREAM) {
+            check(cuMemcpyDtoD(ptr(to), ptr(from), bytes), "cuMemcpyDtoD");
+        } else {
+            check(cuMemcpyDtoDAsync(ptr(to), ptr(from), bytes, stream(stream)), "cuMemcpyDtoDAsync");
+        }
     }
 
     @Override
-    public void zero(Ptr to, long bytes) {
-        check(cuMemsetD8(ptr(to), (byte) 0, bytes), "cuMemsetD8");
+    public void zero(long stream, Ptr to, long bytes) {
+        if (stream == DEFAULT_STREAM) {
+            check(cuMemsetD8(ptr(to), (byte) 0, bytes), "cuMemsetD8");
+        } else {
+            check(cuMemsetD8Async(ptr(to), (byte) 0, bytes, stream(stream)), "cuMemsetD8Async");
+        }
     }
 
     private CUfunction function(String kernel) {
@@ -255,15 +347,15 @@ final class CudaDevice implements DeviceApi {
 
     /** Grid x over the indices, y over the limbs, {@value #BLOCK} threads a block. */
     @Override
-    public void launch(String kernel, long count, int limbs, Object... args) {
+    public void launch(long stream, String kernel, long count, int limbs, Object... args) {
         if (count == 0 || limbs == 0) {
             return;
         }
-        launchBlocks(kernel, (int) ((count + BLOCK - 1) / BLOCK), limbs, BLOCK, 0, args);
+        launchBlocks(stream, kernel, (int) ((count + BLOCK - 1) / BLOCK), limbs, BLOCK, 0, args);
     }
 
     @Override
-    public void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
+    public void launchBlocks(long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
         if (blocks == 0 || limbs == 0) {
             return;
         }
@@ -280,16 +372,17 @@ final class CudaDevice implements DeviceApi {
             }
         }
         counts.launch();
-        CUevent start = profile == null ? null : event();
-        // the legacy default stream: launches, copies and frees run in the order they were issued
-        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, null, Pointer.to(params),
+        CUstream s = stream(stream);
+        CUevent start = profile == null ? null : event(s);
+        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, s, Pointer.to(params),
                 null), "launching " + kernel);
         if (profile != null) {
-            CUevent stop = event();
-            check(cuEventRecord(stop, null), "cuEventRecord");
-            timed.add(new Timed(kernel, start, stop));
-            if (timed.size() >= 1024) {
-                readTimes();
+            CUevent stop = event(s);
+            synchronized (this) { // streams launch from several threads
+                timed.add(new Timed(kernel, start, stop));
+                if (timed.size() >= 1024) {
+                    readTimes();
+                }
             }
         }
     }
@@ -297,13 +390,13 @@ final class CudaDevice implements DeviceApi {
     private record Timed(String kernel, CUevent start, CUevent stop) {}
 
     /** An event recorded now on the stream (profiling only). */
-    private CUevent event() {
+    private synchronized CUevent event(CUstream stream) {
         CUevent e = events.poll();
         if (e == null) {
             e = new CUevent();
             check(cuEventCreate(e, 0), "cuEventCreate");
         }
-        check(cuEventRecord(e, null), "cuEventRecord");
+        check(cuEventRecord(e, stream), "cuEventRecord");
         return e;
     }
 
@@ -312,7 +405,8 @@ final class CudaDevice implements DeviceApi {
         if (timed.isEmpty()) {
             return;
         }
-        check(cuEventSynchronize(timed.get(timed.size() - 1).stop()), "cuEventSynchronize");
+        // every stream's timed launches, not only the last one's
+        check(cuCtxSynchronize(), "cuCtxSynchronize");
         float[] ms = {0};
         for (Timed t : timed) {
             check(cuEventElapsedTime(ms, t.start(), t.stop()), "cuEventElapsedTime");
@@ -339,6 +433,9 @@ final class CudaDevice implements DeviceApi {
                 System.err.print(profile.report());
             }
         }
+        cuCtxSynchronize();
+        orderEvents.forEach(e -> cuEventDestroy(e));
+        streams.forEach(s -> cuStreamDestroy(s));
         allocations.values().forEach(p -> cuMemFree(p));
         allocations.clear();
         cuModuleUnload(module);

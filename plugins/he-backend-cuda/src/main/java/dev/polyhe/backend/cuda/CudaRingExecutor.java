@@ -2,6 +2,7 @@ package dev.polyhe.backend.cuda;
 
 import dev.polyhe.backend.cuda.DeviceApi.Ptr;
 import dev.polyhe.backend.cuda.DeviceMemory.Allocation;
+import dev.polyhe.backend.cuda.Lanes.Lane;
 import dev.polyhe.ckks.executor.ForeignPolynomialException;
 import dev.polyhe.ckks.executor.KeySwitchDigits;
 import dev.polyhe.ckks.executor.RingExecutor;
@@ -17,15 +18,16 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation
- * keys are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel
- * launches of ring_kernels.cu queued on one stream. The host waits only where it reads (a download, which the
- * driver orders after the queued work) or where a caller asks ({@link #synchronize()}, for timings): an operation
- * returns as soon as its launches are queued, so a device error surfaces at the next read. Per-limb scalars travel
- * as kernel parameters, so no operation uploads; temporaries come from the pool, so none allocates from the driver
- * once the pool is warm (budgets in LaunchBudgetTest). Operations hold one lock: the stream is the device's order
- * anyway, and the tables are shared. The steps mirror the Java ring classes (KeySwitcher, RnsRescaler, ModRaise) so
- * that the limbs agree exactly with {@code ckks-cpu}'s.
+ * The ring arithmetic in GPU memory: polynomials are device buffers (limb-major, limb k at k·N words), evaluation keys
+ * are uploaded once (on first use, kept while the key object lives), and every operation is a few kernel launches of
+ * ring_kernels.cu queued on a stream. The host waits only where it reads (a download waits for its stream, which first
+ * waits for the buffer's writer) or where a caller asks ({@link #synchronize()}, for timings): an operation returns as
+ * soon as its launches are queued, so a device error surfaces at the next read. Per-limb scalars travel as kernel
+ * parameters, so no operation uploads; temporaries come from the pool, so none allocates from the driver once the pool
+ * is warm (budgets in LaunchBudgetTest). An operation holds one stream from start to end ({@link Lanes}: several, so
+ * that independent ciphertexts are in flight at once; events order a buffer's use on one stream after its write on
+ * another); locks guard only the shared state (the pool, the lazily uploaded tables and keys). The steps mirror the
+ * Java ring classes (KeySwitcher, RnsRescaler, ModRaise) so that the limbs agree exactly with {@code ckks-cpu}'s.
  */
 final class CudaRingExecutor implements RingExecutor {
     private final DeviceApi device;
@@ -37,19 +39,31 @@ final class CudaRingExecutor implements RingExecutor {
     private final long limbBytes;
     private final Map<SwitchingKey, Allocation> keys = new WeakHashMap<>();
     private final Map<Long, Allocation> permutations = new ConcurrentHashMap<>();
-    private final Object lock = new Object();
-    /** ModUp, ModDown and the fused key-switching forms, under this executor's lock. */
+    private final Lanes lanes;
+    /** ModUp, ModDown and the fused key-switching forms, on the calling thread's lane. */
     private final DeviceKeySwitcher switcher;
-    private boolean closed;
+    private volatile boolean closed;
 
     CudaRingExecutor(DeviceApi device, SchemeParameters params) {
+        this(device, params, Lanes.configured());
+    }
+
+    CudaRingExecutor(DeviceApi device, SchemeParameters params, int streams) {
         this.device = device;
-        this.memory = new DeviceMemory(device);
+        device.bind();
+        this.lanes = new Lanes(device, streams);
+        this.memory = new DeviceMemory(device, lanes);
         this.ring = params.ring();
         this.gadget = params.gadget();
         this.n = ring.n();
         this.limbBytes = (long) n * Long.BYTES;
-        this.tables = new DeviceTables(this, ring, gadget);
+        Lane lane = lanes.enter();
+        try {
+            this.tables = new DeviceTables(this, ring, gadget);
+            lanes.publish();
+        } finally {
+            lanes.exit(lane);
+        }
         this.switcher = new DeviceKeySwitcher(this, device, memory, tables, params);
     }
 
@@ -60,8 +74,13 @@ final class CudaRingExecutor implements RingExecutor {
 
     /** On {@code device} (closed with the executor, or now if the tables cannot be uploaded). */
     static CudaRingExecutor open(DeviceApi device, SchemeParameters params) {
+        return open(device, params, Lanes.configured());
+    }
+
+    /** With {@code streams} streams (1: every operation on the legacy default stream, one at a time). */
+    static CudaRingExecutor open(DeviceApi device, SchemeParameters params, int streams) {
         try {
-            return new CudaRingExecutor(device, params);
+            return new CudaRingExecutor(device, params, streams);
         } catch (RuntimeException | Error e) {
             device.close();
             throw e;
@@ -79,8 +98,12 @@ final class CudaRingExecutor implements RingExecutor {
     /** digitCount × width limbs: digit j's raised limbs at j·width·N words. */
     record DeviceDigits(Allocation memory, int level, int digitCount, int width) implements KeySwitchDigits {}
 
+    /** The device handle of an operand; in an operation, a read: its stream waits for the lane that wrote it. */
     DevicePoly d(RnsPoly p) {
         if (p instanceof DevicePoly dp && dp.owner() == this) {
+            if (lanes.held()) {
+                lanes.read(dp.memory());
+            }
             return dp;
         }
         throw new ForeignPolynomialException(p);
@@ -106,18 +129,65 @@ final class CudaRingExecutor implements RingExecutor {
 
     Allocation upload(long[] words) {
         Allocation a = memory.allocate((long) words.length * Long.BYTES);
-        device.upload(a.ptr, words);
+        upload(a.ptr, words);
         return a;
     }
 
     Allocation upload(int[] words) {
         Allocation a = memory.allocate((long) words.length * Integer.BYTES);
-        device.upload(a.ptr, words);
+        upload(a.ptr, words);
         return a;
     }
 
+    /** Tests: reads of another stream's buffers skip their event waits (the emulated device must catch it). */
+    void skipReadWaitsForTests(boolean skip) {
+        lanes.skipReadWaits = skip;
+    }
+
+    /** Tests: each operation on the next stream in turn, so that one thread's operations cross streams. */
+    void hopStreamsForTests(boolean hop) {
+        lanes.hop = hop;
+    }
+
+    // the device's calls on the calling thread's stream
+
+    void upload(Ptr to, long[] words) {
+        device.upload(lanes.stream(), to, words);
+    }
+
+    void upload(Ptr to, int[] words) {
+        device.upload(lanes.stream(), to, words);
+    }
+
+    void zero(Ptr to, long bytes) {
+        device.zero(lanes.stream(), to, bytes);
+    }
+
+    void launch(String kernel, long count, int limbs, Object... args) {
+        device.launch(lanes.stream(), kernel, count, limbs, args);
+    }
+
+    void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
+        device.launchBlocks(lanes.stream(), kernel, blocks, limbs, threads, sharedBytes, args);
+    }
+
     void copy(Ptr to, Ptr from, int limbs) {
-        device.copy(to, from, limbs * limbBytes);
+        device.copy(lanes.stream(), to, from, limbs * limbBytes);
+    }
+
+    /** Before a read of a buffer that is no polynomial (hoisted digits): waits for the stream that wrote it. */
+    void read(Allocation a) {
+        lanes.read(a);
+    }
+
+    /** Marks a table uploaded now: every other stream waits for it once, before its next look-up of a table. */
+    void publish() {
+        lanes.publish();
+    }
+
+    /** After a table's look-up: this stream waits for uploads other streams made (once each). */
+    void catchUp() {
+        lanes.catchUp();
     }
 
     /** Limbs a by-value scalar structure holds (PHE_SCALAR_LIMBS of ring_kernels.cu). */
@@ -141,7 +211,7 @@ final class CudaRingExecutor implements RingExecutor {
         DevicePoly out = poly(level + 1);
         for (int from = 0; from <= level; from += SCALAR_LIMBS) {
             int limbs = Math.min(SCALAR_LIMBS, level + 1 - from);
-            device.launch(kernel, n, limbs, limb(out, from), limb(d(a), from), scalars(w, from, level, shoup),
+            launch(kernel, n, limbs, limb(out, from), limb(d(a), from), scalars(w, from, level, shoup),
                     tables.prime(from), tables.pc, n);
         }
         return out;
@@ -161,17 +231,32 @@ final class CudaRingExecutor implements RingExecutor {
     private void transform(String kernel, Ptr a, int limbs, Ptr primes, Ptr twiddles, Ptr twiddlesShoup) {
         int logN = ring.logN();
         for (NttPhases.Phase ph : NttPhases.plan(logN)) {
-            device.launchBlocks(kernel, ph.blocks(logN), limbs, ph.threads(), ph.sharedBytes(), a, primes, tables.pc,
+            launchBlocks(kernel, ph.blocks(logN), limbs, ph.threads(), ph.sharedBytes(), a, primes, tables.pc,
                     twiddles, twiddlesShoup, logN, ph.s0(), ph.k(), ph.logTiles());
         }
     }
 
-    /** Under the lock: refuses a closed executor, binds the context to this thread. */
-    private void begin() {
+    /**
+     * Binds the context to this thread (first: taking a lane may already record and wait for events), takes a lane,
+     * refuses a closed executor.
+     */
+    private Lane begin() {
         if (closed) {
             throw new IllegalStateException("this ckks-cuda context is closed");
         }
         device.bind();
+        Lane lane = lanes.enter();
+        if (closed) {
+            lanes.exit(lane);
+            throw new IllegalStateException("this ckks-cuda context is closed");
+        }
+        return lane;
+    }
+
+    /** Operations at once: one per stream (the engine forks up to this many). */
+    @Override
+    public int concurrency() {
+        return lanes.count();
     }
 
     // ---- RingExecutor --------------------------------------------------------------------------------------
@@ -198,11 +283,13 @@ final class CudaRingExecutor implements RingExecutor {
         for (int k = 0; k < limbs.length; k++) {
             System.arraycopy(limbs[k], 0, flat, k * n, n);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             DevicePoly p = poly(limbs.length);
-            device.upload(p.memory().ptr, flat);
+            upload(p.memory().ptr, flat);
             return p;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -212,16 +299,18 @@ final class CudaRingExecutor implements RingExecutor {
      */
     @Override
     public RnsPoly fromCoefficients(long[] coefficients, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             Allocation staged = memory.allocate(limbBytes);
-            device.upload(staged.ptr, coefficients);
+            upload(staged.ptr, coefficients);
             DevicePoly out = poly(level + 1);
-            device.launch("encode_coefficients", n, level + 1, out.memory().ptr, staged.ptr, tables.identity.ptr,
+            launch("encode_coefficients", n, level + 1, out.memory().ptr, staged.ptr, tables.identity.ptr,
                     tables.pc, n);
             forward(out.memory().ptr, level + 1, tables.identity.ptr);
             staged.release();
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -239,31 +328,35 @@ final class CudaRingExecutor implements RingExecutor {
             staged[slots + i] = Double.doubleToRawLongBits(im[i]);
         }
         long factor = Double.doubleToRawLongBits(scale / slots); // the FFT's 1/slots folded in, as the host does
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             Allocation values = memory.allocate(2L * slots * Double.BYTES);
-            device.upload(values.ptr, staged);
+            upload(values.ptr, staged);
             if (logSlots > 0) {
                 for (NttPhases.Phase ph : NttPhases.plan(logSlots)) {
-                    device.launchBlocks("fft_inv_phase", ph.blocks(logSlots), 1, ph.threads(), 2 * ph.sharedBytes(),
+                    launchBlocks("fft_inv_phase", ph.blocks(logSlots), 1, ph.threads(), 2 * ph.sharedBytes(),
                             values.ptr, tables.fftRe.ptr, tables.fftIm.ptr, logSlots, ph.s0(), ph.k(), ph.logTiles());
                 }
             }
             DevicePoly out = poly(level + 1);
-            device.launch("encode_slots", n, level + 1, out.memory().ptr, values.ptr, logSlots, new long[] {factor},
+            launch("encode_slots", n, level + 1, out.memory().ptr, values.ptr, logSlots, new long[] {factor},
                     tables.identity.ptr, tables.pc, n);
             forward(out.memory().ptr, level + 1, tables.identity.ptr);
             values.release();
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     /** Waits for the device to finish what is queued (timings); reads wait by themselves. */
     @Override
     public void synchronize() {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             device.synchronize();
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -272,13 +365,18 @@ final class CudaRingExecutor implements RingExecutor {
         return device.counts().snapshot();
     }
 
-    /** One copy, which the driver runs after everything queued before it. */
+    /**
+     * One copy on this thread's stream, after it waits for the stream that wrote p: the host waits for those two
+     * streams' work only.
+     */
     @Override
     public long[][] download(RnsPoly p, int limbs) {
         long[] flat = new long[limbs * n];
-        synchronized (lock) {
-            begin();
-            device.download(flat, d(p).memory().ptr);
+        Lane lane = begin();
+        try {
+            device.download(lane.stream, flat, d(p).memory().ptr);
+        } finally {
+            lanes.exit(lane);
         }
         long[][] out = new long[limbs][];
         for (int k = 0; k < limbs; k++) {
@@ -294,12 +392,14 @@ final class CudaRingExecutor implements RingExecutor {
     }
 
     private RnsPoly binary(String kernel, RnsPoly a, RnsPoly b, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             DevicePoly out = poly(level + 1);
-            device.launch(kernel, n, level + 1, out.memory().ptr, d(a).memory().ptr,
+            launch(kernel, n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     d(b).memory().ptr, tables.identity.ptr, tables.pc, n);
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -310,11 +410,15 @@ final class CudaRingExecutor implements RingExecutor {
 
     @Override
     public RnsPoly addInto(RnsPoly fresh, RnsPoly b, int level) {
-        synchronized (lock) {
-            begin();
-            device.launch("poly_add_into", n, level + 1, d(fresh).memory().ptr, d(b).memory().ptr,
+        Lane lane = begin();
+        try {
+            Allocation in = d(fresh).memory();
+            lanes.write(in); // in place: later readers wait for this stream
+            launch("poly_add_into", n, level + 1, in.ptr, d(b).memory().ptr,
                     tables.identity.ptr, tables.pc, n);
             return prefix(fresh, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -330,54 +434,64 @@ final class CudaRingExecutor implements RingExecutor {
 
     @Override
     public RnsPoly negate(RnsPoly a, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             DevicePoly out = poly(level + 1);
-            device.launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+            launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     tables.identity.ptr, tables.pc, n);
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     @Override
     public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return scalarKernel("poly_mul_scalar_v", a, scalars, level, true);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     @Override
     public RnsPoly addScalars(RnsPoly a, long[] scalars, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return scalarKernel("poly_add_scalar_v", a, scalars, level, false);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     @Override
     public RnsPoly[] tensor(RnsPoly x0, RnsPoly x1, RnsPoly y0, RnsPoly y1, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             DevicePoly d0 = poly(level + 1);
             DevicePoly d1 = poly(level + 1);
             DevicePoly d2 = poly(level + 1);
-            device.launch("poly_tensor", n, level + 1, d0.memory().ptr, d1.memory().ptr,
+            launch("poly_tensor", n, level + 1, d0.memory().ptr, d1.memory().ptr,
                     d2.memory().ptr, d(x0).memory().ptr, d(x1).memory().ptr, d(y0).memory().ptr,
                     d(y1).memory().ptr, tables.identity.ptr, tables.pc, n);
             return new RnsPoly[] {d0, d1, d2};
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     @Override
     public RnsPoly automorphism(RnsPoly a, Automorphism g, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             Allocation perm = permutation(g);
             DevicePoly out = poly(level + 1);
-            device.launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
+            launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
                     perm.ptr, n);
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -387,8 +501,8 @@ final class CudaRingExecutor implements RingExecutor {
         if (level < 1) {
             throw new IllegalArgumentException("rescale needs level >= 1, got " + level);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             RnsPoly[] out = new RnsPoly[polys.length];
             Allocation last = memory.allocate(limbBytes);
             Ptr inv = tables.rescaleInverse.ptr.plus((long) level * ring.qCount() * Long.BYTES);
@@ -399,15 +513,17 @@ final class CudaRingExecutor implements RingExecutor {
                 copy(last.ptr, limb(x, level), 1);
                 inverse(last.ptr, 1, tables.prime(level));
                 DevicePoly t = poly(level);
-                device.launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level,
+                launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level,
                         tables.identity.ptr, tables.pc, n);
                 forward(t.memory().ptr, level, tables.identity.ptr);
-                device.launch("poly_sub_mul_scalar", n, level, t.memory().ptr, x.memory().ptr,
+                launch("poly_sub_mul_scalar", n, level, t.memory().ptr, x.memory().ptr,
                         t.memory().ptr, inv, invShoup, tables.identity.ptr, tables.pc, n);
                 out[k] = t;
             }
             last.release();
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -418,17 +534,21 @@ final class CudaRingExecutor implements RingExecutor {
      */
     @Override
     public KeySwitchDigits decompose(RnsPoly d, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.decompose(d, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     @Override
     public RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.applyKey(digits, key, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -445,14 +565,16 @@ final class CudaRingExecutor implements RingExecutor {
     }
 
     private RnsPoly[] pair(RnsPoly s0, RnsPoly s1, RnsPoly a0, RnsPoly a1, RnsPoly b, int level) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             DevicePoly o0 = poly(level + 1);
             DevicePoly o1 = poly(level + 1);
-            device.launch("poly_mul_pair", n, level + 1, o0.memory().ptr, o1.memory().ptr, d(a0).memory().ptr,
+            launch("poly_mul_pair", n, level + 1, o0.memory().ptr, o1.memory().ptr, d(a0).memory().ptr,
                     d(a1).memory().ptr, d(b).memory().ptr, s0 == null ? Ptr.NULL : d(s0).memory().ptr,
                     s1 == null ? Ptr.NULL : d(s1).memory().ptr, tables.identity.ptr, tables.pc, n);
             return new RnsPoly[] {o0, o1};
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -462,9 +584,11 @@ final class CudaRingExecutor implements RingExecutor {
         if (ring.pCount() == 0 || level < 1) {
             return RingExecutor.super.relinearizeRescale(d, key, level);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.relinearizeRescale(d, key, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -477,9 +601,11 @@ final class CudaRingExecutor implements RingExecutor {
         if (ring.pCount() == 0) {
             return RingExecutor.super.keySwitchSum(ds, keys, autos, level);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.keySwitchSum(ds, keys, autos, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -490,14 +616,23 @@ final class CudaRingExecutor implements RingExecutor {
         if (ring.pCount() == 0 || level < 1) {
             return RingExecutor.super.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
+    /** Uploaded on first use by whichever stream needs it, and published to the others. */
     Allocation permutation(Automorphism g) {
-        return permutations.computeIfAbsent(g.galoisElement(), e -> upload(g.permutation()));
+        Allocation a = permutations.computeIfAbsent(g.galoisElement(), e -> {
+            Allocation up = upload(g.permutation());
+            lanes.publish();
+            return up;
+        });
+        lanes.catchUp();
+        return a;
     }
 
     /** With special primes, the baby steps stay over Q_level ∪ P (KeySwitcher.diagonalsRescaled). */
@@ -532,35 +667,41 @@ final class CudaRingExecutor implements RingExecutor {
         if (level < 1) {
             throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
         }
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos, level);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     /** As KeySwitcher.switchAtLevelZero: d raised to p_0, the inner product on q_0 and p_0, then ÷ p_0. */
     @Override
     public RnsPoly[] switchAtLevelZero(RnsPoly d, SwitchingKey key) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             return switcher.switchAtLevelZero(d, key);
+        } finally {
+            lanes.exit(lane);
         }
     }
 
     /** As ModRaise: limb 0 to coefficients, centred, read modulo q_0..q_top, back to NTT form. */
     @Override
     public RnsPoly modRaise(RnsPoly levelZero, int top) {
-        synchronized (lock) {
-            begin();
+        Lane lane = begin();
+        try {
             Allocation tmp = memory.allocate(limbBytes);
             copy(tmp.ptr, d(levelZero).memory().ptr, 1);
             inverse(tmp.ptr, 1, tables.prime(0));
             DevicePoly out = poly(top + 1);
-            device.launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0,
+            launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0,
                     tables.identity.ptr, tables.pc, n);
             forward(out.memory().ptr, top + 1, tables.identity.ptr);
             tmp.release();
             return out;
+        } finally {
+            lanes.exit(lane);
         }
     }
 
@@ -569,25 +710,35 @@ final class CudaRingExecutor implements RingExecutor {
      * [digit][b, a][prime][coefficient] over every prime (limbs a level-0 key lacks are zero and never read).
      */
     Allocation key(SwitchingKey key) {
-        Allocation a = keys.get(key);
-        if (a != null) {
+        synchronized (keys) {
+            Allocation a = keys.get(key);
+            if (a == null) {
+                a = uploadKey(key);
+                keys.put(key, a);
+            }
+            lanes.read(a); // the upload, if another stream made it; and this use, before the key returns to the pool
             return a;
         }
+    }
+
+    /** Marked written as soon as queued: another stream may look the key up before this operation ends. */
+    private Allocation uploadKey(SwitchingKey key) {
+        Allocation a;
         long[][][][] digits = key.digits();
         int primes = tables.primeCount;
         a = memory.allocate((long) digits.length * 2 * primes * limbBytes);
-        device.zero(a.ptr, a.bytes);
+        zero(a.ptr, a.bytes);
         for (int j = 0; j < digits.length; j++) {
             for (int part = 0; part < 2; part++) {
                 for (int p = 0; p < primes; p++) {
                     long[] l = digits[j][part][p];
                     if (l != null) {
-                        device.upload(limb(a, (j * 2 + part) * primes + p), l);
+                        upload(limb(a, (j * 2 + part) * primes + p), l);
                     }
                 }
             }
         }
-        keys.put(key, a);
+        lanes.wrote(a);
         return a;
     }
 
@@ -599,20 +750,23 @@ final class CudaRingExecutor implements RingExecutor {
         }
         DevicePoly p = d(upload(new long[][] {limb}));
         return () -> {
-            synchronized (lock) {
-                begin();
+            Lane lane = begin();
+            try {
                 forward(p.memory().ptr, 1, tables.prime(0));
                 device.synchronize();
+            } finally {
+                lanes.exit(lane);
             }
         };
     }
 
     @Override
     public void close() {
-        synchronized (lock) {
+        synchronized (lanes) {
             if (closed) {
                 return;
             }
+            device.bind();
             closed = true;
             keys.clear();
             permutations.clear();

@@ -15,12 +15,11 @@ import dev.polyhe.ckks.scheme.SchemeParameters;
 /**
  * Key switching on the device, as the host's KeySwitcher does it and limb for limb the same: ModUp of every digit,
  * the inner product with a key, ModDown, the ModDown fused with the rescale, sums of switches with one ModDown, the
- * double-hoisted linear transforms and the level-0 switch. Every method runs under {@link CudaRingExecutor}'s lock
- * and queues its launches on the executor's stream; the executor owns memory, tables, keys and the transforms.
+ * double-hoisted linear transforms and the level-0 switch. Every method runs in an operation of
+ * {@link CudaRingExecutor} and queues its launches on the calling thread's stream; the executor owns memory, tables, keys and the transforms.
  */
 final class DeviceKeySwitcher {
     private final CudaRingExecutor exec;
-    private final DeviceApi device;
     private final DeviceMemory memory;
     private final DeviceTables tables;
     private final RnsRing ring;
@@ -31,7 +30,6 @@ final class DeviceKeySwitcher {
     DeviceKeySwitcher(CudaRingExecutor exec, DeviceApi device, DeviceMemory memory, DeviceTables tables,
             SchemeParameters params) {
         this.exec = exec;
-        this.device = device;
         this.memory = memory;
         this.tables = tables;
         this.ring = params.ring();
@@ -92,10 +90,10 @@ final class DeviceKeySwitcher {
         Allocation scaled = memory.allocate((level + 1) * limbBytes);
         copy(coeffs.ptr, x.memory().ptr, level + 1);
         inverse(coeffs.ptr, level + 1, tables.identity.ptr);
-        device.launch("bconv_scale", n, level + 1, scaled.ptr, coeffs.ptr, lt.modUpInverse().ptr,
+        exec.launch("bconv_scale", n, level + 1, scaled.ptr, coeffs.ptr, lt.modUpInverse().ptr,
                 lt.modUpInverseShoup().ptr, tables.identity.ptr, tables.pc, n);
         Allocation out = memory.allocate((long) digits * width * limbBytes);
-        device.launch("modup_convert", n, digits * width, out.ptr, coeffs.ptr, scaled.ptr, lt.modUpPlan().ptr,
+        exec.launch("modup_convert", n, digits * width, out.ptr, coeffs.ptr, scaled.ptr, lt.modUpPlan().ptr,
                 lt.modUpQHat().ptr, lt.modUpQHatShoup().ptr, lt.extended().ptr, width, tables.pc, n);
         forward(out.ptr, digits * width, lt.extendedDigits().ptr);
         coeffs.release();
@@ -105,12 +103,13 @@ final class DeviceKeySwitcher {
 
     RnsPoly[] applyKey(KeySwitchDigits digits, SwitchingKey key, int level) {
         DeviceDigits dd = (DeviceDigits) digits;
+        exec.read(dd.memory()); // hoisted: decomposed once, perhaps on another stream, switched by several
         DeviceTables.LevelTables lt = tables.level(level);
         Allocation k = key(key);
         int width = dd.width();
         Allocation acc0 = memory.allocate(width * limbBytes);
         Allocation acc1 = memory.allocate(width * limbBytes);
-        device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, dd.memory().ptr,
+        exec.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, dd.memory().ptr,
                 dd.digitCount(), width, k.ptr, tables.primeCount, lt.extended().ptr,
                 tables.pc, n);
         RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
@@ -126,7 +125,7 @@ final class DeviceKeySwitcher {
         int width = digits.width();
         Allocation acc0 = memory.allocate(width * limbBytes);
         Allocation acc1 = memory.allocate(width * limbBytes);
-        device.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
+        exec.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
                 digits.digitCount(), width, key(key).ptr, tables.primeCount, lt.extended().ptr, tables.pc, n);
         digits.memory().release();
         RnsPoly[] out = {modDownRescale(acc0, d(d[0]), level), modDownRescale(acc1, d(d[1]), level)};
@@ -187,10 +186,10 @@ final class DeviceKeySwitcher {
                 continue;
             }
             if (babyKeys[b] == null) {
-                device.launch("baby_identity", n, width, x0.ptr, x1.ptr, d(c0).memory().ptr, d(c1).memory().ptr,
+                exec.launch("baby_identity", n, width, x0.ptr, x1.ptr, d(c0).memory().ptr, d(c1).memory().ptr,
                         tables.pModQ.ptr, tables.pModQShoup.ptr, level, ext, tables.pc, n);
             } else {
-                device.launch("baby_step", n, width, x0.ptr, x1.ptr, digits.memory().ptr, digits.digitCount(),
+                exec.launch("baby_step", n, width, x0.ptr, x1.ptr, digits.memory().ptr, digits.digitCount(),
                         width, key(babyKeys[b]).ptr, tables.primeCount, ext, permutation(babyAutos[b]).ptr,
                         d(c0).memory().ptr, tables.pModQ.ptr, tables.pModQShoup.ptr, level, tables.pc, n);
             }
@@ -203,7 +202,7 @@ final class DeviceKeySwitcher {
                 if (first) {
                     sums[g] = new Allocation[] {memory.allocate(bytes), memory.allocate(bytes)};
                 }
-                device.launch("diagonal_accumulate", n, width, sums[g][0].ptr, sums[g][1].ptr, x0.ptr, x1.ptr,
+                exec.launch("diagonal_accumulate", n, width, sums[g][0].ptr, sums[g][1].ptr, x0.ptr, x1.ptr,
                         d(diagonal).memory().ptr, first ? 1 : 0, ext, tables.pc, n);
             }
         }
@@ -228,23 +227,23 @@ final class DeviceKeySwitcher {
         copy(pair.ptr, d(d).memory().ptr, 1);
         copy(tmp.ptr, d(d).memory().ptr, 1);
         inverse(tmp.ptr, 1, tables.prime(0));
-        device.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0),
+        exec.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0),
                 tables.pc, n);
         forward(limb(pair, 1), 1, tables.prime(p0));
         Allocation acc0 = memory.allocate(2 * limbBytes);
         Allocation acc1 = memory.allocate(2 * limbBytes);
-        device.launch("keyswitch_inner_product", n, 2, acc0.ptr, acc1.ptr, pair.ptr, 1, 2,
+        exec.launch("keyswitch_inner_product", n, 2, acc0.ptr, acc1.ptr, pair.ptr, 1, 2,
                 k.ptr, tables.primeCount, tables.levelZeroPair.ptr, tables.pc, n);
         RnsPoly[] out = new RnsPoly[2];
         Allocation[] accs = {acc0, acc1};
         for (int part = 0; part < 2; part++) {
             Ptr onP = limb(accs[part], 1);
             inverse(onP, 1, tables.prime(p0));
-            device.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0),
+            exec.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0),
                     tables.pc, n);
             forward(tmp.ptr, 1, tables.prime(0));
             DevicePoly r = poly(1);
-            device.launch("poly_sub_mul_scalar", n, 1, r.memory().ptr, accs[part].ptr, tmp.ptr,
+            exec.launch("poly_sub_mul_scalar", n, 1, r.memory().ptr, accs[part].ptr, tmp.ptr,
                     tables.p0Inverse.ptr, tables.p0Inverse.ptr.plus(Long.BYTES),
                     tables.prime(0), tables.pc, n);
             out[part] = r;
@@ -256,7 +255,7 @@ final class DeviceKeySwitcher {
         return out;
     }
 
-    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (under the lock). */
+    /** Σ_t σ_t(Σ_j D_tj·key_tj) over Q_level ∪ P, both components (in the caller's operation). */
     private Allocation[] switchedSum(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, int level) {
         DeviceTables.LevelTables lt = tables.level(level);
         int width = level + 1 + ring.pCount();
@@ -270,7 +269,7 @@ final class DeviceKeySwitcher {
                 }
                 digits = (DeviceDigits) decompose(ds[t], level);
             }
-            device.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
+            exec.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
                     digits.digitCount(), width, key(keys[t]).ptr, tables.primeCount, lt.extended().ptr,
                     permutation(autos[t]).ptr, t == 0 ? 1 : 0, Ptr.NULL, tables.pc, n);
         }
@@ -281,7 +280,7 @@ final class DeviceKeySwitcher {
     }
     /**
      * The giant steps of {@link #diagonalsRescale} summed over Q_level ∪ P: the unrotated sums added, each rotated
-     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (under the lock; takes the sums).
+     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (in the caller's operation; takes the sums).
      */
     private Allocation[] giantSteps(Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos,
             int level) {
@@ -295,7 +294,7 @@ final class DeviceKeySwitcher {
                     continue;
                 }
                 for (int v = 0; v < 2; v++) {
-                    device.launch("poly_add_into", n, width, acc[v].ptr, sums[g][v].ptr, ext, tables.pc, n);
+                    exec.launch("poly_add_into", n, width, acc[v].ptr, sums[g][v].ptr, ext, tables.pc, n);
                     sums[g][v].release();
                 }
             }
@@ -310,7 +309,7 @@ final class DeviceKeySwitcher {
             if (first) {
                 acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
             }
-            device.launch("keyswitch_permuted_sum", n, width, acc[0].ptr, acc[1].ptr, digits.memory().ptr,
+            exec.launch("keyswitch_permuted_sum", n, width, acc[0].ptr, acc[1].ptr, digits.memory().ptr,
                     digits.digitCount(), width, key(giantKeys[g]).ptr, tables.primeCount, ext,
                     permutation(giantAutos[g]).ptr, first ? 1 : 0, sums[g][0].ptr, tables.pc, n);
             digits.memory().release();
@@ -319,8 +318,8 @@ final class DeviceKeySwitcher {
         }
         if (acc == null) { // a matrix with no diagonal: zero
             acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
-            device.zero(acc[0].ptr, acc[0].bytes);
-            device.zero(acc[1].ptr, acc[1].bytes);
+            exec.zero(acc[0].ptr, acc[0].bytes);
+            exec.zero(acc[1].ptr, acc[1].bytes);
         }
         return acc;
     }
@@ -336,21 +335,21 @@ final class DeviceKeySwitcher {
         Ptr divided = limb(x, level); // q_level, then p_0..p_{k-1}: contiguous
         Ptr dividedPrimes = ext.plus((long) level * Integer.BYTES);
         if (d != null) {
-            device.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level,
+            exec.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level,
                     tables.pc, n);
         }
         inverse(divided, k + 1, dividedPrimes);
         Allocation scaled = memory.allocate((k + 1) * limbBytes);
-        device.launch("bconv_scale", n, k + 1, scaled.ptr, divided, rt.qHatInv().ptr, rt.qHatInvShoup().ptr,
+        exec.launch("bconv_scale", n, k + 1, scaled.ptr, divided, rt.qHatInv().ptr, rt.qHatInvShoup().ptr,
                 dividedPrimes, tables.pc, n);
         Allocation excess = memory.allocate((long) n * Integer.BYTES);
-        device.launch("moddown_rescale_excess", n, 1, excess.ptr, scaled.ptr, k + 1, rt.sourceInverse().ptr, n);
+        exec.launch("moddown_rescale_excess", n, 1, excess.ptr, scaled.ptr, k + 1, rt.sourceInverse().ptr, n);
         DevicePoly out = poly(level);
-        device.launch("bconv_accumulate_excess", n, level, out.memory().ptr, scaled.ptr, k + 1, rt.qHat().ptr,
+        exec.launch("bconv_accumulate_excess", n, level, out.memory().ptr, scaled.ptr, k + 1, rt.qHat().ptr,
                 rt.qHatShoup().ptr, tables.identity.ptr, excess.ptr, rt.minusExcess().ptr, rt.excessOffset(),
                 tables.pc, n);
         forward(out.memory().ptr, level, tables.identity.ptr);
-        device.launch("moddown_rescale_combine", n, level, out.memory().ptr, x.ptr, out.memory().ptr,
+        exec.launch("moddown_rescale_combine", n, level, out.memory().ptr, x.ptr, out.memory().ptr,
                 d == null ? Ptr.NULL : d.memory().ptr, rt.pqInv().ptr, rt.pqInvShoup().ptr, rt.qlInv().ptr,
                 rt.qlInvShoup().ptr, tables.identity.ptr, tables.pc, n);
         scaled.release();
@@ -364,13 +363,13 @@ final class DeviceKeySwitcher {
         Ptr pPrimes = tables.prime(ring.qCount());
         inverse(special, k, pPrimes);
         Allocation scaled = memory.allocate(k * limbBytes);
-        device.launch("bconv_scale", n, k, scaled.ptr, special, tables.pToQInverse.ptr,
+        exec.launch("bconv_scale", n, k, scaled.ptr, special, tables.pToQInverse.ptr,
                 tables.pToQInverseShoup.ptr, pPrimes, tables.pc, n);
         DevicePoly out = poly(level + 1);
-        device.launch("bconv_accumulate", n, level + 1, out.memory().ptr, scaled.ptr, k,
+        exec.launch("bconv_accumulate", n, level + 1, out.memory().ptr, scaled.ptr, k,
                 tables.pToQ.ptr, tables.pToQShoup.ptr, tables.identity.ptr, tables.pc, n);
         forward(out.memory().ptr, level + 1, tables.identity.ptr);
-        device.launch("poly_sub_mul_scalar", n, level + 1, out.memory().ptr, x.ptr, out.memory().ptr,
+        exec.launch("poly_sub_mul_scalar", n, level + 1, out.memory().ptr, x.ptr, out.memory().ptr,
                 tables.pInverse.ptr, tables.pInverseShoup.ptr, tables.identity.ptr, tables.pc,
                 n);
         scaled.release();

@@ -18,43 +18,43 @@ final class DeviceMemory implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final DeviceApi device;
-    private final Map<Long, ArrayDeque<Long>> free = new HashMap<>();
+    private final Lanes lanes;
+    /** By size, per lane: a buffer goes back to the lane that wrote it last, which takes it again without a wait. */
+    private final Map<Long, Free> free = new HashMap<>();
     private long inUse;
     private long peak;
     /** Buffers handed back so far: whether a collection freed anything. */
     private long returned;
     private boolean closed;
 
-    DeviceMemory(DeviceApi device) {
+    DeviceMemory(DeviceApi device, Lanes lanes) {
         this.device = device;
+        this.lanes = lanes;
     }
 
     /**
      * A device buffer, back in the pool when the returned {@link Allocation} becomes unreachable (every handle that
-     * shares it holds the allocation) or when it is released.
+     * shares it holds the allocation) or when it is released. Taken in an operation on the calling thread's lane,
+     * whose stream first waits for the other lanes' last uses of the buffer.
      */
     Allocation allocate(long bytes) {
-        long handle = take(bytes);
-        Allocation a = new Allocation(new Ptr(handle, 0), bytes);
-        a.cleanable = CLEANER.register(a, new GiveBack(this, handle, bytes));
+        Block block = take(bytes, lanes.current().index);
+        Allocation a = new Allocation(block, bytes, lanes);
+        a.cleanable = CLEANER.register(a, new GiveBack(this, block, bytes));
+        lanes.reuse(a);
         return a;
     }
 
-    private synchronized long take(long bytes) {
+    private synchronized Block take(long bytes, int lane) {
         if (closed) {
             throw new IllegalStateException("this ckks-cuda context is closed");
         }
-        ArrayDeque<Long> list = free.get(bytes);
-        Long pooled = list == null ? null : list.poll();
-        long handle;
-        if (pooled != null) {
-            handle = pooled;
-        } else {
-            handle = device.allocate(bytes);
-            if (handle == DeviceApi.OUT_OF_MEMORY) {
-                handle = reclaim(bytes);
-            }
-            if (handle == DeviceApi.OUT_OF_MEMORY) {
+        Free list = free.get(bytes);
+        Block block = list == null ? null : list.poll(lane);
+        if (block == null) {
+            long handle = device.allocate(bytes);
+            block = handle == DeviceApi.OUT_OF_MEMORY ? reclaim(bytes, lane) : new Block(handle, lanes.count());
+            if (block == null) {
                 long[] info = device.memoryInfo();
                 throw new HeException(String.format("ckks-cuda: out of device memory on %s: needed %s more, %s free "
                         + "of %s (%s held by this context); use fewer rotation keys, smaller parameters or a larger GPU",
@@ -63,27 +63,28 @@ final class DeviceMemory implements AutoCloseable {
         }
         inUse += bytes;
         peak = Math.max(peak, inUse);
-        return handle;
+        return block;
     }
 
     /**
      * What the device refused, after giving it back what the pool holds and collecting the handles nobody holds (their
-     * buffers come back to the pool through the cleaner): a buffer of this size from the pool, or a new one.
+     * buffers come back to the pool through the cleaner): a buffer of this size from the pool, a new one, or null.
      */
-    private long reclaim(long bytes) {
+    private Block reclaim(long bytes, int lane) {
         trim();
         long before = returned;
         System.gc();
         for (int i = 0; i < 20 && returned == before; i++) {
             waitForCleaner(); // up to a second for the cleaner to hand the collected buffers back
         }
-        ArrayDeque<Long> list = free.get(bytes);
-        Long back = list == null ? null : list.poll();
+        Free list = free.get(bytes);
+        Block back = list == null ? null : list.poll(lane);
         if (back != null) {
             return back;
         }
         trim();
-        return device.allocate(bytes);
+        long handle = device.allocate(bytes);
+        return handle == DeviceApi.OUT_OF_MEMORY ? null : new Block(handle, lanes.count());
     }
 
     /** Cleaner threads finish returning buffers: a short wait, as the collection above has queued them. */
@@ -95,22 +96,30 @@ final class DeviceMemory implements AutoCloseable {
         }
     }
 
-    private synchronized void give(long handle, long bytes) {
+    private synchronized void give(Block block, long bytes) {
         inUse -= bytes;
         returned++;
         if (closed) {
             return;
         }
-        free.computeIfAbsent(bytes, k -> new ArrayDeque<>()).push(handle);
+        free.computeIfAbsent(bytes, k -> new Free(lanes.count())).push(block);
         notifyAll();
     }
 
-    /** Frees the pooled buffers (the device is bound to this thread). */
+    /**
+     * Frees the pooled buffers (the device is bound to this thread). Their last uses may still be queued on any
+     * stream: the device finishes its work first (the driver's free is not ordered with non-blocking streams).
+     */
     private void trim() {
         device.bind();
-        for (ArrayDeque<Long> list : free.values()) {
-            for (long h : list) {
-                device.free(h);
+        if (free.values().stream().anyMatch(list -> !list.isEmpty())) {
+            device.synchronize();
+        }
+        for (Free list : free.values()) {
+            for (ArrayDeque<Block> lane : list.byLane) {
+                for (Block b : lane) {
+                    device.free(b.handle);
+                }
             }
         }
         free.clear();
@@ -138,27 +147,106 @@ final class DeviceMemory implements AutoCloseable {
     }
 
     /** Runs once, from {@link Allocation#release()} or the cleaner; holds nothing that keeps the allocation alive. */
-    private record GiveBack(DeviceMemory pool, long handle, long bytes) implements Runnable {
+    private record GiveBack(DeviceMemory pool, Block block, long bytes) implements Runnable {
         @Override
         public void run() {
-            pool.give(handle, bytes);
+            pool.give(block, bytes);
         }
     }
 
-    /** One device buffer. Kernels run in launch order on one stream, so a buffer may be reused as soon as it is back. */
+    /** Free buffers of one size, a list per lane (the last writer's). */
+    private static final class Free {
+        final ArrayDeque<Block>[] byLane;
+
+        @SuppressWarnings("unchecked")
+        Free(int lanes) {
+            byLane = new ArrayDeque[lanes];
+            for (int i = 0; i < lanes; i++) {
+                byLane[i] = new ArrayDeque<>();
+            }
+        }
+
+        void push(Block b) {
+            byLane[b.writer].push(b);
+        }
+
+        /** The lane's own first (no wait), else another's. */
+        Block poll(int lane) {
+            Block b = byLane[lane].poll();
+            for (int i = 1; b == null && i < byLane.length; i++) {
+                b = byLane[(lane + i) % byLane.length].poll();
+            }
+            return b;
+        }
+
+        boolean isEmpty() {
+            for (ArrayDeque<Block> l : byLane) {
+                if (!l.isEmpty()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /**
+     * A driver allocation and what orders its reuse across streams ({@link Lanes}): the lane and point of its last
+     * write, and per lane the point of its last use. It outlives the handles that share it, from the pool to the pool.
+     */
+    static final class Block {
+        final long handle;
+        final Ptr ptr;
+        /** The lane that wrote it last, and the point after that write (0 while its operation is still queuing). */
+        volatile int writer;
+        volatile long written;
+        /** Per lane: the point after its last use (each lane writes its own entry only). */
+        final long[] used;
+
+        private Block(long handle, int lanes) {
+            this.handle = handle;
+            this.ptr = new Ptr(handle, 0);
+            this.used = new long[lanes];
+        }
+    }
+
+    /** One device buffer, shared by the handles of one polynomial and its prefixes. */
     static final class Allocation {
         final Ptr ptr;
         final long bytes;
+        final Block block;
+        private final Lanes lanes;
         private Cleaner.Cleanable cleanable;
+        private volatile boolean released;
 
-        private Allocation(Ptr ptr, long bytes) {
-            this.ptr = ptr;
+        private Allocation(Block block, long bytes, Lanes lanes) {
+            this.block = block;
+            this.ptr = block.ptr;
             this.bytes = bytes;
+            this.lanes = lanes;
         }
 
-        /** Back to the pool now (a temporary); later calls and the cleaner do nothing. */
+        /** Back to the pool now (a temporary, in an operation): its uses so far pass a point of the lane first. */
         void release() {
+            if (!released) {
+                lanes.released(this);
+                released = true;
+            }
             cleanable.clean();
+        }
+
+        /** Lane {@code lane} used it up to {@code point} (nothing once released: the block may be another's). */
+        void used(int lane, long point) {
+            if (!released) {
+                block.used[lane] = point;
+            }
+        }
+
+        void written(int lane, long point) {
+            if (!released) {
+                block.writer = lane;
+                block.written = point;
+                block.used[lane] = point;
+            }
         }
     }
 }

@@ -26,7 +26,8 @@ final class DeviceTables {
     private final CudaRingExecutor exec;
     private final RnsRing ring;
     private final GadgetDecomposition gadget;
-    private final List<Allocation> held = new ArrayList<>();
+    /** Streams build levels at once (each level once): the list is shared. */
+    private final List<Allocation> held = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Map<Integer, LevelTables> levels = new ConcurrentHashMap<>();
     private final Map<Integer, RescaleTables> rescales = new ConcurrentHashMap<>();
     /** The host's key switcher: the reference the division by P·q_l takes its constants from. */
@@ -174,8 +175,15 @@ final class DeviceTables {
     record LevelTables(Allocation extended, Allocation modUpInverse, Allocation modUpInverseShoup,
             Allocation extendedDigits, Allocation modUpPlan, Allocation modUpQHat, Allocation modUpQHatShoup) {}
 
+    /** Uploaded by the first stream that needs them and published: every other stream waits for them once. */
     LevelTables level(int level) {
-        return levels.computeIfAbsent(level, this::buildLevel);
+        LevelTables t = levels.computeIfAbsent(level, l -> {
+            LevelTables built = buildLevel(l);
+            exec.publish();
+            return built;
+        });
+        exec.catchUp();
+        return t;
     }
 
     private LevelTables buildLevel(int level) {
@@ -232,12 +240,17 @@ final class DeviceTables {
             Allocation pqInvShoup, Allocation qlInv, Allocation qlInvShoup, Allocation pModQl) {}
 
     RescaleTables rescale(int level) {
-        return rescales.computeIfAbsent(level, l -> {
+        RescaleTables r = rescales.computeIfAbsent(level, l -> {
             KeySwitcher.RescaleTables t = switcher.rescaleTables(l);
-            return new RescaleTables(hold(t.converter()[0]), hold(t.converter()[1]), hold(t.converter()[2]),
-                    hold(t.converter()[3]), hold(t.sourceInverseBits()), hold(t.minusExcess()), t.excessOffset(),
-                    hold(t.pqInv()), hold(t.pqInvShoup()), hold(t.qlInv()), hold(t.qlInvShoup()), hold(t.pModQl()));
+            RescaleTables built = new RescaleTables(hold(t.converter()[0]), hold(t.converter()[1]),
+                    hold(t.converter()[2]), hold(t.converter()[3]), hold(t.sourceInverseBits()), hold(t.minusExcess()),
+                    t.excessOffset(), hold(t.pqInv()), hold(t.pqInvShoup()), hold(t.qlInv()), hold(t.qlInvShoup()),
+                    hold(t.pModQl()));
+            exec.publish();
+            return built;
         });
+        exec.catchUp();
+        return r;
     }
 
     /** Doubles as the bits the kernels read them by. */

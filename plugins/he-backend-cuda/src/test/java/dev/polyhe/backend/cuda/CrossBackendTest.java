@@ -54,7 +54,8 @@ class CrossBackendTest {
     }
 
     private static HeContext device() {
-        return new CkksCudaBackend(2, () -> new EmulatedDevice(4L << 30)).open(PARAMS);
+        // each operation on the next of four streams: every operand crosses streams
+        return new CkksCudaBackend(2, () -> new EmulatedDevice(4L << 30), 4, true).open(PARAMS);
     }
 
     /** The client's keys and query, evaluated by {@code server} and by {@code reference}: the answers' bytes agree. */

@@ -1,7 +1,13 @@
 package dev.polyhe.backend.cuda;
 
 import dev.polyhe.ckks.ring.Modulus;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +19,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * compared with the Java executor's. Launches check that they stay inside their allocations, and shared-memory
  * launches that their grid covers the ring and fits a block's shared memory. Every call is counted
  * ({@link DeviceCounts}): the budgets of LaunchBudgetTest.
+ *
+ * <p>Streams are modelled as a GPU runs them, not as the host issues to them: each is a queue of pending work that
+ * runs only when the host needs it (a download runs its stream, {@link #synchronize()} and {@link #free} run all),
+ * and then in an order that respects only each stream's order and the event waits: the work a download needs is
+ * pulled in as late as possible (a writer another stream forgot to wait for has not run yet), with work of other
+ * streams slipped in at seeded random points ({@value #SEED_PROPERTY}). Every access is checked against vector clocks
+ * (a race detector): a read or write of an allocation whose last write, or a write of one whose reads, happened on
+ * another stream at a point this stream has not waited for (an event recorded after it) fails with a
+ * {@link StreamRaceException}, whatever the interleaving.
  *
  * <p>A device that only counts ({@link #countingOnly}) keeps no memory and runs no kernel: the executor's calls on
  * rings too large to emulate (N = 2^16) are counted as they would be made.
@@ -32,6 +47,23 @@ final class EmulatedDevice implements DeviceApi {
     private final AtomicLong used = new AtomicLong();
     private final Map<Long, Long> sizes = new ConcurrentHashMap<>();
     private final DeviceCounts counts = new DeviceCounts();
+
+    /** System property: the seed of the interleaving of streams (42 by default). */
+    static final String SEED_PROPERTY = "polyhe.cuda.emulator.seed";
+    /** Streams a device holds, the legacy default stream (0) included. */
+    static final int MAX_STREAMS = 17;
+    private final List<Stream> streams = new ArrayList<>(List.of(new Stream(0)));
+    private int eventCount;
+    /** By event handle: the record item it marks now (a wait waits for the record it saw when it was queued). */
+    private final Map<Long, Item> lastRecords = new HashMap<>();
+    /** What the host knows done (from its downloads and synchronizations): work queued later is ordered after it. */
+    private long[] hostClock = new long[MAX_STREAMS];
+    private final Random interleaving = new Random(Long.getLong(SEED_PROPERTY, 42));
+    /** Per allocation, the race detector's state. */
+    private Access[] access = new Access[64];
+    /** The item running now and a number of its own (accesses are checked once per item and allocation). */
+    private Item running;
+    private long runs;
 
     /** @param capacity bytes the device holds: allocations beyond return {@link #OUT_OF_MEMORY} */
     EmulatedDevice(long capacity) {
@@ -78,11 +110,24 @@ final class EmulatedDevice implements DeviceApi {
         return new long[] {capacity - used.get(), capacity};
     }
 
+    /** Threads the context is current on: the driver refuses a call from any other (CUDA_ERROR_INVALID_CONTEXT). */
+    private final ThreadLocal<Boolean> bound = ThreadLocal.withInitial(() -> false);
+
     @Override
-    public void bind() {}
+    public void bind() {
+        bound.set(true);
+    }
+
+    private void requireBound() {
+        if (!bound.get()) {
+            throw new IllegalStateException("device call from thread " + Thread.currentThread().getName()
+                    + " with no current context (bind first)");
+        }
+    }
 
     @Override
     public long allocate(long bytes) {
+        requireBound();
         counts.allocation();
         if (used.addAndGet(bytes) > capacity) {
             used.addAndGet(-bytes);
@@ -96,13 +141,21 @@ final class EmulatedDevice implements DeviceApi {
                     memory = java.util.Arrays.copyOf(memory, (int) Math.max(2 * memory.length, h + 1));
                 }
                 memory[(int) h] = new long[(int) ((bytes + 7) / 8)];
+                if (h >= access.length) {
+                    access = Arrays.copyOf(access, memory.length);
+                }
+                access[(int) h] = new Access();
             }
         }
         return h;
     }
 
+    /** As the driver's free: after all queued work. */
     @Override
     public synchronized void free(long handle) {
+        if (compute) {
+            runAll();
+        }
         Long bytes = sizes.remove(handle);
         if (bytes != null) {
             used.addAndGet(-bytes);
@@ -137,11 +190,21 @@ final class EmulatedDevice implements DeviceApi {
 
     private long get(Ptr p, long i) {
         long[] m = words(p);
+        Access a = access[(int) p.handle()];
+        if (a.readRun != runs) {
+            a.readRun = runs;
+            read(p.handle(), a);
+        }
         return m[checked(p, m, i)];
     }
 
     private void set(Ptr p, long i, long v) {
         long[] m = words(p);
+        Access a = access[(int) p.handle()];
+        if (a.writeRun != runs) {
+            a.writeRun = runs;
+            write(p.handle(), a);
+        }
         m[checked(p, m, i)] = v;
     }
 
@@ -160,7 +223,7 @@ final class EmulatedDevice implements DeviceApi {
         if (w >= words(p).length) {
             throw new IndexOutOfBoundsException("int " + i + " outside allocation " + p.handle());
         }
-        long word = words(p)[(int) w];
+        long word = get(new Ptr(p.handle(), 8 * w), 0);
         return (int) (byteOffset % 8 == 0 ? word : word >>> 32); // little endian
     }
 
@@ -174,19 +237,22 @@ final class EmulatedDevice implements DeviceApi {
     }
 
     @Override
-    public void upload(Ptr to, long[] src) {
+    public synchronized void upload(long stream, Ptr to, long[] src) {
         counts.upload(8L * src.length);
         live(to, 8L * src.length);
         if (!compute) {
             return;
         }
-        for (int i = 0; i < src.length; i++) {
-            set(to, i, src[i]);
-        }
+        long[] copy = src.clone(); // the host may reuse its array at once
+        queue(stream, "upload", () -> {
+            for (int i = 0; i < copy.length; i++) {
+                set(to, i, copy[i]);
+            }
+        });
     }
 
     @Override
-    public void upload(Ptr to, int[] src) {
+    public synchronized void upload(long stream, Ptr to, int[] src) {
         counts.upload(4L * src.length);
         live(to, 4L * src.length);
         if (!compute) {
@@ -195,56 +261,303 @@ final class EmulatedDevice implements DeviceApi {
         if (to.offset() % 8 != 0) {
             throw new IllegalStateException("int upload at byte offset " + to.offset());
         }
-        for (int i = 0; i < src.length; i += 2) {
-            long lo = src[i] & 0xffffffffL;
-            long hi = i + 1 < src.length ? (long) src[i + 1] << 32 : 0;
-            set(to, i / 2, lo | hi);
-        }
+        int[] copy = src.clone();
+        queue(stream, "upload", () -> {
+            for (int i = 0; i < copy.length; i += 2) {
+                long lo = copy[i] & 0xffffffffL;
+                long hi = i + 1 < copy.length ? (long) copy[i + 1] << 32 : 0;
+                set(to, i / 2, lo | hi);
+            }
+        });
     }
 
+    /** Runs what the copy needs (the stream's queue up to it, and what that waits for), then copies. */
     @Override
-    public void download(long[] to, Ptr from) {
+    public synchronized void download(long stream, long[] to, Ptr from) {
         counts.download();
         live(from, 8L * to.length);
         if (!compute) {
             return;
         }
-        for (int i = 0; i < to.length; i++) {
-            to[i] = get(from, i);
-        }
+        Item copy = queue(stream, "download", () -> {
+            for (int i = 0; i < to.length; i++) {
+                to[i] = get(from, i);
+            }
+        });
+        runUntil(copy);
+        hostClock = max(hostClock, copy.stream.clock);
     }
 
     @Override
-    public void copy(Ptr to, Ptr from, long bytes) {
+    public synchronized void copy(long stream, Ptr to, Ptr from, long bytes) {
         live(to, bytes);
         live(from, bytes);
         if (!compute) {
             return;
         }
-        for (long i = 0; i < bytes / 8; i++) {
-            set(to, i, get(from, i));
-        }
+        queue(stream, "copy", () -> {
+            for (long i = 0; i < bytes / 8; i++) {
+                set(to, i, get(from, i));
+            }
+        });
     }
 
     @Override
-    public void zero(Ptr to, long bytes) {
+    public synchronized void zero(long stream, Ptr to, long bytes) {
         live(to, bytes);
         if (!compute) {
             return;
         }
-        for (long i = 0; i < bytes / 8; i++) {
-            set(to, i, 0);
+        queue(stream, "zero", () -> {
+            for (long i = 0; i < bytes / 8; i++) {
+                set(to, i, 0);
+            }
+        });
+    }
+
+    @Override
+    public synchronized void synchronize() {
+        counts.synchronization();
+        if (compute) {
+            runAll();
         }
     }
 
     @Override
-    public void synchronize() {
-        counts.synchronization();
+    public synchronized long createStream() {
+        if (streams.size() == MAX_STREAMS) {
+            throw new IllegalStateException("the emulated device holds " + MAX_STREAMS + " streams");
+        }
+        streams.add(new Stream(streams.size()));
+        return streams.size() - 1;
+    }
+
+    @Override
+    public synchronized long createEvent() {
+        return ++eventCount;
+    }
+
+    @Override
+    public synchronized void record(long event, long stream) {
+        requireBound();
+        counts.eventRecord();
+        if (compute) {
+            lastRecords.put(event, queue(stream, "record", null));
+        }
+    }
+
+    /** A wait for an event never recorded waits for nothing, as CUDA's. */
+    @Override
+    public synchronized void waitEvent(long stream, long event) {
+        requireBound();
+        counts.streamWait();
+        Item record = lastRecords.get(event);
+        if (compute && record != null) {
+            queue(stream, "wait", null).awaited = record;
+        }
     }
 
     @Override
     public synchronized void close() {
+        if (compute) {
+            runAll();
+        }
         java.util.Arrays.fill(memory, null);
+    }
+
+    // ---- streams -------------------------------------------------------------------------------------------
+
+    /** A read or write that no event orders after a conflicting access on another stream. */
+    static final class StreamRaceException extends IllegalStateException {
+        StreamRaceException(String message) {
+            super(message);
+        }
+    }
+
+    /** One stream: its queue, how much was queued, and its vector clock as its work runs. */
+    private static final class Stream {
+        final int id;
+        final ArrayDeque<Item> pending = new ArrayDeque<>();
+        long queued;
+        /** Per stream, the last point of it this stream's running work is ordered after (its own: what ran). */
+        long[] clock = new long[MAX_STREAMS];
+
+        Stream(int id) {
+            this.id = id;
+        }
+    }
+
+    /** Queued work: a body (a copy, a launch), or an event's record (no body), or a wait for a record. */
+    private static final class Item {
+        final Stream stream;
+        final long point;
+        /** What the host knew done when it queued this: done before it. */
+        final long[] host;
+        final String what;
+        final Runnable body;
+        Item awaited;
+        /** A record's: its stream's clock when it ran. */
+        long[] seen;
+        boolean done;
+
+        Item(Stream stream, long point, long[] host, String what, Runnable body) {
+            this.stream = stream;
+            this.what = what;
+            this.point = point;
+            this.host = host;
+            this.body = body;
+        }
+    }
+
+    /** The race detector's state of one allocation. */
+    private static final class Access {
+        int writer = -1;
+        long written;
+        /** Per stream, the point of its last read. */
+        final long[] reads = new long[MAX_STREAMS];
+        long readRun = -1;
+        long writeRun = -1;
+    }
+
+    private Stream stream(long handle) {
+        if (handle < 0 || handle >= streams.size()) {
+            throw new IllegalArgumentException("no stream " + handle);
+        }
+        return streams.get((int) handle);
+    }
+
+    private Item queue(long handle, String what, Runnable body) {
+        requireBound();
+        Stream st = stream(handle);
+        Item item = new Item(st, ++st.queued, hostClock, what, body);
+        st.pending.add(item);
+        return item;
+    }
+
+    private static boolean ready(Item head) {
+        return head.awaited == null || head.awaited.done;
+    }
+
+    /** Runs the head of a stream's queue: its clock advances, then its body runs under the race detector. */
+    private void step(Stream st) {
+        Item item = st.pending.poll();
+        long[] c = max(st.clock, item.host);
+        if (item.awaited != null) {
+            c = max(c, item.awaited.seen);
+        }
+        c[st.id] = item.point;
+        st.clock = c;
+        if (item.body == null && item.awaited == null) {
+            item.seen = c.clone();
+        }
+        if (item.body != null) {
+            running = item;
+            runs++;
+            try {
+                item.body.run();
+            } finally {
+                running = null;
+            }
+        }
+        item.done = true;
+    }
+
+    /** As late as possible, what {@code target} needs; now and then another stream's ready work first. */
+    private void runUntil(Item target) {
+        while (!target.done) {
+            if (streams.size() > 1 && interleaving.nextInt(4) == 0) {
+                Stream other = streams.get(interleaving.nextInt(streams.size()));
+                Item head = other.pending.peek();
+                if (head != null && ready(head)) {
+                    step(other);
+                    continue;
+                }
+            }
+            Stream need = target.stream;
+            Item head = need.pending.peek();
+            while (!ready(head)) {
+                need = head.awaited.stream; // the record waited for is still queued there
+                head = need.pending.peek();
+            }
+            step(need);
+        }
+    }
+
+    /** Everything queued, in a random order the streams and waits allow. */
+    private void runAll() {
+        List<Stream> ready = new ArrayList<>();
+        while (true) {
+            ready.clear();
+            boolean any = false;
+            for (Stream st : streams) {
+                Item head = st.pending.peek();
+                any |= head != null;
+                if (head != null && ready(head)) {
+                    ready.add(st);
+                }
+            }
+            if (!any) {
+                break;
+            }
+            if (ready.isEmpty()) {
+                throw new IllegalStateException("the streams wait for each other: deadlock");
+            }
+            step(ready.get(interleaving.nextInt(ready.size())));
+        }
+        long[] all = hostClock;
+        for (Stream st : streams) {
+            all = max(all, st.clock);
+        }
+        hostClock = all;
+    }
+
+    private static long[] max(long[] a, long[] b) {
+        if (a == b) {
+            return a.clone();
+        }
+        long[] m = a.clone();
+        for (int i = 0; i < m.length; i++) {
+            m[i] = Math.max(m[i], b[i]);
+        }
+        return m;
+    }
+
+    private Stream runningStream(long handle) {
+        if (running == null) {
+            throw new IllegalStateException("allocation " + handle + " accessed outside the device's queued work");
+        }
+        return running.stream;
+    }
+
+    /** A read must follow the last write, whichever stream made it. */
+    private void read(long handle, Access a) {
+        Stream st = runningStream(handle);
+        ordered(handle, a, st, "reads");
+        a.reads[st.id] = Math.max(a.reads[st.id], running.point);
+    }
+
+    /** A write must follow the last write and every stream's last read. */
+    private void write(long handle, Access a) {
+        Stream st = runningStream(handle);
+        ordered(handle, a, st, "writes");
+        for (int r = 0; r < MAX_STREAMS; r++) {
+            if (r != st.id && a.reads[r] > st.clock[r]) {
+                throw new StreamRaceException("stream " + st.id + " (" + running.what + ") writes allocation " + handle
+                        + ", read on stream "
+                        + r + " (its work " + a.reads[r] + ") with no event waited: a buffer reused before its reader");
+            }
+        }
+        a.writer = st.id;
+        a.written = running.point;
+    }
+
+    private void ordered(long handle, Access a, Stream st, String what) {
+        if (a.writer >= 0 && a.writer != st.id && a.written > st.clock[a.writer]) {
+            throw new StreamRaceException("stream " + st.id + " (" + running.what + ") " + what + " allocation " + handle + ", written on stream "
+                    + a.writer + " (its work " + a.written + ") with no event waited: "
+                    + (what.equals("reads") ? "read of a buffer with pending writes on another stream"
+                    : "a buffer reused before another stream's write"));
+        }
     }
 
     // ---- the kernels ---------------------------------------------------------------------------------------
@@ -268,7 +581,7 @@ final class EmulatedDevice implements DeviceApi {
     }
 
     @Override
-    public void launch(String kernel, long count, int limbs, Object... a) {
+    public synchronized void launch(long stream, String kernel, long count, int limbs, Object... a) {
         counts.launch();
         for (Object arg : a) {
             if (arg instanceof Ptr p) {
@@ -278,11 +591,13 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
-        for (int limb = 0; limb < limbs; limb++) {
-            for (long idx = 0; idx < count; idx++) {
-                run(kernel, limb, idx, a);
+        queue(stream, kernel, () -> {
+            for (int limb = 0; limb < limbs; limb++) {
+                for (long idx = 0; idx < count; idx++) {
+                    run(kernel, limb, idx, a);
+                }
             }
-        }
+        });
     }
 
     /**
@@ -291,7 +606,7 @@ final class EmulatedDevice implements DeviceApi {
      * memory; the stages [s0, s0 + k) are then done exactly, stage by stage.
      */
     @Override
-    public void launchBlocks(String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
+    public synchronized void launchBlocks(long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
         counts.launch();
         boolean fft = kernel.equals("fft_inv_phase");
         int first = fft ? 3 : 5;
@@ -311,6 +626,10 @@ final class EmulatedDevice implements DeviceApi {
         if (!compute) {
             return;
         }
+        queue(stream, kernel, () -> phases(kernel, fft, limbs, logN, s0, k, a));
+    }
+
+    private void phases(String kernel, boolean fft, int limbs, int logN, int s0, int k, Object[] a) {
         if (fft) {
             for (int stage = s0; stage < s0 + k; stage++) {
                 fftInverseStage(p(a, 0), p(a, 1), p(a, 2), logN, stage);

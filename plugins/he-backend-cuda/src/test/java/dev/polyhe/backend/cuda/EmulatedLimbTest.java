@@ -23,9 +23,12 @@ class EmulatedLimbTest extends CudaLimbTest {
         return Availability.yes();
     }
 
+    /** Each operation on the next of three streams: every operand crosses streams (waits left out would fail). */
     @Override
     CudaRingExecutor executor(SchemeParameters params) {
-        return CudaRingExecutor.open(new EmulatedDevice(2L << 30), params);
+        CudaRingExecutor exec = CudaRingExecutor.open(new EmulatedDevice(2L << 30), params, 3);
+        exec.hopStreamsForTests(true);
+        return exec;
     }
 
     /**

@@ -71,11 +71,21 @@ class LaunchBudgetTest {
         }
     }
 
+    /**
+     * With one stream (the legacy default stream, as before several) and with four, called from one thread: the same
+     * launches, and no event recorded or waited for.
+     */
     @Test
     void aBootstrapQueuesItsWorkWithoutWaitingOrUploading() {
+        long one = bootstrapLaunches(1);
+        long four = bootstrapLaunches(4);
+        assertEquals(one, four, "one thread's bootstrap on four streams made other launches than on one");
+    }
+
+    private static long bootstrapLaunches(int streams) {
         EmulatedDevice device = new EmulatedDevice(4L << 30);
         CkksParameters parameters = CkksPresets.get("insecure-test-boot-N10");
-        try (HeContext ctx = new CkksCudaBackend(2, () -> device).open(parameters)) {
+        try (HeContext ctx = new CkksCudaBackend(2, () -> device, streams).open(parameters)) {
             SecretKey sk = ctx.generateSecretKey();
             int slots = parameters.slots();
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, Set.of(slots));
@@ -89,7 +99,7 @@ class LaunchBudgetTest {
             ev.bootstrap(bottom); // builds the circuit's diagonals and uploads them, with its keys
             Ciphertext[] out = new Ciphertext[1];
             Snapshot bootstrap = count(device, () -> out[0] = ev.bootstrap(bottom));
-            System.out.printf("insecure-test-boot-N10, %d slots: bootstrap %s%n", slots, bootstrap);
+            System.out.printf("insecure-test-boot-N10, %d slots, %d streams: bootstrap %s%n", slots, streams, bootstrap);
             within(bootstrap, BOOTSTRAP_LAUNCHES, "a bootstrap");
 
             double[] back = ctx.encoder().decode(ctx.decryptor(sk).decrypt(out[0]));
@@ -98,6 +108,7 @@ class LaunchBudgetTest {
                 worst = Math.max(worst, Math.abs(back[i] - x[i]));
             }
             assertTrue(worst < 0x1p-15, "the bootstrap queued without waiting is still right: worst error " + worst);
+            return bootstrap.launches();
         }
     }
 
@@ -111,6 +122,8 @@ class LaunchBudgetTest {
         assertEquals(0, s.synchronizations(), what + " waited for the device: " + s);
         assertEquals(0, s.uploads(), what + " uploaded: " + s);
         assertEquals(0, s.downloads(), what + " read back: " + s);
+        // one thread stays on one stream: nothing to order with another
+        assertEquals(0, s.eventRecords() + s.streamWaits(), what + " from one thread ordered streams: " + s);
         assertTrue(s.launches() <= launches, what + " took more than " + launches + " launches: " + s);
     }
 }
