@@ -16,8 +16,8 @@ public interface RingExecutor extends AutoCloseable {
 
     /**
      * Independent operations worth running at once from as many threads: the host's threads for an executor that
-     * computes on them; 1 for one that serializes its operations (a device stream), where overlapping calls gain
-     * nothing.
+     * computes on them, the streams of one that queues on a device; 1 for one that serializes its operations, where
+     * overlapping calls gain nothing.
      */
     default int concurrency() {
         return 1;
