@@ -8,7 +8,7 @@ package dev.polyhe.api;
  */
 public final class PolyHeApi {
     /** major.minor; a change of major breaks plugins. Kept equal to {@code polyhe.api.version} in the root pom (tested). */
-    public static final String VERSION = "1.0";
+    public static final String VERSION = "1.1";
     public static final String MANIFEST_ATTRIBUTE = "PolyHe-Api-Version";
 
     private PolyHeApi() {}

@@ -51,7 +51,8 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--weight-cache", paramLabel = "BYTES",
             description = "Bytes of encoded weight diagonals each served model keeps per key set, so that warm queries "
-                    + "skip encoding them; 0: none (default: 10 %% of the heap).")
+                    + "skip encoding them; 0: none (default: 10 %% of the heap, or half the GPU's memory on ckks-cuda, "
+                    + "where they live on the device).")
     Long weightCache;
 
     @Option(names = "--max-upload", defaultValue = "17179869184", paramLabel = "BYTES",
@@ -166,7 +167,10 @@ final class ServeCommand implements Callable<Integer> {
         long budget = memoryBudget != null ? memoryBudget : (long) (0.6 * Runtime.getRuntime().maxMemory());
         PolyHeServer.Settings settings;
         try {
-            long weights = weightCache != null ? weightCache : (long) (0.1 * Runtime.getRuntime().maxMemory());
+            if (weightCache != null && weightCache < 0) {
+                throw new IllegalArgumentException("--weight-cache " + weightCache + ": give 0 or more bytes");
+            }
+            long weights = weightCache != null ? weightCache : PolyHeServer.Settings.WEIGHT_CACHE_BY_MEMORY;
             settings = new PolyHeServer.Settings(port, models, store, workers, maxQueue, budget, maxUpload,
                     1L << 32, insecure, weights, backend);
         } catch (IllegalArgumentException e) {

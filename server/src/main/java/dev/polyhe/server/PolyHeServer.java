@@ -64,6 +64,9 @@ public final class PolyHeServer implements AutoCloseable {
     /**
      * @param memoryBudget bytes of evaluation keys held at once (least recently used out)
      * @param acceptInsecure accept key sets below 128 bits (tests)
+     * @param weightCacheBytes encoded weight diagonals each served model keeps per key set across queries (0: none;
+     *     {@link #WEIGHT_CACHE_BY_MEMORY}: a tenth of the heap, or half the device's memory where the backend keeps
+     *     plaintexts on one)
      * @param backend the HE backend jobs evaluate on; null: the one each key set names (any backend of the key set's
      *     data format reads it)
      */
@@ -83,7 +86,13 @@ public final class PolyHeServer implements AutoCloseable {
                     0);
         }
 
+        /** {@code weightCacheBytes} that sizes the cache by the memory holding it (see the record). */
+        public static final long WEIGHT_CACHE_BY_MEMORY = -1;
+
         public Settings {
+            if (weightCacheBytes < 0 && weightCacheBytes != WEIGHT_CACHE_BY_MEMORY) {
+                throw new IllegalArgumentException("weight cache of " + weightCacheBytes + " bytes: give 0 or more");
+            }
             if (workers < 1 || maxQueue < 1) {
                 throw new IllegalArgumentException("workers and queue need at least 1, got " + workers + " and "
                         + maxQueue);

@@ -27,7 +27,10 @@ final class ServedModels {
 
     private final Map<String, Served> models = new TreeMap<>();
 
-    /** @param weightCacheBytes encoded weights each model keeps per key set across queries (0: none) */
+    /**
+     * @param weightCacheBytes encoded weights each model keeps per key set across queries (0: none; see
+     *     {@link PolyHeServer.Settings#WEIGHT_CACHE_BY_MEMORY})
+     */
     ServedModels(PolyHe polyhe, List<Path> dirs, long weightCacheBytes) {
         for (Path dir : dirs) {
             String name = dir.toAbsolutePath().normalize().getFileName().toString();
@@ -39,7 +42,7 @@ final class ServedModels {
             Calibration calibration = Calibration.ofServedModel(dir);
             InferenceService service = polyhe.inference().withAttention(attention);
             models.put(name, new Served(name, dir, service.load(dir), service, calibration,
-                    new EncryptedInference(service).keepWeights(weightCacheBytes)));
+                    weights(new EncryptedInference(service), weightCacheBytes)));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");
@@ -58,5 +61,11 @@ final class ServedModels {
 
     List<String> names() {
         return List.copyOf(models.keySet());
+    }
+
+    private static EncryptedInference weights(EncryptedInference inference, long bytes) {
+        return bytes == PolyHeServer.Settings.WEIGHT_CACHE_BY_MEMORY
+                ? inference.keepWeightsByMemory((long) (0.1 * Runtime.getRuntime().maxMemory()))
+                : inference.keepWeights(bytes);
     }
 }

@@ -108,6 +108,15 @@ public interface HeContext extends AutoCloseable {
     }
 
     /**
+     * @return bytes of memory on the device that holds this context's ciphertexts, plaintexts and keys where that is
+     *     not the JVM heap (a GPU's), so that caches of encoded plaintexts can size themselves by it; 0 where they
+     *     live on the heap
+     */
+    default long deviceMemoryBytes() {
+        return 0;
+    }
+
+    /**
      * An evaluator holding these keys and no secret. If a {@link SecretKey} is given (client-side convenience),
      * rotation keys missing from {@code keys} are generated on demand; without it a missing key is an error.
      *

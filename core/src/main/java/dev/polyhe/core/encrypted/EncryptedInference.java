@@ -57,6 +57,8 @@ public final class EncryptedInference {
     /** Per opened key set (its context), the weights its runs encoded; none while the budget is 0. */
     private final Map<HeContext, WeightCache> weights = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
     private volatile long weightBudget;
+    /** Set by {@link #keepWeightsByMemory}: the budget follows where each key set's context keeps its plaintexts. */
+    private volatile boolean weightBudgetByMemory;
 
     public EncryptedInference(InferenceService service) {
         this(service, !"greedy".equals(System.getProperty(PLANNER_PROPERTY)));
@@ -186,13 +188,31 @@ public final class EncryptedInference {
             throw new IllegalArgumentException("weight cache of " + bytes + " bytes: give 0 or more");
         }
         this.weightBudget = bytes;
+        this.weightBudgetByMemory = false;
         return this;
     }
 
+    /**
+     * Keeps encoded weight diagonals per key set across runs, as {@link #keepWeights} does, within a budget set by the
+     * memory that holds them: half a device's where the backend keeps plaintexts on one (a GPU), else
+     * {@code heapBytes}. Returns this.
+     */
+    public EncryptedInference keepWeightsByMemory(long heapBytes) {
+        keepWeights(heapBytes);
+        this.weightBudgetByMemory = true;
+        return this;
+    }
+
+    /** The weight budget for a key set's context: see {@link #keepWeightsByMemory}. */
+    static long weightBudget(HeContext ctx, long heapBytes, boolean byMemory) {
+        long device = byMemory ? ctx.deviceMemoryBytes() : 0;
+        return device > 0 ? device / 2 : heapBytes;
+    }
+
     private void attachWeights(KeySet keys, EncryptedEngine engine) {
-        long budget = weightBudget;
+        HeContext ctx = keys.context();
+        long budget = weightBudget(ctx, weightBudget, weightBudgetByMemory);
         if (budget > 0) {
-            HeContext ctx = keys.context();
             engine.useWeightCache(weights.computeIfAbsent(ctx,
                     c -> new WeightCache(budget, (long) Long.BYTES << c.parameters().logN())));
         }

@@ -14,6 +14,11 @@ public interface RingExecutor extends AutoCloseable {
     /** What and where, for reports: "JVM arrays, 2 threads", "NVIDIA H200 (driver 13.0)". */
     String describe();
 
+    /** Bytes of the device memory the limbs live in, where that is not the JVM heap; 0 for host arrays. */
+    default long deviceMemoryBytes() {
+        return 0;
+    }
+
     /**
      * Independent operations worth running at once from as many threads: the host's threads for an executor that
      * computes on them, the streams of one that queues on a device; 1 for one that serializes its operations, where

@@ -239,6 +239,11 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
     }
 
     @Override
+    public long deviceMemoryBytes() {
+        return exec.deviceMemoryBytes();
+    }
+
+    @Override
     public void close() {
         closed = true;
         try {

@@ -262,6 +262,11 @@ final class CudaRingExecutor implements RingExecutor {
     // ---- RingExecutor --------------------------------------------------------------------------------------
 
     @Override
+    public long deviceMemoryBytes() {
+        return device.totalMemory();
+    }
+
+    @Override
     public String describe() {
         return device.name() + " (compute " + device.computeCapability() + ", driver " + device.driverVersion()
                 + ", " + (device.totalMemory() >> 20) + " MiB)";

@@ -35,6 +35,15 @@ class CrossBackendTest {
         assertEquals(SchemeBackend.DATA_FORMAT, new CkksCudaBackend(1).dataFormat());
     }
 
+    /** A served model's weight cache sizes itself by the memory its encoded weights live in. */
+    @Test
+    void theDeviceContextReportsTheDevicesMemoryAndTheHostNone() {
+        try (HeContext host = host(); HeContext device = device()) {
+            assertEquals(0, host.deviceMemoryBytes());
+            assertEquals(4L << 30, device.deviceMemoryBytes());
+        }
+    }
+
     @Test
     void hostKeysEvaluateOnTheDeviceToTheHostsBytes() throws IOException {
         try (HeContext client = host(); HeContext server = device(); HeContext reference = host()) {
