@@ -1,15 +1,17 @@
 package dev.polyhe.launcher;
 
 import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static dev.polyhe.launcher.ServedModel.JSON;
+import static dev.polyhe.launcher.ServedModel.error;
+import static dev.polyhe.launcher.ServedModel.get;
+import static dev.polyhe.launcher.ServedModel.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.server.PolyHeServer;
 import dev.polyhe.server.RemoteClient;
 import dev.polyhe.server.Tls;
@@ -19,7 +21,6 @@ import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -46,8 +47,6 @@ import org.junit.jupiter.api.io.TempDir;
  * and event streams cannot stall; uploads checked before anything is kept; errors without the server's paths.
  */
 class ServeSecurityTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String KEYSET = "keyset.properties";
 
     @TempDir
@@ -62,17 +61,10 @@ class ServeSecurityTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        model = served.model();
+        keys = served.keys();
         Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
-        assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
-        assertEquals(0, gen.code(), gen.err());
         tokens = dir.resolve("tokens");
         var add = polyhe("serve", "token", "add", "--tokens", tokens.toString(), "--tenant", "alice");
         assertEquals(0, add.code(), add.err());
@@ -94,26 +86,6 @@ class ServeSecurityTest {
 
     private static PolyHeServer.Network tenants(int maxKeySets) {
         return new PolyHeServer.Network("127.0.0.1", tokens, false, null, false, 256, 64, 16, maxKeySets, 8);
-    }
-
-    private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
-        // bounded, so that a stalled server fails the test instead of hanging it
-        b.uri(URI.create(url)).timeout(java.time.Duration.ofSeconds(60));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpResponse<String> get(String url, String token) throws Exception {
-        return send(url, token, HttpRequest.newBuilder());
-    }
-
-    private static JsonNode error(HttpResponse<String> r, int status) throws Exception {
-        assertEquals(status, r.statusCode(), r.body());
-        JsonNode n = JSON.readTree(r.body());
-        assertEquals(status, n.get("status").asInt(), r.body());
-        return n;
     }
 
     private static long entries(Path folder) throws Exception {

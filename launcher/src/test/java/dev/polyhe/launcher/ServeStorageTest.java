@@ -1,19 +1,19 @@
 package dev.polyhe.launcher;
 
 import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static dev.polyhe.launcher.ServedModel.JSON;
+import static dev.polyhe.launcher.ServedModel.error;
+import static dev.polyhe.launcher.ServedModel.get;
+import static dev.polyhe.launcher.ServedModel.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.server.PolyHeServer;
 import dev.polyhe.server.TokenFile;
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -34,8 +34,6 @@ import org.junit.jupiter.api.io.TempDir;
  * bytes and results answered before anything is written, and the operator's view on a loopback admin port.
  */
 class ServeStorageTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path dir;
@@ -49,17 +47,10 @@ class ServeStorageTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        model = served.model();
+        keys = served.keys();
         Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
-        assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
-        assertEquals(0, gen.code(), gen.err());
         var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
                 dir.resolve("in.json").toString(), "--output", dir.resolve("q.ct").toString());
         assertEquals(0, enc.code(), enc.err());
@@ -77,25 +68,6 @@ class ServeStorageTest {
 
     private static PolyHeServer.Settings settings(Path store) {
         return new PolyHeServer.Settings(0, List.of(model), store, 1, 4, 1L << 30, 256L << 20, 64L << 20, true, 0);
-    }
-
-    private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
-        b.uri(URI.create(url)).timeout(Duration.ofSeconds(60));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpResponse<String> get(String url, String token) throws Exception {
-        return send(url, token, HttpRequest.newBuilder());
-    }
-
-    private static JsonNode error(HttpResponse<String> r, int status) throws Exception {
-        assertEquals(status, r.statusCode(), r.body());
-        JsonNode n = JSON.readTree(r.body());
-        assertEquals(status, n.get("status").asInt(), r.body());
-        return n;
     }
 
     private static byte[] zip() throws Exception {

@@ -1,21 +1,20 @@
 package dev.polyhe.launcher;
 
 import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static dev.polyhe.launcher.ServedModel.HTTP;
+import static dev.polyhe.launcher.ServedModel.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
 import dev.polyhe.server.PolyHeServer;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,8 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  * JSON error while nothing half-written stays in the store.
  */
 class ServeTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path dir;
@@ -56,20 +52,13 @@ class ServeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        model = served.model();
+        keys = served.keys();
         for (int i = 0; i < 3; i++) {
             Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
                     + (1 + 2 * i) + "]]}");
         }
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
-        assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
-        assertEquals(0, gen.code(), gen.err());
         store = dir.resolve("store");
         polyhe = PolyHe.builder().threads(1).build();
         server = startServer(store, 2, 4, 256L << 20);
