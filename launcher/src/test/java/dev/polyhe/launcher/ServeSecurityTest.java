@@ -795,4 +795,26 @@ class ServeSecurityTest {
             assertFalse(r.body().contains(store.toAbsolutePath().toString()), r.body());
         }
     }
+
+    /** The storage options of {@code polyhe serve} (issue 44; the storage itself is the server's ServeStorageTest). */
+    @Test
+    void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
+        var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains("'tomorrow' is not a span of time") && bad.err().contains("24h"), bad.err());
+        var zero = polyhe("serve", "--no-auth", "--job-ttl", "0s", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, zero.code(), zero.err());
+        assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
+        var help = polyhe("serve", "--help");
+        assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
+        var water = polyhe("serve", "--no-auth", "--disk-high-water", "2.5", "--models", model.toString(), "--store",
+                dir.resolve("cli-store").toString());
+        assertEquals(2, water.code(), water.err());
+        assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
+        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant")
+                && help.out().contains("--admin-port"), help.out());
+        assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
+    }
 }

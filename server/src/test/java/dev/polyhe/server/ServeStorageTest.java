@@ -1,18 +1,15 @@
-package dev.polyhe.launcher;
+package dev.polyhe.server;
 
-import static dev.polyhe.launcher.LauncherTest.polyhe;
-import static dev.polyhe.launcher.ServedModel.JSON;
-import static dev.polyhe.launcher.ServedModel.error;
-import static dev.polyhe.launcher.ServedModel.get;
-import static dev.polyhe.launcher.ServedModel.send;
+import static dev.polyhe.server.ServedModel.JSON;
+import static dev.polyhe.server.ServedModel.error;
+import static dev.polyhe.server.ServedModel.get;
+import static dev.polyhe.server.ServedModel.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.server.PolyHeServer;
-import dev.polyhe.server.TokenFile;
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -31,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What {@code polyhe serve} keeps and for how long (issue 44): jobs removed after their time to live, quotas of
- * bytes and results answered before anything is written, and the operator's view on a loopback admin port.
+ * bytes and results answered before anything is written, and the operator's view on a loopback admin port. (The
+ * command line's storage options are checked in the launcher's ServeSecurityTest.)
  */
 class ServeStorageTest {
 
@@ -50,10 +48,7 @@ class ServeStorageTest {
         ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
         model = served.model();
         keys = served.keys();
-        Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
-        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                dir.resolve("in.json").toString(), "--output", dir.resolve("q.ct").toString());
-        assertEquals(0, enc.code(), enc.err());
+        served.encrypt(Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"), dir.resolve("q.ct"));
         tokens = dir.resolve("tokens");
         alice = TokenFile.add(tokens, "alice", false);
         bob = TokenFile.add(tokens, "bob", false);
@@ -219,7 +214,7 @@ class ServeStorageTest {
         long query = Files.size(dir.resolve("q.ct"));
         // room for one key set and half a query
         var room = new PolyHeServer.Storage(Duration.ofHours(24), serverHalfBytes() + query / 2,
-                dev.polyhe.server.DiskHighWater.DEFAULT, 64);
+                DiskHighWater.DEFAULT, 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), room)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
@@ -249,7 +244,7 @@ class ServeStorageTest {
         // the disk: a mark it is past already refuses every write, whoever asks
         Path full = dir.resolve("full-store");
         var disk = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40,
-                dev.polyhe.server.DiskHighWater.parse("0.000001"), 64);
+                DiskHighWater.parse("0.000001"), 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(full), PolyHeServer.Network.loopbackDemo(), disk)) {
             String url = "http://127.0.0.1:" + s.port();
             List<String> before = tree(full);
@@ -263,7 +258,7 @@ class ServeStorageTest {
     @Test
     void aTenantsStoredJobsAreCountedAndDeletingAnEndedOneMakesRoom() throws Exception {
         Path store = dir.resolve("results-store");
-        var one = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, dev.polyhe.server.DiskHighWater.DEFAULT, 1);
+        var one = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, DiskHighWater.DEFAULT, 1);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), one)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
@@ -346,26 +341,5 @@ class ServeStorageTest {
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("no-admin-store")), tenants())) {
             assertEquals(null, s.adminAddress());
         }
-    }
-
-    @Test
-    void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
-        var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, bad.code(), bad.err());
-        assertTrue(bad.err().contains("'tomorrow' is not a span of time") && bad.err().contains("24h"), bad.err());
-        var zero = polyhe("serve", "--no-auth", "--job-ttl", "0s", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, zero.code(), zero.err());
-        assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
-        var help = polyhe("serve", "--help");
-        assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
-        var water = polyhe("serve", "--no-auth", "--disk-high-water", "2.5", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, water.code(), water.err());
-        assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
-        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant")
-                && help.out().contains("--admin-port"), help.out());
-        assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
     }
 }

@@ -1,0 +1,79 @@
+package dev.polyhe.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.core.ClientKeys;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.PrivateInference;
+import dev.polyhe.core.bench.RandomCheckpoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * What the server's tests start from, made through the embedding façade as a client would: a tiny GPT-NeoX
+ * checkpoint ({@code dir/tiny}) with PowerSoftmax (p = 4, ε = 1e-3), calibrated on {@code dir/samples.json}, and
+ * keys with bootstrapping for 4 tokens on the insecure small ring ({@code dir/keys}, the folder {@code polyhe keys
+ * generate} writes); and the HTTP calls the tests make to the server.
+ */
+record ServedModel(Path model, Path keys) {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String PRESET = "insecure-test-boot-dense-N10";
+
+    /** Writes the checkpoint, its calibration on {@code samples} (the JSON of {@code samples.json}) and the keys. */
+    static ServedModel write(Path dir, String samples) throws Exception {
+        Path model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
+        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
+        Path samplesFile = Files.writeString(dir.resolve("samples.json"), samples);
+        Path keys = dir.resolve("keys");
+        try (PolyHe polyhe = PolyHe.builder().build()) {
+            PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
+            client.calibrate(client.readInputs(samplesFile)).write(model.resolve("calibration.json"));
+            try (ClientKeys k = client.generateKeys(PRESET, 4, true)) {
+                k.write(keys);
+            }
+        }
+        return new ServedModel(model, keys);
+    }
+
+    /** The first input of {@code input} encrypted under these keys into {@code query}, as {@code polyhe encrypt} does. */
+    Path encrypt(Path input, Path query) throws Exception {
+        try (PolyHe polyhe = PolyHe.builder().build()) {
+            PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
+            try (ClientKeys k = client.loadClientKeys(keys)) {
+                client.write(k.serverKeys(), client.encrypt(k, client.readInputs(input).get(0)), query);
+            }
+        }
+        return query;
+    }
+
+    /** {@code b} sent to {@code url} with {@code token} as its bearer token (none if null). */
+    static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
+        // bounded, so that a stalled server fails the test instead of hanging it
+        b.uri(URI.create(url)).timeout(Duration.ofSeconds(60));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> get(String url, String token) throws Exception {
+        return send(url, token, HttpRequest.newBuilder());
+    }
+
+    /** The JSON error of {@code r}, which must have answered {@code status}. */
+    static JsonNode error(HttpResponse<String> r, int status) throws Exception {
+        assertEquals(status, r.statusCode(), r.body());
+        JsonNode n = JSON.readTree(r.body());
+        assertEquals(status, n.get("status").asInt(), r.body());
+        return n;
+    }
+}
