@@ -37,22 +37,47 @@ record ServedModel(Path model, Path keys) {
         try (PolyHe polyhe = PolyHe.builder().build()) {
             PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
             client.calibrate(client.readInputs(samplesFile)).write(model.resolve("calibration.json"));
-            try (ClientKeys k = client.generateKeys(PRESET, 4, true)) {
-                k.write(keys);
+        }
+        ServedModel served = new ServedModel(model, keys);
+        served.generateKeys(keys, 4, true);
+        return served;
+    }
+
+    /** Another key set for this model into {@code out}, as {@code polyhe keys generate} writes it. */
+    Path generateKeys(Path out, int maxTokens, boolean bootstrapping) throws Exception {
+        try (PolyHe polyhe = PolyHe.builder().build()) {
+            try (ClientKeys k = polyhe.privateInference(model, "ckks-cpu").generateKeys(PRESET, maxTokens,
+                    bootstrapping)) {
+                k.write(out);
             }
         }
-        return new ServedModel(model, keys);
+        return out;
     }
 
     /** The first input of {@code input} encrypted under these keys into {@code query}, as {@code polyhe encrypt} does. */
     Path encrypt(Path input, Path query) throws Exception {
+        return encrypt(keys, input, query);
+    }
+
+    /** The same under the key folder {@code keyFolder}. */
+    Path encrypt(Path keyFolder, Path input, Path query) throws Exception {
         try (PolyHe polyhe = PolyHe.builder().build()) {
             PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
-            try (ClientKeys k = client.loadClientKeys(keys)) {
+            try (ClientKeys k = client.loadClientKeys(keyFolder)) {
                 client.write(k.serverKeys(), client.encrypt(k, client.readInputs(input).get(0)), query);
             }
         }
         return query;
+    }
+
+    /** A result file of the server decrypted with these keys, as {@code polyhe decrypt} does (throws if it cannot). */
+    PrivateInference.Prediction decrypt(Path answer) throws Exception {
+        try (PolyHe polyhe = PolyHe.builder().build()) {
+            PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
+            try (ClientKeys k = client.loadClientKeys(keys)) {
+                return client.decrypt(k, client.readAnswer(k, answer));
+            }
+        }
     }
 
     /** {@code b} sent to {@code url} with {@code token} as its bearer token (none if null). */
