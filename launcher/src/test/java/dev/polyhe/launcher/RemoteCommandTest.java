@@ -41,7 +41,7 @@ class RemoteCommandTest {
 
     @BeforeAll
     static void start() throws Exception {
-        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        ServedModel served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
         for (int i = 0; i < 3; i++) {

@@ -60,7 +60,7 @@ class ServeCommandTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        ServedModel served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
         Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");

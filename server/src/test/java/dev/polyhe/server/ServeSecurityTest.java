@@ -52,7 +52,7 @@ class ServeSecurityTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        ServedModel served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
         query = served.encrypt(Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"),
@@ -314,8 +314,8 @@ class ServeSecurityTest {
             var trailing = upload(url, alice, zip(Map.of("evaluation.keys", longer)));
             assertTrue(error(trailing, 400).get("error").asText().contains("evaluation.keys goes on 5 bytes past "
                     + "the end of its keys"), trailing.body());
-            var wrongKind = upload(url, alice, zip(Map.of("evaluation.keys", Files.readAllBytes(dir.resolve(
-                    "keys/server/parameters.json")))));
+            var wrongKind = upload(url, alice, zip(Map.of("evaluation.keys", Files.readAllBytes(keys.resolve(
+                    "server/parameters.json")))));
             assertTrue(error(wrongKind, 400).get("error").asText().contains("not a PolyHE blob"), wrongKind.body());
             assertEquals(0, entries(store.resolve("keys")), "nothing stored");
             // the keys themselves: stored

@@ -45,7 +45,7 @@ class ServeStorageTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        ServedModel served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
+        ServedModel served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
         served.encrypt(Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"), dir.resolve("q.ct"));

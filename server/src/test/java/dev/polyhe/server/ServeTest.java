@@ -51,7 +51,7 @@ class ServeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        served = ServedModel.write(dir, "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
         for (int i = 0; i < 3; i++) {

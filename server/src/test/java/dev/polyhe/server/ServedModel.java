@@ -8,6 +8,7 @@ import dev.polyhe.core.ClientKeys;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.PrivateInference;
 import dev.polyhe.core.bench.RandomCheckpoint;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,7 +16,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * What the server's tests start from, made through the embedding façade as a client would: a tiny GPT-NeoX
@@ -27,6 +30,29 @@ record ServedModel(Path model, Path keys) {
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String PRESET = "insecure-test-boot-dense-N10";
+
+    /** The samples of {@link #shared()}: three queries of three tokens. */
+    static final String SAMPLES = "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}";
+    private static ServedModel shared;
+
+    /**
+     * One served model, calibrated on {@link #SAMPLES}, for every test class of this test run (their keys take seconds
+     * to make), in a temporary folder deleted when the run ends. The tests only read it.
+     */
+    static synchronized ServedModel shared() throws Exception {
+        if (shared == null) {
+            Path dir = Files.createTempDirectory("polyhe-served-model");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try (Stream<Path> s = Files.walk(dir)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                } catch (IOException e) {
+                    // a temporary folder left behind
+                }
+            }));
+            shared = write(dir, SAMPLES);
+        }
+        return shared;
+    }
 
     /** Writes the checkpoint, its calibration on {@code samples} (the JSON of {@code samples.json}) and the keys. */
     static ServedModel write(Path dir, String samples) throws Exception {
