@@ -1,21 +1,18 @@
-package dev.polyhe.launcher;
+package dev.polyhe.server;
 
-import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static dev.polyhe.server.ServedModel.HTTP;
+import static dev.polyhe.server.ServedModel.JSON;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
-import dev.polyhe.server.PolyHeServer;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,19 +32,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code polyhe serve} and {@code polyhe remote} on a loopback port: a tiny GPT-NeoX on an insecure small ring, keys
- * uploaded once, three queries at once, each decrypting to the plaintext polynomial model's answer; and every fault
- * a server meets (bad uploads, foreign or malformed queries, a full queue, a disconnect, a restart) answered with a
- * JSON error while nothing half-written stays in the store.
+ * The server on a loopback port with a tiny GPT-NeoX on an insecure small ring: every fault a server meets (bad
+ * uploads, foreign or malformed queries, a full queue, a disconnect, a restart) answered with a JSON error while
+ * nothing half-written stays in the store. (Three {@code polyhe remote} clients at once are the launcher's
+ * RemoteCommandTest.)
  */
 class ServeTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path dir;
     static Path model;
     static Path keys;
+    static ServedModel served;
     static Path store;
     static PolyHe polyhe;
     static PolyHeServer server;
@@ -56,20 +51,13 @@ class ServeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        served = ServedModel.shared();
+        model = served.model();
+        keys = served.keys();
         for (int i = 0; i < 3; i++) {
             Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
                     + (1 + 2 * i) + "]]}");
         }
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
-        assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
-        assertEquals(0, gen.code(), gen.err());
         store = dir.resolve("store");
         polyhe = PolyHe.builder().threads(1).build();
         server = startServer(store, 2, 4, 256L << 20);
@@ -129,74 +117,18 @@ class ServeTest {
         return PolyHeServer.keySetId(keys.resolve("server"));
     }
 
-    private static Path encrypt(String name, Path keyFolder) {
-        Path ct = dir.resolve(name);
-        var r = polyhe("encrypt", "--model", model.toString(), "--keys", keyFolder.toString(), "--input",
-                dir.resolve("in0.json").toString(), "--output", ct.toString());
-        assertEquals(0, r.code(), r.err());
-        return ct;
+    private static Path encrypt(String name, Path keyFolder) throws Exception {
+        return served.encrypt(keyFolder, dir.resolve("in0.json"), dir.resolve(name));
+    }
+
+    /** The key set uploaded to the server at {@link #url}, as {@code polyhe remote keys upload} does. */
+    private static void upload() throws Exception {
+        new RemoteClient(URI.create(url)).uploadKeys(keys.resolve("server"));
     }
 
     private static HttpResponse<String> submit(String modelName, String keySet, byte[] body) throws Exception {
         return send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs?model=" + modelName + "&key_set=" + keySet))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
-    }
-
-    @Test
-    void threeClientsAtOnceEachDecryptThePolynomialModelsAnswer() throws Exception {
-        var up = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
-        assertEquals(0, up.code(), up.err());
-        assertTrue(up.out().contains(keySetId()), up.out());
-        var again = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
-        assertTrue(again.out().contains("already stored"), "deduplicated: " + again.out());
-
-        ExecutorService clients = Executors.newFixedThreadPool(3);
-        List<Future<LauncherTest.Run>> runs = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            int q = i;
-            runs.add(clients.submit(() -> polyhe("remote", "infer", "--server", url, "--model", "tiny", "--checkpoint",
-                    model.toString(), "--keys", keys.toString(), "--input", dir.resolve("in" + q + ".json").toString(),
-                    "--output", dir.resolve("out" + q + ".json").toString(), "--check")));
-        }
-        for (int i = 0; i < 3; i++) {
-            var r = runs.get(i).get();
-            assertEquals(0, r.code(), r.err());
-            assertTrue(r.err().contains("done, block 1/1"), "progress followed: " + r.err());
-            JsonNode out = JSON.readTree(dir.resolve("out" + i + ".json").toFile());
-            assertEquals("[1,3,16]", out.get("logits_shape").toString().replace(" ", ""),
-                    "logits as infer writes them: " + out.get("logits_shape"));
-            assertTrue(out.get("error_vs_poly").get("mse").asDouble() <= 1e-4, out.get("error_vs_poly").toString());
-            assertTrue(out.get("error_vs_poly").get("same_prediction").asBoolean());
-        }
-        clients.shutdown();
-
-        // the weight cache: every job looked its weights up; the last to start (after one of the first two ended)
-        // found them all, and the three still answered right (above)
-        boolean warmJob = false;
-        for (int i = 0; i < 3; i++) {
-            String job = JSON.readTree(dir.resolve("out" + i + ".json").toFile()).get("job_id").asText();
-            JsonNode w = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body())
-                    .get("weight_cache");
-            assertTrue(w != null && w.get("hits").asLong() + w.get("misses").asLong() > 0, "job " + job + ": " + w);
-            warmJob |= w.get("misses").asLong() == 0 && w.get("hits").asLong() > 0;
-        }
-        assertTrue(warmJob, "one job found every weight encoded");
-
-        JsonNode health = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body());
-        assertEquals("ok", health.get("status").asText());
-        assertEquals(1, health.get("keys_cached").asInt(), "the keys were loaded once for the three: " + health);
-        String metrics = send(HttpRequest.newBuilder(URI.create(url + "/metrics"))).body();
-        assertTrue(metrics.contains("# TYPE polyhe_queue_length gauge") && metrics.contains("polyhe_jobs_done_total 3")
-                && metrics.contains("polyhe_key_cache_misses_total 1"), metrics);
-        double engine = metric(metrics, "polyhe_engine_seconds_total");
-        assertTrue(engine > 0 && engine <= metric(metrics, "polyhe_evaluation_seconds_total"),
-                "the engine's own time is part of the jobs' time: " + metrics);
-    }
-
-    private static double metric(String metrics, String name) {
-        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
-                l.substring(name.length() + 1).trim())).findFirst().orElseThrow(() -> new AssertionError(name
-                + " missing: " + metrics));
     }
 
     @Test
@@ -261,7 +193,7 @@ class ServeTest {
     }
 
     private void leaveMidJob(PolyHeServer own) throws Exception {
-        assertEquals(0, polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString()).code());
+        upload();
         var submitted = submit("tiny", keySetId(), Files.readAllBytes(encrypt("left.ct", keys)));
         assertEquals(202, submitted.statusCode(), submitted.body());
         String job = JSON.readTree(submitted.body()).get("job_id").asText();
@@ -333,7 +265,7 @@ class ServeTest {
 
     @Test
     void queriesOfAnotherModelPackingOrFormatAreRefusedBeforeTheyAreQueued() throws Exception {
-        polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
+        upload();
         String id = keySetId();
         byte[] ct = Files.readAllBytes(encrypt("q.ct", keys));
         assertTrue(errorOf(submit("nope", id, ct), 404).get("error").asText().contains("this server runs: tiny"));
@@ -345,15 +277,13 @@ class ServeTest {
 
         // keys of another packing (more tokens): their ciphertexts do not fit this key set
         Path wide = dir.resolve("wide-keys");
-        assertEquals(0, polyhe("keys", "generate", "--model", model.toString(), "--preset",
-                "insecure-test-boot-dense-N10", "--max-tokens", "16", "--out", wide.toString()).code());
+        served.generateKeys(wide, 16, false);
         var foreign = submit("tiny", id, Files.readAllBytes(encrypt("wide.ct", wide)));
         assertTrue(errorOf(foreign, 409).get("error").asText().contains("slots per column"), foreign.body());
 
         // keys made the same way from another secret: same parameters and packing, another key set
         Path twin = dir.resolve("twin-keys");
-        assertEquals(0, polyhe("keys", "generate", "--model", model.toString(), "--preset",
-                "insecure-test-boot-dense-N10", "--bootstrapping", "--max-tokens", "4", "--out", twin.toString()).code());
+        served.generateKeys(twin, 4, true);
         var stranger = submit("tiny", id, Files.readAllBytes(encrypt("twin.ct", twin)));
         assertTrue(errorOf(stranger, 409).get("error").asText().contains("another key set with the same parameters and packing"),
                 stranger.body());
@@ -371,7 +301,7 @@ class ServeTest {
         byte[] ct = Files.readAllBytes(encrypt("queue.ct", keys));
         String done;
         try (PolyHeServer one = startServer(own, 1, 1, 256L << 20)) {
-            assertEquals(0, polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString()).code());
+            upload();
             List<HttpResponse<String>> answers = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 answers.add(submit("tiny", id, ct));
@@ -412,9 +342,7 @@ class ServeTest {
             assertEquals(200, result.statusCode());
             Path ct2 = dir.resolve("restart-result.ct");
             Files.write(ct2, result.body());
-            var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", ct2.toString(), "--output",
-                    dir.resolve("restart.json").toString());
-            assertEquals(0, dec.code(), dec.err());
+            assertNotNull(served.decrypt(ct2).lastHiddenState(), "the kept result decrypts");
         } finally {
             url = "http://localhost:" + server.port();
         }

@@ -1,4 +1,4 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.Evaluator;
 import java.lang.reflect.InvocationTargetException;

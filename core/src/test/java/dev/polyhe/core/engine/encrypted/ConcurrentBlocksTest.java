@@ -1,4 +1,4 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,12 +13,6 @@ import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.Layout;
-import dev.polyhe.core.engine.encrypted.OperatorStats;
-import dev.polyhe.core.engine.encrypted.Packing;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,19 +1,16 @@
-package dev.polyhe.launcher;
+package dev.polyhe.server;
 
-import static dev.polyhe.launcher.LauncherTest.polyhe;
+import static dev.polyhe.server.ServedModel.JSON;
+import static dev.polyhe.server.ServedModel.error;
+import static dev.polyhe.server.ServedModel.get;
+import static dev.polyhe.server.ServedModel.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.bench.RandomCheckpoint;
-import dev.polyhe.server.PolyHeServer;
-import dev.polyhe.server.TokenFile;
 import java.io.ByteArrayOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -31,11 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What {@code polyhe serve} keeps and for how long (issue 44): jobs removed after their time to live, quotas of
- * bytes and results answered before anything is written, and the operator's view on a loopback admin port.
+ * bytes and results answered before anything is written, and the operator's view on a loopback admin port. (The
+ * command line's storage options are checked in the launcher's ServeSecurityTest.)
  */
 class ServeStorageTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     static Path dir;
@@ -49,20 +45,10 @@ class ServeStorageTest {
 
     @BeforeAll
     static void prepare() throws Exception {
-        model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
-        RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9]]}");
-        Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}");
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
-        assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
-        assertEquals(0, gen.code(), gen.err());
-        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                dir.resolve("in.json").toString(), "--output", dir.resolve("q.ct").toString());
-        assertEquals(0, enc.code(), enc.err());
+        ServedModel served = ServedModel.shared();
+        model = served.model();
+        keys = served.keys();
+        served.encrypt(Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"), dir.resolve("q.ct"));
         tokens = dir.resolve("tokens");
         alice = TokenFile.add(tokens, "alice", false);
         bob = TokenFile.add(tokens, "bob", false);
@@ -77,25 +63,6 @@ class ServeStorageTest {
 
     private static PolyHeServer.Settings settings(Path store) {
         return new PolyHeServer.Settings(0, List.of(model), store, 1, 4, 1L << 30, 256L << 20, 64L << 20, true, 0);
-    }
-
-    private static HttpResponse<String> send(String url, String token, HttpRequest.Builder b) throws Exception {
-        b.uri(URI.create(url)).timeout(Duration.ofSeconds(60));
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static HttpResponse<String> get(String url, String token) throws Exception {
-        return send(url, token, HttpRequest.newBuilder());
-    }
-
-    private static JsonNode error(HttpResponse<String> r, int status) throws Exception {
-        assertEquals(status, r.statusCode(), r.body());
-        JsonNode n = JSON.readTree(r.body());
-        assertEquals(status, n.get("status").asInt(), r.body());
-        return n;
     }
 
     private static byte[] zip() throws Exception {
@@ -247,7 +214,7 @@ class ServeStorageTest {
         long query = Files.size(dir.resolve("q.ct"));
         // room for one key set and half a query
         var room = new PolyHeServer.Storage(Duration.ofHours(24), serverHalfBytes() + query / 2,
-                dev.polyhe.server.DiskHighWater.DEFAULT, 64);
+                DiskHighWater.DEFAULT, 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), room)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
@@ -277,7 +244,7 @@ class ServeStorageTest {
         // the disk: a mark it is past already refuses every write, whoever asks
         Path full = dir.resolve("full-store");
         var disk = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40,
-                dev.polyhe.server.DiskHighWater.parse("0.000001"), 64);
+                DiskHighWater.parse("0.000001"), 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(full), PolyHeServer.Network.loopbackDemo(), disk)) {
             String url = "http://127.0.0.1:" + s.port();
             List<String> before = tree(full);
@@ -291,7 +258,7 @@ class ServeStorageTest {
     @Test
     void aTenantsStoredJobsAreCountedAndDeletingAnEndedOneMakesRoom() throws Exception {
         Path store = dir.resolve("results-store");
-        var one = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, dev.polyhe.server.DiskHighWater.DEFAULT, 1);
+        var one = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, DiskHighWater.DEFAULT, 1);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), one)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
@@ -374,26 +341,5 @@ class ServeStorageTest {
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("no-admin-store")), tenants())) {
             assertEquals(null, s.adminAddress());
         }
-    }
-
-    @Test
-    void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
-        var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, bad.code(), bad.err());
-        assertTrue(bad.err().contains("'tomorrow' is not a span of time") && bad.err().contains("24h"), bad.err());
-        var zero = polyhe("serve", "--no-auth", "--job-ttl", "0s", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, zero.code(), zero.err());
-        assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
-        var help = polyhe("serve", "--help");
-        assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
-        var water = polyhe("serve", "--no-auth", "--disk-high-water", "2.5", "--models", model.toString(), "--store",
-                dir.resolve("cli-store").toString());
-        assertEquals(2, water.code(), water.err());
-        assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
-        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant")
-                && help.out().contains("--admin-port"), help.out());
-        assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
     }
 }

@@ -1,15 +1,10 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
-import dev.polyhe.core.engine.encrypted.Accounting;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.Packing;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeAll;

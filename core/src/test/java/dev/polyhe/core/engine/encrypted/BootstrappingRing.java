@@ -1,12 +1,10 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.Packing;
 
 /**
  * The small bootstrapping ring of the refresh tests ({@code insecure-test-boot-N10}) with client keys and evaluation

@@ -1,4 +1,4 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,10 +9,6 @@ import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.engine.encrypted.Accounting;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.Arith;
-import dev.polyhe.api.attention.AttentionKernel;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.EvaluationKeys;
@@ -17,14 +16,8 @@ import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.core.PolyHe;
-import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.Layout;
-import dev.polyhe.core.engine.encrypted.Packing;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -36,12 +29,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The encrypted engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
- * engine, and a polynomial attention mechanism runs unchanged on ciphertexts.
+ * engine. (A polynomial attention mechanism running unchanged on ciphertexts is the attention plugin's
+ * EncryptedAttentionTest.)
  */
 class EncryptedEngineTest {
     static final int TOKENS = 6;
@@ -393,70 +385,6 @@ class EncryptedEngineTest {
         assertTrue(maxAbsDiff(plain.rowRange(px, 2, 4).toMatrix(), ckks.toPlain(ckks.rowRange(cx, 2, 4))) < 1e-6);
     }
 
-    /** Unmasked, and causal: each row then divided by its own length (ε/L_t added as a plaintext, no level). */
-    @ParameterizedTest(name = "causal {0}")
-    @ValueSource(booleans = {false, true})
-    void polynomialPowerSoftmaxRunsUnchangedOnCiphertexts(boolean causal) {
-        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax-length-agnostic")
-                .withOption("iterations", 8).withOption("lo", 0.01).withOption("hi", causal ? 6 : 4));
-        Matrix scores = random(TOKENS, TOKENS, 1.5);
-        Matrix mask = causal ? causalMask() : null;
-        PlainEngine plain = new PlainEngine();
-        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), mask).toMatrix();
-        // Scores enter as Q·Kᵀ would produce them: diagonal layout, via a rank-one product with ones.
-        EncryptedTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
-                ckks.fromPlain(onesColumn())), scores);
-        Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, mask));
-        assertTrue(maxAbsDiff(expected, actual) < 1e-4, "encrypted vs plaintext polynomial attention: "
-                + maxAbsDiff(expected, actual));
-    }
-
-    /**
-     * PowerSoftmax's division from a Chebyshev first guess, encrypted on a bootstrapping ring with three levels per
-     * bootstrap, so that the guess itself runs out of levels midway and its denominator is refreshed once for the
-     * guess (at the guess's precision) and again, precisely, for e0 = 1 − d·y0: the weights agree with the plaintext
-     * polynomial program's on a domain spanning κ = 4e4 (6 keys of scores up to 1.5), as plain Goldschmidt's do. (Three levels are too few
-     * for the guess to save bootstraps; at 128-bit's ten it does, see BootstrapPlannerTest.)
-     */
-    @ParameterizedTest(name = "guess-degree {0}")
-    @ValueSource(strings = {"0", "15"})
-    void firstGuessDivisionAgreesWithPlaintextOnABootstrappingRing(String guess) {
-        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
-        Matrix scores = random(TOKENS, TOKENS, 1.5);
-        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax")
-                .withOption("division", "goldschmidt").withOption("lo", 1e-3).withOption("hi", 40)
-                .withOption("iterations", 30).withOption("guess-degree", guess));
-        assertEquals(!guess.equals("0"), kernel.describe().contains("guess-degree=" + guess), kernel.describe());
-        PlainEngine plain = new PlainEngine();
-        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
-        try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
-            EncryptedEngine engine = bootstrappingEngine(ctx);
-            EncryptedTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
-                    engine.fromPlain(onesColumn())), scores);
-            Matrix actual = engine.toPlain(kernel.normalize(engine, engine.bound(encScores, -1.5, 1.5), causalMask()));
-            double error = maxAbsDiff(expected, actual);
-            assertTrue(error < 1e-3, kernel.describe() + ": encrypted vs plaintext polynomial weights " + error);
-            assertTrue(engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) > 0, "it bootstrapped");
-        }
-    }
-
-    static Matrix causalMask() {
-        double[] d = new double[TOKENS * TOKENS];
-        for (int r = 0; r < TOKENS; r++) {
-            for (int c = 0; c <= r; c++) {
-                d[r * TOKENS + c] = 1;
-            }
-        }
-        return new Matrix(TOKENS, TOKENS, d);
-    }
-
-    static Matrix onesColumn() {
-        double[] d = new double[TOKENS];
-        java.util.Arrays.fill(d, 1);
-        return new Matrix(TOKENS, 1, d);
-    }
-
     /**
      * Bootstrapping's error is absolute: values far from 1 are scaled into (1/2, 1] first and back after (for free,
      * upward); and a program that asks for more precision than one bootstrap keeps gets two bootstraps for one.
@@ -544,7 +472,7 @@ class EncryptedEngineTest {
     }
 
     private static long bootstrapCalls(EncryptedEngine engine) {
-        return engine.accounting().countsByPrimitive().getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP,
+        return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP,
                 0L);
     }
 
@@ -590,7 +518,7 @@ class EncryptedEngineTest {
                 spent = engine.mul(spent, one);
             }
             java.util.function.LongSupplier calls = () -> engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             double once = maxAbsDiff(half, engine.toPlain(engine.mul(spent, one)));
             assertEquals(1, calls.getAsLong(), "refreshed once");
             engine.mul(spent, one);
@@ -628,7 +556,7 @@ class EncryptedEngineTest {
                     errors[run] = chain.applyAsDouble(engine);
                 }
                 bootstraps[run] = engine.accounting().countsByPrimitive()
-                        .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                        .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
                 if (run == 1) {
                     var raised = engine.accounting().precisionRaises().values().iterator().next();
                     assertEquals(bootstraps[1], raised.ciphertexts(),
@@ -664,20 +592,20 @@ class EncryptedEngineTest {
             double err = maxAbsDiff(x, engine.toPlain(t));
             assertTrue(err < 1e-4, "error after the engine's bootstraps: " + err);
             long bootstraps = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             assertTrue(bootstraps >= 2, "bootstraps placed by the engine: " + bootstraps);
 
             // A square refreshes its operand once, not once per factor: 8 squarings, 3 levels per bootstrap.
             EncryptedTensor one1 = engine.fromPlain(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)));
             long before = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             EncryptedTensor p = one1;
             for (int i = 0; i < 8; i++) {
                 p = engine.square(p);
             }
             assertTrue(maxAbsDiff(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)), engine.toPlain(p)) < 1e-3);
             long squares = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - before;
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
             assertTrue(squares <= 2, "bootstraps for 8 squarings: " + squares);
 
             // Two sequences that run out of levels together are refreshed by one bootstrap each time.
@@ -685,13 +613,13 @@ class EncryptedEngineTest {
             EncryptedTensor u = engine.fromPlain(half);
             EncryptedTensor v = engine.mulConstant(engine.fromPlain(half), -1);
             long start = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 8; i++) {
                 u = engine.square(u);
                 v = engine.mul(v, engine.fromPlain(half));
             }
             long pairs = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - start;
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - start;
             assertTrue(maxAbsDiff(half, engine.toPlain(u)) < 1e-3, "u = 1");
             assertTrue(maxAbsDiff(engine.toPlain(engine.mulConstant(v, -1)), half) < 1e-3, "v = -1");
             assertTrue(pairs <= 3, "bootstraps for two sequences of 8 products: " + pairs + " (4 or more one by one)");
@@ -702,12 +630,12 @@ class EncryptedEngineTest {
                 spent = engine.mul(spent, engine.fromPlain(half));
             }
             long first = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 3; i++) {
                 assertTrue(maxAbsDiff(half, engine.toPlain(engine.mul(spent, engine.fromPlain(half)))) < 1e-3);
             }
             long reused = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - first;
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - first;
             assertEquals(1, reused, "bootstraps of one spent ciphertext used in three products");
 
             // Announced as the input of a 3-deep program, a nearly spent ciphertext is refreshed once, up front;
@@ -717,14 +645,14 @@ class EncryptedEngineTest {
                 low = engine.mul(low, engine.fromPlain(half));
             }
             long before3 = engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             EncryptedTensor reserved = engine.reserve(low, 3, 1);
             assertTrue(reserved.level() >= 3, "levels after reserve: " + reserved.level());
             assertTrue(maxAbsDiff(half, engine.toPlain(reserved)) < 1e-3);
             EncryptedTensor cube = engine.mul(engine.square(reserved), reserved);
             assertTrue(maxAbsDiff(half, engine.toPlain(cube)) < 1e-3);
             assertEquals(1, engine.accounting().countsByPrimitive()
-                    .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L) - before3,
+                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before3,
                     "one bootstrap for a 2-deep program on a refreshed input");
             assertTrue(engine.reserve(reserved, 3, 1) == reserved, "enough levels: nothing to do");
             // Read back from a file, the engine knows nothing of its magnitude: the announced bound decides.
@@ -739,9 +667,9 @@ class EncryptedEngineTest {
     private static EncryptedTensor roundTrip(HeContext ctx, EncryptedTensor t) {
         try {
             var out = new java.io.ByteArrayOutputStream();
-            dev.polyhe.core.engine.encrypted.EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
+            EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
                     java.util.Map.of("t", t), out);
-            return dev.polyhe.core.engine.encrypted.EncryptedTensorFormat.read(ctx, "ckks-cpu",
+            return EncryptedTensorFormat.read(ctx, "ckks-cpu",
                     new java.io.ByteArrayInputStream(out.toByteArray())).tensors().get("t");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);

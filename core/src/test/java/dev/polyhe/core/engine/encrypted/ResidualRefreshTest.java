@@ -1,4 +1,4 @@
-package dev.polyhe.launcher;
+package dev.polyhe.core.engine.encrypted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,10 +7,6 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.Packing;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
