@@ -19,15 +19,25 @@ module dev.polyhe.core {
     exports dev.polyhe.core.inference;
     // Engine internals, for the launcher (and the server) alone: the encrypted engine, its traces and reports, key and
     // ciphertext files.
-    exports dev.polyhe.core.engine.encrypted to dev.polyhe.launcher, dev.polyhe.server;
-    exports dev.polyhe.core.engine.trace to dev.polyhe.launcher;
-    exports dev.polyhe.core.report to dev.polyhe.launcher;
-    exports dev.polyhe.core.encrypted to dev.polyhe.launcher, dev.polyhe.server;
+    exports dev.polyhe.core.engine.encrypted to
+            dev.polyhe.launcher,
+            dev.polyhe.server;
+    exports dev.polyhe.core.engine.trace to
+            dev.polyhe.launcher;
+    exports dev.polyhe.core.report to
+            dev.polyhe.launcher;
+    exports dev.polyhe.core.encrypted to
+            dev.polyhe.launcher,
+            dev.polyhe.server;
 
-    opens dev.polyhe.core.config to com.fasterxml.jackson.databind;
-    opens dev.polyhe.core.inference to com.fasterxml.jackson.databind;
-    opens dev.polyhe.core.inject to com.google.guice;
-    opens dev.polyhe.core to com.google.guice;
+    opens dev.polyhe.core.config to
+            com.fasterxml.jackson.databind;
+    opens dev.polyhe.core.inference to
+            com.fasterxml.jackson.databind;
+    opens dev.polyhe.core.inject to
+            com.google.guice;
+    opens dev.polyhe.core to
+            com.google.guice;
 
     uses dev.polyhe.api.he.HeBackend;
     uses dev.polyhe.api.approx.PolynomialApproximator;

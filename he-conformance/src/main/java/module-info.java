@@ -7,5 +7,7 @@ module dev.polyhe.he.conformance {
     requires transitive org.junit.jupiter.api;
 
     exports dev.polyhe.he.conformance;
-    opens dev.polyhe.he.conformance to org.junit.platform.commons;
+
+    opens dev.polyhe.he.conformance to
+            org.junit.platform.commons;
 }

@@ -8,5 +8,7 @@ module dev.polyhe.launcher {
     requires static java.desktop;
 
     exports dev.polyhe.launcher;
-    opens dev.polyhe.launcher to info.picocli;
+
+    opens dev.polyhe.launcher to
+            info.picocli;
 }

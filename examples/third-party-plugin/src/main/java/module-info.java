@@ -2,5 +2,6 @@
 module com.example.polyhe.taylor {
     requires dev.polyhe.api;
 
-    provides dev.polyhe.api.attention.AttentionMechanism with com.example.polyhe.taylor.TaylorSoftmax;
+    provides dev.polyhe.api.attention.AttentionMechanism with
+            com.example.polyhe.taylor.TaylorSoftmax;
 }

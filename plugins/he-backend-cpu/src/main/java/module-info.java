@@ -8,5 +8,6 @@ module dev.polyhe.backend.cpu {
 
     uses dev.polyhe.api.he.HeBackend;
 
-    provides dev.polyhe.api.he.HeBackend with dev.polyhe.backend.cpu.CkksCpuBackend;
+    provides dev.polyhe.api.he.HeBackend with
+            dev.polyhe.backend.cpu.CkksCpuBackend;
 }

@@ -9,5 +9,6 @@ module dev.polyhe.backend.cuda {
 
     exports dev.polyhe.backend.cuda;
 
-    provides dev.polyhe.api.he.HeBackend with dev.polyhe.backend.cuda.CkksCudaBackend;
+    provides dev.polyhe.api.he.HeBackend with
+            dev.polyhe.backend.cuda.CkksCudaBackend;
 }

@@ -27,7 +27,8 @@ public record Matrix(int rows, int cols, double[] data) {
         double[] d = new double[r * c];
         for (int i = 0; i < r; i++) {
             if (rowsData[i].length != c) {
-                throw new IllegalArgumentException("row " + i + " has " + rowsData[i].length + " values, expected " + c);
+                throw new IllegalArgumentException(
+                        "row " + i + " has " + rowsData[i].length + " values, expected " + c);
             }
             System.arraycopy(rowsData[i], 0, d, i * c, c);
         }

@@ -83,8 +83,9 @@ public record Options(String owner, Map<String, String> values) {
         return switch (v.strip().toLowerCase(java.util.Locale.ROOT)) {
             case "true", "yes", "on" -> true;
             case "false", "no", "off" -> false;
-            default -> throw new InvalidOptionException(owner + ": option '" + key + "' = '" + v
-                    + "' is not a boolean (true or false)");
+            default ->
+                throw new InvalidOptionException(
+                        owner + ": option '" + key + "' = '" + v + "' is not a boolean (true or false)");
         };
     }
 

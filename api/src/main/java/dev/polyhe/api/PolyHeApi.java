@@ -7,8 +7,11 @@ package dev.polyhe.api;
  * The api jar also carries it as the manifest attribute {@value #MANIFEST_ATTRIBUTE}.
  */
 public final class PolyHeApi {
-    /** major.minor; a change of major breaks plugins. Kept equal to {@code polyhe.api.version} in the root pom (tested). */
+    /**
+     * major.minor; a change of major breaks plugins. Kept equal to {@code polyhe.api.version} in the root pom (tested).
+     */
     public static final String VERSION = "1.1";
+
     public static final String MANIFEST_ATTRIBUTE = "PolyHe-Api-Version";
 
     private PolyHeApi() {}
@@ -22,7 +25,8 @@ public final class PolyHeApi {
         try {
             return Integer.parseInt(head);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("API version '" + version + "' is not major.minor (e.g. " + VERSION + ")");
+            throw new IllegalArgumentException(
+                    "API version '" + version + "' is not major.minor (e.g. " + VERSION + ")");
         }
     }
 

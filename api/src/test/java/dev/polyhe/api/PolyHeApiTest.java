@@ -18,7 +18,9 @@ class PolyHeApiTest {
         try (InputStream in = PolyHeApi.class.getResourceAsStream("api-version.properties")) {
             p.load(in);
         }
-        assertEquals(p.getProperty("version"), PolyHeApi.VERSION,
+        assertEquals(
+                p.getProperty("version"),
+                PolyHeApi.VERSION,
                 "PolyHeApi.VERSION must equal polyhe.api.version in the root pom");
     }
 
@@ -37,7 +39,8 @@ class PolyHeApiTest {
         assertTrue(e.getMessage().contains("'p'") && e.getMessage().contains("3x"), e.getMessage());
         var unknown = assertThrows(Options.InvalidOptionException.class, () -> o.requireOnly(Set.of("p")));
         assertTrue(unknown.getMessage().contains("unknown option 'q'"), unknown.getMessage());
-        var range = assertThrows(Options.InvalidOptionException.class,
+        var range = assertThrows(
+                Options.InvalidOptionException.class,
                 () -> new Options("x", Map.of("epsilon", "-1")).getDouble("epsilon", 1e-3, 0, 1));
         assertTrue(range.getMessage().contains("0.0 .. 1.0"), range.getMessage());
     }

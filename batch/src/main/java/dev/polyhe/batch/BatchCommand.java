@@ -17,48 +17,85 @@ import picocli.CommandLine.Spec;
  * {@code polyhe batch}: a folder of encrypted queries evaluated as one Apache Spark job, one task per query. The same
  * class is the main class for {@code spark-submit} on a cluster, where the master comes from spark-submit.
  */
-@Command(name = "batch", mixinStandardHelpOptions = true, versionProvider = BatchCommand.Version.class,
-        description = {"Server: evaluate every encrypted query (*.ct from 'polyhe encrypt') of a folder as an Apache "
-                + "Spark job, one task per query, each executor loading a key set's evaluation keys once. Writes "
-                + "NAME.result.ct per query NAME.ct (for 'polyhe decrypt') and batch.json with per-query timings.",
-                "Exit code 0 when every query was answered, 1 when some failed (each reported in batch.json, the "
-                        + "others answered), 2 for bad input."})
+@Command(
+        name = "batch",
+        mixinStandardHelpOptions = true,
+        versionProvider = BatchCommand.Version.class,
+        description = {
+            "Server: evaluate every encrypted query (*.ct from 'polyhe encrypt') of a folder as an Apache "
+                    + "Spark job, one task per query, each executor loading a key set's evaluation keys once. Writes "
+                    + "NAME.result.ct per query NAME.ct (for 'polyhe decrypt') and batch.json with per-query timings.",
+            "Exit code 0 when every query was answered, 1 when some failed (each reported in batch.json, the "
+                    + "others answered), 2 for bad input."
+        })
 public final class BatchCommand implements Callable<Integer> {
-    @Option(names = "--master", paramLabel = "URL", description = "Spark master: local[N] runs N queries at once in "
-            + "this JVM (default: spark-submit's, else local[*]).")
+    @Option(
+            names = "--master",
+            paramLabel = "URL",
+            description = "Spark master: local[N] runs N queries at once in "
+                    + "this JVM (default: spark-submit's, else local[*]).")
     String master;
 
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "The served model folder: the "
-            + "checkpoint, its declared polynomial attention (config.json polyhe_attention) and calibration.json.")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
+            description = "The served model folder: the "
+                    + "checkpoint, its declared polynomial attention (config.json "
+                    + "polyhe_attention) and calibration.json.")
     Path model;
 
-    @Option(names = "--calibration", paramLabel = "CAL.json", description = "Approximation domains (default: the "
-            + "model folder's calibration.json).")
+    @Option(
+            names = "--calibration",
+            paramLabel = "CAL.json",
+            description = "Approximation domains (default: the " + "model folder's calibration.json).")
     Path calibration;
 
-    @Option(names = "--queries", required = true, paramLabel = "DIR", description = "Folder of encrypted queries, "
-            + "*.ct. On a cluster: shared storage every executor sees at the same path.")
+    @Option(
+            names = "--queries",
+            required = true,
+            paramLabel = "DIR",
+            description = "Folder of encrypted queries, "
+                    + "*.ct. On a cluster: shared storage every executor sees at the same path.")
     Path queries;
 
-    @Option(names = "--keys-store", required = true, paramLabel = "DIR", description = "The server halves of the "
-            + "queries' key sets: a 'polyhe serve' store, a folder of key folders, or one key folder. Each query "
-            + "runs with the key set its header names.")
+    @Option(
+            names = "--keys-store",
+            required = true,
+            paramLabel = "DIR",
+            description = "The server halves of the "
+                    + "queries' key sets: a 'polyhe serve' store, a folder of key folders, "
+                    + "or one key folder. Each query "
+                    + "runs with the key set its header names.")
     Path keyStore;
 
-    @Option(names = "--output", required = true, paramLabel = "DIR", description = "Where the answers and batch.json "
-            + "go.")
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "DIR",
+            description = "Where the answers and batch.json " + "go.")
     Path output;
 
-    @Option(names = "--retries", defaultValue = "1", paramLabel = "N", description = "Tries again a failed query N "
-            + "times before reporting it (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--retries",
+            defaultValue = "1",
+            paramLabel = "N",
+            description = "Tries again a failed query N " + "times before reporting it (default: ${DEFAULT-VALUE}).")
     int retries;
 
-    @Option(names = "--threads", defaultValue = "0", paramLabel = "T", description = "The engine's threads per "
-            + "executor (default: the backend's, all cores).")
+    @Option(
+            names = "--threads",
+            defaultValue = "0",
+            paramLabel = "T",
+            description = "The engine's threads per " + "executor (default: the backend's, all cores).")
     int threads;
 
-    @Option(names = "--backend", paramLabel = "NAME", description = "HE backend the executors evaluate on, e.g. "
-            + "ckks-cuda (default: the one each query's key set names; any backend of its data format reads it).")
+    @Option(
+            names = "--backend",
+            paramLabel = "NAME",
+            description = "HE backend the executors evaluate on, e.g. "
+                    + "ckks-cuda (default: the one each query's key set names; any backend "
+                    + "of its data format reads it).")
     String backend;
 
     @Option(names = "--insecure-test", description = "Accept key sets below 128-bit security (tests only).")
@@ -87,12 +124,21 @@ public final class BatchCommand implements Callable<Integer> {
             conf.setIfMissing("spark.ui.enabled", "false");
         } else if (!conf.contains("spark.jars")) {
             // a cluster's executors have Spark only: send them PolyHE (spark-submit sets spark.jars itself)
-            conf.set("spark.jars", String.join(",", ShippedJars.ofThisJvm().stream().map(Path::toString).toList()));
+            conf.set(
+                    "spark.jars",
+                    String.join(
+                            ",",
+                            ShippedJars.ofThisJvm().stream().map(Path::toString).toList()));
         }
         // Spark's INFO start-up lines (about 190 under spark-submit) drown the batch's progress
         conf.setIfMissing("spark.log.level", "WARN");
-        var settings = new BatchSettings(model.toAbsolutePath().toString(), cal.toAbsolutePath().toString(),
-                acceptInsecure, retries, threads, backend);
+        var settings = new BatchSettings(
+                model.toAbsolutePath().toString(),
+                cal.toAbsolutePath().toString(),
+                acceptInsecure,
+                retries,
+                threads,
+                backend);
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = spec.commandLine().getOut();
         BatchJob.Result result = BatchJob.run(conf, queries, keyStore, output, settings, err);
@@ -122,10 +168,15 @@ public final class BatchCommand implements Callable<Integer> {
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((e, line, parsed) -> {
-            if (e instanceof BatchInputException || e instanceof ConfigException
-                    || e instanceof java.nio.file.NoSuchFileException || e instanceof IllegalArgumentException) {
-                line.getErr().println("polyhe batch: " + (e instanceof java.nio.file.NoSuchFileException
-                        ? "no such file: " + e.getMessage() : e.getMessage()));
+            if (e instanceof BatchInputException
+                    || e instanceof ConfigException
+                    || e instanceof java.nio.file.NoSuchFileException
+                    || e instanceof IllegalArgumentException) {
+                line.getErr()
+                        .println("polyhe batch: "
+                                + (e instanceof java.nio.file.NoSuchFileException
+                                        ? "no such file: " + e.getMessage()
+                                        : e.getMessage()));
                 return 2;
             }
             throw e;

@@ -39,8 +39,9 @@ final class BatchJob {
 
     private BatchJob() {}
 
-    static Result run(SparkConf conf, Path queries, Path keyStore, Path output, BatchSettings settings,
-            PrintWriter progress) throws IOException {
+    static Result run(
+            SparkConf conf, Path queries, Path keyStore, Path output, BatchSettings settings, PrintWriter progress)
+            throws IOException {
         long t0 = System.nanoTime();
         List<Path> files = queryFiles(queries);
         KeyStoreIndex index = KeyStoreIndex.scan(keyStore);
@@ -54,35 +55,44 @@ final class BatchJob {
                 KeySetIdentity identity = KeySetIdentity.ofEncryptedFile(f);
                 Path keys = index.folderFor(identity);
                 String stem = name.substring(0, name.length() - ".ct".length());
-                specs.add(new QuerySpec(name, f.toAbsolutePath().toString(), keys.toAbsolutePath().toString(),
-                        identity.backend(), output.resolve(stem + RESULT_SUFFIX).toAbsolutePath().toString()));
+                specs.add(new QuerySpec(
+                        name,
+                        f.toAbsolutePath().toString(),
+                        keys.toAbsolutePath().toString(),
+                        identity.backend(),
+                        output.resolve(stem + RESULT_SUFFIX).toAbsolutePath().toString()));
             } catch (HeException e) {
                 outcomes.put(name, QueryOutcome.refused(name, "not a valid encrypted tensor file: " + e.getMessage()));
             } catch (BatchInputException | IOException e) {
                 outcomes.put(name, QueryOutcome.refused(name, e.getMessage()));
             }
         }
-        progress.printf("batch: %d queries, %d refused before running, %d key set(s) in %s%n", files.size(),
-                files.size() - specs.size(), index.size(), keyStore);
+        progress.printf(
+                "batch: %d queries, %d refused before running, %d key set(s) in %s%n",
+                files.size(), files.size() - specs.size(), index.size(), keyStore);
         progress.flush();
         String master = conf.get("spark.master", "?");
         if (!specs.isEmpty()) {
             try (JavaSparkContext sc = new JavaSparkContext(conf)) {
                 master = sc.master();
                 sc.sc().addSparkListener(new Progress(progress, specs.size(), t0));
-                var job = sc.parallelize(specs, specs.size()).map(new QueryTask(settings)).collectAsync();
+                var job = sc.parallelize(specs, specs.size())
+                        .map(new QueryTask(settings))
+                        .collectAsync();
                 for (QueryOutcome o : awaitUnlessStopped(sc, job)) {
                     outcomes.put(o.name(), o);
                 }
-            } catch (Exception e) {   // SparkException is checked, though Java does not see it thrown
+            } catch (Exception e) { // SparkException is checked, though Java does not see it thrown
                 // Spark itself failed (no context, the master gone, the job aborted): the report still says so
                 String reason = sparkReason(e);
-                long lost = specs.stream().filter(q -> outcomes.get(q.name()) == null).count();
+                long lost = specs.stream()
+                        .filter(q -> outcomes.get(q.name()) == null)
+                        .count();
                 for (QuerySpec q : specs) {
                     outcomes.computeIfAbsent(q.name(), n -> QueryOutcome.lostToSpark(n, reason));
                 }
-                progress.printf("polyhe batch: Spark failed, %d queries not answered (see batch.json): %s%n", lost,
-                        reason);
+                progress.printf(
+                        "polyhe batch: Spark failed, %d queries not answered (see batch.json): %s%n", lost, reason);
                 progress.flush();
             }
         }
@@ -128,7 +138,10 @@ final class BatchJob {
         }
         try (Stream<Path> s = Files.list(queries)) {
             List<Path> files = s.filter(p -> p.getFileName().toString().endsWith(".ct")
-                    && !p.getFileName().toString().endsWith(RESULT_SUFFIX) && Files.isRegularFile(p)).sorted().toList();
+                            && !p.getFileName().toString().endsWith(RESULT_SUFFIX)
+                            && Files.isRegularFile(p))
+                    .sorted()
+                    .toList();
             if (files.isEmpty()) {
                 throw new BatchInputException("no query in " + queries + ": expected encrypted inputs named *.ct "
                         + "(from 'polyhe encrypt')");
@@ -153,8 +166,9 @@ final class BatchJob {
         @Override
         public void onTaskEnd(SparkListenerTaskEnd end) {
             synchronized (out) {
-                out.printf("batch: %d of %d queries finished, %.1f s%n", ended.incrementAndGet(), total,
-                        (System.nanoTime() - t0) / 1e9);
+                out.printf(
+                        "batch: %d of %d queries finished, %.1f s%n",
+                        ended.incrementAndGet(), total, (System.nanoTime() - t0) / 1e9);
                 out.flush();
             }
         }

@@ -24,7 +24,9 @@ final class BatchReport {
         root.put("failed", r.outcomes().size() - r.done());
         root.put("key_sets", r.keySets());
         root.put("wall_seconds", r.wallSeconds());
-        root.put("query_seconds_sum", r.outcomes().stream().mapToDouble(QueryOutcome::totalSeconds).sum());
+        root.put(
+                "query_seconds_sum",
+                r.outcomes().stream().mapToDouble(QueryOutcome::totalSeconds).sum());
         var rows = root.putArray("results");
         for (QueryOutcome o : r.outcomes()) {
             ObjectNode row = rows.addObject();
@@ -60,21 +62,44 @@ final class BatchReport {
 
     static String text(BatchJob.Result r) {
         StringBuilder b = new StringBuilder();
-        int width = Math.max(8, r.outcomes().stream().mapToInt(o -> o.name().length()).max().orElse(0));
-        b.append(String.format("%-" + width + "s  %-6s  %8s  %-8s  %-6s  %8s  %8s  %8s  %10s%n", "query", "status",
-                "attempts", "executor", "keys", "load s", "eval s", "total s", "bootstraps"));
+        int width = Math.max(
+                8, r.outcomes().stream().mapToInt(o -> o.name().length()).max().orElse(0));
+        b.append(String.format(
+                "%-" + width + "s  %-6s  %8s  %-8s  %-6s  %8s  %8s  %8s  %10s%n",
+                "query",
+                "status",
+                "attempts",
+                "executor",
+                "keys",
+                "load s",
+                "eval s",
+                "total s",
+                "bootstraps"));
         for (QueryOutcome o : r.outcomes()) {
             if (o.done()) {
-                b.append(String.format("%-" + width + "s  %-6s  %8d  %-8s  %-6s  %8.1f  %8.1f  %8.1f  %10d%n", o.name(),
-                        "done", o.attempts(), o.executor(), o.keysCached() ? "cached" : "loaded", o.loadSeconds(),
-                        o.evaluateSeconds(), o.totalSeconds(), o.bootstraps()));
+                b.append(String.format(
+                        "%-" + width + "s  %-6s  %8d  %-8s  %-6s  %8.1f  %8.1f  %8.1f  %10d%n",
+                        o.name(),
+                        "done",
+                        o.attempts(),
+                        o.executor(),
+                        o.keysCached() ? "cached" : "loaded",
+                        o.loadSeconds(),
+                        o.evaluateSeconds(),
+                        o.totalSeconds(),
+                        o.bootstraps()));
             } else {
-                b.append(String.format("%-" + width + "s  %-6s  %8d  %s%n", o.name(), "failed", o.attempts(),
-                        o.error()));
+                b.append(String.format(
+                        "%-" + width + "s  %-6s  %8d  %s%n", o.name(), "failed", o.attempts(), o.error()));
             }
         }
-        b.append(String.format("%d queries: %d done, %d failed, in %.1f s on %s (sum of query times %.1f s)%n",
-                r.outcomes().size(), r.done(), r.outcomes().size() - r.done(), r.wallSeconds(), r.master(),
+        b.append(String.format(
+                "%d queries: %d done, %d failed, in %.1f s on %s (sum of query times %.1f s)%n",
+                r.outcomes().size(),
+                r.done(),
+                r.outcomes().size() - r.done(),
+                r.wallSeconds(),
+                r.master(),
                 r.outcomes().stream().mapToDouble(QueryOutcome::totalSeconds).sum()));
         return b.toString();
     }

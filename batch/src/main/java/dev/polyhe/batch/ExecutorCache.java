@@ -44,8 +44,8 @@ final class ExecutorCache {
 
     /** The model of a served folder with the backend a key set names. */
     static PrivateInference model(BatchSettings s, String backend) {
-        return MODELS.computeIfAbsent(s.model() + "\n" + backend,
-                k -> polyhe(s.threads()).privateInference(Path.of(s.model()), backend));
+        return MODELS.computeIfAbsent(
+                s.model() + "\n" + backend, k -> polyhe(s.threads()).privateInference(Path.of(s.model()), backend));
     }
 
     static Calibration calibration(BatchSettings s) {
@@ -53,8 +53,7 @@ final class ExecutorCache {
     }
 
     /** The evaluation keys of a key folder, and whether they were already held. */
-    record Keys(ServerKeys keys, boolean cached) {
-    }
+    record Keys(ServerKeys keys, boolean cached) {}
 
     static Keys keys(BatchSettings s, String folder, String backend) throws IOException {
         boolean[] loaded = {false};
@@ -80,7 +79,7 @@ final class ExecutorCache {
         MODELS.clear();
         CALIBRATIONS.clear();
         if (polyhe != null) {
-            polyhe.close();   // closes every key set made through it
+            polyhe.close(); // closes every key set made through it
             polyhe = null;
         }
     }

@@ -13,9 +13,21 @@ import java.io.Serializable;
  * @param totalSeconds the last attempt, reading the query to writing the answer
  * @param error why it failed, each attempt's reason; null when done
  */
-record QueryOutcome(String name, boolean done, int attempts, String executor, boolean keysCached, double loadSeconds,
-        double readSeconds, double evaluateSeconds, double writeSeconds, double totalSeconds, long bootstraps,
-        String output, String error) implements Serializable {
+record QueryOutcome(
+        String name,
+        boolean done,
+        int attempts,
+        String executor,
+        boolean keysCached,
+        double loadSeconds,
+        double readSeconds,
+        double evaluateSeconds,
+        double writeSeconds,
+        double totalSeconds,
+        long bootstraps,
+        String output,
+        String error)
+        implements Serializable {
 
     static QueryOutcome refused(String name, String error) {
         return new QueryOutcome(name, false, 0, null, false, 0, 0, 0, 0, 0, -1, null, error);

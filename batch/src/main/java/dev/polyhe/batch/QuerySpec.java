@@ -11,5 +11,4 @@ import java.io.Serializable;
  * @param backend the HE backend of that key set (the query's header names it), read once by the driver
  * @param output where the encrypted answer goes
  */
-record QuerySpec(String name, String query, String keyFolder, String backend, String output) implements Serializable {
-}
+record QuerySpec(String name, String query, String keyFolder, String backend, String output) implements Serializable {}

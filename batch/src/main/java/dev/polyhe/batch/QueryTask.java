@@ -37,7 +37,19 @@ final class QueryTask implements Function<QuerySpec, QueryOutcome> {
                 errors.add("attempt " + attempt + ": " + why);
                 LOG.warn("{}: attempt {} of {} failed: {}", q.name(), attempt, settings.retries() + 1, why);
                 if (attempt > settings.retries()) {
-                    return new QueryOutcome(q.name(), false, attempt, executor(), false, 0, 0, 0, 0, 0, -1, null,
+                    return new QueryOutcome(
+                            q.name(),
+                            false,
+                            attempt,
+                            executor(),
+                            false,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            -1,
+                            null,
                             String.join("; ", errors));
                 }
             }
@@ -54,7 +66,12 @@ final class QueryTask implements Function<QuerySpec, QueryOutcome> {
         long t2 = System.nanoTime();
         var answer = model.evaluate(keys.keys(), query, ExecutorCache.calibration(settings), event -> {
             if (event instanceof PrivateInference.BlockDone b) {
-                LOG.info("{}: block {}/{} done, {} bootstraps, {} s", q.name(), b.block(), b.blocks(), b.bootstraps(),
+                LOG.info(
+                        "{}: block {}/{} done, {} bootstraps, {} s",
+                        q.name(),
+                        b.block(),
+                        b.blocks(),
+                        b.bootstraps(),
                         String.format("%.1f", b.elapsedSeconds()));
             }
         });
@@ -68,9 +85,20 @@ final class QueryTask implements Function<QuerySpec, QueryOutcome> {
             Files.deleteIfExists(tmp);
         }
         long t4 = System.nanoTime();
-        return new QueryOutcome(q.name(), true, attempt, executor(), keys.cached(), seconds(t1 - t0),
-                seconds(t2 - t1), answer.seconds(), seconds(t4 - t3), seconds(t4 - t0), answer.bootstraps(),
-                out.getFileName().toString(), null);
+        return new QueryOutcome(
+                q.name(),
+                true,
+                attempt,
+                executor(),
+                keys.cached(),
+                seconds(t1 - t0),
+                seconds(t2 - t1),
+                answer.seconds(),
+                seconds(t4 - t3),
+                seconds(t4 - t0),
+                answer.bootstraps(),
+                out.getFileName().toString(),
+                null);
     }
 
     private static double seconds(long nanos) {

@@ -30,7 +30,11 @@ final class ShippedJars {
     static List<Path> ofThisJvm() throws IOException {
         Set<Path> entries = new LinkedHashSet<>();
         try {
-            entries.add(Path.of(BatchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            entries.add(Path.of(BatchCommand.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI()));
         } catch (URISyntaxException | NullPointerException e) {
             throw new IllegalStateException("cannot tell where dev.polyhe.batch was loaded from", e);
         }
@@ -50,7 +54,8 @@ final class ShippedJars {
         for (Path e : entries) {
             if (Files.isDirectory(e)) {
                 jars.add(pack(e));
-            } else if (Files.isRegularFile(e) && e.getFileName().toString().endsWith(".jar")
+            } else if (Files.isRegularFile(e)
+                    && e.getFileName().toString().endsWith(".jar")
                     && !sparkJars.contains(e.getFileName().toString())) {
                 jars.add(e);
             }
@@ -78,7 +83,8 @@ final class ShippedJars {
     static Path pack(Path folder) throws IOException {
         Path jar = Files.createTempFile("polyhe-" + folder.getFileName() + "-", ".jar");
         jar.toFile().deleteOnExit();
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream zip = new JarOutputStream(out);
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream zip = new JarOutputStream(out);
                 Stream<Path> files = Files.walk(folder)) {
             for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
                 zip.putNextEntry(new JarEntry(folder.relativize(f).toString().replace(File.separatorChar, '/')));

@@ -26,6 +26,7 @@ class BatchCommandTest {
 
     @TempDir
     static Path dir;
+
     static TinyBatch tiny;
     static Path model;
     static Path queries;
@@ -47,8 +48,7 @@ class BatchCommandTest {
         tiny.close();
     }
 
-    record Run(int code, String out, String err) {
-    }
+    record Run(int code, String out, String err) {}
 
     static Run batch(String... args) {
         StringWriter out = new StringWriter();
@@ -61,8 +61,20 @@ class BatchCommandTest {
     void answersEveryQueryAndReportsTheOnesThatFailed() throws Exception {
         Path output = dir.resolve("answers");
         int loadsBefore = ExecutorCache.KEY_LOADS.get();
-        Run r = batch("--master", "local[2]", "--model", model.toString(), "--queries", queries.toString(),
-                "--keys-store", store.toString(), "--output", output.toString(), "--threads", "1", "--insecure-test");
+        Run r = batch(
+                "--master",
+                "local[2]",
+                "--model",
+                model.toString(),
+                "--queries",
+                queries.toString(),
+                "--keys-store",
+                store.toString(),
+                "--output",
+                output.toString(),
+                "--threads",
+                "1",
+                "--insecure-test");
         assertEquals(1, r.code(), r.out() + r.err());
         assertEquals(1, ExecutorCache.KEY_LOADS.get() - loadsBefore, "the key set is read once for every query");
 
@@ -106,17 +118,27 @@ class BatchCommandTest {
     @Test
     void aSparkThatCannotStartStillWritesTheReport() throws Exception {
         Path output = dir.resolve("no-spark");
-        Run r = batch("--master", "bogus://127.0.0.1:1", "--model", model.toString(), "--queries", queries.toString(),
-                "--keys-store", store.toString(), "--output", output.toString(), "--insecure-test");
+        Run r = batch(
+                "--master",
+                "bogus://127.0.0.1:1",
+                "--model",
+                model.toString(),
+                "--queries",
+                queries.toString(),
+                "--keys-store",
+                store.toString(),
+                "--output",
+                output.toString(),
+                "--insecure-test");
         assertEquals(1, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("polyhe batch: Spark failed, 5 queries not answered (see batch.json): "),
-                r.err());
+        assertTrue(r.err().contains("polyhe batch: Spark failed, 5 queries not answered (see batch.json): "), r.err());
         assertFalse(r.err().contains("\tat "), "no stack trace");
         JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
         assertEquals(0, report.get("done").asInt());
         for (JsonNode row : report.get("results")) {
             assertEquals("failed", row.get("status").asText());
-            String expected = row.get("query").asText().equals("junk.ct") ? "not a valid encrypted tensor file"
+            String expected = row.get("query").asText().equals("junk.ct")
+                    ? "not a valid encrypted tensor file"
                     : "Spark failed: Could not parse Master URL";
             assertTrue(row.get("error").asText().contains(expected), row.toString());
         }
@@ -131,16 +153,29 @@ class BatchCommandTest {
         System.setProperty("spark.driver.maxResultSize", "1b");
         Run r;
         try {
-            r = batch("--master", "local[1]", "--model", model.toString(), "--queries", one.toString(),
-                    "--keys-store", store.toString(), "--output", output.toString(), "--retries", "0",
+            r = batch(
+                    "--master",
+                    "local[1]",
+                    "--model",
+                    model.toString(),
+                    "--queries",
+                    one.toString(),
+                    "--keys-store",
+                    store.toString(),
+                    "--output",
+                    output.toString(),
+                    "--retries",
+                    "0",
                     "--insecure-test");
         } finally {
             System.clearProperty("spark.driver.maxResultSize");
-            ExecutorCache.release();   // the other tests count key reads from nothing
+            ExecutorCache.release(); // the other tests count key reads from nothing
         }
         assertEquals(1, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("polyhe batch: Spark failed, 1 queries not answered"), r.err());
-        JsonNode row = JSON.readTree(output.resolve("batch.json").toFile()).get("results").get(0);
+        JsonNode row = JSON.readTree(output.resolve("batch.json").toFile())
+                .get("results")
+                .get(0);
         assertEquals("failed", row.get("status").asText());
         assertTrue(row.get("error").asText().startsWith("Spark failed: Job aborted"), row.toString());
         assertTrue(row.get("error").asText().contains("spark.driver.maxResultSize"), row.toString());
@@ -149,20 +184,42 @@ class BatchCommandTest {
     @Test
     void badInputIsOneLineAndExitCodeTwo() throws Exception {
         Path out = dir.resolve("unused");
-        Run noStore = batch("--master", "local[1]", "--model", model.toString(), "--queries", queries.toString(),
-                "--keys-store", Files.createDirectories(dir.resolve("empty-store")).toString(), "--output",
+        Run noStore = batch(
+                "--master",
+                "local[1]",
+                "--model",
+                model.toString(),
+                "--queries",
+                queries.toString(),
+                "--keys-store",
+                Files.createDirectories(dir.resolve("empty-store")).toString(),
+                "--output",
                 out.toString());
         assertEquals(2, noStore.code(), noStore.err());
         assertTrue(noStore.err().contains("no key set in"), noStore.err());
 
         Path bare = RandomCheckpoint.write(dir.resolve("uncalibrated"), RandomCheckpoint.shape("tiny"), 5);
-        Run noAttention = batch("--model", bare.toString(), "--queries", queries.toString(), "--keys-store",
-                store.toString(), "--output", out.toString());
+        Run noAttention = batch(
+                "--model",
+                bare.toString(),
+                "--queries",
+                queries.toString(),
+                "--keys-store",
+                store.toString(),
+                "--output",
+                out.toString());
         assertEquals(2, noAttention.code(), noAttention.err());
         assertTrue(noAttention.err().contains("polyhe_attention"), noAttention.err());
 
-        Run noQueries = batch("--model", model.toString(), "--queries", Files.createDirectories(dir.resolve(
-                "no-queries")).toString(), "--keys-store", store.toString(), "--output", out.toString());
+        Run noQueries = batch(
+                "--model",
+                model.toString(),
+                "--queries",
+                Files.createDirectories(dir.resolve("no-queries")).toString(),
+                "--keys-store",
+                store.toString(),
+                "--output",
+                out.toString());
         assertEquals(2, noQueries.code(), noQueries.err());
         assertTrue(noQueries.err().contains("no query in"), noQueries.err());
         assertFalse(noStore.err().contains("\tat "), "no stack trace");

@@ -25,8 +25,9 @@ class ShippedJarsTest {
         Path ours = Files.writeString(dir.resolve("picocli-4.7.7.jar"), "");
         Path spark = Files.writeString(dir.resolve("spark-core_2.13-4.2.0.jar"), "");
         Path slf4j = Files.writeString(dir.resolve("slf4j-api-2.0.20.jar"), "");
-        List<Path> jars = ShippedJars.select(List.of(dir.resolve("classes"), ours, spark, slf4j,
-                dir.resolve("gone.jar")), Set.of("spark-core_2.13-4.2.0.jar", "slf4j-api-2.0.20.jar"));
+        List<Path> jars = ShippedJars.select(
+                List.of(dir.resolve("classes"), ours, spark, slf4j, dir.resolve("gone.jar")),
+                Set.of("spark-core_2.13-4.2.0.jar", "slf4j-api-2.0.20.jar"));
         assertEquals(2, jars.size(), jars.toString());
         try (JarFile packed = new JarFile(jars.get(0).toFile())) {
             assertNotNull(packed.getEntry("dev/polyhe/x/A.class"), "the folder's classes, at their package path");
@@ -37,7 +38,8 @@ class ShippedJarsTest {
     @Test
     void thisJvmShipsTheBatchModuleAndItsLibrariesButNotSpark() throws Exception {
         Set<String> spark = ShippedJars.sparkJarNames();
-        assertTrue(spark.contains("spark-core_2.13-4.2.0.jar") && spark.contains("slf4j-api-2.0.20.jar"),
+        assertTrue(
+                spark.contains("spark-core_2.13-4.2.0.jar") && spark.contains("slf4j-api-2.0.20.jar"),
                 spark.toString());
         List<Path> jars = ShippedJars.ofThisJvm();
         try (JarFile first = new JarFile(jars.get(0).toFile())) {
@@ -45,9 +47,15 @@ class ShippedJarsTest {
         }
         List<String> names = jars.stream().map(p -> p.getFileName().toString()).toList();
         assertTrue(names.stream().anyMatch(n -> n.startsWith("picocli-")), names.toString());
-        assertTrue(names.stream().anyMatch(n -> n.startsWith("polyhe-core-") || n.startsWith("polyhe-classes")),
+        assertTrue(
+                names.stream().anyMatch(n -> n.startsWith("polyhe-core-") || n.startsWith("polyhe-classes")),
                 names.toString());
-        assertFalse(names.stream().anyMatch(n -> n.startsWith("spark-") || n.startsWith("scala-library")
-                || n.startsWith("slf4j-api") || n.startsWith("jackson-databind")), names.toString());
+        assertFalse(
+                names.stream()
+                        .anyMatch(n -> n.startsWith("spark-")
+                                || n.startsWith("scala-library")
+                                || n.startsWith("slf4j-api")
+                                || n.startsWith("jackson-databind")),
+                names.toString());
     }
 }

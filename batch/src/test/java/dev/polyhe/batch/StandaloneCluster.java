@@ -67,14 +67,34 @@ final class StandaloneCluster implements AutoCloseable {
         StandaloneCluster cluster = new StandaloneCluster(Files.createTempDirectory("polyhe-spark-cluster-"));
         Path dir = cluster.dir;
         try {
-            cluster.launch("master", "Starting Spark master at", "org.apache.spark.deploy.master.Master", "--host",
-                    "127.0.0.1", "--port", cluster.masterUrl.substring(cluster.masterUrl.lastIndexOf(':') + 1),
-                    "--webui-port", "0");
+            cluster.launch(
+                    "master",
+                    "Starting Spark master at",
+                    "org.apache.spark.deploy.master.Master",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    cluster.masterUrl.substring(cluster.masterUrl.lastIndexOf(':') + 1),
+                    "--webui-port",
+                    "0");
             for (int i = 0; i < workers; i++) {
                 Path work = Files.createDirectories(dir.resolve("work-" + i));
-                cluster.launch("worker-" + i, "Successfully registered with master",
-                        "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port", "0", "--webui-port",
-                        "0", "--cores", String.valueOf(cores), "--memory", "2g", "--work-dir", work.toString(),
+                cluster.launch(
+                        "worker-" + i,
+                        "Successfully registered with master",
+                        "org.apache.spark.deploy.worker.Worker",
+                        "--host",
+                        "127.0.0.1",
+                        "--port",
+                        "0",
+                        "--webui-port",
+                        "0",
+                        "--cores",
+                        String.valueOf(cores),
+                        "--memory",
+                        "2g",
+                        "--work-dir",
+                        work.toString(),
                         cluster.masterUrl);
             }
             return cluster;
@@ -86,11 +106,15 @@ final class StandaloneCluster implements AutoCloseable {
 
     /** A JVM on Spark's class path, as Spark's scripts start one; its output goes to {@code NAME.log}. */
     Process java(String name, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx512m", "@" + Path.of("target", "spark-jvm-options").toAbsolutePath(), "-cp",
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "@" + Path.of("target", "spark-jvm-options").toAbsolutePath(),
+                "-cp",
                 sparkClassPath));
         command.addAll(args);
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(command)
+                .redirectErrorStream(true)
                 .redirectOutput(dir.resolve(name + ".log").toFile());
         Map<String, String> env = pb.environment();
         env.put("SPARK_HOME", sparkHome.getParent().toString());
@@ -125,7 +149,8 @@ final class StandaloneCluster implements AutoCloseable {
     String executorLogs() throws IOException {
         StringBuilder all = new StringBuilder();
         try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : (Iterable<Path>) files.filter(f -> f.getFileName().toString().equals("stderr"))::iterator) {
+            for (Path f : (Iterable<Path>)
+                    files.filter(f -> f.getFileName().toString().equals("stderr"))::iterator) {
                 all.append(Files.readString(f));
             }
         }

@@ -33,6 +33,7 @@ class StandaloneClusterTest {
 
     @TempDir
     static Path dir;
+
     static TinyBatch tiny;
     static StandaloneCluster cluster;
 
@@ -56,8 +57,18 @@ class StandaloneClusterTest {
     }
 
     private List<String> batchArgs(Path queries, Path output) {
-        return List.of("--model", tiny.model.toString(), "--queries", queries.toString(), "--keys-store",
-                tiny.store.toString(), "--output", output.toString(), "--threads", "1", "--insecure-test");
+        return List.of(
+                "--model",
+                tiny.model.toString(),
+                "--queries",
+                queries.toString(),
+                "--keys-store",
+                tiny.store.toString(),
+                "--output",
+                output.toString(),
+                "--threads",
+                "1",
+                "--insecure-test");
     }
 
     @Test
@@ -100,18 +111,30 @@ class StandaloneClusterTest {
         tiny.assertAnswered(output, 0);
         tiny.assertAnswered(output, 1);
         String executors = cluster.executorLogs();
-        assertTrue(executors.contains("QueryTask: q9-corrupt.ct: attempt 1 of 2 failed"), "PolyHE logs on the "
-                + "executor through Spark's slf4j provider:\n" + executors);
+        assertTrue(
+                executors.contains("QueryTask: q9-corrupt.ct: attempt 1 of 2 failed"),
+                "PolyHE logs on the " + "executor through Spark's slf4j provider:\n" + executors);
     }
 
     @Test
     void sparkSubmitRunsTheBatchAsTheDocsSay() throws Exception {
         Path output = dir.resolve("answers-submit");
         List<String> jars = ShippedJars.ofThisJvm().stream().map(Path::toString).toList();
-        List<String> command = new ArrayList<>(List.of("org.apache.spark.deploy.SparkSubmit", "--master",
-                cluster.masterUrl, "--class", BatchCommand.class.getName(), "--jars",
-                String.join(",", jars.subList(1, jars.size())), "--conf", "spark.driver.host=127.0.0.1", "--conf",
-                "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.ui.enabled=false", jars.get(0)));
+        List<String> command = new ArrayList<>(List.of(
+                "org.apache.spark.deploy.SparkSubmit",
+                "--master",
+                cluster.masterUrl,
+                "--class",
+                BatchCommand.class.getName(),
+                "--jars",
+                String.join(",", jars.subList(1, jars.size())),
+                "--conf",
+                "spark.driver.host=127.0.0.1",
+                "--conf",
+                "spark.driver.bindAddress=127.0.0.1",
+                "--conf",
+                "spark.ui.enabled=false",
+                jars.get(0)));
         command.addAll(batchArgs(tiny.queries, output));
         Process submit = cluster.java("submit", command);
         assertTrue(submit.waitFor(180, TimeUnit.SECONDS), "spark-submit still running:\n" + cluster.log("submit"));
@@ -119,8 +142,8 @@ class StandaloneClusterTest {
         assertEquals(0, submit.exitValue(), log);
         assertTrue(log.contains("2 queries: 2 done, 0 failed"), log);
         long infoLines = log.lines().filter(l -> l.contains(" INFO ")).count();
-        assertTrue(infoLines < 30, "the driver's Spark logging is quiet by default: " + infoLines + " INFO lines\n"
-                + log);
+        assertTrue(
+                infoLines < 30, "the driver's Spark logging is quiet by default: " + infoLines + " INFO lines\n" + log);
         JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
         for (JsonNode row : report.get("results")) {
             assertEquals("0", row.get("executor").asText(), "ran on the cluster's executor: " + row);

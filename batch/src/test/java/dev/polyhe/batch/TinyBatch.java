@@ -51,7 +51,8 @@ final class TinyBatch implements AutoCloseable {
             Path in = dir.resolve("in" + i + ".json");
             Files.writeString(in, "{\"input_ids\": [[" + (2 + i) + ", " + (9 - i) + ", " + (1 + 2 * i) + "]]}");
             inputs.add(inference.readInputs(in).get(0));
-            inference.write(keys.serverKeys(), inference.encrypt(keys, inputs.get(i)), queries.resolve("q" + i + ".ct"));
+            inference.write(
+                    keys.serverKeys(), inference.encrypt(keys, inputs.get(i)), queries.resolve("q" + i + ".ct"));
         }
     }
 
@@ -65,8 +66,9 @@ final class TinyBatch implements AutoCloseable {
     /** Query {@code i}'s answer in {@code output} decrypts to the plaintext polynomial model's. */
     void assertAnswered(Path output, int i) throws IOException {
         var answer = inference.readAnswer(keys, output.resolve("q" + i + ".result.ct"));
-        var agreement = inference.decrypt(keys, answer).agreementWith(inference.plaintextPolynomial(inputs.get(i),
-                calibration));
+        var agreement = inference
+                .decrypt(keys, answer)
+                .agreementWith(inference.plaintextPolynomial(inputs.get(i), calibration));
         assertTrue(agreement.mse() <= 1e-4, "query " + i + ": MSE " + agreement.mse());
         assertTrue(agreement.samePrediction(), "query " + i);
     }

@@ -9,8 +9,10 @@ final class Backends {
 
     /** The backend called {@code name}, or an error naming it. */
     static HeBackend named(String name) {
-        return ServiceLoader.load(HeBackend.class).stream().map(ServiceLoader.Provider::get)
-                .filter(x -> x.name().equals(name)).findFirst()
+        return ServiceLoader.load(HeBackend.class).stream()
+                .map(ServiceLoader.Provider::get)
+                .filter(x -> x.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no HE backend named " + name + " on the classpath"));
     }
 }

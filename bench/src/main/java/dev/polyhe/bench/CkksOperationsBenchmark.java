@@ -35,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+AlwaysPreTouch", "-Dpolyhe.cpu.threads=1"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms3g", "-Xmx3g", "-XX:+AlwaysPreTouch", "-Dpolyhe.cpu.threads=1"})
 public class CkksOperationsBenchmark {
     @Param({"ckks-cpu"})
     String backend;
@@ -67,7 +69,7 @@ public class CkksOperationsBenchmark {
         a = context.encryptor(sk).encrypt(plain);
         b = context.encryptor(sk).encrypt(plain);
         product = evaluator.multiply(a, b);
-        ntt = context instanceof SingleLimbNtt n ? n.nttOfOneLimb() : () -> { };
+        ntt = context instanceof SingleLimbNtt n ? n.nttOfOneLimb() : () -> {};
     }
 
     @TearDown(Level.Trial)

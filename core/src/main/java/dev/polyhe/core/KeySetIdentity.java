@@ -24,8 +24,8 @@ public record KeySetIdentity(String backend, String parameterHash, int packingSl
         try (InputStream in = Files.newInputStream(half.resolve(KeyFiles.KEYSET))) {
             p.load(in);
         } catch (NoSuchFileException e) {
-            throw new NoSuchFileException(half.resolve(KeyFiles.KEYSET) + " (not a PolyHE key folder: run 'polyhe "
-                    + "keys generate')");
+            throw new NoSuchFileException(
+                    half.resolve(KeyFiles.KEYSET) + " (not a PolyHE key folder: run 'polyhe " + "keys generate')");
         } catch (IllegalArgumentException e) {
             throw new IOException(half.resolve(KeyFiles.KEYSET) + " is malformed: " + e.getMessage(), e);
         }
@@ -34,8 +34,11 @@ public record KeySetIdentity(String backend, String parameterHash, int packingSl
             throw new IOException(half.resolve(KeyFiles.KEYSET) + " names no backend, parameter hash or packing");
         }
         try {
-            return new KeySetIdentity(p.getProperty("backend"), p.getProperty("parameter-hash"),
-                    Integer.parseInt(slots.trim()), p.getProperty("key-set-id", ""));
+            return new KeySetIdentity(
+                    p.getProperty("backend"),
+                    p.getProperty("parameter-hash"),
+                    Integer.parseInt(slots.trim()),
+                    p.getProperty("key-set-id", ""));
         } catch (NumberFormatException e) {
             throw new IOException(half.resolve(KeyFiles.KEYSET) + ": packing-slots '" + slots + "' is not a number");
         }

@@ -24,8 +24,11 @@ public final class Plugins implements Approximations {
     private final Map<String, ModelArchitecture> models;
 
     @Inject
-    Plugins(Map<String, AttentionMechanism> attention, Map<String, PolynomialApproximator> approximators,
-            Map<String, HeBackend> backends, Map<String, ModelArchitecture> models) {
+    Plugins(
+            Map<String, AttentionMechanism> attention,
+            Map<String, PolynomialApproximator> approximators,
+            Map<String, HeBackend> backends,
+            Map<String, ModelArchitecture> models) {
         this.attention = attention;
         this.approximators = approximators;
         this.backends = backends;

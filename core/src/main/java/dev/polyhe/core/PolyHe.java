@@ -38,6 +38,7 @@ public final class PolyHe implements AutoCloseable {
     private final boolean explicitConfig;
     /** Key sets made through this instance's façades: released by {@link #close()}. */
     private final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private volatile boolean closed;
 
     private PolyHe(PolyHeConfig config, PluginRegistry registry, boolean explicitConfig, Integer threads) {
@@ -98,7 +99,8 @@ public final class PolyHe implements AutoCloseable {
          */
         public PolyHe build() {
             boolean explicit = configFile != null || config != null;
-            PolyHeConfig cfg = configFile != null ? ConfigLoader.load(configFile)
+            PolyHeConfig cfg = configFile != null
+                    ? ConfigLoader.load(configFile)
                     : config != null ? config : PolyHeConfig.defaults();
             return new PolyHe(cfg, PluginRegistry.discover(pluginsDir), explicit, threads);
         }
@@ -155,7 +157,10 @@ public final class PolyHe implements AutoCloseable {
     public InferenceService inference() {
         ensureOpen();
         var ic = config.inference();
-        return new InferenceService(plugins(), ic, ic.attention() != null ? ic.attention() : config.attention().get(0));
+        return new InferenceService(
+                plugins(),
+                ic,
+                ic.attention() != null ? ic.attention() : config.attention().get(0));
     }
 
     /** An HE backend by name, computing with the builder's {@link Builder#threads} when given. */
@@ -173,8 +178,8 @@ public final class PolyHe implements AutoCloseable {
         ensureOpen();
         InferenceService service = inference();
         if (!explicitConfig) {
-            service = service.withAttention(dev.polyhe.core.inference.DeclaredAttention.require(checkpoint,
-                    "build PolyHe with a config naming one (inference.attention)"));
+            service = service.withAttention(dev.polyhe.core.inference.DeclaredAttention.require(
+                    checkpoint, "build PolyHe with a config naming one (inference.attention)"));
         }
         return new PrivateInference(service, service.load(checkpoint), backend(backend), this);
     }

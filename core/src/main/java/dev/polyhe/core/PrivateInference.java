@@ -109,23 +109,22 @@ public final class PrivateInference {
     }
 
     /** Mean squared error, max absolute difference, and whether every row predicts the same class/token. */
-    public record Agreement(double mse, double maxAbs, boolean samePrediction) {
-    }
+    public record Agreement(double mse, double maxAbs, boolean samePrediction) {}
 
     /** Typed progress of an evaluation, told to the listener as it happens. */
-    public sealed interface Event permits BlockDone {
-    }
+    public sealed interface Event permits BlockDone {}
 
     /** A transformer block finished: which of how many, bootstraps so far, seconds since evaluation began. */
-    public record BlockDone(int block, int blocks, long bootstraps, double elapsedSeconds) implements Event {
-    }
+    public record BlockDone(int block, int blocks, long bootstraps, double elapsedSeconds) implements Event {}
 
     /** The checkpoint's model_type. */
     public String modelType() {
         return model.modelType();
     }
 
-    /** Inputs from a JSON file ({@code input_ids}, {@code text} with the checkpoint's tokenizer, {@code pixel_values}). */
+    /**
+     * Inputs from a JSON file ({@code input_ids}, {@code text} with the checkpoint's tokenizer, {@code pixel_values}).
+     */
     public List<ModelInput> readInputs(Path file) {
         return ModelInputs.read(file, model.model());
     }
@@ -141,8 +140,14 @@ public final class PrivateInference {
      */
     public ClientKeys generateKeys(String preset, int maxTokens, boolean bootstrapping) {
         var info = model.model().info();
-        return owner.track(new ClientKeys(encrypted.generateKeys(backend, backend.preset(preset), maxTokens,
-                Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping), owner));
+        return owner.track(new ClientKeys(
+                encrypted.generateKeys(
+                        backend,
+                        backend.preset(preset),
+                        maxTokens,
+                        Math.max(info.hiddenSize(), info.intermediateSize()),
+                        bootstrapping),
+                owner));
     }
 
     /** Client: a key folder written by {@link ClientKeys#write} or {@code polyhe keys generate}. */
@@ -163,38 +168,41 @@ public final class PrivateInference {
     }
 
     /** Server: the polynomial model on the encrypted input, with the evaluation keys only. */
-    public EncryptedAnswer evaluate(ServerKeys keys, EncryptedQuery query, Calibration calibration,
-            Consumer<Event> listener) {
+    public EncryptedAnswer evaluate(
+            ServerKeys keys, EncryptedQuery query, Calibration calibration, Consumer<Event> listener) {
         long[] bootstraps = {0};
         var result = encrypted.evaluate(keys.keySet(), model, query.embeddings(), calibration, step -> {
             bootstraps[0] = step.bootstraps();
             listener.accept(new BlockDone(step.block(), step.blocks(), step.bootstraps(), step.elapsedSeconds()));
         });
-        return new EncryptedAnswer(result.output().lastHiddenState(), result.output().logits(), result.seconds(),
-                bootstraps[0]);
+        return new EncryptedAnswer(
+                result.output().lastHiddenState(), result.output().logits(), result.seconds(), bootstraps[0]);
     }
 
     /** Client: the answer decrypted. */
     public Prediction decrypt(ClientKeys keys, EncryptedAnswer answer) {
-        return new Prediction(encrypted.decrypt(keys.keySet(), answer.lastHiddenState()),
+        return new Prediction(
+                encrypted.decrypt(keys.keySet(), answer.lastHiddenState()),
                 answer.logits() == null ? null : encrypted.decrypt(keys.keySet(), answer.logits()));
     }
 
     /** The plaintext polynomial model on the same input: what a decrypted answer should agree with. */
     public Prediction plaintextPolynomial(ModelInput input, Calibration calibration) {
-        InferenceResult r = service.compare(model, List.of(input), calibration).polynomial().get(0);
+        InferenceResult r =
+                service.compare(model, List.of(input), calibration).polynomial().get(0);
         return new Prediction(r.lastHiddenState(), r.logits());
     }
 
     /** Client or server: a query or an answer as the CLI's file format, for the other side. */
     public void write(ServerKeys keys, EncryptedQuery query, Path file) throws IOException {
-        EncryptedInference.write(keys.keySet(), Map.of("model_type", model.modelType()),
-                Map.of("embeddings", query.embeddings()), file);
+        EncryptedInference.write(
+                keys.keySet(), Map.of("model_type", model.modelType()), Map.of("embeddings", query.embeddings()), file);
     }
 
     /** Server: a query written by {@link #write(ServerKeys, EncryptedQuery, Path)} or {@code polyhe encrypt}. */
     public EncryptedQuery readQuery(ServerKeys keys, Path file) throws IOException {
-        EncryptedTensor e = EncryptedInference.read(keys.keySet(), file).tensors().get("embeddings");
+        EncryptedTensor e =
+                EncryptedInference.read(keys.keySet(), file).tensors().get("embeddings");
         if (e == null) {
             throw new IllegalArgumentException(file + " holds no 'embeddings' tensor");
         }

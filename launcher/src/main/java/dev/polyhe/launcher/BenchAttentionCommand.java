@@ -11,10 +11,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe bench attention}: the paper's Table 5 on an HE backend. */
-@Command(name = "attention", mixinStandardHelpOptions = true,
-        description = {"Normalize encrypted [T, T] score blocks with length-agnostic PowerSoftmax, Taylor exp + "
-                + "Goldschmidt (NEXUS) and normalize-and-square (Cho et al.), same Goldschmidt iterations, and "
-                + "print time, depth, bootstraps and the ratios."})
+@Command(
+        name = "attention",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Normalize encrypted [T, T] score blocks with length-agnostic PowerSoftmax, Taylor exp + "
+                    + "Goldschmidt (NEXUS) and normalize-and-square (Cho et al.), same Goldschmidt iterations, and "
+                    + "print time, depth, bootstraps and the ratios."
+        })
 final class BenchAttentionCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -28,15 +32,19 @@ final class BenchAttentionCommand implements Callable<Integer> {
     @Option(names = "--tokens", split = ",", defaultValue = "128", description = "Token counts T, comma separated.")
     int[] tokens;
 
-
-    @Option(names = "--iterations", defaultValue = "21",
+    @Option(
+            names = "--iterations",
+            defaultValue = "21",
             description = "Goldschmidt iterations for every mechanism (default: ${DEFAULT-VALUE}, as the paper).")
     int iterations;
 
     @Option(names = "--seed", defaultValue = "7")
     long seed;
 
-    enum Format { text, json }
+    enum Format {
+        text,
+        json
+    }
 
     @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     Format format;
@@ -59,14 +67,15 @@ final class BenchAttentionCommand implements Callable<Integer> {
             if (chain.defaultChoice != null) {
                 err.println("polyhe bench attention: " + chain.defaultChoice);
             }
-            var report = bench.run(he, params, tokens, iterations,
-                    seed, step -> {
-                        err.println("polyhe bench attention: " + step);
-                        err.flush();
-                    });
+            var report = bench.run(he, params, tokens, iterations, seed, step -> {
+                err.println("polyhe bench attention: " + step);
+                err.flush();
+            });
             var out = spec.commandLine().getOut();
-            out.print(format == Format.json ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
-                    : report.toText());
+            out.print(
+                    format == Format.json
+                            ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
+                            : report.toText());
             out.flush();
         }
         return PolyHeCommand.OK;

@@ -10,16 +10,25 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe bench ckks}: median time per HE operation, precision, key sizes, peak memory. */
-@Command(name = "ckks", mixinStandardHelpOptions = true,
-        description = {"Median milliseconds per CKKS operation (ntt, encode, encrypt, decrypt, add, mul_plain, "
-                + "mul_relin, rescale, mul_relin_rescale (the two fused), rotate, rotate_hoisted_8, bootstrap with --op "
-                + "bootstrap), precision bits, key sizes and peak memory, on a preset (N<logN>-128 by default; with "
-                + "--op bootstrap N16-boot-128, or N<logN>-boot-128 when the backend has it) or a chain built like OpenFHE's "
-                + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."})
+@Command(
+        name = "ckks",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Median milliseconds per CKKS operation (ntt, encode, encrypt, decrypt, add, mul_plain, "
+                    + "mul_relin, rescale, mul_relin_rescale (the two fused), rotate, "
+                    + "rotate_hoisted_8, bootstrap with --op "
+                    + "bootstrap), precision bits, key sizes and peak memory, on a preset "
+                    + "(N<logN>-128 by default; with "
+                    + "--op bootstrap N16-boot-128, or N<logN>-boot-128 when the backend has it) or "
+                    + "a chain built like OpenFHE's "
+                    + "(--levels, --scale-bits, --dnum), so the figures can be set beside docs/benchmarks.md."
+        })
 final class BenchCkksCommand implements Callable<Integer> {
     /** The CPU backend's thread-count property (the launcher cannot import the plugin's constant). */
-
-    enum Format { json, table }
+    enum Format {
+        json,
+        table
+    }
 
     @Mixin
     CommonOptions common;
@@ -65,14 +74,20 @@ final class BenchCkksCommand implements Callable<Integer> {
             boolean boot = "bootstrap".equals(op);
             int logN = chain.logN != null ? chain.logN : boot ? 16 : 14;
             // bootstrapping needs a chain built for it: the backend's N<logN>-boot-128 preset when it has one
-            String preset = boot && he.presets().contains("N" + logN + "-boot-128") ? "N" + logN + "-boot-128"
+            String preset = boot && he.presets().contains("N" + logN + "-boot-128")
+                    ? "N" + logN + "-boot-128"
                     : "N" + logN + "-128";
-            if (chain.preset == null && chain.levels == null && !chain.chainShapingOptions(false).isEmpty()) {
+            if (chain.preset == null
+                    && chain.levels == null
+                    && !chain.chainShapingOptions(false).isEmpty()) {
                 throw new ErrorReport.InputException(String.join(", ", chain.chainShapingOptions(false)) + " shape a "
-                        + "built chain: add --levels L to build one (without it bench ckks measures the preset " + preset
+                        + "built chain: add --levels L to build one (without it bench ckks measures the preset "
+                        + preset
                         + ")");
             }
-            var params = chain.preset == null && chain.levels == null ? he.preset(preset) : chain.resolve(he, logN, 40, false);
+            var params = chain.preset == null && chain.levels == null
+                    ? he.preset(preset)
+                    : chain.resolve(he, logN, 40, false);
             // the threads the backend computes with, which the property asked for but the backend decides
             var result = new CkksBenchmark(he, params, runs, warmup, he.parallelism(), boot).run();
             var out = spec.commandLine().getOut();

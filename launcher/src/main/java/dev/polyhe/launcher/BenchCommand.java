@@ -1,12 +1,15 @@
 package dev.polyhe.launcher;
 
-import picocli.CommandLine.Command;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /** {@code polyhe bench ...}: benchmarks that measure side by side in one run. */
-@Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5), "
-                + "encrypted transformer blocks of a model shape.",
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        description =
+                "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5), "
+                        + "encrypted transformer blocks of a model shape.",
         subcommands = {BenchCkksCommand.class, BenchAttentionCommand.class, BenchLayerCommand.class})
 final class BenchCommand implements Runnable {
     @CommandLine.Spec

@@ -32,11 +32,17 @@ import picocli.CommandLine.Spec;
  * {@code polyhe bench layer}: a GPT-NeoX of a named shape with random weights, encrypted end to end like {@code
  * infer --engine ckks}, reporting the time of each transformer block beside the whole run's latency breakdown.
  */
-@Command(name = "layer", mixinStandardHelpOptions = true,
-        description = {"Time transformer blocks of a model shape (random weights, GPT-NeoX) on encrypted data: keys, "
-                + "encryption, the encrypted forward with its latency breakdown, decryption, and the agreement with "
-                + "the plaintext polynomial model. Shapes: pythia-70m (hidden 512, 8 heads, FFN 2048), tiny (hidden "
-                + "8, 2 heads, FFN 16). The paper's anchor: Pythia-70M, 6 layers, 93 s on an A100."})
+@Command(
+        name = "layer",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Time transformer blocks of a model shape (random weights, GPT-NeoX) on encrypted data: keys, "
+                    + "encryption, the encrypted forward with its latency breakdown, "
+                    + "decryption, and the agreement with "
+                    + "the plaintext polynomial model. Shapes: pythia-70m (hidden 512, 8 "
+                    + "heads, FFN 2048), tiny (hidden "
+                    + "8, 2 heads, FFN 16). The paper's anchor: Pythia-70M, 6 layers, 93 s on an A100."
+        })
 final class BenchLayerCommand implements Callable<Integer> {
     /** The paper's figure for all six Pythia-70M layers on an A100 GPU (Table 4), seconds. */
     static final double PAPER_PYTHIA_70M_SECONDS = 93;
@@ -59,11 +65,18 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Option(names = "--layers", defaultValue = "1", description = "Transformer blocks (default: ${DEFAULT-VALUE}).")
     int layers;
 
-    @Option(names = "--vocab", paramLabel = "V", description = "Vocabulary of the LM head (default: the shape's; "
-            + "pythia-70m: 50304). The head is one wide matmul after the last block: a small V times the blocks alone.")
+    @Option(
+            names = "--vocab",
+            paramLabel = "V",
+            description = "Vocabulary of the LM head (default: the shape's; "
+                    + "pythia-70m: 50304). The head is one wide matmul after the last block: a "
+                    + "small V times the blocks alone.")
     Integer vocab;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the weights and the input (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--seed",
+            defaultValue = "1",
+            description = "Seed of the weights and the input (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
@@ -75,9 +88,14 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Mixin
     BreakdownOptions breakdownFiles;
 
-    enum Format { text, json }
+    enum Format {
+        text,
+        json
+    }
 
-    @Option(names = "--format", defaultValue = "text",
+    @Option(
+            names = "--format",
+            defaultValue = "text",
             description = "text or json: the whole report as one JSON object on stdout (default: ${DEFAULT-VALUE}).")
     Format format;
 
@@ -118,22 +136,35 @@ final class BenchLayerCommand implements Callable<Integer> {
             } catch (InvalidInputException e) {
                 throw new ErrorReport.InputException(e.getMessage());
             }
-            out.printf(Locale.ROOT, "bench layer: shape %s (hidden %d, %d heads, FFN %d), %d block(s), %d tokens, "
-                    + "vocabulary %d, random weights (seed %d)%n", s.name(), s.hidden(), s.heads(), s.ffn(), s.layers(),
-                    tokens, s.vocab(), seed);
+            out.printf(
+                    Locale.ROOT,
+                    "bench layer: shape %s (hidden %d, %d heads, FFN %d), %d block(s), %d tokens, "
+                            + "vocabulary %d, random weights (seed %d)%n",
+                    s.name(),
+                    s.hidden(),
+                    s.heads(),
+                    s.ffn(),
+                    s.layers(),
+                    tokens,
+                    s.vocab(),
+                    seed);
             out.flush();
             Calibration cal = service.calibrate(loaded, inputs);
             InferenceService.Comparison plain = service.compare(loaded, inputs, cal);
             printMargins(out, plain.polynomial().get(0).logits());
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
-            EncryptedRun run = trace.apply(new EncryptedRun(polyhe, service, chain, backend, out,
-                    spec.commandLine().getErr()));
+            EncryptedRun run = trace.apply(new EncryptedRun(
+                    polyhe, service, chain, backend, out, spec.commandLine().getErr()));
             if (trace.explainPlan) {
                 long boots = run.explain(loaded, inputs, cal, plain, json).get(0);
                 if (asJson) {
                     ObjectNode plan = OutputJson.MAPPER.createObjectNode();
-                    plan.put("shape", s.name()).put("layers", s.layers()).put("vocab", s.vocab()).put("tokens", tokens)
-                            .put("seed", seed).put("bootstraps", boots);
+                    plan.put("shape", s.name())
+                            .put("layers", s.layers())
+                            .put("vocab", s.vocab())
+                            .put("tokens", tokens)
+                            .put("seed", seed)
+                            .put("bootstraps", boots);
                     plan.setAll(json);
                     stdout.println(plan.toPrettyString());
                     stdout.flush();
@@ -148,16 +179,29 @@ final class BenchLayerCommand implements Callable<Integer> {
                 sum += blocks[i];
             }
             double perBlock = sum / blocks.length;
-            out.printf(Locale.ROOT, "per block: %.1f s; the paper: %.1f s per Pythia-70M layer (%.0f s for 6 on an "
-                    + "A100)%s%n", perBlock, PAPER_PYTHIA_70M_SECONDS / 6, PAPER_PYTHIA_70M_SECONDS,
+            out.printf(
+                    Locale.ROOT,
+                    "per block: %.1f s; the paper: %.1f s per Pythia-70M layer (%.0f s for 6 on an " + "A100)%s%n",
+                    perBlock,
+                    PAPER_PYTHIA_70M_SECONDS / 6,
+                    PAPER_PYTHIA_70M_SECONDS,
                     s.name().equals("pythia-70m") && tokens == 128 ? "" : " (at another shape or length)");
-            out.printf(Locale.ROOT, "vs poly: mse %.3e, same prediction %s%n", json.get("error_vs_poly").get("mse")
-                    .asDouble(), json.get("error_vs_poly").get("same_prediction").asBoolean());
+            out.printf(
+                    Locale.ROOT,
+                    "vs poly: mse %.3e, same prediction %s%n",
+                    json.get("error_vs_poly").get("mse").asDouble(),
+                    json.get("error_vs_poly").get("same_prediction").asBoolean());
             out.flush();
             if (asJson) {
                 ObjectNode report = OutputJson.MAPPER.createObjectNode();
-                report.put("shape", s.name()).put("hidden", s.hidden()).put("heads", s.heads()).put("ffn", s.ffn())
-                        .put("layers", s.layers()).put("vocab", s.vocab()).put("tokens", tokens).put("seed", seed)
+                report.put("shape", s.name())
+                        .put("hidden", s.hidden())
+                        .put("heads", s.heads())
+                        .put("ffn", s.ffn())
+                        .put("layers", s.layers())
+                        .put("vocab", s.vocab())
+                        .put("tokens", tokens)
+                        .put("seed", seed)
                         .put("backend", backend);
                 ArrayNode blockJson = report.putArray("block_seconds");
                 for (double b : blocks) {
@@ -186,9 +230,14 @@ final class BenchLayerCommand implements Callable<Integer> {
         double[] m = OutputAgreement.topMargins(logits);
         double[] sorted = m.clone();
         Arrays.sort(sorted);
-        out.printf(Locale.ROOT, "poly model: top-2 logit margins min %.2e, median %.2e; positions below 1e-3: %d, "
-                + "below 1e-2: %d, of %d%n", sorted[0], sorted[sorted.length / 2],
-                Arrays.stream(m).filter(x -> x < 1e-3).count(), Arrays.stream(m).filter(x -> x < 1e-2).count(),
+        out.printf(
+                Locale.ROOT,
+                "poly model: top-2 logit margins min %.2e, median %.2e; positions below 1e-3: %d, "
+                        + "below 1e-2: %d, of %d%n",
+                sorted[0],
+                sorted[sorted.length / 2],
+                Arrays.stream(m).filter(x -> x < 1e-3).count(),
+                Arrays.stream(m).filter(x -> x < 1e-2).count(),
                 m.length);
         out.flush();
     }

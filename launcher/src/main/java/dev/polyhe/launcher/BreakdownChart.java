@@ -33,7 +33,9 @@ final class BreakdownChart {
 
     /** Refuses, before any work, a chart this runtime could not write after it (a PNG without java.desktop). */
     static void checkWritable(Path file) {
-        if (file != null && isPng(file) && ModuleLayer.boot().findModule("java.desktop").isEmpty()
+        if (file != null
+                && isPng(file)
+                && ModuleLayer.boot().findModule("java.desktop").isEmpty()
                 && BreakdownChart.class.getModule().isNamed()) {
             throw new ErrorReport.InputException("--chart " + file + ": PNG charts need the java.desktop module, "
                     + "which this Java runtime lacks; write an .svg chart instead");

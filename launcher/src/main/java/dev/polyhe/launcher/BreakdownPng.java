@@ -25,8 +25,8 @@ final class BreakdownPng {
         var g = image.createGraphics();
         try {
             g.setRenderingHint(java.awt.RenderingHints.KEY_ANTIALIASING, java.awt.RenderingHints.VALUE_ANTIALIAS_ON);
-            g.setRenderingHint(java.awt.RenderingHints.KEY_TEXT_ANTIALIASING,
-                    java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            g.setRenderingHint(
+                    java.awt.RenderingHints.KEY_TEXT_ANTIALIASING, java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
             g.setColor(java.awt.Color.WHITE);
             g.fillRect(0, 0, width, height);
             g.setColor(java.awt.Color.BLACK);
@@ -51,8 +51,8 @@ final class BreakdownPng {
         return rows;
     }
 
-    private static int bars(java.awt.Graphics2D g, double total, String title, List<Object[]> rows, int y, int rowH,
-            int rgb) {
+    private static int bars(
+            java.awt.Graphics2D g, double total, String title, List<Object[]> rows, int y, int rowH, int rgb) {
         g.setColor(java.awt.Color.BLACK);
         g.setFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD, 13));
         g.drawString(title, 20, y);

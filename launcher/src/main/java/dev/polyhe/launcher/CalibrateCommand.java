@@ -13,10 +13,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe calibrate}: records the input range of every non-polynomial site of a model. */
-@Command(name = "calibrate", mixinStandardHelpOptions = true,
-        description = {"Run the exact model over sample inputs and write, per site, the input range of every "
-                + "non-polynomial operation (LayerNorm 1/sqrt, GELU, tanh, attention scores and the row statistics "
-                + "of x^p) to a calibration file that 'polyhe infer --engine poly' reads to set its domains."})
+@Command(
+        name = "calibrate",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run the exact model over sample inputs and write, per site, the input range of every "
+                    + "non-polynomial operation (LayerNorm 1/sqrt, GELU, tanh, attention scores and the row statistics "
+                    + "of x^p) to a calibration file that 'polyhe infer --engine poly' reads to set its domains."
+        })
 final class CalibrateCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -43,12 +47,26 @@ final class CalibrateCommand implements Callable<Integer> {
             }
             cal.write(output);
             var out = spec.commandLine().getOut();
-            out.printf("calibrated %s (%s) on %d input(s): %d sites -> %s%n", loaded.modelType(), cal.attention(),
-                    cal.samples(), cal.sites().size(), output);
+            out.printf(
+                    "calibrated %s (%s) on %d input(s): %d sites -> %s%n",
+                    loaded.modelType(),
+                    cal.attention(),
+                    cal.samples(),
+                    cal.sites().size(),
+                    output);
             if (common.verbose) {
-                cal.sites().forEach((site, s) -> out.printf("  %-45s %-9s [%.4g, %.4g]%s%n", site, s.function(), s.min(),
-                        s.max(), s.rowPowerSumMax() == null ? ""
-                                : String.format(" sum x^%d in [%.4g, %.4g]", cal.p(), s.rowPowerSumMin(), s.rowPowerSumMax())));
+                cal.sites()
+                        .forEach((site, s) -> out.printf(
+                                "  %-45s %-9s [%.4g, %.4g]%s%n",
+                                site,
+                                s.function(),
+                                s.min(),
+                                s.max(),
+                                s.rowPowerSumMax() == null
+                                        ? ""
+                                        : String.format(
+                                                " sum x^%d in [%.4g, %.4g]",
+                                                cal.p(), s.rowPowerSumMin(), s.rowPowerSumMax())));
             }
             out.flush();
         }

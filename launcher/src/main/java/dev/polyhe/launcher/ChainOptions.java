@@ -20,19 +20,25 @@ final class ChainOptions {
     @Option(names = "--logN", paramLabel = "N", description = "log2 of the ring degree for a built chain.")
     Integer logN;
 
-    @Option(names = "--levels", paramLabel = "L",
+    @Option(
+            names = "--levels",
+            paramLabel = "L",
             description = "Rescales available in a built chain (default: what the command needs, else 40).")
     Integer levels;
 
     /** The scale's bits when a built chain does not say. */
     static final int DEFAULT_SCALE_BITS = 40;
 
-    @Option(names = "--scale-bits", paramLabel = "S",
+    @Option(
+            names = "--scale-bits",
+            paramLabel = "S",
             description = "Bits of the scale and of each rescaled prime of a built chain (default: "
                     + DEFAULT_SCALE_BITS + ").")
     Integer scaleBits;
 
-    @Option(names = "--dnum", paramLabel = "D",
+    @Option(
+            names = "--dnum",
+            paramLabel = "D",
             description = "Key-switching digits of a built chain (default: digits of two primes; with "
                     + "--insecure-test, four digits).")
     Integer dnum;
@@ -50,7 +56,8 @@ final class ChainOptions {
     static CkksParameters chain(int logN, int levels, int scaleBits, Integer dnum, SecurityLevel security) {
         List<Integer> q = new ArrayList<>(List.of(Math.min(60, scaleBits + 10)));
         q.addAll(Collections.nCopies(levels, scaleBits));
-        int d = dnum != null ? Math.min(dnum, q.size())
+        int d = dnum != null
+                ? Math.min(dnum, q.size())
                 : security == SecurityLevel.INSECURE_TEST ? Math.min(4, q.size()) : (q.size() + 1) / 2;
         int alpha = (q.size() + d - 1) / d;
         int digitBits = q.subList(0, alpha).stream().mapToInt(Integer::intValue).sum();
@@ -84,7 +91,8 @@ final class ChainOptions {
                 CkksParameters p = backend.preset(recommended.get());
                 defaultChoice = "no --preset given: " + recommended.get() + ", the " + backend.name() + " preset "
                         + (p.maxLevel() >= neededLevels
-                                ? "with the smallest 128-bit ring whose chain holds the " + neededLevels + " levels needed"
+                                ? "with the smallest 128-bit ring whose chain holds the " + neededLevels
+                                        + " levels needed"
                                 : "that bootstraps at 128 bits, as no 128-bit chain holds the " + neededLevels
                                         + " levels needed")
                         + " (--preset NAME or --logN/--levels choose others)";
@@ -95,8 +103,12 @@ final class ChainOptions {
         if (n < minLogN) {
             throw new ErrorReport.InputException("--logN " + n + " is too small: at least " + minLogN + " is needed");
         }
-        return chain(n, levels != null ? levels : neededLevels, scaleBits != null ? scaleBits : DEFAULT_SCALE_BITS,
-                dnum, insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
+        return chain(
+                n,
+                levels != null ? levels : neededLevels,
+                scaleBits != null ? scaleBits : DEFAULT_SCALE_BITS,
+                dnum,
+                insecure ? SecurityLevel.INSECURE_TEST : SecurityLevel.HES_128);
     }
 
     /** A preset fixes the whole chain: the options that shape a built one cannot apply beside it. */

@@ -35,13 +35,18 @@ import picocli.CommandLine.Spec;
  * {@code polyhe demo}: the main job on what the repository ships, in under a minute: the tiny Pythia, exact
  * and polynomial, then PowerSoftmax attention on encrypted scores against the same program in plaintext.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
         description = "Run the shipped tiny Pythia (exact vs polynomial) and encrypted PowerSoftmax attention.")
 final class DemoCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--model", paramLabel = "DIR", defaultValue = "models/tiny-pythia",
+    @Option(
+            names = "--model",
+            paramLabel = "DIR",
+            defaultValue = "models/tiny-pythia",
             description = "Checkpoint folder (default: ${DEFAULT-VALUE}).")
     Path model;
 
@@ -57,7 +62,9 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build()) {
-            out.printf(Locale.ROOT, "PolyHE demo: %s, %s, %s, %s found%n%n",
+            out.printf(
+                    Locale.ROOT,
+                    "PolyHE demo: %s, %s, %s, %s found%n%n",
                     count(polyhe.registry().plugins(PluginKind.ATTENTION).size(), "attention mechanism"),
                     count(polyhe.registry().plugins(PluginKind.APPROXIMATION).size(), "approximator"),
                     count(polyhe.registry().plugins(PluginKind.HE_BACKEND).size(), "HE backend"),
@@ -80,12 +87,19 @@ final class DemoCommand implements Callable<Integer> {
             throw new ErrorReport.InputException("model folder " + model + " not found; run the demo from the "
                     + "repository root or pass --model DIR");
         }
-        InferenceService service = polyhe.inference().withAttention(new PluginChoice("power-softmax",
-                java.util.Map.of("p", 4, "epsilon", 0.001)));
+        InferenceService service = polyhe.inference()
+                .withAttention(new PluginChoice("power-softmax", java.util.Map.of("p", 4, "epsilon", 0.001)));
         var loaded = service.load(model);
         var info = loaded.model().info();
-        out.printf(Locale.ROOT, "1. %s (%s): %d layers, hidden %d, %d heads, vocabulary %d; PowerSoftmax p=4, "
-                + "eps=1e-3%n", model, loaded.modelType(), info.layers(), info.hiddenSize(), info.heads(), info.labels());
+        out.printf(
+                Locale.ROOT,
+                "1. %s (%s): %d layers, hidden %d, %d heads, vocabulary %d; PowerSoftmax p=4, " + "eps=1e-3%n",
+                model,
+                loaded.modelType(),
+                info.layers(),
+                info.hiddenSize(),
+                info.heads(),
+                info.labels());
         Random rnd = new Random(11);
         List<ModelInput> inputs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -108,9 +122,17 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         var errors = cmp.errors();
-        out.printf(Locale.ROOT, "   polynomial model (Goldschmidt 1/sqrt(x) and division, sigmoid GELU, calibrated domains):"
-                + " depth %d%n   logits vs exact: max |err| %.2e, mean |err| %.2e; same next-token prediction at %d of %d"
-                + " positions%n%n", errors.maxDepth(), errors.logits().max(), errors.logits().mean(), same, total);
+        out.printf(
+                Locale.ROOT,
+                "   polynomial model (Goldschmidt 1/sqrt(x) and division, sigmoid GELU, calibrated domains):"
+                        + " depth %d%n   logits vs exact: max |err| %.2e, mean |err| %.2e; same "
+                        + "next-token prediction at %d of %d"
+                        + " positions%n%n",
+                errors.maxDepth(),
+                errors.logits().max(),
+                errors.logits().mean(),
+                same,
+                total);
         out.flush();
     }
 
@@ -147,16 +169,19 @@ final class DemoCommand implements Callable<Integer> {
             lo = Math.min(lo, mean);
             hi = Math.max(hi, mean);
         }
-        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax-length-agnostic")
-                .withOption("iterations", 12).withOption("lo", lo / 2).withOption("hi", hi * 2));
+        AttentionKernel kernel = polyhe.plugins()
+                .attention(PluginChoice.of("power-softmax-length-agnostic")
+                        .withOption("iterations", 12)
+                        .withOption("lo", lo / 2)
+                        .withOption("hi", hi * 2));
         Matrix scores = new Matrix(tokens, tokens, s);
         PlainEngine plain = new PlainEngine();
         Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), null).toMatrix();
         try (HeContext ctx = backend.open(params)) {
             SecretKey sk = ctx.generateSecretKey();
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, false);
-            EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk),
-                    tokens);
+            EncryptedEngine engine =
+                    new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), tokens);
             EncryptedTensor enc = engine.fromPlainScores(scores);
             long t0 = System.nanoTime();
             EncryptedTensor w;
@@ -175,10 +200,22 @@ final class DemoCommand implements Callable<Integer> {
                 }
                 rowSumErr = Math.max(rowSumErr, Math.abs(sum - 1));
             }
-            out.printf(Locale.ROOT, "2. Encrypted attention: a %dx%d score block, CKKS (%s, N=2^%d, %d levels; an "
-                    + "insecure test ring, for a quick demo)%n   %s%n   %.2f s, %d levels consumed; max |encrypted - "
-                    + "plaintext| %.2e; rows sum to 1 within %.2e%n%n", tokens, tokens, backend.name(), params.logN(),
-                    params.maxLevel(), kernel.describe(), seconds, engine.depth(w), max, rowSumErr);
+            out.printf(
+                    Locale.ROOT,
+                    "2. Encrypted attention: a %dx%d score block, CKKS (%s, N=2^%d, %d levels; an "
+                            + "insecure test ring, for a quick demo)%n   %s%n   %.2f s, %d "
+                            + "levels consumed; max |encrypted - "
+                            + "plaintext| %.2e; rows sum to 1 within %.2e%n%n",
+                    tokens,
+                    tokens,
+                    backend.name(),
+                    params.logN(),
+                    params.maxLevel(),
+                    kernel.describe(),
+                    seconds,
+                    engine.depth(w),
+                    max,
+                    rowSumErr);
             out.flush();
         }
     }

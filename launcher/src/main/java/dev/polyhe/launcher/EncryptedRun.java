@@ -34,15 +34,22 @@ final class EncryptedRun {
     private final String backend;
     /** Results (stdout or nowhere); progress and notes go to {@link #err}. */
     private final PrintWriter out;
+
     private final PrintWriter err;
     /** Per sample, the seconds each transformer block took. */
     private final List<double[]> blockSeconds = new ArrayList<>();
     /** Trace errors step by step ({@code --trace-errors}); the JSON file, if any. */
     private boolean trace;
+
     private Path traceJson;
     private int keyTokens;
 
-    EncryptedRun(PolyHe polyhe, InferenceService service, ChainOptions chain, String backend, PrintWriter out,
+    EncryptedRun(
+            PolyHe polyhe,
+            InferenceService service,
+            ChainOptions chain,
+            String backend,
+            PrintWriter out,
             PrintWriter err) {
         this.polyhe = polyhe;
         this.service = service;
@@ -69,14 +76,21 @@ final class EncryptedRun {
     }
 
     /** The parameters a run uses, the tokens its keys serve, and whether the chain is shorter than the model. */
-    private record Chain(dev.polyhe.api.he.HeBackend he, dev.polyhe.api.he.CkksParameters params, int maxTokens,
-            int maxColumns, boolean bootstrapping) {
-    }
+    private record Chain(
+            dev.polyhe.api.he.HeBackend he,
+            dev.polyhe.api.he.CkksParameters params,
+            int maxTokens,
+            int maxColumns,
+            boolean bootstrapping) {}
 
     private Chain chain(LoadedModel loaded, InferenceService.Comparison plain, String doing) {
         var he = polyhe.backend(backend); // with --threads where given
-        int maxTokens = Math.max(keyTokens,
-                plain.exact().stream().mapToInt(r -> r.embeddings().rows()).max().orElse(1));
+        int maxTokens = Math.max(
+                keyTokens,
+                plain.exact().stream()
+                        .mapToInt(r -> r.embeddings().rows())
+                        .max()
+                        .orElse(1));
         int depth = plain.errors().maxDepth();
         int minLogN = ChainOptions.minLogN(maxTokens);
         // The engine spends a few levels beyond the plain depth on aligning scales (about a quarter at most) and,
@@ -88,9 +102,16 @@ final class EncryptedRun {
         }
         // a chain shorter than the model is deep refreshes its ciphertexts by bootstrapping (the engine places them)
         boolean bootstrapping = params.maxLevel() < needed;
-        err.printf(Locale.ROOT, "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; %s%n",
-                he.name(), params.logN(), params.maxLevel(), depth, bootstrapping ? "; bootstrapping" : "",
-                params.security().configName(), doing);
+        err.printf(
+                Locale.ROOT,
+                "ckks: %s, N=2^%d, %d levels (the polynomial model needs %d%s), security %s; %s%n",
+                he.name(),
+                params.logN(),
+                params.maxLevel(),
+                depth,
+                bootstrapping ? "; bootstrapping" : "",
+                params.security().configName(),
+                doing);
         err.flush();
         var info = loaded.model().info();
         return new Chain(he, params, maxTokens, Math.max(info.hiddenSize(), info.intermediateSize()), bootstrapping);
@@ -102,16 +123,20 @@ final class EncryptedRun {
      *
      * @return the bootstrap calls of each sample
      */
-    List<Long> explain(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
-            InferenceService.Comparison plain, ObjectNode json) {
+    List<Long> explain(
+            LoadedModel loaded,
+            List<ModelInput> inputs,
+            Calibration calibration,
+            InferenceService.Comparison plain,
+            ObjectNode json) {
         Chain c = chain(loaded, plain, "planning (no keys, no arithmetic)");
         EncryptedInference encrypted = new EncryptedInference(service);
         List<Long> boots = new ArrayList<>();
         ArrayNode samples = json.putArray("plans");
         try (var keys = encrypted.planningKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
             for (int i = 0; i < inputs.size(); i++) {
-                var planned = encrypted.plan(keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
-                        calibration);
+                var planned = encrypted.plan(
+                        keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)), calibration);
                 if (planned == null) {
                     out.printf(Locale.ROOT, "sample %d: the chain holds the whole model: no bootstraps to plan%n", i);
                     boots.add(0L);
@@ -124,15 +149,23 @@ final class EncryptedRun {
                 out.print(plan.toText());
                 out.flush();
                 boots.add(planned.bootstraps());
-                samples.addObject().put("bootstraps", planned.bootstraps()).put("greedy_bootstraps",
-                        planned.greedyBootstraps()).put("plan", planned.plan().toString());
+                samples.addObject()
+                        .put("bootstraps", planned.bootstraps())
+                        .put("greedy_bootstraps", planned.greedyBootstraps())
+                        .put("plan", planned.plan().toString());
             }
         }
         return boots;
     }
 
-    List<InferenceResult> run(LoadedModel loaded, List<ModelInput> inputs, Calibration calibration,
-            InferenceService.Comparison plain, ObjectNode json, Path report, Path chart) {
+    List<InferenceResult> run(
+            LoadedModel loaded,
+            List<ModelInput> inputs,
+            Calibration calibration,
+            InferenceService.Comparison plain,
+            ObjectNode json,
+            Path report,
+            Path chart) {
         Chain c = chain(loaded, plain, "generating keys");
         int depth = plain.errors().maxDepth();
         long keysStart = System.nanoTime();
@@ -143,8 +176,7 @@ final class EncryptedRun {
         var info = loaded.model().info();
         ArrayNode traces = OutputJson.MAPPER.createArrayNode();
         ArrayNode samples = json.putArray("ckks_samples");
-        try (var keys = encrypted.generateKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(),
-                c.bootstrapping())) {
+        try (var keys = encrypted.generateKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
             double keySeconds = (System.nanoTime() - keysStart) / 1e9;
             err.printf(Locale.ROOT, "ckks: keys generated in %.1f s%n", keySeconds);
             err.flush();
@@ -161,29 +193,38 @@ final class EncryptedRun {
                 };
                 EncryptedInference.ServerResult result;
                 if (trace) {
-                    var traced = encrypted.evaluateTraced(keys, loaded, loaded.model().embed(inputs.get(i)), calibration,
-                            progress);
+                    var traced = encrypted.evaluateTraced(
+                            keys, loaded, loaded.model().embed(inputs.get(i)), calibration, progress);
                     result = traced.result();
                     out.printf(Locale.ROOT, "ckks sample %d: ", i);
                     out.print(traced.trace().toTable());
                     traces.add(traced.trace().toJson(OutputJson.MAPPER));
                 } else {
                     try {
-                        result = encrypted.evaluate(keys, loaded, encrypted.encrypt(keys, loaded.model(),
-                                inputs.get(i)), calibration, progress, acc -> bar.follow(acc::currentOperator,
-                                acc::bootstrapsSoFar));
+                        result = encrypted.evaluate(
+                                keys,
+                                loaded,
+                                encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
+                                calibration,
+                                progress,
+                                acc -> bar.follow(acc::currentOperator, acc::bootstrapsSoFar));
                     } finally {
                         bar.stop();
                     }
                 }
-                blockSeconds.add(blocks.stream().mapToDouble(Double::doubleValue).toArray());
+                blockSeconds.add(
+                        blocks.stream().mapToDouble(Double::doubleValue).toArray());
                 Matrix hidden = encrypted.decrypt(keys, result.output().lastHiddenState());
-                Matrix logits = result.output().logits() == null ? null : encrypted.decrypt(keys, result.output().logits());
+                Matrix logits = result.output().logits() == null
+                        ? null
+                        : encrypted.decrypt(keys, result.output().logits());
                 InferenceResult p = plain.polynomial().get(i);
                 InferenceResult e = plain.exact().get(i);
-                OutputAgreement ap = logits != null ? OutputAgreement.between(logits, p.logits())
+                OutputAgreement ap = logits != null
+                        ? OutputAgreement.between(logits, p.logits())
                         : OutputAgreement.between(hidden, p.lastHiddenState());
-                OutputAgreement ae = logits != null ? OutputAgreement.between(logits, e.logits())
+                OutputAgreement ae = logits != null
+                        ? OutputAgreement.between(logits, e.logits())
                         : OutputAgreement.between(hidden, e.lastHiddenState());
                 vsPoly = vsPoly == null ? ap : vsPoly.combine(ap);
                 vsExact = vsExact == null ? ae : vsExact.combine(ae);
@@ -195,18 +236,32 @@ final class EncryptedRun {
                     n.put("asked_bits", r.askedBits());
                     n.put("single_bootstrap_bits", r.singleBits());
                 });
-                out.printf(Locale.ROOT, "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
-                        + "vs exact: mse %.3e, max %.3e, same prediction %s%n", i, result.seconds(), ap.mse(),
-                        ap.maxAbs(), ap.samePrediction(), ae.mse(), ae.maxAbs(), ae.samePrediction());
+                out.printf(
+                        Locale.ROOT,
+                        "ckks sample %d: %.2f s; vs poly: mse %.3e, max %.3e, same prediction %s; "
+                                + "vs exact: mse %.3e, max %.3e, same prediction %s%n",
+                        i,
+                        result.seconds(),
+                        ap.mse(),
+                        ap.maxAbs(),
+                        ap.samePrediction(),
+                        ae.mse(),
+                        ae.maxAbs(),
+                        ae.samePrediction());
                 out.printf(Locale.ROOT, "ckks sample %d vs poly: %s%n", i, ap.describePredictions(8));
                 if (result.planned() != null) {
-                    out.printf(Locale.ROOT, "ckks sample %d: %s%n", i, result.planned().describe());
+                    out.printf(
+                            Locale.ROOT,
+                            "ckks sample %d: %s%n",
+                            i,
+                            result.planned().describe());
                 }
                 out.print(breakdown.toText());
                 out.flush();
                 ObjectNode sampleJson = samples.addObject();
                 if (result.planned() != null) {
-                    sampleJson.put("bootstrap_plan", result.planned().plan().toString())
+                    sampleJson
+                            .put("bootstrap_plan", result.planned().plan().toString())
                             .put("planned_bootstraps", result.planned().bootstraps())
                             .put("greedy_bootstraps", result.planned().greedyBootstraps())
                             .put("planning_seconds", result.planned().seconds());
@@ -257,8 +312,11 @@ final class EncryptedRun {
         }
         ArrayNode flips = n.putArray("flips");
         for (OutputAgreement.Flip f : a.flips()) {
-            flips.addObject().put("position", f.row()).put("reference_top", f.referenceTop())
-                    .put("actual_top", f.actualTop()).put("reference_gap", f.referenceGap())
+            flips.addObject()
+                    .put("position", f.row())
+                    .put("reference_top", f.referenceTop())
+                    .put("actual_top", f.actualTop())
+                    .put("reference_gap", f.referenceGap())
                     .put("error_at_reference_top", f.errorAtReferenceTop())
                     .put("error_at_actual_top", f.errorAtActualTop());
         }
@@ -268,7 +326,8 @@ final class EncryptedRun {
     /** The latency breakdown for a --report file: JSON for a {@code .json} name, text otherwise. */
     static String reportText(Path file, LatencyBreakdown breakdown) {
         return file != null && file.toString().endsWith(".json")
-                ? breakdown.toJson(OutputJson.MAPPER).toPrettyString() : breakdown.toText();
+                ? breakdown.toJson(OutputJson.MAPPER).toPrettyString()
+                : breakdown.toText();
     }
 
     private static void write(Path file, String text) {

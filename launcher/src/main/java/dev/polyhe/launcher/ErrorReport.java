@@ -20,11 +20,16 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
      * parameter set, a foreign or corrupted ciphertext file, a chain too short for the circuit); 1 otherwise.
      */
     static int exitCode(Throwable e) {
-        if (e instanceof ConfigException || e instanceof PluginLoadException || e instanceof CheckpointException
-                || e instanceof Plugins.UnknownPluginException || e instanceof Plugins.UnavailablePluginException
+        if (e instanceof ConfigException
+                || e instanceof PluginLoadException
+                || e instanceof CheckpointException
+                || e instanceof Plugins.UnknownPluginException
+                || e instanceof Plugins.UnavailablePluginException
                 || e instanceof Options.InvalidOptionException
-                || e instanceof InputException || e instanceof NoSuchFileException
-                || e instanceof InsecureParametersException || e instanceof HeException
+                || e instanceof InputException
+                || e instanceof NoSuchFileException
+                || e instanceof InsecureParametersException
+                || e instanceof HeException
                 || e instanceof CommandLine.ParameterException) {
             return PolyHeCommand.USAGE;
         }
@@ -78,17 +83,22 @@ final class ErrorReport implements CommandLine.IExecutionExceptionHandler {
     /** One line: what ran out, the heap this JVM had, and how to give more. */
     static String outOfMemoryMessage(OutOfMemoryError e, long maxHeapBytes) {
         String what = e.getMessage() == null || e.getMessage().isBlank() ? "memory" : e.getMessage();
-        return String.format(Locale.ROOT, "out of memory (%s) with a Java heap of at most %.1f GiB; give the JVM "
-                + "more with POLYHE_JAVA_OPTS=-Xmx<size> (e.g. -Xmx16g; ./polyhe otherwise takes "
-                + "POLYHE_HEAP_PERCENT, default 75, of the machine's memory), or run a smaller preset or fewer tokens",
-                what, maxHeapBytes / (double) (1L << 30));
+        return String.format(
+                Locale.ROOT,
+                "out of memory (%s) with a Java heap of at most %.1f GiB; give the JVM "
+                        + "more with POLYHE_JAVA_OPTS=-Xmx<size> (e.g. -Xmx16g; ./polyhe otherwise takes "
+                        + "POLYHE_HEAP_PERCENT, default 75, of the machine's memory), or run a "
+                        + "smaller preset or fewer tokens",
+                what,
+                maxHeapBytes / (double) (1L << 30));
     }
 
     static int usage(CommandLine.ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         cmd.getErr().println(prefix(cmd) + e.getMessage());
-        cmd.getErr().println("Try 'polyhe " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ")
-                + "--help' for usage.");
+        cmd.getErr()
+                .println("Try 'polyhe " + (cmd.getParent() == null ? "" : cmd.getCommandName() + " ")
+                        + "--help' for usage.");
         return PolyHeCommand.USAGE;
     }
 

@@ -17,9 +17,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe eval}: server side, the polynomial model on ciphertexts, with evaluation keys only. */
-@Command(name = "eval", mixinStandardHelpOptions = true,
-        description = {"Server: run the polynomial model on an encrypted input with the evaluation keys only (the "
-                + "key folder's secret.key is never read), print progress and the latency breakdown."})
+@Command(
+        name = "eval",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Server: run the polynomial model on an encrypted input with the evaluation keys only (the "
+                    + "key folder's secret.key is never read), print progress and the latency breakdown."
+        })
 final class EvalCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -33,7 +37,9 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "DIR", description = "Checkpoint folder.")
     Path model;
 
-    @Option(names = "--calibration", paramLabel = "CAL.json",
+    @Option(
+            names = "--calibration",
+            paramLabel = "CAL.json",
             description = "Approximation domains from 'polyhe calibrate' on sample data (default: the config's "
                     + "inference.calibration).")
     Path calibration;
@@ -44,13 +50,18 @@ final class EvalCommand implements Callable<Integer> {
     @Option(names = "--output", required = true, paramLabel = "FILE.ct", description = "Encrypted outputs to write.")
     Path output;
 
-    @Option(names = "--backend", paramLabel = "NAME",
-            description = "HE backend to evaluate on, e.g. ckks-cuda (default: the config's inference.backend, else the "
-                    + "one the key set names). Keys made with any backend of the same data format serve it.")
+    @Option(
+            names = "--backend",
+            paramLabel = "NAME",
+            description =
+                    "HE backend to evaluate on, e.g. ckks-cuda (default: the config's inference.backend, else the "
+                            + "one the key set names). Keys made with any backend of the same data format serve it.")
     String backend;
 
-    @Option(names = "--insecure-test", description = "Accept key sets whose parameters are below 128-bit security "
-            + "(tests only): the server's policy, which the client's parameters.json cannot change.")
+    @Option(
+            names = "--insecure-test",
+            description = "Accept key sets whose parameters are below 128-bit security "
+                    + "(tests only): the server's policy, which the client's parameters.json cannot change.")
     boolean acceptInsecure;
 
     @Mixin
@@ -76,21 +87,28 @@ final class EvalCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         var out = spec.commandLine().getOut();
         BreakdownChart.checkWritable(breakdownFiles.chart);
-        try (PolyHe polyhe = pipeline.open(common); var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
+        try (PolyHe polyhe = pipeline.open(common);
+                var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
             var service = pipeline.service(polyhe, model, true);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);
             EncryptedTensor embeddings = contents.tensors().get("embeddings");
             if (embeddings == null) {
-                throw new ErrorReport.InputException(input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
+                throw new ErrorReport.InputException(
+                        input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
-            ProgressReport progress = new ProgressReport(spec.commandLine().getErr(), "eval",
-                    loaded.model().info().layers());
+            ProgressReport progress = new ProgressReport(
+                    spec.commandLine().getErr(), "eval", loaded.model().info().layers());
             EncryptedInference.ServerResult result;
             try {
-                result = new EncryptedInference(service).evaluate(keys, loaded, embeddings, calibration(service),
-                        step -> progress.step(step.toString(), step.bootstraps()),
-                        acc -> progress.follow(acc::currentOperator, acc::bootstrapsSoFar));
+                result = new EncryptedInference(service)
+                        .evaluate(
+                                keys,
+                                loaded,
+                                embeddings,
+                                calibration(service),
+                                step -> progress.step(step.toString(), step.bootstraps()),
+                                acc -> progress.follow(acc::currentOperator, acc::bootstrapsSoFar));
             } finally {
                 progress.stop();
             }

@@ -9,7 +9,11 @@ import picocli.CommandLine.Option;
 
 /** The key folder of {@code polyhe keys generate}, opened as the client or as the server sees it. */
 final class KeyFolderOptions {
-    @Option(names = "--keys", required = true, paramLabel = "DIR", description = "Key folder from 'polyhe keys generate'.")
+    @Option(
+            names = "--keys",
+            required = true,
+            paramLabel = "DIR",
+            description = "Key folder from 'polyhe keys generate'.")
     Path keys;
 
     /** With the secret key: encrypt and decrypt. */

@@ -8,14 +8,17 @@ import dev.polyhe.core.encrypted.KeyFiles;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /** {@code polyhe keys generate}: the client's key folder. */
-@Command(name = "keys", mixinStandardHelpOptions = true, description = "Key management (client side).",
+@Command(
+        name = "keys",
+        mixinStandardHelpOptions = true,
+        description = "Key management (client side).",
         subcommands = {KeysCommand.Generate.class})
 final class KeysCommand implements Runnable {
     @Spec
@@ -26,11 +29,15 @@ final class KeysCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    @Command(name = "generate", mixinStandardHelpOptions = true,
-            description = {"Generate a secret key and the evaluation keys (relinearization, the rotations the "
-                    + "packing needs, bootstrapping if asked) into a key folder of two halves: KEYS/server/ "
-                    + "(parameters, evaluation keys, key-set metadata; nothing secret: give it to the server) and "
-                    + "KEYS/client/ (the secret key, owner-only)."})
+    @Command(
+            name = "generate",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Generate a secret key and the evaluation keys (relinearization, the rotations the "
+                        + "packing needs, bootstrapping if asked) into a key folder of two halves: KEYS/server/ "
+                        + "(parameters, evaluation keys, key-set metadata; nothing secret: give it to the server) and "
+                        + "KEYS/client/ (the secret key, owner-only)."
+            })
     static final class Generate implements Callable<Integer> {
         @Mixin
         CommonOptions common;
@@ -41,11 +48,16 @@ final class KeysCommand implements Runnable {
         @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
         String backend;
 
-        @Option(names = "--max-tokens", defaultValue = "16",
+        @Option(
+                names = "--max-tokens",
+                defaultValue = "16",
                 description = "Longest input the keys serve (default: ${DEFAULT-VALUE}).")
         int maxTokens;
 
-        @Option(names = "--max-columns", defaultValue = "1", paramLabel = "H",
+        @Option(
+                names = "--max-columns",
+                defaultValue = "1",
+                paramLabel = "H",
                 description = "The model's widest activation (hidden or feed-forward size): activations are packed "
                         + "in blocks of up to that many columns per ciphertext, as many as the ring holds "
                         + "(default: ${DEFAULT-VALUE}, one column per ciphertext).")
@@ -54,7 +66,9 @@ final class KeysCommand implements Runnable {
         @Option(names = "--bootstrapping", description = "Also generate bootstrapping keys.")
         boolean bootstrapping;
 
-        @Option(names = "--model", paramLabel = "DIR",
+        @Option(
+                names = "--model",
+                paramLabel = "DIR",
                 description = "A checkpoint to size the keys for: --max-columns from its widest activation (and "
                         + "--max-tokens from its fixed sequence length, for an image model), unless given.")
         Path model;
@@ -85,13 +99,20 @@ final class KeysCommand implements Runnable {
                     spec.commandLine().getErr().println("polyhe keys generate: " + chain.defaultChoice);
                 }
                 long t0 = System.nanoTime();
-                try (var keys = new EncryptedInference(polyhe.inference()).generateKeys(he, params, maxTokens,
-                        maxColumns, bootstrapping)) {
+                try (var keys = new EncryptedInference(polyhe.inference())
+                        .generateKeys(he, params, maxTokens, maxColumns, bootstrapping)) {
                     KeyFiles.write(keys, out);
                     var o = spec.commandLine().getOut();
-                    o.printf(Locale.ROOT, "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots "
-                            + "x %d columns per ciphertext, relinearization key %.1f MiB, rotation keys %.1f MiB%n", out,
-                            (System.nanoTime() - t0) / 1e9, params.logN(), params.maxLevel(), keys.packingSlots(),
+                    o.printf(
+                            Locale.ROOT,
+                            "key set written to %s in %.1f s: N=2^%d, %d levels, packing %d slots "
+                                    + "x %d columns per ciphertext, relinearization key %.1f "
+                                    + "MiB, rotation keys %.1f MiB%n",
+                            out,
+                            (System.nanoTime() - t0) / 1e9,
+                            params.logN(),
+                            params.maxLevel(),
+                            keys.packingSlots(),
                             keys.packing().columnsPerCiphertext(),
                             keys.evaluationKeys().relinearizationKeyBytes() / (double) (1 << 20),
                             keys.evaluationKeys().rotationKeyBytes() / (double) (1 << 20));
@@ -112,8 +133,15 @@ final class KeysCommand implements Runnable {
             if (!parsed.hasMatchedOption("--max-tokens") && info.modelType().equals("vit")) {
                 maxTokens = info.maxTokens();
             }
-            spec.commandLine().getErr().printf(Locale.ROOT, "polyhe keys generate: sized for %s (%s): up to %d tokens, "
-                    + "%d columns%n", model, info.modelType(), maxTokens, maxColumns);
+            spec.commandLine()
+                    .getErr()
+                    .printf(
+                            Locale.ROOT,
+                            "polyhe keys generate: sized for %s (%s): up to %d tokens, " + "%d columns%n",
+                            model,
+                            info.modelType(),
+                            maxTokens,
+                            maxColumns);
         }
     }
 }

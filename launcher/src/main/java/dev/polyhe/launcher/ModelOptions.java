@@ -11,13 +11,21 @@ import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** What {@code infer}, {@code calibrate} and {@code encrypt} share: the checkpoint, the inputs, config and attention. */
+/**
+ * What {@code infer}, {@code calibrate} and {@code encrypt} share: the checkpoint, the inputs, config and attention.
+ */
 final class ModelOptions {
-    @Option(names = "--model", required = true, paramLabel = "DIR",
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
             description = "Hugging Face checkpoint folder (config.json + model.safetensors or a sharded index).")
     Path model;
 
-    @Option(names = "--input", required = true, paramLabel = "FILE.json",
+    @Option(
+            names = "--input",
+            required = true,
+            paramLabel = "FILE.json",
             description = "{\"input_ids\": [[...], ...]}, {\"text\": [\"...\", ...]} (with the checkpoint's "
                     + "tokenizer.json) or {\"pixel_values\": [[[[...]]]]} ([batch, channels, height, width]).")
     Path input;

@@ -40,7 +40,9 @@ final class OutputJson {
             ArrayNode rows = rows(l);
             logits.add(perPosition || l.rows() > 1 ? rows : rows.get(0));
         }
-        json.set("logits_shape", shape(logitsList, perPosition || logitsList.get(0).rows() > 1));
+        json.set(
+                "logits_shape",
+                shape(logitsList, perPosition || logitsList.get(0).rows() > 1));
     }
 
     static ArrayNode rows(Matrix m) {
@@ -56,7 +58,9 @@ final class OutputJson {
 
     static ArrayNode shape(List<Matrix> ms, boolean withRows) {
         ArrayNode s = JSON.createArrayNode();
-        boolean uniform = ms.stream().allMatch(m -> m.rows() == ms.get(0).rows() && m.cols() == ms.get(0).cols());
+        boolean uniform = ms.stream()
+                .allMatch(m ->
+                        m.rows() == ms.get(0).rows() && m.cols() == ms.get(0).cols());
         if (!uniform) {
             ms.forEach(m -> s.addArray().add(m.rows()).add(m.cols()));
             return s;

@@ -14,15 +14,23 @@ import picocli.CommandLine.Spec;
 
 /** The config file and the attention flags that override it: how every model command builds its pipeline. */
 final class PipelineOptions {
-    @Option(names = "--config", paramLabel = "CFG", description = "Config file (YAML or JSON); the flags below override it.")
+    @Option(
+            names = "--config",
+            paramLabel = "CFG",
+            description = "Config file (YAML or JSON); the flags below override it.")
     Path config;
 
-    @Option(names = "--attention", paramLabel = "NAME",
+    @Option(
+            names = "--attention",
+            paramLabel = "NAME",
             description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's.")
     String attention;
 
-    @Option(names = "--attention-opt", paramLabel = "KEY=VALUE",
-            description = "Option of the attention mechanism (repeatable), e.g. --attention-opt p=4 --attention-opt epsilon=0.001.")
+    @Option(
+            names = "--attention-opt",
+            paramLabel = "KEY=VALUE",
+            description = "Option of the attention mechanism (repeatable), e.g. --attention-opt p=4 "
+                    + "--attention-opt epsilon=0.001.")
     Map<String, String> attentionOptions = new LinkedHashMap<>();
 
     @Spec(Spec.Target.MIXEE)
@@ -31,9 +39,12 @@ final class PipelineOptions {
     Integer threads;
 
     /** Refused as it is parsed, before any model or key is read. */
-    @Option(names = "--threads", paramLabel = "T",
-            description = "Worker threads of the HE backend (default: all cores). From 4 up the encrypted engine also runs "
-                    + "independent ciphertexts at once (a linear map's output blocks, an attention's shifts).")
+    @Option(
+            names = "--threads",
+            paramLabel = "T",
+            description =
+                    "Worker threads of the HE backend (default: all cores). From 4 up the encrypted engine also runs "
+                            + "independent ciphertexts at once (a linear map's output blocks, an attention's shifts).")
     void threads(int t) {
         if (t < 1) {
             throw new ParameterException(command.commandLine(), "--threads must be >= 1, got " + t);
@@ -68,8 +79,11 @@ final class PipelineOptions {
         if (!polynomial) {
             return service.withAttention(DeclaredAttention.read(checkpoint).orElse(PluginChoice.of("softmax")));
         }
-        return service.withAttention(DeclaredAttention.require(checkpoint, "pass one, e.g. --attention power-softmax "
-                + "--attention-opt p=4 --attention-opt epsilon=0.001 (the paper's), or declare it in config.json"));
+        return service.withAttention(DeclaredAttention.require(
+                checkpoint,
+                "pass one, e.g. --attention power-softmax "
+                        + "--attention-opt p=4 --attention-opt epsilon=0.001 (the paper's), or "
+                        + "declare it in config.json"));
     }
 
     /** The config's inference service with the command-line attention applied. */
@@ -86,5 +100,4 @@ final class PipelineOptions {
         options.putAll(attentionOptions);
         return service.withAttention(new PluginChoice(attention != null ? attention : base.name(), options));
     }
-
 }

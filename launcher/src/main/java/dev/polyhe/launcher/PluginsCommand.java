@@ -17,10 +17,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe plugins}: every plugin found, with kind, name, module, version and origin. */
-@Command(name = "plugins", mixinStandardHelpOptions = true,
+@Command(
+        name = "plugins",
+        mixinStandardHelpOptions = true,
         description = "List the plugins found on the module path and in the plugins folder.")
 final class PluginsCommand implements Callable<Integer> {
-    enum Format { text, json }
+    enum Format {
+        text,
+        json
+    }
 
     @Mixin
     CommonOptions common;
@@ -37,8 +42,11 @@ final class PluginsCommand implements Callable<Integer> {
             List<PluginDescriptor> plugins = polyhe.pluginList();
             var out = spec.commandLine().getOut();
             if (format == Format.json) {
-                List<Map<String, String>> rows = plugins.stream().map(PluginsCommand::row).toList();
-                out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(rows));
+                List<Map<String, String>> rows =
+                        plugins.stream().map(PluginsCommand::row).toList();
+                out.println(new ObjectMapper()
+                        .enable(SerializationFeature.INDENT_OUTPUT)
+                        .writeValueAsString(rows));
             } else {
                 String fmt = "%-14s %-32s %-26s %-16s %s%n";
                 out.printf(Locale.ROOT, fmt, "KIND", "NAME", "MODULE", "VERSION", "ORIGIN");
@@ -48,7 +56,11 @@ final class PluginsCommand implements Callable<Integer> {
                 for (PluginDescriptor p : plugins) {
                     Availability a = availability(p);
                     if (!a.available()) {
-                        out.printf(Locale.ROOT, "%s '%s' is not available here: %s%n", p.kind().label(), p.name(),
+                        out.printf(
+                                Locale.ROOT,
+                                "%s '%s' is not available here: %s%n",
+                                p.kind().label(),
+                                p.name(),
                                 a.reason());
                     }
                 }

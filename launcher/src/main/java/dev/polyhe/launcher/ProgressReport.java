@@ -43,16 +43,18 @@ final class ProgressReport {
         if (!terminal) {
             return;
         }
-        Thread t = new Thread(() -> {
-            try {
-                while (!Thread.currentThread().isInterrupted()) {
-                    Thread.sleep(1000);
-                    tick(operator.get(), bootstraps.getAsLong());
-                }
-            } catch (InterruptedException e) {
-                // stopped
-            }
-        }, "polyhe-progress");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        while (!Thread.currentThread().isInterrupted()) {
+                            Thread.sleep(1000);
+                            tick(operator.get(), bootstraps.getAsLong());
+                        }
+                    } catch (InterruptedException e) {
+                        // stopped
+                    }
+                },
+                "polyhe-progress");
         t.setDaemon(true);
         ticker = t;
         t.start();
@@ -69,8 +71,16 @@ final class ProgressReport {
     synchronized void tick(String operator, long bootstraps) {
         double elapsed = (System.nanoTime() - start) / 1e9;
         String eta = done == 0 ? "ETA after the first block" : "ETA " + duration(elapsed / done * (total - done));
-        err.print(String.format(Locale.ROOT, "\r\033[K%s: [%d/%d] %s, %d bootstraps, %s elapsed, %s", label, done,
-                total, operator, bootstraps, duration(elapsed), eta));
+        err.print(String.format(
+                Locale.ROOT,
+                "\r\033[K%s: [%d/%d] %s, %d bootstraps, %s elapsed, %s",
+                label,
+                done,
+                total,
+                operator,
+                bootstraps,
+                duration(elapsed),
+                eta));
         err.flush();
     }
 
@@ -79,8 +89,16 @@ final class ProgressReport {
         done++;
         double elapsed = (System.nanoTime() - start) / 1e9;
         String eta = done >= total ? "done" : "ETA " + duration(elapsed / done * (total - done));
-        String line = String.format(Locale.ROOT, "%s: %s [%d/%d] %d bootstraps, %s elapsed, %s", label, what, done,
-                total, bootstraps, duration(elapsed), eta);
+        String line = String.format(
+                Locale.ROOT,
+                "%s: %s [%d/%d] %d bootstraps, %s elapsed, %s",
+                label,
+                what,
+                done,
+                total,
+                bootstraps,
+                duration(elapsed),
+                eta);
         if (terminal) {
             err.print("\r\033[K" + line);
             if (done >= total) {
@@ -94,7 +112,10 @@ final class ProgressReport {
 
     static String duration(double seconds) {
         long s = Math.round(seconds);
-        return s < 60 ? s + " s" : s < 3600 ? String.format(Locale.ROOT, "%d min %02d s", s / 60, s % 60)
-                : String.format(Locale.ROOT, "%d h %02d min", s / 3600, s % 3600 / 60);
+        return s < 60
+                ? s + " s"
+                : s < 3600
+                        ? String.format(Locale.ROOT, "%d min %02d s", s / 60, s % 60)
+                        : String.format(Locale.ROOT, "%d h %02d min", s / 3600, s % 3600 / 60);
     }
 }

@@ -22,7 +22,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe remote}: the client of {@code polyhe serve}. */
-@Command(name = "remote", mixinStandardHelpOptions = true,
+@Command(
+        name = "remote",
+        mixinStandardHelpOptions = true,
         description = "The client of 'polyhe serve': upload a key set's server half, run an encrypted query.",
         subcommands = {RemoteCommand.Keys.class, RemoteCommand.Infer.class})
 final class RemoteCommand implements Runnable {
@@ -37,8 +39,10 @@ final class RemoteCommand implements Runnable {
     /** A server refusal becomes one line with its status; an unreachable server says so. */
     static RuntimeException failure(String server, Exception e) {
         if (e instanceof RemoteClient.RemoteException r) {
-            return new ErrorReport.InputException("the server refused (" + r.status() + (r.status() == 404
-                    ? ", not found" : r.status() == 401 ? ", not authenticated: --token or POLYHE_TOKEN" : "")
+            return new ErrorReport.InputException("the server refused (" + r.status()
+                    + (r.status() == 404
+                            ? ", not found"
+                            : r.status() == 401 ? ", not authenticated: --token or POLYHE_TOKEN" : "")
                     + "): " + r.getMessage());
         }
         if (e instanceof java.net.ConnectException) {
@@ -51,8 +55,8 @@ final class RemoteCommand implements Runnable {
                     + " (a self-signed server needs --truststore; an http:// server needs http:// here)");
         }
         if (e instanceof java.nio.file.NoSuchFileException n) {
-            return new ErrorReport.InputException("no such file: " + n.getFile() + (n.getReason() != null ? " ("
-                    + n.getReason() + ")" : ""));
+            return new ErrorReport.InputException(
+                    "no such file: " + n.getFile() + (n.getReason() != null ? " (" + n.getReason() + ")" : ""));
         }
         if (e instanceof RuntimeException r) {
             return r;
@@ -81,7 +85,10 @@ final class RemoteCommand implements Runnable {
         }
     }
 
-    @Command(name = "keys", mixinStandardHelpOptions = true, description = "Key sets on a server.",
+    @Command(
+            name = "keys",
+            mixinStandardHelpOptions = true,
+            description = "Key sets on a server.",
             subcommands = KeysUpload.class)
     static final class Keys implements Runnable {
         @Spec
@@ -93,13 +100,16 @@ final class RemoteCommand implements Runnable {
         }
     }
 
-    @Command(name = "upload", mixinStandardHelpOptions = true,
+    @Command(
+            name = "upload",
+            mixinStandardHelpOptions = true,
             description = "Upload KEYS/server/ (never the client half) to a server; prints the key set's id.")
     static final class KeysUpload implements Callable<Integer> {
         @Mixin
         RemoteConnection remote;
 
-        @Option(names = "--keys", required = true, paramLabel = "KEYS/") Path keys;
+        @Option(names = "--keys", required = true, paramLabel = "KEYS/")
+        Path keys;
 
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -109,8 +119,13 @@ final class RemoteCommand implements Runnable {
             String server = remote.server;
             try {
                 var answer = remote.client().uploadKeys(KeyFolders.serverHalf(keys));
-                spec.commandLine().getOut().printf("key set %s %s (%d bytes)%n", answer.get("key_set").asText(),
-                        answer.get("created").asBoolean() ? "stored" : "already stored", answer.get("bytes").asLong());
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "key set %s %s (%d bytes)%n",
+                                answer.get("key_set").asText(),
+                                answer.get("created").asBoolean() ? "stored" : "already stored",
+                                answer.get("bytes").asLong());
                 return PolyHeCommand.OK;
             } catch (Exception e) {
                 throw failure(server, e);
@@ -118,9 +133,13 @@ final class RemoteCommand implements Runnable {
         }
     }
 
-    @Command(name = "infer", mixinStandardHelpOptions = true,
-            description = {"Encrypt an input locally, run it on the server, follow its progress, fetch and decrypt "
-                    + "the result: the same JSON as 'polyhe infer' (with error_vs_poly under --check)."})
+    @Command(
+            name = "infer",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Encrypt an input locally, run it on the server, follow its progress, fetch and decrypt "
+                        + "the result: the same JSON as 'polyhe infer' (with error_vs_poly under --check)."
+            })
     static final class Infer implements Callable<Integer> {
         @Mixin
         CommonOptions common;
@@ -131,15 +150,20 @@ final class RemoteCommand implements Runnable {
         @Option(names = "--model", required = true, paramLabel = "NAME", description = "The served model's name.")
         String model;
 
-        @Option(names = "--checkpoint", paramLabel = "DIR",
+        @Option(
+                names = "--checkpoint",
+                paramLabel = "DIR",
                 description = "The same checkpoint here, for embedding (default: a folder named like the model).")
         Path checkpoint;
 
-        @Option(names = "--keys", required = true, paramLabel = "KEYS/") Path keys;
+        @Option(names = "--keys", required = true, paramLabel = "KEYS/")
+        Path keys;
 
-        @Option(names = "--input", required = true, paramLabel = "FILE.json") Path input;
+        @Option(names = "--input", required = true, paramLabel = "FILE.json")
+        Path input;
 
-        @Option(names = "--output", required = true, paramLabel = "OUT.json") Path output;
+        @Option(names = "--output", required = true, paramLabel = "OUT.json")
+        Path output;
 
         @Option(names = "--check", description = "Also run the plaintext polynomial model here and report the error.")
         boolean check;
@@ -158,8 +182,8 @@ final class RemoteCommand implements Runnable {
                 PrivateInference inference = polyhe.privateInference(local, KeyFiles.backend(keys));
                 List<ModelInput> inputs = inference.readInputs(input);
                 if (inputs.size() != 1) {
-                    throw new ErrorReport.InputException(input + " holds " + inputs.size() + " samples; remote infer "
-                            + "sends one query");
+                    throw new ErrorReport.InputException(
+                            input + " holds " + inputs.size() + " samples; remote infer " + "sends one query");
                 }
                 String keySet = PolyHeServer.keySetId(KeyFolders.serverHalf(keys));
                 Path work = Files.createTempDirectory("polyhe-remote-");
@@ -171,32 +195,52 @@ final class RemoteCommand implements Runnable {
                     err.println("polyhe remote: job " + job + " queued on " + server);
                     err.flush();
                     var last = client.follow(job, s -> {
-                        err.printf(Locale.ROOT, "polyhe remote: %s, block %d/%d, %d bootstraps, %.0f s%n",
-                                s.get("state").asText(), s.get("blocks_done").asInt(), s.get("blocks").asInt(),
-                                s.get("bootstraps").asLong(), s.get("elapsed_seconds").asDouble());
+                        err.printf(
+                                Locale.ROOT,
+                                "polyhe remote: %s, block %d/%d, %d bootstraps, %.0f s%n",
+                                s.get("state").asText(),
+                                s.get("blocks_done").asInt(),
+                                s.get("blocks").asInt(),
+                                s.get("bootstraps").asLong(),
+                                s.get("elapsed_seconds").asDouble());
                         err.flush();
                     });
                     if (!last.get("state").asText().equals("done")) {
-                        throw new ErrorReport.InputException("job " + job + " ended " + last.get("state").asText()
+                        throw new ErrorReport.InputException("job " + job + " ended "
+                                + last.get("state").asText()
                                 + (last.has("error") ? ": " + last.get("error").asText() : ""));
                     }
                     Path result = work.resolve("result.ct");
                     client.result(job, result);
                     var prediction = inference.decrypt(clientKeys, inference.readAnswer(clientKeys, result));
                     ObjectNode json = OutputJson.MAPPER.createObjectNode();
-                    json.put("model_type", inference.modelType()).put("engine", "ckks").put("server", server)
-                            .put("job_id", job).put("server_seconds", last.get("elapsed_seconds").asDouble());
-                    OutputJson.putOutputs(json, inference.modelType(), List.of(prediction.lastHiddenState()),
+                    json.put("model_type", inference.modelType())
+                            .put("engine", "ckks")
+                            .put("server", server)
+                            .put("job_id", job)
+                            .put("server_seconds", last.get("elapsed_seconds").asDouble());
+                    OutputJson.putOutputs(
+                            json,
+                            inference.modelType(),
+                            List.of(prediction.lastHiddenState()),
                             prediction.logits() == null ? null : List.of(prediction.logits()));
                     if (check) {
                         Path cal = work.resolve("calibration.json");
                         client.calibration(model, cal);
-                        var a = prediction.agreementWith(inference.plaintextPolynomial(inputs.get(0),
-                                Calibration.read(cal)));
-                        json.putObject("error_vs_poly").put("mse", a.mse()).put("max_abs", a.maxAbs())
+                        var a = prediction.agreementWith(
+                                inference.plaintextPolynomial(inputs.get(0), Calibration.read(cal)));
+                        json.putObject("error_vs_poly")
+                                .put("mse", a.mse())
+                                .put("max_abs", a.maxAbs())
                                 .put("same_prediction", a.samePrediction());
-                        spec.commandLine().getOut().printf(Locale.ROOT, "vs poly: mse %.3e, max %.3e, same prediction "
-                                + "%s%n", a.mse(), a.maxAbs(), a.samePrediction());
+                        spec.commandLine()
+                                .getOut()
+                                .printf(
+                                        Locale.ROOT,
+                                        "vs poly: mse %.3e, max %.3e, same prediction " + "%s%n",
+                                        a.mse(),
+                                        a.maxAbs(),
+                                        a.samePrediction());
                     }
                     OutputJson.write(json, output);
                     spec.commandLine().getOut().println("wrote " + output);

@@ -10,7 +10,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe run CONFIG}: runs the workload a config describes. */
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
         description = "Run the pipeline a config file (YAML or JSON) describes.")
 final class RunCommand implements Callable<Integer> {
     @Mixin
@@ -19,7 +21,10 @@ final class RunCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CONFIG", description = "The config file (.yaml, .yml or .json).")
     Path config;
 
-    enum Format { text, json }
+    enum Format {
+        text,
+        json
+    }
 
     @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     Format format;
@@ -29,7 +34,10 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (PolyHe polyhe = PolyHe.builder().configFile(config).pluginsDir(common.pluginsDir).build()) {
+        try (PolyHe polyhe = PolyHe.builder()
+                .configFile(config)
+                .pluginsDir(common.pluginsDir)
+                .build()) {
             if (!polyhe.config().declaresWorkload()) {
                 throw new ErrorReport.InputException(config + " says nothing for 'polyhe run' to do: it has no "
                         + "'workload' and no 'benchmark' section (set 'workload: attention-benchmark'); an 'inference' "
@@ -37,8 +45,10 @@ final class RunCommand implements Callable<Integer> {
             }
             var out = spec.commandLine().getOut();
             var report = polyhe.runAttentionBenchmark();
-            out.print(format == Format.json ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
-                    : report.toText());
+            out.print(
+                    format == Format.json
+                            ? OutputJson.REPORTS.valueToTree(report).toPrettyString() + "\n"
+                            : report.toText());
             out.flush();
         }
         return PolyHeCommand.OK;

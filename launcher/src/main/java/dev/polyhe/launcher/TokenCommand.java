@@ -9,7 +9,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code polyhe serve token add|list|revoke}: the operator's tokens file (hashes only). */
-@Command(name = "token", mixinStandardHelpOptions = true,
+@Command(
+        name = "token",
+        mixinStandardHelpOptions = true,
         description = "Manage the tenants' bearer tokens of 'polyhe serve --tokens FILE' (the file keeps SHA-256 "
                 + "hashes only; a running server reads it again when it changes).",
         subcommands = {TokenCommand.Add.class, TokenCommand.List.class, TokenCommand.Revoke.class})
@@ -22,12 +24,18 @@ final class TokenCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
-    @Command(name = "add", mixinStandardHelpOptions = true,
+    @Command(
+            name = "add",
+            mixinStandardHelpOptions = true,
             description = "Add a token for a tenant and print it, once: it is not kept, only its hash.")
     static final class Add implements Callable<Integer> {
-        @Option(names = "--tokens", required = true, paramLabel = "FILE") Path file;
+        @Option(names = "--tokens", required = true, paramLabel = "FILE")
+        Path file;
 
-        @Option(names = "--tenant", required = true, paramLabel = "NAME",
+        @Option(
+                names = "--tenant",
+                required = true,
+                paramLabel = "NAME",
                 description = "The tenant: letters, digits, '.', '_', '-'; its key sets and jobs are its own.")
         String tenant;
 
@@ -46,16 +54,21 @@ final class TokenCommand implements Runnable {
                 throw new ErrorReport.InputException(e.getMessage());
             }
             spec.commandLine().getOut().println(token);
-            spec.commandLine().getErr().println("polyhe serve token: added a token for tenant " + tenant
-                    + (admin ? " (admin)" : "") + " to " + file + "; it is shown only now");
+            spec.commandLine()
+                    .getErr()
+                    .println("polyhe serve token: added a token for tenant " + tenant + (admin ? " (admin)" : "")
+                            + " to " + file + "; it is shown only now");
             return PolyHeCommand.OK;
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the tenants and their tokens' "
-            + "hash prefixes.")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List the tenants and their tokens' " + "hash prefixes.")
     static final class List implements Callable<Integer> {
-        @Option(names = "--tokens", required = true, paramLabel = "FILE") Path file;
+        @Option(names = "--tokens", required = true, paramLabel = "FILE")
+        Path file;
 
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -63,8 +76,11 @@ final class TokenCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             for (TokenFile.Entry e : TokenFile.read(file)) {
-                spec.commandLine().getOut().printf("%s  sha256:%s...%s%n", e.tenant(), e.hash().substring(0, 12),
-                        e.admin() ? "  admin" : "");
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "%s  sha256:%s...%s%n",
+                                e.tenant(), e.hash().substring(0, 12), e.admin() ? "  admin" : "");
             }
             return PolyHeCommand.OK;
         }
@@ -72,9 +88,11 @@ final class TokenCommand implements Runnable {
 
     @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Remove every token of a tenant.")
     static final class Revoke implements Callable<Integer> {
-        @Option(names = "--tokens", required = true, paramLabel = "FILE") Path file;
+        @Option(names = "--tokens", required = true, paramLabel = "FILE")
+        Path file;
 
-        @Option(names = "--tenant", required = true, paramLabel = "NAME") String tenant;
+        @Option(names = "--tenant", required = true, paramLabel = "NAME")
+        String tenant;
 
         @Spec
         CommandLine.Model.CommandSpec spec;

@@ -9,16 +9,24 @@ import picocli.CommandLine.Option;
  * ({@link EncryptedRun#explain}).
  */
 final class TraceOptions {
-    @Option(names = "--trace-errors", arity = "0..1", paramLabel = "TRACE.json", fallbackValue = "",
+    @Option(
+            names = "--trace-errors",
+            arity = "0..1",
+            paramLabel = "TRACE.json",
+            fallbackValue = "",
             description = "ckks, client-side debugging: decrypt after every step and report the error against the "
                     + "plaintext polynomial model per layer and operator (absolute, relative, bits), the magnitude "
                     + "going into every bootstrap, levels and scales; a table, and JSON when a file is given. It "
                     + "needs the secret key: never run it on a server.")
     String traceErrors;
 
-    @Option(names = "--explain-plan", description = "ckks: print where the engine bootstraps and why (per operator: "
-            + "levels consumed, bootstraps, the level each ciphertext was at and what the next step needed), planned "
-            + "on levels and scales alone, without keys or arithmetic (seconds, even for a 128-bit preset), and stop.")
+    @Option(
+            names = "--explain-plan",
+            description = "ckks: print where the engine bootstraps and why (per operator: "
+                    + "levels consumed, bootstraps, the level each ciphertext was at and what "
+                    + "the next step needed), planned "
+                    + "on levels and scales alone, without keys or arithmetic (seconds, even for "
+                    + "a 128-bit preset), and stop.")
     boolean explainPlan;
 
     boolean requested() {

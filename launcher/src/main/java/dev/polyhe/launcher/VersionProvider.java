@@ -7,7 +7,8 @@ import picocli.CommandLine;
 final class VersionProvider implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-        String v = VersionProvider.class.getModule().getDescriptor() == null ? "dev"
+        String v = VersionProvider.class.getModule().getDescriptor() == null
+                ? "dev"
                 : VersionProvider.class.getModule().getDescriptor().rawVersion().orElse("dev");
         return new String[] {"polyhe " + v + " (API " + PolyHeApi.VERSION + ")"};
     }

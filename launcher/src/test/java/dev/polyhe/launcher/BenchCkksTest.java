@@ -16,43 +16,82 @@ import org.junit.jupiter.api.Test;
 class BenchCkksTest {
     @Test
     void measuresEveryOperationAndWritesTheIssueJson() throws Exception {
-        var r = polyhe("bench", "ckks", "--preset", "insecure-test-N10", "--runs", "3", "--warmup", "1",
-                "--threads", "1", "--format", "json");
+        var r = polyhe(
+                "bench",
+                "ckks",
+                "--preset",
+                "insecure-test-N10",
+                "--runs",
+                "3",
+                "--warmup",
+                "1",
+                "--threads",
+                "1",
+                "--format",
+                "json");
         assertEquals(0, r.code(), r.err());
         assertNull(System.getProperty("polyhe.cpu.threads"), "--threads leaves the JVM's settings as they were");
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertEquals("ckks-cpu", json.get("backend").asText());
         assertEquals(10, json.get("logN").asInt());
         assertEquals(1, json.get("threads").asInt());
-        for (String op : List.of("ntt", "encode", "encrypt", "decrypt", "add", "mul_plain", "mul_relin", "rescale",
-                "mul_relin_rescale", "rotate", "rotate_hoisted_8")) {
+        for (String op : List.of(
+                "ntt",
+                "encode",
+                "encrypt",
+                "decrypt",
+                "add",
+                "mul_plain",
+                "mul_relin",
+                "rescale",
+                "mul_relin_rescale",
+                "rotate",
+                "rotate_hoisted_8")) {
             JsonNode o = json.get("ops").get(op);
             assertTrue(o != null && o.get("median_ms").asDouble() > 0, op + " in " + json);
             assertEquals(3, o.get("runs").asInt());
         }
         assertTrue(json.get("precision_bits").get("mul_relin").asDouble() > 15, json.toString());
         assertTrue(json.get("precision_bits").get("mul_relin_rescale").asDouble() > 15, json.toString());
-        assertTrue(json.get("key_mib").get("rotation").asDouble() > json.get("key_mib").get("relin").asDouble(),
+        assertTrue(
+                json.get("key_mib").get("rotation").asDouble()
+                        > json.get("key_mib").get("relin").asDouble(),
                 "eight rotation keys outweigh one relinearization key");
         assertTrue(json.get("peak_rss_mib").asDouble() > 0);
     }
 
     @Test
     void bootstrapReportsLevelsPrecisionKeysAndSlots() throws Exception {
-        var r = polyhe("bench", "ckks", "--preset", "insecure-test-boot-N10", "--op", "bootstrap", "--runs", "1",
-                "--warmup", "0", "--threads", "1", "--format", "json");
+        var r = polyhe(
+                "bench",
+                "ckks",
+                "--preset",
+                "insecure-test-boot-N10",
+                "--op",
+                "bootstrap",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--threads",
+                "1",
+                "--format",
+                "json");
         assertEquals(0, r.code(), r.err());
         JsonNode json = new ObjectMapper().readTree(r.out());
         assertTrue(json.get("ops").get("bootstrap").get("median_ms").asDouble() > 0, json.toString());
         assertTrue(json.get("ops").get("bootstrap_2_at_once").get("median_ms").asDouble() > 0, json.toString());
-        assertTrue(json.get("precision_bits").get("bootstrap_2_at_once").asDouble() > 18,
+        assertTrue(
+                json.get("precision_bits").get("bootstrap_2_at_once").asDouble() > 18,
                 "two bootstraps at once on one context are as exact as one: " + json.get("precision_bits"));
         JsonNode boot = json.get("bootstrap");
         assertEquals(3, boot.get("levels_left").asInt(), boot.toString());
         assertTrue(boot.get("precision_bits_min").asDouble() > 18, boot.toString());
-        assertTrue(boot.get("precision_bits_mean").asDouble() >= boot.get("precision_bits_min").asDouble());
+        assertTrue(boot.get("precision_bits_mean").asDouble()
+                >= boot.get("precision_bits_min").asDouble());
         assertEquals(512, boot.get("slots").asInt());
-        assertTrue(boot.get("key_mib").asDouble() > json.get("key_mib").get("relin").asDouble());
+        assertTrue(boot.get("key_mib").asDouble()
+                > json.get("key_mib").get("relin").asDouble());
     }
 
     @Test

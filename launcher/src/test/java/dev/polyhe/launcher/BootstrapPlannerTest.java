@@ -36,8 +36,8 @@ class BootstrapPlannerTest {
     void thePlannedRunTakesNoMoreBootstrapsThanGreedyPlacementAtTheSameAccuracy() throws Exception {
         Shape shape = new Shape("gpt_neox", 32, 2, 96, 64, 2, 0.25);
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF,
-                    5, 5);
+            GeneratedQuery q =
+                    GeneratedQuery.write(polyhe, dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF, 5, 5);
             EncryptedInference planned = new EncryptedInference(q.service());
             try (var keys = q.keys(planned)) {
                 var withPlan = q.evaluate(planned, keys);
@@ -47,7 +47,8 @@ class BootstrapPlannerTest {
                 long plannedCalls = withPlan.accounting().countsByPrimitive().get(PrimitiveKind.BOOTSTRAP);
                 long greedyCalls = withoutPlan.accounting().countsByPrimitive().get(PrimitiveKind.BOOTSTRAP);
                 String what = withPlan.planned().describe() + "; greedy run: " + greedyCalls + "; tried "
-                        + withPlan.planned().describeTrials() + "; logits at level " + withPlan.output().logits().level()
+                        + withPlan.planned().describeTrials() + "; logits at level "
+                        + withPlan.output().logits().level()
                         + ", greedy " + withoutPlan.output().logits().level();
                 assertEquals(withPlan.planned().bootstraps(), plannedCalls, "the run does what was planned: " + what);
                 assertEquals(withoutPlan.planned().greedyBootstraps(), greedyCalls, what);
@@ -55,13 +56,19 @@ class BootstrapPlannerTest {
                 // the tail runs low: nothing after the last bootstrap keeps levels the client's decryption does not
                 // need, while greedy placement leaves the logits where the last bootstrap put them
                 assertTrue(!withPlan.planned().plan().lowered().isEmpty(), what);
-                assertTrue(withPlan.output().logits().level() <= 1, "logits at level "
-                        + withPlan.output().logits().level() + ": " + what);
-                assertTrue(withoutPlan.output().logits().level() > withPlan.output().logits().level(), what);
+                assertTrue(
+                        withPlan.output().logits().level() <= 1,
+                        "logits at level " + withPlan.output().logits().level() + ": " + what);
+                assertTrue(
+                        withoutPlan.output().logits().level()
+                                > withPlan.output().logits().level(),
+                        what);
                 for (var result : List.of(withPlan, withoutPlan)) {
                     Matrix out = planned.decrypt(keys, result.output().logits());
-                    OutputAgreement a = OutputAgreement.between(out, q.polynomial().logits());
-                    assertTrue(a.mse() <= 1e-4 && a.maxAbs() <= 0.01 && a.samePrediction(),
+                    OutputAgreement a =
+                            OutputAgreement.between(out, q.polynomial().logits());
+                    assertTrue(
+                            a.mse() <= 1e-4 && a.maxAbs() <= 0.01 && a.samePrediction(),
                             "mse " + a.mse() + ", max " + a.maxAbs() + ": " + what);
                 }
             }
@@ -78,13 +85,23 @@ class BootstrapPlannerTest {
         Path input = dir.resolve("one.json");
         Files.writeString(input, "{\"input_ids\": [[57, 73, 75, 101, 7, 110, 62]]}");
         Path plainGoldschmidt = dir.resolve("g0.yaml");
-        Files.writeString(plainGoldschmidt, "inference:\n  attention-division: {division: goldschmidt, iterations: 22, "
-                + "guess-degree: 0}\n");
+        Files.writeString(
+                plainGoldschmidt,
+                "inference:\n  attention-division: {division: goldschmidt, iterations: 22, " + "guess-degree: 0}\n");
         int[] calls = new int[2];
         String[][] extra = {{}, {"--config", plainGoldschmidt.toString()}};
         for (int i = 0; i < 2; i++) {
-            List<String> args = new java.util.ArrayList<>(List.of("infer", "--engine", "ckks", "--model",
-                    "../models/tiny-pythia", "--input", input.toString(), "--preset", "N16-boot-128", "--explain-plan"));
+            List<String> args = new java.util.ArrayList<>(List.of(
+                    "infer",
+                    "--engine",
+                    "ckks",
+                    "--model",
+                    "../models/tiny-pythia",
+                    "--input",
+                    input.toString(),
+                    "--preset",
+                    "N16-boot-128",
+                    "--explain-plan"));
             args.addAll(List.of(extra[i]));
             var r = polyhe(args.toArray(String[]::new));
             assertEquals(0, r.code(), r.err() + r.out());
@@ -97,23 +114,50 @@ class BootstrapPlannerTest {
 
     @Test
     void explainPlanPrintsWhereAndWhyWithoutKeys() throws Exception {
-        var r = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "2", "--preset", PRESET,
+        var r = polyhe(
+                "bench",
+                "layer",
+                "--shape",
+                "tiny",
+                "--tokens",
+                "4",
+                "--layers",
+                "2",
+                "--preset",
+                PRESET,
                 "--explain-plan");
         assertEquals(0, r.code(), r.err() + r.out());
         assertTrue(r.err().contains("planning (no keys, no arithmetic)"), r.err());
         Matcher total = Pattern.compile("(\\d+) bootstrap calls in all").matcher(r.out());
         assertTrue(total.find() && Integer.parseInt(total.group(1)) > 0, r.out());
-        assertTrue(r.out().matches("(?s).*layers\\.1\\.mlp/gelu\\s+\\d+→\\d+\\s+\\d+\\s+\\d+.*"),
+        assertTrue(
+                r.out().matches("(?s).*layers\\.1\\.mlp/gelu\\s+\\d+→\\d+\\s+\\d+\\s+\\d+.*"),
                 "a row per operator, with the levels in and out: " + r.out());
         assertTrue(r.out().contains("needs ") && r.out().contains(", at level "), "and why: " + r.out());
         assertTrue(r.out().contains("bootstrap plan: "), r.out());
         assertTrue(!r.out().contains("block 0:") && !r.out().contains("vs poly"), "nothing ran: " + r.out());
 
-        var j = polyhe("bench", "layer", "--shape", "tiny", "--tokens", "4", "--layers", "2", "--preset", PRESET,
-                "--explain-plan", "--format", "json");
+        var j = polyhe(
+                "bench",
+                "layer",
+                "--shape",
+                "tiny",
+                "--tokens",
+                "4",
+                "--layers",
+                "2",
+                "--preset",
+                PRESET,
+                "--explain-plan",
+                "--format",
+                "json");
         assertEquals(0, j.code(), j.err() + j.out());
-        var plan = new com.fasterxml.jackson.databind.ObjectMapper().readTree(j.out()).get("plans").get(0);
+        var plan = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(j.out())
+                .get("plans")
+                .get(0);
         assertEquals(Integer.parseInt(total.group(1)), plan.get("bootstraps").asInt(), j.out());
-        assertTrue(plan.get("bootstraps").asInt() <= plan.get("greedy_bootstraps").asInt(), j.out());
+        assertTrue(
+                plan.get("bootstraps").asInt() <= plan.get("greedy_bootstraps").asInt(), j.out());
     }
 }

@@ -21,7 +21,11 @@ import org.junit.jupiter.api.Test;
 class BreakdownChartTest {
     @Test
     void onlyThePngDrawerNamesJavaDesktopTypes() throws IOException, URISyntaxException {
-        Path classes = Path.of(BreakdownChart.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path classes = Path.of(BreakdownChart.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path launcher = classes.resolve("dev/polyhe/launcher");
         List<String> naming;
         try (Stream<Path> files = Files.walk(launcher)) {
@@ -33,7 +37,8 @@ class BreakdownChartTest {
                     .toList();
         }
         assertEquals(List.of(), naming, "launcher classes other than BreakdownPng that name java.desktop types");
-        assertTrue(namesJavaDesktop(launcher.resolve("BreakdownPng.class")),
+        assertTrue(
+                namesJavaDesktop(launcher.resolve("BreakdownPng.class")),
                 "the scan must see the one class that does draw with java.desktop");
     }
 

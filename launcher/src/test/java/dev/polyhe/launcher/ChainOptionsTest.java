@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.InsecureParametersException;
 import dev.polyhe.api.he.SecurityLevel;
-import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.core.PolyHe;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,12 +35,14 @@ class ChainOptionsTest {
         var shallow = none.resolve(cpu, 10, 6, true);
         assertEquals(SecurityLevel.HES_128, shallow.security());
         assertEquals(14, shallow.logN(), "N14-128 is the smallest 128-bit ring with 6 levels");
-        assertTrue(none.defaultChoice.contains("N14-128") && none.defaultChoice.contains("6 levels"), none.defaultChoice);
+        assertTrue(
+                none.defaultChoice.contains("N14-128") && none.defaultChoice.contains("6 levels"), none.defaultChoice);
 
         ChainOptions deep = new ChainOptions();
         var boot = deep.resolve(cpu, 10, 109, true);
         assertEquals(cpu.preset("N16-boot-128"), boot);
-        assertTrue(deep.defaultChoice.contains("bootstraps") && deep.defaultChoice.contains("109 levels"),
+        assertTrue(
+                deep.defaultChoice.contains("bootstraps") && deep.defaultChoice.contains("109 levels"),
                 deep.defaultChoice);
     }
 

@@ -48,20 +48,50 @@ class ClientServerTest {
                   attention-division: {division: goldschmidt, iterations: 9}
                 """);
         calibration = dir.resolve("cal.json");
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", input.toString(), "--config",
-                config.toString(), "--output", calibration.toString());
+        var cal = polyhe(
+                "calibrate",
+                "--model",
+                model.toString(),
+                "--input",
+                input.toString(),
+                "--config",
+                config.toString(),
+                "--output",
+                calibration.toString());
         assertEquals(0, cal.code(), cal.err());
         Path polyOut = dir.resolve("poly.json");
-        var inf = polyhe("infer", "--engine", "poly", "--model", model.toString(), "--input", input.toString(),
-                "--config", config.toString(), "--calibration", calibration.toString(), "--output", polyOut.toString());
+        var inf = polyhe(
+                "infer",
+                "--engine",
+                "poly",
+                "--model",
+                model.toString(),
+                "--input",
+                input.toString(),
+                "--config",
+                config.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--output",
+                polyOut.toString());
         assertEquals(0, inf.code(), inf.err());
         Matcher m = Pattern.compile("depth (\\d+)").matcher(inf.out());
         assertTrue(m.find(), inf.out());
         depth = Integer.parseInt(m.group(1));
         poly = new ObjectMapper().readTree(polyOut.toFile());
         keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + 1), "--insecure-test",
-                "--max-tokens", "8", "--out", keys.toString());
+        var gen = polyhe(
+                "keys",
+                "generate",
+                "--logN",
+                "10",
+                "--levels",
+                Integer.toString(depth + 1),
+                "--insecure-test",
+                "--max-tokens",
+                "8",
+                "--out",
+                keys.toString());
         assertEquals(0, gen.code(), gen.err());
         // The server's copy: the server half, copied elsewhere as it would be uploaded.
         serverKeys = Files.createDirectories(dir.resolve("server-keys"));
@@ -78,8 +108,20 @@ class ClientServerTest {
     @Test
     void fourCommandsWithColumnBlocks() throws Exception {
         Path blockKeys = dir.resolve("block-keys");
-        var gen = polyhe("keys", "generate", "--logN", "10", "--levels", Integer.toString(depth + (depth + 3) / 4 + 3),
-                "--insecure-test", "--max-tokens", "8", "--max-columns", "32", "--out", blockKeys.toString());
+        var gen = polyhe(
+                "keys",
+                "generate",
+                "--logN",
+                "10",
+                "--levels",
+                Integer.toString(depth + (depth + 3) / 4 + 3),
+                "--insecure-test",
+                "--max-tokens",
+                "8",
+                "--max-columns",
+                "32",
+                "--out",
+                blockKeys.toString());
         assertEquals(0, gen.code(), gen.err());
         assertTrue(gen.out().contains("x 32 columns per ciphertext"), gen.out());
         // the server half in place: KEYS/server is what the server is given
@@ -93,15 +135,40 @@ class ClientServerTest {
      */
     @Test
     void theServerChoosesTheBackend() throws Exception {
-        assertTrue(Files.readString(keys.resolve("server").resolve("keyset.properties"))
-                .contains("data-format=polyhe-rns-ckks"), "the key set records its data format");
+        assertTrue(
+                Files.readString(keys.resolve("server").resolve("keyset.properties"))
+                        .contains("data-format=polyhe-rns-ckks"),
+                "the key set records its data format");
         Path ct = dir.resolve("backend-input.ct");
-        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                input.toString(), "--config", config.toString(), "--output", ct.toString());
+        var enc = polyhe(
+                "encrypt",
+                "--model",
+                model.toString(),
+                "--keys",
+                keys.toString(),
+                "--input",
+                input.toString(),
+                "--config",
+                config.toString(),
+                "--output",
+                ct.toString());
         assertEquals(0, enc.code(), enc.err());
-        String[] eval = {"eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
-            "--calibration", calibration.toString(), "--config", config.toString(), "--input", ct.toString(),
-            "--output", dir.resolve("backend-output.ct").toString()};
+        String[] eval = {
+            "eval",
+            "--insecure-test",
+            "--model",
+            model.toString(),
+            "--keys",
+            serverKeys.toString(),
+            "--calibration",
+            calibration.toString(),
+            "--config",
+            config.toString(),
+            "--input",
+            ct.toString(),
+            "--output",
+            dir.resolve("backend-output.ct").toString()
+        };
         var cuda = polyhe(concat(eval, "--backend", "ckks-cuda"));
         assertFalse(cuda.err().contains("key folder was made for"), "ckks-cpu's keys serve ckks-cuda: " + cuda.err());
         if (cuda.code() != 0) {
@@ -121,25 +188,63 @@ class ClientServerTest {
     /** encrypt (client), eval (server: no secret key), decrypt (client), against the polynomial model. */
     private Path fourCommands(Path keys, Path serverKeys, String tag) throws Exception {
         Path ct = dir.resolve(tag + "-input.ct");
-        var enc = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                input.toString(), "--config", config.toString(), "--output", ct.toString());
+        var enc = polyhe(
+                "encrypt",
+                "--model",
+                model.toString(),
+                "--keys",
+                keys.toString(),
+                "--input",
+                input.toString(),
+                "--config",
+                config.toString(),
+                "--output",
+                ct.toString());
         assertEquals(0, enc.code(), enc.err());
         Path out = dir.resolve(tag + "-output.ct");
         Path chart = dir.resolve(tag + (tag.equals("blocks") ? "-breakdown.png" : "-breakdown.svg"));
-        var eval = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
-                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
-                out.toString(), "--chart", chart.toString(), "--report", dir.resolve(tag + "-breakdown.json").toString());
+        var eval = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                serverKeys.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
+                out.toString(),
+                "--chart",
+                chart.toString(),
+                "--report",
+                dir.resolve(tag + "-breakdown.json").toString());
         assertEquals(0, eval.code(), eval.err());
-        assertTrue(eval.err().contains("eval: block 1/1 done") && eval.err().contains("[1/1]"),
+        assertTrue(
+                eval.err().contains("eval: block 1/1 done") && eval.err().contains("[1/1]"),
                 "progress on stderr: " + eval.err());
-        JsonNode breakdown = new ObjectMapper().readTree(dir.resolve(tag + "-breakdown.json").toFile());
-        assertTrue(breakdown.get("total_seconds").asDouble() > 0 && breakdown.get("by_operator").size() > 3,
+        JsonNode breakdown =
+                new ObjectMapper().readTree(dir.resolve(tag + "-breakdown.json").toFile());
+        assertTrue(
+                breakdown.get("total_seconds").asDouble() > 0
+                        && breakdown.get("by_operator").size() > 3,
                 "the breakdown as JSON: " + breakdown);
         assertTrue(eval.out().contains("ciphertext matmul") && eval.out().contains("LayerNorm"), eval.out());
-        for (String kind : new String[] {"plaintext matmul", "ciphertext matmul", "LayerNorm", "GELU",
-                "attention normalisation"}) {
-            String line = eval.out().lines().filter(l -> l.strip().startsWith(kind + " ")).findFirst().orElseThrow();
-            assertTrue(Double.parseDouble(line.strip().substring(kind.length()).trim().split("\\s+")[0]) > 0,
+        for (String kind :
+                new String[] {"plaintext matmul", "ciphertext matmul", "LayerNorm", "GELU", "attention normalisation"
+                }) {
+            String line = eval.out()
+                    .lines()
+                    .filter(l -> l.strip().startsWith(kind + " "))
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(
+                    Double.parseDouble(
+                                    line.strip().substring(kind.length()).trim().split("\\s+")[0])
+                            > 0,
                     "time is attributed to " + kind + ": " + line);
         }
         byte[] image = Files.readAllBytes(chart);
@@ -149,8 +254,8 @@ class ClientServerTest {
             assertTrue(new String(image, java.nio.charset.StandardCharsets.UTF_8).startsWith("<svg"), "an SVG chart");
         }
         Path decrypted = dir.resolve(tag + "-decrypted.json");
-        var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
-                decrypted.toString());
+        var dec = polyhe(
+                "decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output", decrypted.toString());
         assertEquals(0, dec.code(), dec.err());
         JsonNode result = new ObjectMapper().readTree(decrypted.toFile());
         assertEquals(poly.get("logits_shape"), result.get("logits_shape"));
@@ -182,11 +287,23 @@ class ClientServerTest {
     void floodedDecryptionAddsNoiseOfTheDocumentedWidth() throws Exception {
         Path out = fourCommands(keys, serverKeys, "flood");
         Path plain = dir.resolve("flood-plain.json");
-        assertEquals(0, polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
-                plain.toString()).code());
+        assertEquals(
+                0,
+                polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output", plain.toString())
+                        .code());
         Path flooded = dir.resolve("flood-flooded.json");
-        var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
-                flooded.toString(), "--flood-bits", "30", "--flood-queries", "4");
+        var dec = polyhe(
+                "decrypt",
+                "--keys",
+                keys.toString(),
+                "--input",
+                out.toString(),
+                "--output",
+                flooded.toString(),
+                "--flood-bits",
+                "30",
+                "--flood-queries",
+                "4");
         assertEquals(0, dec.code(), dec.err());
         assertTrue(dec.out().contains("noise flooding (s = 30 bits, 4 queries)"), dec.out());
         JsonNode p = new ObjectMapper().readTree(plain.toFile());
@@ -221,12 +338,12 @@ class ClientServerTest {
 
     @Test
     void floodOptionsThatCannotApplyAreRefused() {
-        var r = polyhe("decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json",
-                "--flood-queries", "8");
+        var r = polyhe(
+                "decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json", "--flood-queries", "8");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("--flood-queries applies only with --flood-bits"), r.err());
-        var big = polyhe("decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json",
-                "--flood-bits", "300");
+        var big = polyhe(
+                "decrypt", "--keys", keys.toString(), "--input", "x.ct", "--output", "y.json", "--flood-bits", "300");
         assertEquals(2, big.code(), big.err());
         assertTrue(big.err().contains("0 (off) to 128 bits, got 300"), big.err());
     }
@@ -234,8 +351,20 @@ class ClientServerTest {
     @Test
     void keysSizedForAModelTakeItsWidestActivation() {
         Path sized = dir.resolve("sized-keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--logN", "10", "--levels", "2",
-                "--insecure-test", "--max-tokens", "4", "--out", sized.toString());
+        var gen = polyhe(
+                "keys",
+                "generate",
+                "--model",
+                model.toString(),
+                "--logN",
+                "10",
+                "--levels",
+                "2",
+                "--insecure-test",
+                "--max-tokens",
+                "4",
+                "--out",
+                sized.toString());
         assertEquals(0, gen.code(), gen.err());
         assertTrue(gen.err().contains("up to 4 tokens, 16 columns"), "the tiny shape's FFN is 16: " + gen.err());
         assertTrue(gen.out().contains("x 16 columns per ciphertext"), gen.out());
@@ -244,12 +373,15 @@ class ClientServerTest {
 
     @Test
     void theSecretKeyIsOwnerOnlyAndTheServerHalfHasNone() throws Exception {
-        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
+        assertEquals(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
                 Files.getPosixFilePermissions(keys.resolve("client/secret.key")));
-        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+        assertEquals(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
                 Files.getPosixFilePermissions(keys.resolve("client")));
         try (var server = Files.list(keys.resolve("server"))) {
-            assertEquals(java.util.Set.of("parameters.json", "evaluation.keys", "keyset.properties"),
+            assertEquals(
+                    java.util.Set.of("parameters.json", "evaluation.keys", "keyset.properties"),
                     server.map(f -> f.getFileName().toString()).collect(java.util.stream.Collectors.toSet()));
         }
         assertFalse(Files.exists(keys.resolve("secret.key")), "nothing secret outside client/");
@@ -258,26 +390,64 @@ class ClientServerTest {
     @Test
     void inferWithTheEncryptedEngineReportsItsErrorAgainstBothPlaintextModels() throws Exception {
         Path out = dir.resolve("ckks.json");
-        var r = polyhe("infer", "--engine", "ckks", "--model", model.toString(), "--input", input.toString(),
-                "--config", config.toString(), "--calibration", calibration.toString(), "--logN", "10",
-                "--insecure-test", "--output", out.toString());
+        var r = polyhe(
+                "infer",
+                "--engine",
+                "ckks",
+                "--model",
+                model.toString(),
+                "--input",
+                input.toString(),
+                "--config",
+                config.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--logN",
+                "10",
+                "--insecure-test",
+                "--output",
+                out.toString());
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.err().contains("ckks sample 0: block 1/1 done") && r.err().contains("bootstraps"),
+        assertTrue(
+                r.err().contains("ckks sample 0: block 1/1 done") && r.err().contains("bootstraps"),
                 "progress on stderr as blocks complete: " + r.err());
         assertFalse(r.out().contains("block 1/1 done"), "results alone on stdout: " + r.out());
         JsonNode json = new ObjectMapper().readTree(out.toFile());
         assertEquals(poly.get("logits_shape"), json.get("logits_shape"));
-        assertTrue(json.get("error_vs_poly").get("mse").asDouble() < 1e-4, json.get("error_vs_poly").toString());
-        assertTrue(json.get("error_vs_poly").get("same_prediction").asBoolean(), json.get("error_vs_poly").toString());
+        assertTrue(
+                json.get("error_vs_poly").get("mse").asDouble() < 1e-4,
+                json.get("error_vs_poly").toString());
+        assertTrue(
+                json.get("error_vs_poly").get("same_prediction").asBoolean(),
+                json.get("error_vs_poly").toString());
         assertTrue(json.get("error_vs_exact").has("max_abs"), json.toString());
     }
 
     @Test
     void theServerCannotDecryptAndForeignOrCorruptedFilesAreRefused() throws Exception {
         Path ct = dir.resolve("refuse.ct");
-        assertEquals(0, polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                input.toString(), "--config", config.toString(), "--output", ct.toString()).code());
-        var noSecret = polyhe("decrypt", "--keys", serverKeys.toString(), "--input", ct.toString(), "--output",
+        assertEquals(
+                0,
+                polyhe(
+                                "encrypt",
+                                "--model",
+                                model.toString(),
+                                "--keys",
+                                keys.toString(),
+                                "--input",
+                                input.toString(),
+                                "--config",
+                                config.toString(),
+                                "--output",
+                                ct.toString())
+                        .code());
+        var noSecret = polyhe(
+                "decrypt",
+                "--keys",
+                serverKeys.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
                 dir.resolve("x.json").toString());
         assertEquals(2, noSecret.code());
         assertTrue(noSecret.err().contains("secret.key"), noSecret.err());
@@ -286,16 +456,54 @@ class ClientServerTest {
         bytes[bytes.length / 2] ^= 0x5a;
         Path corrupted = dir.resolve("corrupted.ct");
         Files.write(corrupted, bytes);
-        var bad = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
-                calibration.toString(), "--config", config.toString(), "--input", corrupted.toString(), "--output",
+        var bad = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                serverKeys.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                corrupted.toString(),
+                "--output",
                 dir.resolve("y.ct").toString());
         assertFalse(bad.code() == 0);
-        assertEquals(1, bad.err().strip().lines().filter(l -> !l.startsWith("(run with")).count(), bad.err());
+        assertEquals(
+                1,
+                bad.err()
+                        .strip()
+                        .lines()
+                        .filter(l -> !l.startsWith("(run with"))
+                        .count(),
+                bad.err());
 
         Path otherKeys = dir.resolve("other-keys");
-        assertEquals(0, polyhe("keys", "generate", "--logN", "10", "--levels", "3", "--insecure-test",
-                "--max-tokens", "8", "--out", otherKeys.toString()).code());
-        var foreign = polyhe("decrypt", "--keys", otherKeys.toString(), "--input", ct.toString(), "--output",
+        assertEquals(
+                0,
+                polyhe(
+                                "keys",
+                                "generate",
+                                "--logN",
+                                "10",
+                                "--levels",
+                                "3",
+                                "--insecure-test",
+                                "--max-tokens",
+                                "8",
+                                "--out",
+                                otherKeys.toString())
+                        .code());
+        var foreign = polyhe(
+                "decrypt",
+                "--keys",
+                otherKeys.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
                 dir.resolve("z.json").toString());
         assertFalse(foreign.code() == 0);
         assertTrue(foreign.err().contains("parameter set") || foreign.err().contains("key set"), foreign.err());
@@ -304,29 +512,78 @@ class ClientServerTest {
         for (String f : new String[] {"parameters.json", "evaluation.keys", "keyset.properties"}) {
             Files.copy(serverKeys.resolve(f), badFolder.resolve(f));
         }
-        Files.writeString(badFolder.resolve("keyset.properties"), "columns-per-ciphertext=3\n",
+        Files.writeString(
+                badFolder.resolve("keyset.properties"),
+                "columns-per-ciphertext=3\n",
                 java.nio.file.StandardOpenOption.APPEND);
-        var badPacking = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", badFolder.toString(), "--calibration",
-                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
+        var badPacking = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                badFolder.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
                 dir.resolve("w.ct").toString());
         assertEquals(2, badPacking.code(), badPacking.err());
-        assertTrue(badPacking.err().contains("keyset.properties") && badPacking.err().contains("power of two"),
+        assertTrue(
+                badPacking.err().contains("keyset.properties")
+                        && badPacking.err().contains("power of two"),
                 badPacking.err());
 
         // eval takes the domains from the config's inference.calibration when --calibration is not given
         Path withCalibration = dir.resolve("with-calibration.yaml");
         Files.writeString(withCalibration, Files.readString(config) + "  calibration: " + calibration + "\n");
-        var fromConfig = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
-                "--config", withCalibration.toString(), "--input", ct.toString(), "--output", dir.resolve("t.ct").toString());
+        var fromConfig = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                serverKeys.toString(),
+                "--config",
+                withCalibration.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
+                dir.resolve("t.ct").toString());
         assertEquals(0, fromConfig.code(), fromConfig.err());
-        var none = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys", serverKeys.toString(),
-                "--config", config.toString(), "--input", ct.toString(), "--output", dir.resolve("s.ct").toString());
+        var none = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                serverKeys.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
+                dir.resolve("s.ct").toString());
         assertEquals(2, none.code(), none.err());
         assertTrue(none.err().contains("--calibration"), none.err());
 
         // the server's policy, not the client's parameters.json, decides whether test parameters are accepted
-        var policy = polyhe("eval", "--model", model.toString(), "--keys", serverKeys.toString(), "--calibration",
-                calibration.toString(), "--config", config.toString(), "--input", ct.toString(), "--output",
+        var policy = polyhe(
+                "eval",
+                "--model",
+                model.toString(),
+                "--keys",
+                serverKeys.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
                 dir.resolve("v.ct").toString());
         assertEquals(2, policy.code(), policy.err());
         assertTrue(policy.err().contains("parameters.json") && policy.err().contains("insecure-test"), policy.err());
@@ -335,11 +592,25 @@ class ClientServerTest {
         for (String f : new String[] {"parameters.json", "evaluation.keys"}) {
             Files.copy(serverKeys.resolve(f), otherBackend.resolve(f));
         }
-        Files.writeString(otherBackend.resolve("keyset.properties"), Files.readString(serverKeys.resolve(
-                "keyset.properties")).replace("backend=ckks-cpu", "backend=ckks-cuda"));
-        var wrongBackend = polyhe("eval", "--insecure-test", "--model", model.toString(), "--keys",
-                otherBackend.toString(), "--calibration", calibration.toString(), "--config", config.toString(),
-                "--input", ct.toString(), "--output", dir.resolve("u.ct").toString());
+        Files.writeString(
+                otherBackend.resolve("keyset.properties"),
+                Files.readString(serverKeys.resolve("keyset.properties"))
+                        .replace("backend=ckks-cpu", "backend=ckks-cuda"));
+        var wrongBackend = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                model.toString(),
+                "--keys",
+                otherBackend.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--config",
+                config.toString(),
+                "--input",
+                ct.toString(),
+                "--output",
+                dir.resolve("u.ct").toString());
         assertEquals(2, wrongBackend.code(), wrongBackend.err());
         assertTrue(wrongBackend.err().contains("ckks-cuda"), wrongBackend.err());
     }

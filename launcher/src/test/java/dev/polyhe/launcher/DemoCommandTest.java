@@ -14,10 +14,13 @@ class DemoCommandTest {
     void theDemoRunsThePolynomialModelAndEncryptedAttention() {
         var r = polyhe("demo", "--model", "../models/tiny-pythia");
         assertEquals(0, r.code(), r.err());
-        Matcher same = Pattern.compile("same next-token prediction at (\\d+) of (\\d+) positions").matcher(r.out());
+        Matcher same = Pattern.compile("same next-token prediction at (\\d+) of (\\d+) positions")
+                .matcher(r.out());
         assertTrue(same.find(), r.out());
-        assertEquals(same.group(2), same.group(1), "the polynomial model predicts the exact model's tokens: " + r.out());
-        Matcher enc = Pattern.compile("max \\|encrypted - plaintext\\| ([0-9.eE+-]+); rows sum to 1 within ([0-9.eE+-]+)")
+        assertEquals(
+                same.group(2), same.group(1), "the polynomial model predicts the exact model's tokens: " + r.out());
+        Matcher enc = Pattern.compile(
+                        "max \\|encrypted - plaintext\\| ([0-9.eE+-]+); rows sum to 1 within ([0-9.eE+-]+)")
                 .matcher(r.out());
         assertTrue(enc.find(), r.out());
         assertTrue(Double.parseDouble(enc.group(1)) < 1e-5, r.out());

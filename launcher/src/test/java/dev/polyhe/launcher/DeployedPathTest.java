@@ -39,36 +39,81 @@ class DeployedPathTest {
     @BeforeAll
     static void keys() {
         calibration = dir.resolve("cal.json");
-        var cal = polyhe("calibrate", "--model", PYTHIA.toString(), "--input", PYTHIA.resolve("input.json").toString(),
-                "--output", calibration.toString());
+        var cal = polyhe(
+                "calibrate",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                PYTHIA.resolve("input.json").toString(),
+                "--output",
+                calibration.toString());
         assertEquals(0, cal.code(), cal.err());
         keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", PYTHIA.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "16", "--out", keys.toString());
+        var gen = polyhe(
+                "keys",
+                "generate",
+                "--model",
+                PYTHIA.toString(),
+                "--preset",
+                "insecure-test-boot-dense-N10",
+                "--bootstrapping",
+                "--max-tokens",
+                "16",
+                "--out",
+                keys.toString());
         assertEquals(0, gen.code(), gen.err());
     }
 
     @ParameterizedTest(name = "{0} of 16 tokens")
     @ValueSource(ints = {1, 5})
     void aShortQueryAnswersAsThePolynomialModel(int tokens) throws Exception {
-        Path query = Files.writeString(dir.resolve("q" + tokens + ".json"),
+        Path query = Files.writeString(
+                dir.resolve("q" + tokens + ".json"),
                 "{\"input_ids\": [[" + String.join(", ", Arrays.copyOf(TOKENS, tokens)) + "]]}");
         Path poly = dir.resolve("poly" + tokens + ".json");
-        var inf = polyhe("infer", "--engine", "poly", "--model", PYTHIA.toString(), "--input", query.toString(),
-                "--calibration", calibration.toString(), "--output", poly.toString());
+        var inf = polyhe(
+                "infer",
+                "--engine",
+                "poly",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                query.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--output",
+                poly.toString());
         assertEquals(0, inf.code(), inf.err());
         Path in = dir.resolve("in" + tokens + ".ct");
-        var enc = polyhe("encrypt", "--model", PYTHIA.toString(), "--keys", keys.toString(), "--input",
-                query.toString(), "--output", in.toString());
+        var enc = polyhe(
+                "encrypt",
+                "--model",
+                PYTHIA.toString(),
+                "--keys",
+                keys.toString(),
+                "--input",
+                query.toString(),
+                "--output",
+                in.toString());
         assertEquals(0, enc.code(), enc.err());
         Path out = dir.resolve("out" + tokens + ".ct");
-        var eval = polyhe("eval", "--insecure-test", "--model", PYTHIA.toString(), "--keys",
-                keys.resolve("server").toString(), "--calibration", calibration.toString(), "--input", in.toString(),
-                "--output", out.toString());
+        var eval = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                PYTHIA.toString(),
+                "--keys",
+                keys.resolve("server").toString(),
+                "--calibration",
+                calibration.toString(),
+                "--input",
+                in.toString(),
+                "--output",
+                out.toString());
         assertEquals(0, eval.code(), eval.err());
         Path answer = dir.resolve("answer" + tokens + ".json");
-        var dec = polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output",
-                answer.toString());
+        var dec =
+                polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output", answer.toString());
         assertEquals(0, dec.code(), dec.err());
 
         ObjectMapper json = new ObjectMapper();
@@ -80,7 +125,8 @@ class DeployedPathTest {
         int n = 0;
         for (int t = 0; t < tokens; t++) {
             for (int v = 0; v < want.get(t).size(); v++) {
-                double d = Math.abs(got.get(t).get(v).asDouble() - want.get(t).get(v).asDouble());
+                double d = Math.abs(
+                        got.get(t).get(v).asDouble() - want.get(t).get(v).asDouble());
                 se += d * d;
                 max = Math.max(max, d);
                 n++;
@@ -102,21 +148,45 @@ class DeployedPathTest {
             Files.copy(PYTHIA.resolve(f), served.resolve(f));
         }
         Files.copy(calibration, served.resolve("calibration.json"));
-        Path query = Files.writeString(dir.resolve("served-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS)
-                + "]]}");
+        Path query = Files.writeString(
+                dir.resolve("served-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS) + "]]}");
         try (PolyHe polyHe = PolyHe.builder().threads(1).build();
-                PolyHeServer server = PolyHeServer.start(polyHe, new PolyHeServer.Settings(0, List.of(served),
-                        dir.resolve("store"), 1, 2, 1L << 30, 256L << 20, 64L << 20, true))) {
+                PolyHeServer server = PolyHeServer.start(
+                        polyHe,
+                        new PolyHeServer.Settings(
+                                0,
+                                List.of(served),
+                                dir.resolve("store"),
+                                1,
+                                2,
+                                1L << 30,
+                                256L << 20,
+                                64L << 20,
+                                true))) {
             String url = "http://localhost:" + server.port();
             var up = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
             assertEquals(0, up.code(), up.err());
             Path out = dir.resolve("served-out.json");
-            var inf = polyhe("remote", "infer", "--server", url, "--model", "tiny-pythia", "--checkpoint",
-                    served.toString(), "--keys", keys.toString(), "--input", query.toString(), "--output",
-                    out.toString(), "--check");
+            var inf = polyhe(
+                    "remote",
+                    "infer",
+                    "--server",
+                    url,
+                    "--model",
+                    "tiny-pythia",
+                    "--checkpoint",
+                    served.toString(),
+                    "--keys",
+                    keys.toString(),
+                    "--input",
+                    query.toString(),
+                    "--output",
+                    out.toString(),
+                    "--check");
             assertEquals(0, inf.code(), inf.err());
             JsonNode check = new ObjectMapper().readTree(out.toFile()).get("error_vs_poly");
-            assertTrue(check.get("mse").asDouble() <= 1e-4 && check.get("max_abs").asDouble() <= 0.01,
+            assertTrue(
+                    check.get("mse").asDouble() <= 1e-4 && check.get("max_abs").asDouble() <= 0.01,
                     "5 tokens in 16-token keys, served: " + check);
             assertTrue(check.get("same_prediction").asBoolean(), check.toString());
         }
@@ -128,15 +198,29 @@ class DeployedPathTest {
      */
     @Test
     void everyBootstrapOfAShortQueryKeepsItsPrecision() throws Exception {
-        Path query = Files.writeString(dir.resolve("traced-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS)
-                + "]]}");
+        Path query = Files.writeString(
+                dir.resolve("traced-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS) + "]]}");
         Path json = dir.resolve("trace.json");
-        var r = polyhe("infer", "--engine", "ckks", "--model", PYTHIA.toString(), "--input", query.toString(),
-                "--calibration", calibration.toString(), "--preset", "insecure-test-boot-dense-N10", "--max-tokens",
-                "16", "--trace-errors", json.toString());
+        var r = polyhe(
+                "infer",
+                "--engine",
+                "ckks",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                query.toString(),
+                "--calibration",
+                calibration.toString(),
+                "--preset",
+                "insecure-test-boot-dense-N10",
+                "--max-tokens",
+                "16",
+                "--trace-errors",
+                json.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("bounds: none below the values"), r.out());
-        JsonNode boots = new ObjectMapper().readTree(json.toFile()).get("samples").get(0).get("bootstraps");
+        JsonNode boots =
+                new ObjectMapper().readTree(json.toFile()).get("samples").get(0).get("bootstraps");
         assertTrue(boots.size() > 100, "bootstraps: " + boots.size());
         for (JsonNode b : boots) {
             assertKeepsItsPrecision(b);
@@ -149,13 +233,15 @@ class DeployedPathTest {
      * twice the resolution: every value at Δ carries about that much rescaling noise, bootstrapped or not.
      */
     static void assertKeepsItsPrecision(JsonNode b) {
-        double resolution = Math.scalb(1.0, 10 - (int) Math.round(b.get("log2_scale_in").asDouble()));
+        double resolution =
+                Math.scalb(1.0, 10 - (int) Math.round(b.get("log2_scale_in").asDouble()));
         double values = b.get("max_abs_in").asDouble() / b.get("input_factor").asDouble();
         if (values >= Math.scalb(resolution, 17)) {
             assertTrue(b.get("bits").asDouble() >= 16, "a bootstrap keeps 16 bits: " + b);
         } else {
-            assertTrue(b.get("max_abs_error").asDouble() <= 2 * resolution, "a bootstrap of values near Δ's "
-                    + "resolution adds no more than the scale's noise: " + b);
+            assertTrue(
+                    b.get("max_abs_error").asDouble() <= 2 * resolution,
+                    "a bootstrap of values near Δ's " + "resolution adds no more than the scale's noise: " + b);
         }
     }
 

@@ -45,11 +45,11 @@ class EmbeddingTest {
             List<PrivateInference.Event> events = new ArrayList<>();
             PrivateInference.Prediction prediction;
             try (ClientKeys keys = inference.generateKeys("insecure-test-boot-dense-N10", 4, true)) {
-                keys.write(dir.resolve("keys"));   // keys/server is what the server is given
+                keys.write(dir.resolve("keys")); // keys/server is what the server is given
                 inference.write(keys.serverKeys(), inference.encrypt(keys, inputs.get(0)), dir.resolve("in.ct"));
                 try (ServerKeys server = inference.loadServerKeys(dir.resolve("keys/server"), true)) {
-                    var answer = inference.evaluate(server, inference.readQuery(server, dir.resolve("in.ct")), domains,
-                            events::add);
+                    var answer = inference.evaluate(
+                            server, inference.readQuery(server, dir.resolve("in.ct")), domains, events::add);
                     assertTrue(answer.seconds() > 0 && answer.bootstraps() > 0, "bootstraps " + answer.bootstraps());
                     inference.write(server, answer, dir.resolve("out.ct"));
                 }

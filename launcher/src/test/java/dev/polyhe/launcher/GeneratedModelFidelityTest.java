@@ -62,7 +62,8 @@ class GeneratedModelFidelityTest {
 
         @Override
         public String toString() {
-            return RandomCheckpoint.describe(arch, shape, init) + (residual == Residual.SEQUENTIAL ? ", sequential" : "")
+            return RandomCheckpoint.describe(arch, shape, init)
+                    + (residual == Residual.SEQUENTIAL ? ", sequential" : "")
                     + ", seed " + seed + (arch == Architecture.VIT ? "" : ", " + tokens + " tokens")
                     + (keyTokens > tokens ? " in keys for " + keyTokens : "");
         }
@@ -74,7 +75,8 @@ class GeneratedModelFidelityTest {
                 new Case(Architecture.GPT_NEOX, gptNeoX(32, 4, 128, 3), Init.SCALED, 5, 12),
                 new Case(Architecture.ROBERTA, encoder(32, 2, 64, 3, 40), Init.HF, 6, 13),
                 new Case(Architecture.VIT, vit(32, 4, 128, 3), Init.SCALED, 5, 14),
-                // trained-like magnitudes (a LayerNorm's sum of squares in the hundreds), queries shorter than their keys
+                // trained-like magnitudes (a LayerNorm's sum of squares in the hundreds), queries shorter than their
+                // keys
                 new Case(Architecture.GPT_NEOX, gptNeoX(64, 2, 192, 3), Init.TRAINED, Residual.PARALLEL, 12, 16, 15),
                 new Case(Architecture.GPT_NEOX, gptNeoX(32, 2, 96, 3), Init.TRAINED, Residual.SEQUENTIAL, 3, 16, 16),
                 new Case(Architecture.GPT_NEOX, gptNeoX(32, 4, 128, 2), Init.HF, Residual.PARALLEL, 1, 16, 17));
@@ -105,8 +107,16 @@ class GeneratedModelFidelityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void encryptedEndToEndFollowsThePolynomialModel(Case c) throws Exception {
-        GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve(String.valueOf(c.seed())), c.arch(), c.shape(),
-                c.init(), c.residual(), c.tokens(), c.keyTokens(), c.seed());
+        GeneratedQuery q = GeneratedQuery.write(
+                polyhe,
+                dir.resolve(String.valueOf(c.seed())),
+                c.arch(),
+                c.shape(),
+                c.init(),
+                c.residual(),
+                c.tokens(),
+                c.keyTokens(),
+                c.seed());
         InferenceResult poly = q.polynomial();
         EncryptedInference encrypted = new EncryptedInference(q.service());
         try (var keys = q.keys(encrypted)) {
@@ -114,20 +124,29 @@ class GeneratedModelFidelityTest {
             boolean causal = c.arch() == Architecture.GPT_NEOX;
             Matrix out = encrypted.decrypt(keys, result.output().logits());
             OutputAgreement a = OutputAgreement.between(out, poly.logits());
-            long bootstraps = result.accounting().countsByPrimitive()
+            long bootstraps = result.accounting()
+                    .countsByPrimitive()
                     .getOrDefault(dev.polyhe.core.engine.encrypted.PrimitiveKind.BOOTSTRAP, 0L);
-            String what = String.format(Locale.ROOT, "%s: mse %.2e, max %.2e, same prediction %s, %d bootstraps", c,
-                    a.mse(), a.maxAbs(), a.samePrediction(), bootstraps);
+            String what = String.format(
+                    Locale.ROOT,
+                    "%s: mse %.2e, max %.2e, same prediction %s, %d bootstraps",
+                    c,
+                    a.mse(),
+                    a.maxAbs(),
+                    a.samePrediction(),
+                    bootstraps);
             System.out.println("fidelity " + what);
             assertTrue(bootstraps > 0, "the case is deep enough to bootstrap: " + what);
             assertTrue(a.mse() <= 1e-4, what);
             assertTrue(a.maxAbs() <= 0.01, what);
-            assertTrue(a.samePrediction(), (causal ? "a token at some position differs: " : "the label differs: ")
-                    + what);
+            assertTrue(
+                    a.samePrediction(), (causal ? "a token at some position differs: " : "the label differs: ") + what);
             // the plan (levels and scales alone, no keys) places every bootstrap where the real run did
             try (var planning = q.planningKeys(encrypted)) {
                 var plan = q.evaluate(encrypted, planning).accounting();
-                assertEquals(bootstrapsPerOperator(result.accounting()), bootstrapsPerOperator(plan),
+                assertEquals(
+                        bootstrapsPerOperator(result.accounting()),
+                        bootstrapsPerOperator(plan),
                         "bootstraps per operator, real run vs plan: " + what);
             }
         }

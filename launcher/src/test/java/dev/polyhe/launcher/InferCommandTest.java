@@ -43,7 +43,8 @@ class InferCommandTest {
     static double[] tensor(Path file, String name) throws IOException {
         byte[] b = Files.readAllBytes(file);
         long n = ByteBuffer.wrap(b, 0, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
-        JsonNode t = JSON.readTree(new String(b, 8, (int) n, StandardCharsets.UTF_8)).get(name);
+        JsonNode t =
+                JSON.readTree(new String(b, 8, (int) n, StandardCharsets.UTF_8)).get(name);
         int begin = (int) (8 + n + t.get("data_offsets").get(0).asLong());
         int end = (int) (8 + n + t.get("data_offsets").get(1).asLong());
         ByteBuffer buf = ByteBuffer.wrap(b, begin, end - begin).order(ByteOrder.LITTLE_ENDIAN);
@@ -116,17 +117,28 @@ class InferCommandTest {
     void theShippedPythiaReproducesTheReferencePowerSoftmaxOutputs() throws IOException {
         // no attention flag: the checkpoint declares the PowerSoftmax it was made for in its config.json
         Path out = dir.resolve("out.json");
-        var r = polyhe("infer", "--model", PYTHIA.toString(), "--input", inputFile("gpt_neox").toString(),
-                "--output", out.toString());
+        var r = polyhe(
+                "infer",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                inputFile("gpt_neox").toString(),
+                "--output",
+                out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode o = JSON.readTree(out.toFile());
         assertEquals("gpt_neox", o.get("model_type").asText());
-        assertTrue(o.get("attention").asText().startsWith("power-softmax(p=4"), o.get("attention").asText());
-        assertEquals("[[7,64],[11,64],[16,64]]", o.get("last_hidden_state_shape").toString(),
+        assertTrue(
+                o.get("attention").asText().startsWith("power-softmax(p=4"),
+                o.get("attention").asText());
+        assertEquals(
+                "[[7,64],[11,64],[16,64]]",
+                o.get("last_hidden_state_shape").toString(),
                 "samples of different lengths keep their own shapes");
         Path expected = GOLDEN.resolve("gpt_neox/expected_powersoftmax.safetensors");
         for (int k = 0; k < 3; k++) {
-            assertTrue(maxError(o.get("last_hidden_state").get(k), tensor(expected, "case" + k + ".last_hidden_state")) <= 1e-4);
+            assertTrue(maxError(o.get("last_hidden_state").get(k), tensor(expected, "case" + k + ".last_hidden_state"))
+                    <= 1e-4);
             assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4);
         }
     }
@@ -135,21 +147,35 @@ class InferCommandTest {
     void aCheckpointThatDeclaresNoAttentionRunsItsOwnSoftmaxAndThePolynomialEnginesAskForOne() throws IOException {
         Path in = inputFile("gpt_neox");
         Path out = dir.resolve("softmax.json");
-        var r = polyhe("infer", "--model", GOLDEN.resolve("gpt_neox").toString(), "--input", in.toString(),
-                "--output", out.toString());
+        var r = polyhe(
+                "infer",
+                "--model",
+                GOLDEN.resolve("gpt_neox").toString(),
+                "--input",
+                in.toString(),
+                "--output",
+                out.toString());
         assertEquals(0, r.code(), r.err());
         JsonNode o = JSON.readTree(out.toFile());
         Path expected = GOLDEN.resolve("gpt_neox/expected_softmax.safetensors");
         for (int k = 0; k < 3; k++) {
-            assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4,
+            assertTrue(
+                    maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4,
                     "plain is the checkpoint's own model, softmax and all");
         }
         for (String engine : List.of("poly", "ckks")) {
-            var refused = polyhe("infer", "--engine", engine, "--model", GOLDEN.resolve("gpt_neox").toString(),
-                    "--input", in.toString());
+            var refused = polyhe(
+                    "infer",
+                    "--engine",
+                    engine,
+                    "--model",
+                    GOLDEN.resolve("gpt_neox").toString(),
+                    "--input",
+                    in.toString());
             assertEquals(2, refused.code(), refused.out());
             assertEquals(1, refused.err().strip().lines().count(), refused.err());
-            assertTrue(refused.err().contains("polyhe_attention") && refused.err().contains("--attention power-softmax"),
+            assertTrue(
+                    refused.err().contains("polyhe_attention") && refused.err().contains("--attention power-softmax"),
                     refused.err());
         }
     }
@@ -158,11 +184,20 @@ class InferCommandTest {
     void aMalformedAttentionDeclarationIsACheckpointErrorNamingTheKey() throws IOException {
         Path model = Files.createDirectories(dir.resolve("declared"));
         String config = Files.readString(GOLDEN.resolve("gpt_neox/config.json"));
-        for (String bad : List.of("\"power-softmax\"", "{\"options\": {\"p\": 4}}", "{\"name\": \"power-softmax\", "
-                + "\"options\": {\"p\": [4]}}", "{\"name\": \"power-softmax\", \"p\": 4}")) {
-            Files.writeString(model.resolve("config.json"), "{\"polyhe_attention\": " + bad + ", "
-                    + config.substring(config.indexOf('{') + 1));
-            var r = polyhe("infer", "--model", model.toString(), "--input", inputFile("gpt_neox").toString());
+        for (String bad : List.of(
+                "\"power-softmax\"",
+                "{\"options\": {\"p\": 4}}",
+                "{\"name\": \"power-softmax\", " + "\"options\": {\"p\": [4]}}",
+                "{\"name\": \"power-softmax\", \"p\": 4}")) {
+            Files.writeString(
+                    model.resolve("config.json"),
+                    "{\"polyhe_attention\": " + bad + ", " + config.substring(config.indexOf('{') + 1));
+            var r = polyhe(
+                    "infer",
+                    "--model",
+                    model.toString(),
+                    "--input",
+                    inputFile("gpt_neox").toString());
             assertEquals(2, r.code(), bad + ": " + r.out());
             assertEquals(1, r.err().strip().lines().count(), r.err());
             assertTrue(r.err().contains("polyhe_attention"), bad + ": " + r.err());
@@ -173,8 +208,16 @@ class InferCommandTest {
     void robertaAndVitReproduceTheReferenceSoftmaxLogits() throws IOException {
         for (String model : List.of("roberta", "vit")) {
             Path out = dir.resolve(model + ".json");
-            var r = polyhe("infer", "--model", GOLDEN.resolve(model).toString(), "--input", inputFile(model).toString(),
-                    "--attention", "softmax", "--output", out.toString());
+            var r = polyhe(
+                    "infer",
+                    "--model",
+                    GOLDEN.resolve(model).toString(),
+                    "--input",
+                    inputFile(model).toString(),
+                    "--attention",
+                    "softmax",
+                    "--output",
+                    out.toString());
             assertEquals(0, r.code(), r.err());
             JsonNode o = JSON.readTree(out.toFile());
             int labels = model.equals("vit") ? 10 : 3;
@@ -185,8 +228,10 @@ class InferCommandTest {
             Path expected = GOLDEN.resolve(model).resolve("expected_softmax.safetensors");
             for (int k = 0; k < 3; k++) {
                 assertTrue(maxError(o.get("logits").get(k), tensor(expected, "case" + k + ".logits")) <= 1e-4, model);
-                assertTrue(maxError(o.get("last_hidden_state").get(k),
-                        tensor(expected, "case" + k + ".last_hidden_state")) <= 1e-4, model);
+                assertTrue(
+                        maxError(o.get("last_hidden_state").get(k), tensor(expected, "case" + k + ".last_hidden_state"))
+                                <= 1e-4,
+                        model);
             }
         }
     }
@@ -203,8 +248,19 @@ class InferCommandTest {
         assertTrue(calJson.get("sites").get("layers.0.attention").has("row_power_sum_max"));
 
         Path out = dir.resolve("poly.json");
-        var r = polyhe("infer", "--model", PYTHIA.toString(), "--input", in.toString(), "--engine", "poly",
-                "--calibration", cal.toString(), "--output", out.toString(), "--verbose");
+        var r = polyhe(
+                "infer",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                in.toString(),
+                "--engine",
+                "poly",
+                "--calibration",
+                cal.toString(),
+                "--output",
+                out.toString(),
+                "--verbose");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("poly vs exact: last_hidden_state max"), r.out());
         assertTrue(r.out().contains("layer 1 "), "per-layer errors with --verbose: " + r.out());
@@ -227,10 +283,15 @@ class InferCommandTest {
     void aDivisionGivenOnTheCommandLineIsThePolynomialModels() throws IOException {
         Path in = inputFile("gpt_neox");
         Path cal = dir.resolve("cal.json");
-        List<String> attention = List.of("--attention", "power-softmax", "--attention-opt", "division=goldschmidt",
-                "--attention-opt", "iterations=18");
-        List<String> calibrate = new ArrayList<>(List.of("calibrate", "--model", PYTHIA.toString(), "--input",
-                in.toString(), "--output", cal.toString()));
+        List<String> attention = List.of(
+                "--attention",
+                "power-softmax",
+                "--attention-opt",
+                "division=goldschmidt",
+                "--attention-opt",
+                "iterations=18");
+        List<String> calibrate = new ArrayList<>(List.of(
+                "calibrate", "--model", PYTHIA.toString(), "--input", in.toString(), "--output", cal.toString()));
         calibrate.addAll(attention);
         var c = polyhe(calibrate.toArray(String[]::new));
         assertEquals(0, c.code(), c.err());
@@ -238,13 +299,24 @@ class InferCommandTest {
         assertTrue(recorded.contains("exact") && !recorded.contains("oldschmidt"), "recorded with " + recorded);
 
         Path out = dir.resolve("poly.json");
-        List<String> infer = new ArrayList<>(List.of("infer", "--model", PYTHIA.toString(), "--input",
-                in.toString(), "--engine", "poly", "--calibration", cal.toString(), "--output", out.toString()));
+        List<String> infer = new ArrayList<>(List.of(
+                "infer",
+                "--model",
+                PYTHIA.toString(),
+                "--input",
+                in.toString(),
+                "--engine",
+                "poly",
+                "--calibration",
+                cal.toString(),
+                "--output",
+                out.toString()));
         infer.addAll(attention);
         var r = polyhe(infer.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("oldschmidt"), "the polynomial model divides as asked: " + r.out());
-        double logits = JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
+        double logits =
+                JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
         assertTrue(logits > 0 && logits <= 0.05, "logits error " + logits);
     }
 
@@ -258,26 +330,61 @@ class InferCommandTest {
     void aQueryScoringAFewPercentAboveTheCalibrationStaysOnTheDivisionsDomain() throws IOException {
         Path model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
         RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
-        Path samples = Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
+        Path samples =
+                Files.writeString(dir.resolve("samples.json"), "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}");
         Path query = Files.writeString(dir.resolve("query.json"), "{\"input_ids\": [[4, 7, 3]]}");
         Path cal = dir.resolve("cal.json");
         Path own = dir.resolve("own.json");
-        assertEquals(0, polyhe("calibrate", "--model", model.toString(), "--input", samples.toString(), "--output",
-                cal.toString()).code());
-        assertEquals(0, polyhe("calibrate", "--model", model.toString(), "--input", query.toString(), "--output",
-                own.toString()).code());
-        double calibrated = JSON.readTree(cal.toFile()).at("/sites/layers.0.attention/row_visible_mean_max").asDouble();
-        double seen = JSON.readTree(own.toFile()).at("/sites/layers.0.attention/row_visible_mean_max").asDouble();
-        assertTrue(seen > 1.1 * calibrated && seen < Math.pow(1.1, 4) * calibrated,
+        assertEquals(
+                0,
+                polyhe(
+                                "calibrate",
+                                "--model",
+                                model.toString(),
+                                "--input",
+                                samples.toString(),
+                                "--output",
+                                cal.toString())
+                        .code());
+        assertEquals(
+                0,
+                polyhe(
+                                "calibrate",
+                                "--model",
+                                model.toString(),
+                                "--input",
+                                query.toString(),
+                                "--output",
+                                own.toString())
+                        .code());
+        double calibrated = JSON.readTree(cal.toFile())
+                .at("/sites/layers.0.attention/row_visible_mean_max")
+                .asDouble();
+        double seen = JSON.readTree(own.toFile())
+                .at("/sites/layers.0.attention/row_visible_mean_max")
+                .asDouble();
+        assertTrue(
+                seen > 1.1 * calibrated && seen < Math.pow(1.1, 4) * calibrated,
                 "the query's largest row mean of x^4 lies beyond a 10 % margin on x^4, within 10 % on x: " + seen
                         + " vs " + calibrated);
 
         Path out = dir.resolve("poly.json");
-        var r = polyhe("infer", "--model", model.toString(), "--input", query.toString(), "--engine", "poly",
-                "--calibration", cal.toString(), "--output", out.toString());
+        var r = polyhe(
+                "infer",
+                "--model",
+                model.toString(),
+                "--input",
+                query.toString(),
+                "--engine",
+                "poly",
+                "--calibration",
+                cal.toString(),
+                "--output",
+                out.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("length-agnostic"), "each row divided by its own length by default: " + r.out());
-        double logits = JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
+        double logits =
+                JSON.readTree(out.toFile()).at("/errors_vs_exact/logits/max").asDouble();
         assertTrue(logits <= 0.05, "the polynomial model follows the exact one: " + logits);
     }
 
@@ -296,7 +403,9 @@ class InferCommandTest {
         Files.writeString(broken.resolve("config.json"), "{\"model_type\": \"bert\"}");
         r = polyhe("infer", "--model", broken.toString(), "--input", in.toString());
         assertEquals(2, r.code());
-        assertTrue(r.err().contains("model_type 'bert' is not supported") && r.err().contains("gpt_neox, roberta, vit"),
+        assertTrue(
+                r.err().contains("model_type 'bert' is not supported")
+                        && r.err().contains("gpt_neox, roberta, vit"),
                 r.err());
 
         Path bad = dir.resolve("bad.json");

@@ -16,7 +16,7 @@ class LauncherTest {
     @TempDir
     Path dir;
 
-    record Run(int code, String out, String err) { }
+    record Run(int code, String out, String err) {}
 
     static Run polyhe(String... args) {
         StringWriter out = new StringWriter();
@@ -80,14 +80,24 @@ class LauncherTest {
         Run r = polyhe("run", config("inference:\n  engine: poly\n").toString());
         assertEquals(2, r.code(), r.out());
         assertTrue(r.err().contains("'workload'") && r.err().contains("polyhe infer --config"), r.err());
-        assertEquals(0, polyhe("run", config("workload: attention-benchmark\nbenchmark: {length: 8, rows: 2}\n")
-                .toString()).code());
-        Run json = polyhe("run", "--format", "json", config("workload: attention-benchmark\nbenchmark: {length: 8, "
-                + "rows: 2}\n").toString());
+        assertEquals(
+                0,
+                polyhe(
+                                "run",
+                                config("workload: attention-benchmark\nbenchmark: {length: 8, rows: 2}\n")
+                                        .toString())
+                        .code());
+        Run json = polyhe(
+                "run",
+                "--format",
+                "json",
+                config("workload: attention-benchmark\nbenchmark: {length: 8, " + "rows: 2}\n")
+                        .toString());
         assertEquals(0, json.code(), json.err());
         var report = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
         assertEquals(8, report.get("length").asInt());
-        assertTrue(report.get("results").size() > 0 && report.get("results").get(0).has("max_error_vs_softmax"),
+        assertTrue(
+                report.get("results").size() > 0 && report.get("results").get(0).has("max_error_vs_softmax"),
                 json.out());
     }
 
@@ -107,6 +117,7 @@ class LauncherTest {
         assertTrue(line.startsWith("out of memory (Java heap space) with a Java heap of at most "), line);
         assertTrue(line.contains("POLYHE_JAVA_OPTS=-Xmx"), line);
         assertEquals(PolyHeCommand.FAILURE, ErrorReport.exitCode(wrapped));
-        assertTrue(ErrorReport.outOfMemoryMessage(new OutOfMemoryError(), 3L << 30).contains("at most 3.0 GiB"));
+        assertTrue(
+                ErrorReport.outOfMemoryMessage(new OutOfMemoryError(), 3L << 30).contains("at most 3.0 GiB"));
     }
 }

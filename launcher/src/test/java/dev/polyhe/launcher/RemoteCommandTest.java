@@ -33,6 +33,7 @@ class RemoteCommandTest {
 
     @TempDir
     static Path dir;
+
     static Path model;
     static Path keys;
     static PolyHe polyhe;
@@ -45,13 +46,25 @@ class RemoteCommandTest {
         model = served.model();
         keys = served.keys();
         for (int i = 0; i < 3; i++) {
-            Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
-                    + (1 + 2 * i) + "]]}");
+            Files.writeString(
+                    dir.resolve("in" + i + ".json"),
+                    "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", " + (1 + 2 * i) + "]]}");
         }
         polyhe = PolyHe.builder().threads(1).build();
         // a weight cache, so that the concurrent jobs below share encoded weights and still answer right
-        server = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), dir.resolve("store"), 2, 4,
-                1L << 30, 256L << 20, 64L << 20, true, 64L << 20));
+        server = PolyHeServer.start(
+                polyhe,
+                new PolyHeServer.Settings(
+                        0,
+                        List.of(model),
+                        dir.resolve("store"),
+                        2,
+                        4,
+                        1L << 30,
+                        256L << 20,
+                        64L << 20,
+                        true,
+                        64L << 20));
         url = "http://localhost:" + server.port();
     }
 
@@ -83,18 +96,35 @@ class RemoteCommandTest {
         List<Future<LauncherTest.Run>> runs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             int q = i;
-            runs.add(clients.submit(() -> polyhe("remote", "infer", "--server", url, "--model", "tiny", "--checkpoint",
-                    model.toString(), "--keys", keys.toString(), "--input", dir.resolve("in" + q + ".json").toString(),
-                    "--output", dir.resolve("out" + q + ".json").toString(), "--check")));
+            runs.add(clients.submit(() -> polyhe(
+                    "remote",
+                    "infer",
+                    "--server",
+                    url,
+                    "--model",
+                    "tiny",
+                    "--checkpoint",
+                    model.toString(),
+                    "--keys",
+                    keys.toString(),
+                    "--input",
+                    dir.resolve("in" + q + ".json").toString(),
+                    "--output",
+                    dir.resolve("out" + q + ".json").toString(),
+                    "--check")));
         }
         for (int i = 0; i < 3; i++) {
             var r = runs.get(i).get();
             assertEquals(0, r.code(), r.err());
             assertTrue(r.err().contains("done, block 1/1"), "progress followed: " + r.err());
             JsonNode out = JSON.readTree(dir.resolve("out" + i + ".json").toFile());
-            assertEquals("[1,3,16]", out.get("logits_shape").toString().replace(" ", ""),
+            assertEquals(
+                    "[1,3,16]",
+                    out.get("logits_shape").toString().replace(" ", ""),
                     "logits as infer writes them: " + out.get("logits_shape"));
-            assertTrue(out.get("error_vs_poly").get("mse").asDouble() <= 1e-4, out.get("error_vs_poly").toString());
+            assertTrue(
+                    out.get("error_vs_poly").get("mse").asDouble() <= 1e-4,
+                    out.get("error_vs_poly").toString());
             assertTrue(out.get("error_vs_poly").get("same_prediction").asBoolean());
         }
         clients.shutdown();
@@ -103,28 +133,40 @@ class RemoteCommandTest {
         // found them all, and the three still answered right (above)
         boolean warmJob = false;
         for (int i = 0; i < 3; i++) {
-            String job = JSON.readTree(dir.resolve("out" + i + ".json").toFile()).get("job_id").asText();
-            JsonNode w = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body())
+            String job = JSON.readTree(dir.resolve("out" + i + ".json").toFile())
+                    .get("job_id")
+                    .asText();
+            JsonNode w = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job)))
+                            .body())
                     .get("weight_cache");
             assertTrue(w != null && w.get("hits").asLong() + w.get("misses").asLong() > 0, "job " + job + ": " + w);
             warmJob |= w.get("misses").asLong() == 0 && w.get("hits").asLong() > 0;
         }
         assertTrue(warmJob, "one job found every weight encoded");
 
-        JsonNode health = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body());
+        JsonNode health = JSON.readTree(
+                send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body());
         assertEquals("ok", health.get("status").asText());
         assertEquals(1, health.get("keys_cached").asInt(), "the keys were loaded once for the three: " + health);
-        String metrics = send(HttpRequest.newBuilder(URI.create(url + "/metrics"))).body();
-        assertTrue(metrics.contains("# TYPE polyhe_queue_length gauge") && metrics.contains("polyhe_jobs_done_total 3")
-                && metrics.contains("polyhe_key_cache_misses_total 1"), metrics);
+        String metrics =
+                send(HttpRequest.newBuilder(URI.create(url + "/metrics"))).body();
+        assertTrue(
+                metrics.contains("# TYPE polyhe_queue_length gauge")
+                        && metrics.contains("polyhe_jobs_done_total 3")
+                        && metrics.contains("polyhe_key_cache_misses_total 1"),
+                metrics);
         double engine = metric(metrics, "polyhe_engine_seconds_total");
-        assertTrue(engine > 0 && engine <= metric(metrics, "polyhe_evaluation_seconds_total"),
+        assertTrue(
+                engine > 0 && engine <= metric(metrics, "polyhe_evaluation_seconds_total"),
                 "the engine's own time is part of the jobs' time: " + metrics);
     }
 
     private static double metric(String metrics, String name) {
-        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
-                l.substring(name.length() + 1).trim())).findFirst().orElseThrow(() -> new AssertionError(name
-                + " missing: " + metrics));
+        return metrics.lines()
+                .filter(l -> l.startsWith(name + " "))
+                .mapToDouble(
+                        l -> Double.parseDouble(l.substring(name.length() + 1).trim()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(name + " missing: " + metrics));
     }
 }

@@ -50,6 +50,7 @@ class ServeCommandTest {
 
     @TempDir
     static Path dir;
+
     static Path model;
     static Path keys;
     static Path tokens;
@@ -79,8 +80,8 @@ class ServeCommandTest {
     }
 
     private static PolyHeServer.Settings settings(Path store, int workers, int queue) {
-        return new PolyHeServer.Settings(0, List.of(model), store, workers, queue, 1L << 30, 256L << 20, 64L << 20,
-                true, 0);
+        return new PolyHeServer.Settings(
+                0, List.of(model), store, workers, queue, 1L << 30, 256L << 20, 64L << 20, true, 0);
     }
 
     private static PolyHeServer.Network tenants(int maxKeySets) {
@@ -110,16 +111,26 @@ class ServeCommandTest {
     private static byte[] query() throws Exception {
         Path ct = dir.resolve("q.ct");
         if (!Files.exists(ct)) {
-            var r = polyhe("encrypt", "--model", model.toString(), "--keys", keys.toString(), "--input",
-                    dir.resolve("in.json").toString(), "--output", ct.toString());
+            var r = polyhe(
+                    "encrypt",
+                    "--model",
+                    model.toString(),
+                    "--keys",
+                    keys.toString(),
+                    "--input",
+                    dir.resolve("in.json").toString(),
+                    "--output",
+                    ct.toString());
             assertEquals(0, r.code(), r.err());
         }
         return Files.readAllBytes(ct);
     }
 
     private static HttpResponse<String> submit(String url, String token, String keySet) throws Exception {
-        return send(url + "/v1/jobs?model=tiny&key_set=" + keySet, token, HttpRequest.newBuilder()
-                .POST(HttpRequest.BodyPublishers.ofByteArray(query())));
+        return send(
+                url + "/v1/jobs?model=tiny&key_set=" + keySet,
+                token,
+                HttpRequest.newBuilder().POST(HttpRequest.BodyPublishers.ofByteArray(query())));
     }
 
     private static String keySetId() throws Exception {
@@ -128,8 +139,8 @@ class ServeCommandTest {
 
     private static java.security.cert.X509Certificate pem(Path file) throws Exception {
         try (var in = Files.newInputStream(file)) {
-            return (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
-                    .generateCertificate(in);
+            return (java.security.cert.X509Certificate)
+                    java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
         }
     }
 
@@ -148,36 +159,66 @@ class ServeCommandTest {
     @Test
     void aServerOnANetworkAddressWithoutTlsAndTokensRefusesToStart() throws Exception {
         var open = new PolyHeServer.Network("0.0.0.0", null, true, null, false, 256, 64, 16, 16, 8);
-        var e = assertThrows(IllegalArgumentException.class,
+        var e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), open));
-        assertTrue(e.getMessage().contains("refusing to serve on 0.0.0.0 without TLS and authentication")
-                && e.getMessage().contains("--insecure-network"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("refusing to serve on 0.0.0.0 without TLS and authentication")
+                        && e.getMessage().contains("--insecure-network"),
+                e.getMessage());
         var tokensOnly = new PolyHeServer.Network("0.0.0.0", tokens, false, null, false, 256, 64, 16, 16, 8);
-        e = assertThrows(IllegalArgumentException.class,
+        e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PolyHeServer.start(polyhe, settings(dir.resolve("open-store"), 1, 1), tokensOnly));
         assertTrue(e.getMessage().contains("without TLS:"), e.getMessage());
 
         // the command line: one line, exit 2, before anything is served
-        var cli = polyhe("serve", "--bind", "0.0.0.0", "--no-auth", "--models", model.toString(), "--store",
+        var cli = polyhe(
+                "serve",
+                "--bind",
+                "0.0.0.0",
+                "--no-auth",
+                "--models",
+                model.toString(),
+                "--store",
                 dir.resolve("cli-store").toString());
         assertEquals(2, cli.code(), cli.err());
         assertTrue(cli.err().contains("refusing to serve on 0.0.0.0"), cli.err());
         assertEquals(1, cli.err().strip().lines().count(), cli.err());
 
         // neither --tokens nor --no-auth: the error names both
-        var neither = polyhe("serve", "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        var neither = polyhe(
+                "serve",
+                "--models",
+                model.toString(),
+                "--store",
+                dir.resolve("cli-store").toString());
         assertEquals(2, neither.code(), neither.err());
         assertTrue(neither.err().contains("--tokens FILE") && neither.err().contains("--no-auth"), neither.err());
 
         // a TLS keystore without its password: named, never asked on the command line
-        var noPassword = polyhe("serve", "--no-auth", "--tls-keystore", dir.resolve("none.p12").toString(),
-                "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        var noPassword = polyhe(
+                "serve",
+                "--no-auth",
+                "--tls-keystore",
+                dir.resolve("none.p12").toString(),
+                "--models",
+                model.toString(),
+                "--store",
+                dir.resolve("cli-store").toString());
         assertEquals(2, noPassword.code(), noPassword.err());
         assertTrue(noPassword.err().contains("POLYHE_TLS_PASSWORD"), noPassword.err());
 
         // the server's choice of backend: one that does not exist, or cannot run here, is refused before serving
-        var unknown = polyhe("serve", "--no-auth", "--backend", "no-such-backend", "--models", model.toString(),
-                "--store", dir.resolve("cli-store").toString());
+        var unknown = polyhe(
+                "serve",
+                "--no-auth",
+                "--backend",
+                "no-such-backend",
+                "--models",
+                model.toString(),
+                "--store",
+                dir.resolve("cli-store").toString());
         assertEquals(2, unknown.code(), unknown.err());
         assertTrue(unknown.err().contains("no-such-backend"), unknown.err());
         boolean cudaHere;
@@ -188,8 +229,15 @@ class ServeCommandTest {
             cudaHere = false; // no GPU, driver or binding here: the registry says which
         }
         if (!cudaHere) {
-            var cuda = polyhe("serve", "--no-auth", "--backend", "ckks-cuda", "--models", model.toString(),
-                    "--store", dir.resolve("cli-store").toString());
+            var cuda = polyhe(
+                    "serve",
+                    "--no-auth",
+                    "--backend",
+                    "ckks-cuda",
+                    "--models",
+                    model.toString(),
+                    "--store",
+                    dir.resolve("cli-store").toString());
             assertEquals(2, cuda.code(), cuda.err());
             assertTrue(cuda.err().contains("'ckks-cuda' is not available here"), cuda.err());
         }
@@ -206,13 +254,16 @@ class ServeCommandTest {
         assertTrue(token.length() > 30, token);
         assertFalse(Files.readString(file).contains(token), "the file keeps the token's hash, never the token");
         var list = polyhe("serve", "token", "list", "--tokens", file.toString());
-        assertTrue(list.out().contains("carol") && list.out().contains("admin") && !list.out().contains(token),
+        assertTrue(
+                list.out().contains("carol")
+                        && list.out().contains("admin")
+                        && !list.out().contains(token),
                 list.out());
         var bad = polyhe("serve", "token", "add", "--tokens", file.toString(), "--tenant", "../etc");
         assertEquals(2, bad.code(), bad.err());
 
-        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("revoke-store"), 1, 1),
-                PolyHeServer.Network.loopbackTenants(file))) {
+        try (PolyHeServer s = PolyHeServer.start(
+                polyhe, settings(dir.resolve("revoke-store"), 1, 1), PolyHeServer.Network.loopbackTenants(file))) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(200, get(url + "/v1/models", token).statusCode());
             var revoke = polyhe("serve", "token", "revoke", "--tokens", file.toString(), "--tenant", "carol");
@@ -240,16 +291,18 @@ class ServeCommandTest {
             var anonymous = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString());
             assertEquals(2, anonymous.code());
             assertTrue(anonymous.err().contains("401") && anonymous.err().contains("--token"), anonymous.err());
-            var again = polyhe("remote", "keys", "upload", "--server", url, "--token", alice, "--keys",
-                    keys.toString());
+            var again =
+                    polyhe("remote", "keys", "upload", "--server", url, "--token", alice, "--keys", keys.toString());
             assertTrue(again.out().contains("already stored"), "asked before sending it again: " + again.out());
 
             // bob cannot learn that alice's key set exists, nor use it
             assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode());
             var probe = get(url + "/v1/keys/" + id, bob);
             var unknown = get(url + "/v1/keys/" + "e".repeat(64), bob);
-            assertEquals(error(unknown, 404).get("error").asText().replace("e".repeat(64), id),
-                    error(probe, 404).get("error").asText(), "a stored key set and a missing one answer alike");
+            assertEquals(
+                    error(unknown, 404).get("error").asText().replace("e".repeat(64), id),
+                    error(probe, 404).get("error").asText(),
+                    "a stored key set and a missing one answer alike");
             error(submit(url, bob, id), 404);
             error(send(url + "/v1/keys/" + id, bob, HttpRequest.newBuilder().DELETE()), 404);
             assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode(), "bob's delete left alice's key set");
@@ -262,7 +315,9 @@ class ServeCommandTest {
                 error(get(url + "/v1/jobs/" + job + path, bob), 404);
             }
             error(send(url + "/v1/jobs/" + job, bob, HttpRequest.newBuilder().DELETE()), 404);
-            String state = JSON.readTree(get(url + "/v1/jobs/" + job, alice).body()).get("state").asText();
+            String state = JSON.readTree(get(url + "/v1/jobs/" + job, alice).body())
+                    .get("state")
+                    .asText();
             assertFalse(state.equals("cancelled"), "bob's cancel did nothing: " + state);
 
             // the same key set uploaded by bob is his too (created, from his view); his delete leaves alice's
@@ -270,7 +325,10 @@ class ServeCommandTest {
             assertEquals(201, bobs.statusCode(), bobs.body());
             assertTrue(JSON.readTree(bobs.body()).get("created").asBoolean());
             assertEquals(200, get(url + "/v1/keys/" + id, bob).statusCode());
-            assertEquals(200, send(url + "/v1/keys/" + id, bob, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(
+                    200,
+                    send(url + "/v1/keys/" + id, bob, HttpRequest.newBuilder().DELETE())
+                            .statusCode());
             error(get(url + "/v1/keys/" + id, bob), 404);
             assertEquals(200, get(url + "/v1/keys/" + id, alice).statusCode());
 
@@ -281,7 +339,13 @@ class ServeCommandTest {
             assertEquals(200, metrics.statusCode());
             assertTrue(metrics.body().contains("polyhe_jobs_running"), metrics.body());
 
-            assertEquals(200, send(url + "/v1/jobs/" + job, alice, HttpRequest.newBuilder().DELETE()).statusCode());
+            assertEquals(
+                    200,
+                    send(
+                                    url + "/v1/jobs/" + job,
+                                    alice,
+                                    HttpRequest.newBuilder().DELETE())
+                            .statusCode());
         }
     }
 
@@ -290,9 +354,28 @@ class ServeCommandTest {
     @Test
     void overTlsRemoteInferChecksOutWithASelfSignedCertificate() throws Exception {
         Path serverStore = dir.resolve("server.p12");
-        keytool("-genkeypair", "-alias", "polyhe", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
-                "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
-                "-keystore", serverStore.toString(), "-storepass", "server-secret", "-keypass", "server-secret");
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "polyhe",
+                "-keyalg",
+                "EC",
+                "-groupname",
+                "secp256r1",
+                "-dname",
+                "CN=localhost",
+                "-ext",
+                "SAN=dns:localhost,ip:127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                serverStore.toString(),
+                "-storepass",
+                "server-secret",
+                "-keypass",
+                "server-secret");
         // the client's truststore: the server's certificate, no password (POLYHE_TRUSTSTORE_PASSWORD unset)
         KeyStore server = KeyStore.getInstance("PKCS12");
         try (var in = Files.newInputStream(serverStore)) {
@@ -322,10 +405,26 @@ class ServeCommandTest {
             var plain = new RemoteClient(URI.create("http://localhost:" + s.port()), alice, null);
             assertThrows(java.io.IOException.class, () -> plain.status("x"));
 
-            var infer = polyhe("remote", "infer", "--server", url, "--token", alice, "--truststore",
-                    trustStore.toString(), "--model", "tiny", "--checkpoint", model.toString(), "--keys",
-                    keys.toString(), "--input", dir.resolve("in.json").toString(), "--output",
-                    dir.resolve("tls-out.json").toString(), "--check");
+            var infer = polyhe(
+                    "remote",
+                    "infer",
+                    "--server",
+                    url,
+                    "--token",
+                    alice,
+                    "--truststore",
+                    trustStore.toString(),
+                    "--model",
+                    "tiny",
+                    "--checkpoint",
+                    model.toString(),
+                    "--keys",
+                    keys.toString(),
+                    "--input",
+                    dir.resolve("in.json").toString(),
+                    "--output",
+                    dir.resolve("tls-out.json").toString(),
+                    "--check");
             assertEquals(0, infer.code(), infer.err());
             JsonNode out = JSON.readTree(dir.resolve("tls-out.json").toFile());
             assertTrue(out.get("error_vs_poly").get("same_prediction").asBoolean(), out.toString());
@@ -338,16 +437,20 @@ class ServeCommandTest {
         String ec = "-keyalg EC -groupname secp256r1 -validity 2 -storetype PKCS12";
         // the operator's client CA, and carol's key with a certificate it signed (her keystore: key and chain, no
         // password, as 'polyhe remote --tls-client-keystore' reads it without POLYHE_TLS_CLIENT_PASSWORD)
-        keytool((("-genkeypair -alias ca -dname CN=polyhe-test-ca -ext bc:c " + ec + " -keystore " + d.resolve(
-                "ca.p12") + " -storepass ca-secret -keypass ca-secret")).split(" "));
+        keytool((("-genkeypair -alias ca -dname CN=polyhe-test-ca -ext bc:c " + ec + " -keystore " + d.resolve("ca.p12")
+                        + " -storepass ca-secret -keypass ca-secret"))
+                .split(" "));
         keytool(("-genkeypair -alias carol -dname CN=carol " + ec + " -keystore " + d.resolve("carol-key.p12")
-                + " -storepass carol-secret -keypass carol-secret").split(" "));
+                        + " -storepass carol-secret -keypass carol-secret")
+                .split(" "));
         keytool(("-certreq -alias carol -keystore " + d.resolve("carol-key.p12") + " -storepass carol-secret -file "
-                + d.resolve("carol.csr")).split(" "));
+                        + d.resolve("carol.csr"))
+                .split(" "));
         keytool(("-gencert -alias ca -keystore " + d.resolve("ca.p12") + " -storepass ca-secret -infile "
-                + d.resolve("carol.csr") + " -outfile " + d.resolve("carol.pem") + " -rfc").split(" "));
+                        + d.resolve("carol.csr") + " -outfile " + d.resolve("carol.pem") + " -rfc")
+                .split(" "));
         keytool(("-genkeypair -alias polyhe -dname CN=localhost -ext SAN=dns:localhost,ip:127.0.0.1 " + ec
-                + " -keystore " + d.resolve("server.p12") + " -storepass server-secret -keypass server-secret")
+                        + " -keystore " + d.resolve("server.p12") + " -storepass server-secret -keypass server-secret")
                 .split(" "));
         KeyStore ca = KeyStore.getInstance("PKCS12");
         try (var in = Files.newInputStream(d.resolve("ca.p12"))) {
@@ -360,8 +463,10 @@ class ServeCommandTest {
         }
         KeyStore carol = KeyStore.getInstance("PKCS12");
         carol.load(null, null);
-        carol.setKeyEntry("carol", carolKey.getKey("carol", "carol-secret".toCharArray()), new char[0],
-                new Certificate[] {pem(d.resolve("carol.pem")), caCert});
+        carol.setKeyEntry(
+                "carol", carolKey.getKey("carol", "carol-secret".toCharArray()), new char[0], new Certificate[] {
+                    pem(d.resolve("carol.pem")), caCert
+                });
         Path carolStore = d.resolve("carol.p12");
         try (OutputStream out = Files.newOutputStream(carolStore)) {
             carol.store(out, new char[0]);
@@ -391,14 +496,26 @@ class ServeCommandTest {
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("mtls-store"), 1, 2), network)) {
             String url = "https://localhost:" + s.port();
             // carol: her certificate, no token; through the command line, then the client
-            var up = polyhe("remote", "keys", "upload", "--server", url, "--truststore", trustStore.toString(),
-                    "--tls-client-keystore", carolStore.toString(), "--keys", keys.toString());
+            var up = polyhe(
+                    "remote",
+                    "keys",
+                    "upload",
+                    "--server",
+                    url,
+                    "--truststore",
+                    trustStore.toString(),
+                    "--tls-client-keystore",
+                    carolStore.toString(),
+                    "--keys",
+                    keys.toString());
             assertEquals(0, up.code(), up.err());
-            var asCarol = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0], carolStore,
-                    new char[0]));
-            assertEquals(keySetId(), asCarol.uploadKeys(keys.resolve("server")).get("key_set").asText());
-            assertTrue(Files.exists(dir.resolve("mtls-store/owners/carol").resolve(keySetId())),
-                    "the key set is carol's");
+            var asCarol = new RemoteClient(
+                    URI.create(url), null, Tls.client(trustStore, new char[0], carolStore, new char[0]));
+            assertEquals(
+                    keySetId(),
+                    asCarol.uploadKeys(keys.resolve("server")).get("key_set").asText());
+            assertTrue(
+                    Files.exists(dir.resolve("mtls-store/owners/carol").resolve(keySetId())), "the key set is carol's");
             // alice, with her token and no certificate: still alice, and carol's key set is not hers
             var asAlice = new RemoteClient(URI.create(url), alice, Tls.client(trustStore, new char[0]));
             var e = assertThrows(RemoteClient.RemoteException.class, () -> asAlice.status("no-such-job"));
@@ -408,20 +525,32 @@ class ServeCommandTest {
             var nobody = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0]));
             var none = assertThrows(RemoteClient.RemoteException.class, () -> nobody.status("no-such-job"));
             assertEquals(401, none.status());
-            assertTrue(none.getMessage().contains("a client certificate from its operator's client CA")
-                    && none.getMessage().contains("Bearer"), none.getMessage());
+            assertTrue(
+                    none.getMessage().contains("a client certificate from its operator's client CA")
+                            && none.getMessage().contains("Bearer"),
+                    none.getMessage());
             // carol's key with its own self-signed certificate, not the CA's: it names no one (the JDK's client
             // does not even offer it, the server having named the CAs it takes)
-            var forged = new RemoteClient(URI.create(url), null, Tls.client(trustStore, new char[0],
-                    d.resolve("carol-key.p12"), "carol-secret".toCharArray()));
+            var forged = new RemoteClient(
+                    URI.create(url),
+                    null,
+                    Tls.client(trustStore, new char[0], d.resolve("carol-key.p12"), "carol-secret".toCharArray()));
             var refused = assertThrows(java.io.IOException.class, () -> forged.uploadKeys(keys.resolve("server")));
             if (refused instanceof RemoteClient.RemoteException r) {
                 assertEquals(401, r.status(), r.getMessage());
             }
         }
         // a client CA without TLS, or beside --no-auth: refused before serving
-        var cli = polyhe("serve", "--tokens", tokens.toString(), "--tls-client-ca", clientCaStore.toString(),
-                "--models", model.toString(), "--store", dir.resolve("cli-store").toString());
+        var cli = polyhe(
+                "serve",
+                "--tokens",
+                tokens.toString(),
+                "--tls-client-ca",
+                clientCaStore.toString(),
+                "--models",
+                model.toString(),
+                "--store",
+                dir.resolve("cli-store").toString());
         assertEquals(2, cli.code(), cli.err());
         assertTrue(cli.err().contains("--tls-client-ca needs --tls-keystore"), cli.err());
     }
@@ -434,19 +563,32 @@ class ServeCommandTest {
         try (ServerSocket free = new ServerSocket(0)) {
             closed = free.getLocalPort();
         }
-        var refused = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
-                keys.toString());
+        var refused =
+                polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys", keys.toString());
         assertEquals(2, refused.code(), refused.err());
-        assertTrue(refused.err().contains("connection refused") && !refused.err().contains("null"), refused.err());
+        assertTrue(
+                refused.err().contains("connection refused") && !refused.err().contains("null"), refused.err());
 
-        var missing = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
+        var missing = polyhe(
+                "remote",
+                "keys",
+                "upload",
+                "--server",
+                "http://127.0.0.1:" + closed,
+                "--keys",
                 dir.resolve("no-such-keys").toString());
         assertEquals(2, missing.code(), missing.err());
         assertTrue(missing.err().contains("does not exist"), missing.err());
         Path partial = Files.createDirectories(dir.resolve("partial-keys/server"));
         Files.copy(keys.resolve("server").resolve(KEYSET), partial.resolve(KEYSET));
         Files.copy(keys.resolve("server").resolve("parameters.json"), partial.resolve("parameters.json"));
-        var incomplete = polyhe("remote", "keys", "upload", "--server", "http://127.0.0.1:" + closed, "--keys",
+        var incomplete = polyhe(
+                "remote",
+                "keys",
+                "upload",
+                "--server",
+                "http://127.0.0.1:" + closed,
+                "--keys",
                 dir.resolve("partial-keys").toString());
         assertTrue(incomplete.err().contains("has no evaluation.keys"), incomplete.err());
 
@@ -481,22 +623,49 @@ class ServeCommandTest {
     /** The storage options of {@code polyhe serve} (issue 44; the storage itself is the server's ServeStorageTest). */
     @Test
     void jobTtlAndDiskHighWaterOnTheCommandLineAreCheckedBeforeServing() throws Exception {
-        var bad = polyhe("serve", "--no-auth", "--job-ttl", "tomorrow", "--models", model.toString(), "--store",
+        var bad = polyhe(
+                "serve",
+                "--no-auth",
+                "--job-ttl",
+                "tomorrow",
+                "--models",
+                model.toString(),
+                "--store",
                 dir.resolve("cli-store").toString());
         assertEquals(2, bad.code(), bad.err());
-        assertTrue(bad.err().contains("'tomorrow' is not a span of time") && bad.err().contains("24h"), bad.err());
-        var zero = polyhe("serve", "--no-auth", "--job-ttl", "0s", "--models", model.toString(), "--store",
+        assertTrue(
+                bad.err().contains("'tomorrow' is not a span of time")
+                        && bad.err().contains("24h"),
+                bad.err());
+        var zero = polyhe(
+                "serve",
+                "--no-auth",
+                "--job-ttl",
+                "0s",
+                "--models",
+                model.toString(),
+                "--store",
                 dir.resolve("cli-store").toString());
         assertEquals(2, zero.code(), zero.err());
         assertTrue(zero.err().contains("--job-ttl needs at least 1 ms"), zero.err());
         var help = polyhe("serve", "--help");
         assertTrue(help.out().contains("--job-ttl") && help.out().contains("default: 24h"), help.out());
-        var water = polyhe("serve", "--no-auth", "--disk-high-water", "2.5", "--models", model.toString(), "--store",
+        var water = polyhe(
+                "serve",
+                "--no-auth",
+                "--disk-high-water",
+                "2.5",
+                "--models",
+                model.toString(),
+                "--store",
                 dir.resolve("cli-store").toString());
         assertEquals(2, water.code(), water.err());
         assertTrue(water.err().contains("--disk-high-water '2.5' is neither a fraction"), water.err());
-        assertTrue(help.out().contains("--max-tenant-bytes") && help.out().contains("--max-results-per-tenant")
-                && help.out().contains("--admin-port"), help.out());
+        assertTrue(
+                help.out().contains("--max-tenant-bytes")
+                        && help.out().contains("--max-results-per-tenant")
+                        && help.out().contains("--admin-port"),
+                help.out());
         assertFalse(Files.exists(dir.resolve("cli-store").resolve("jobs")), "nothing served");
     }
 }

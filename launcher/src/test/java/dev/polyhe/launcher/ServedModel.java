@@ -30,6 +30,7 @@ record ServedModel(Path model, Path keys) {
 
     /** The samples of {@link #shared()}: three queries of three tokens. */
     static final String SAMPLES = "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}";
+
     private static ServedModel shared;
 
     /**
@@ -56,12 +57,28 @@ record ServedModel(Path model, Path keys) {
         Path model = RandomCheckpoint.write(dir.resolve("tiny"), RandomCheckpoint.shape("tiny"), 11);
         RandomCheckpoint.declareAttention(model, "power-softmax", Map.of("p", 4, "epsilon", 0.001));
         Files.writeString(dir.resolve("samples.json"), samples);
-        var cal = polyhe("calibrate", "--model", model.toString(), "--input", dir.resolve("samples.json").toString(),
-                "--output", model.resolve("calibration.json").toString());
+        var cal = polyhe(
+                "calibrate",
+                "--model",
+                model.toString(),
+                "--input",
+                dir.resolve("samples.json").toString(),
+                "--output",
+                model.resolve("calibration.json").toString());
         assertEquals(0, cal.code(), cal.err());
         Path keys = dir.resolve("keys");
-        var gen = polyhe("keys", "generate", "--model", model.toString(), "--preset", "insecure-test-boot-dense-N10",
-                "--bootstrapping", "--max-tokens", "4", "--out", keys.toString());
+        var gen = polyhe(
+                "keys",
+                "generate",
+                "--model",
+                model.toString(),
+                "--preset",
+                "insecure-test-boot-dense-N10",
+                "--bootstrapping",
+                "--max-tokens",
+                "4",
+                "--out",
+                keys.toString());
         assertEquals(0, gen.code(), gen.err());
         return new ServedModel(model, keys);
     }

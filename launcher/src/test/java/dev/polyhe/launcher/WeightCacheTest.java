@@ -9,10 +9,10 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.bench.RandomCheckpoint.Architecture;
 import dev.polyhe.core.bench.RandomCheckpoint.Init;
 import dev.polyhe.core.bench.RandomCheckpoint.Shape;
+import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import dev.polyhe.core.engine.encrypted.WeightCache;
-import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.report.LatencyBreakdown;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -30,13 +30,14 @@ class WeightCacheTest {
     void theSecondQueryEncodesNoWeightAndAnswersTheSame() throws Exception {
         Shape shape = new Shape("gpt_neox", 16, 2, 48, 64, 1, 0.25);
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            GeneratedQuery q = GeneratedQuery.write(polyhe, dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF,
-                    3, 21);
+            GeneratedQuery q =
+                    GeneratedQuery.write(polyhe, dir.resolve("m"), Architecture.GPT_NEOX, shape, Init.HF, 3, 21);
             EncryptedInference served = new EncryptedInference(q.service()).keepWeights(256L << 20);
             try (var keys = q.keys(served)) {
-                EncryptedTensor input = served.encrypt(keys, q.loaded().model(), q.inputs().get(0));
-                var first = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> { });
-                var second = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> { });
+                EncryptedTensor input =
+                        served.encrypt(keys, q.loaded().model(), q.inputs().get(0));
+                var first = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> {});
+                var second = served.evaluate(keys, q.loaded(), input, q.calibration(), step -> {});
                 WeightCache.Stats a = first.accounting().weightCache();
                 WeightCache.Stats b = second.accounting().weightCache();
                 long lookups = a.hits() + a.misses();
@@ -56,13 +57,13 @@ class WeightCacheTest {
                 // a budget of a few plaintexts keeps the first few; the others are encoded every time
                 long perPlaintext = b.bytes() / b.entries();
                 EncryptedInference small = new EncryptedInference(q.service()).keepWeights(3 * perPlaintext);
-                small.evaluate(keys, q.loaded(), input, q.calibration(), step -> { });
-                WeightCache.Stats c = small.evaluate(keys, q.loaded(), input, q.calibration(), step -> { })
-                        .accounting().weightCache();
+                small.evaluate(keys, q.loaded(), input, q.calibration(), step -> {});
+                WeightCache.Stats c = small.evaluate(keys, q.loaded(), input, q.calibration(), step -> {})
+                        .accounting()
+                        .weightCache();
                 assertTrue(c.entries() >= 1 && c.entries() < b.entries() && c.bytes() <= c.budgetBytes(), c.toString());
                 assertTrue(c.hits() >= c.entries() && c.misses() > 0, c.toString());
                 assertEquals(lookups, c.hits() + c.misses(), c.toString());
-
             }
         }
     }

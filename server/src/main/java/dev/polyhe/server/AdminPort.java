@@ -52,8 +52,10 @@ final class AdminPort implements AutoCloseable {
             if (!ex.getRequestMethod().equals("GET")) {
                 status = 405;
                 type = "application/json";
-                body = error(405, ex.getRequestMethod() + " " + path + " is not an endpoint of the admin port (GET "
-                        + "/metrics, GET /admin)");
+                body = error(
+                        405,
+                        ex.getRequestMethod() + " " + path + " is not an endpoint of the admin port (GET "
+                                + "/metrics, GET /admin)");
             } else if (path.equals("/metrics") || path.equals("/admin")) {
                 boolean text = path.equals("/metrics");
                 type = text ? "text/plain; version=0.0.4" : "application/json";
@@ -64,7 +66,10 @@ final class AdminPort implements AutoCloseable {
                 } catch (RuntimeException e) {
                     LOG.warn("admin {} failed", path, e);
                     st = 500;
-                    b = error(500, "the server could not build " + path + ": " + e.getClass().getSimpleName());
+                    b = error(
+                            500,
+                            "the server could not build " + path + ": "
+                                    + e.getClass().getSimpleName());
                 }
                 status = st;
                 body = b;
@@ -85,7 +90,8 @@ final class AdminPort implements AutoCloseable {
     }
 
     private static byte[] error(int status, String message) throws IOException {
-        return JSON.writeValueAsBytes(JSON.createObjectNode().put("error", message).put("status", status));
+        return JSON.writeValueAsBytes(
+                JSON.createObjectNode().put("error", message).put("status", status));
     }
 
     @Override

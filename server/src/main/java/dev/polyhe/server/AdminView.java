@@ -47,7 +47,7 @@ final class AdminView {
             try {
                 t = new Tenant(name, false, false);
             } catch (IllegalArgumentException e) {
-                continue;   // a folder in the store that no tenant could have made
+                continue; // a folder in the store that no tenant could have made
             }
             ObjectNode tn = byTenant.putObject(name);
             tn.put("key_sets", owners.count(t));

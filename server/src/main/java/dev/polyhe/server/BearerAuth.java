@@ -44,18 +44,26 @@ final class BearerAuth {
             }
         }
         ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"polyhe\"");
-        throw new HttpError(401, "this server needs " + (tokens != null ? "'Authorization: Bearer TOKEN' with a "
-                + "token its operator issued ('polyhe serve token add')" : "") + (tokens != null && certificates
-                ? " or " : "") + (certificates ? "a client certificate from its operator's client CA" : "")
-                + "; the request had none or an unknown one");
+        throw new HttpError(
+                401,
+                "this server needs "
+                        + (tokens != null
+                                ? "'Authorization: Bearer TOKEN' with a "
+                                        + "token its operator issued ('polyhe serve token add')"
+                                : "")
+                        + (tokens != null && certificates ? " or " : "")
+                        + (certificates ? "a client certificate from its operator's client CA" : "")
+                        + "; the request had none or an unknown one");
     }
 
     /** {@code /metrics} and other operator views. */
     Tenant admin(HttpExchange ex) {
         Tenant t = tenant(ex);
         if (!t.admin()) {
-            throw new HttpError(403, "tenant " + t.name() + " is not an admin; /metrics needs an admin token "
-                    + "('polyhe serve token add --admin')");
+            throw new HttpError(
+                    403,
+                    "tenant " + t.name() + " is not an admin; /metrics needs an admin token "
+                            + "('polyhe serve token add --admin')");
         }
         return t;
     }

@@ -14,12 +14,18 @@ final class BoundedCopy {
      * @return the bytes copied
      */
     static long copy(InputStream in, OutputStream out, long limit, String what, long shownLimit) throws IOException {
-        return copy(in, out, limit, what, shownLimit, n -> { });
+        return copy(in, out, limit, what, shownLimit, n -> {});
     }
 
     /** @param progress called with the bytes copied so far after each read; it may refuse by throwing */
-    static long copy(InputStream in, OutputStream out, long limit, String what, long shownLimit,
-            java.util.function.LongConsumer progress) throws IOException {
+    static long copy(
+            InputStream in,
+            OutputStream out,
+            long limit,
+            String what,
+            long shownLimit,
+            java.util.function.LongConsumer progress)
+            throws IOException {
         byte[] buf = new byte[1 << 16];
         long n = 0;
         for (int r; (r = in.read(buf)) > 0; ) {

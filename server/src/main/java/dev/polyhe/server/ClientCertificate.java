@@ -35,8 +35,10 @@ final class ClientCertificate {
         try {
             return new Tenant(Tenant.checkName(cn), false, false);
         } catch (IllegalArgumentException e) {
-            throw new HttpError(401, "the client certificate's subject (" + subject + ") names no tenant: expected "
-                    + "CN=NAME, NAME 1 to 64 letters, digits, '.', '_' or '-'");
+            throw new HttpError(
+                    401,
+                    "the client certificate's subject (" + subject + ") names no tenant: expected "
+                            + "CN=NAME, NAME 1 to 64 letters, digits, '.', '_' or '-'");
         }
     }
 }

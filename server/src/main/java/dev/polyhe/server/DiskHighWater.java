@@ -60,9 +60,11 @@ public record DiskHighWater(double fraction, long freeBytes) {
         long left = usable - Math.max(incoming, 0);
         boolean over = fraction > 0 ? total - left > fraction * total : left < freeBytes;
         if (over) {
-            throw new HttpError(507, "the server's disk is at its high-water mark (--disk-high-water " + this
-                    + (incoming > 0 ? ", with the " + incoming + " bytes of this request" : "") + "); nothing was "
-                    + "kept: try again later, or delete key sets or jobs you no longer need");
+            throw new HttpError(
+                    507,
+                    "the server's disk is at its high-water mark (--disk-high-water " + this
+                            + (incoming > 0 ? ", with the " + incoming + " bytes of this request" : "")
+                            + "); nothing was kept: try again later, or delete key sets or jobs you no longer need");
         }
     }
 

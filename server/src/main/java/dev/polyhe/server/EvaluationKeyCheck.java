@@ -58,13 +58,17 @@ final class EvaluationKeyCheck {
         try (ctx) {
             String hash = properties.getProperty("parameter-hash", "").trim();
             if (!ctx.parameterHash().equals(hash)) {
-                throw new HttpError(400, KeyFiles.PARAMETERS + " does not match the key set's parameter-hash " + hash
-                        + " in " + KeyFiles.KEYSET + " (the upload mixes files of different key sets)");
+                throw new HttpError(
+                        400,
+                        KeyFiles.PARAMETERS + " does not match the key set's parameter-hash " + hash + " in "
+                                + KeyFiles.KEYSET + " (the upload mixes files of different key sets)");
             }
             ctx.serializer().checkEvaluationKeys(keys);
         } catch (HeException e) {
-            throw new HttpError(400, KeyFiles.EVALUATION_KEYS + " is not the evaluation keys of these parameters: "
-                    + e.getMessage() + "; nothing was kept");
+            throw new HttpError(
+                    400,
+                    KeyFiles.EVALUATION_KEYS + " is not the evaluation keys of these parameters: " + e.getMessage()
+                            + "; nothing was kept");
         }
         return true;
     }
@@ -81,7 +85,9 @@ final class EvaluationKeyCheck {
         for (String name : names) {
             try {
                 HeBackend b = polyhe.backend(name);
-                if (b.name().equals(made) || b.dataFormat().equals(p.getProperty("data-format", made).trim())) {
+                if (b.name().equals(made)
+                        || b.dataFormat()
+                                .equals(p.getProperty("data-format", made).trim())) {
                     return b;
                 }
             } catch (RuntimeException unavailable) {

@@ -9,7 +9,11 @@ import java.util.function.Consumer;
 /** One encrypted query: its state, its progress, and who is watching it (server-sent events). */
 final class Job {
     enum State {
-        QUEUED, RUNNING, DONE, FAILED, CANCELLED;
+        QUEUED,
+        RUNNING,
+        DONE,
+        FAILED,
+        CANCELLED;
 
         boolean finished() {
             return this == DONE || this == FAILED || this == CANCELLED;
@@ -21,6 +25,7 @@ final class Job {
     final String keySet;
     /** The tenant that submitted it (null: a job of a server before tenants, which only --no-auth sees). */
     final String tenant;
+
     private volatile State state = State.QUEUED;
     private volatile int blocksDone;
     private volatile int blocks;
@@ -29,9 +34,11 @@ final class Job {
     private volatile double engineSeconds = Double.NaN;
     /** {hits, misses} of the job's weight products in the model's weight cache; null without one. */
     private volatile long[] weightCache;
+
     private volatile String error;
     /** When the job ended, in milliseconds since the epoch; 0 while it is queued or running. */
     private volatile long endedAt;
+
     volatile boolean cancelRequested;
     private final List<Consumer<Job>> watchers = new CopyOnWriteArrayList<>();
 
@@ -109,7 +116,10 @@ final class Job {
 
     ObjectNode toJson(ObjectMapper mapper) {
         ObjectNode n = mapper.createObjectNode();
-        n.put("job_id", id).put("model", model).put("key_set", keySet).put("state", state.name().toLowerCase());
+        n.put("job_id", id)
+                .put("model", model)
+                .put("key_set", keySet)
+                .put("state", state.name().toLowerCase());
         n.put("blocks_done", blocksDone).put("blocks", blocks).put("bootstraps", bootstraps);
         n.put("elapsed_seconds", elapsedSeconds);
         if (!Double.isNaN(engineSeconds)) {
@@ -130,7 +140,10 @@ final class Job {
 
     /** A job as its status file recorded it (a finished one, after a restart). */
     static Job fromJson(com.fasterxml.jackson.databind.JsonNode n) {
-        Job j = new Job(n.get("job_id").asText(), n.get("model").asText(), n.get("key_set").asText(),
+        Job j = new Job(
+                n.get("job_id").asText(),
+                n.get("model").asText(),
+                n.get("key_set").asText(),
                 n.hasNonNull("tenant") ? n.get("tenant").asText() : null);
         j.blocks = n.path("blocks").asInt();
         j.blocksDone = n.path("blocks_done").asInt();
@@ -138,8 +151,10 @@ final class Job {
         j.elapsedSeconds = n.path("elapsed_seconds").asDouble();
         j.engineSeconds = n.path("engine_seconds").asDouble(Double.NaN);
         if (n.has("weight_cache")) {
-            j.weightCache = new long[] {n.get("weight_cache").path("hits").asLong(), n.get("weight_cache")
-                    .path("misses").asLong()};
+            j.weightCache = new long[] {
+                n.get("weight_cache").path("hits").asLong(),
+                n.get("weight_cache").path("misses").asLong()
+            };
         }
         j.error = n.hasNonNull("error") ? n.get("error").asText() : null;
         j.endedAt = n.path("ended_at").asLong(0);

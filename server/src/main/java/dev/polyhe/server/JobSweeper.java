@@ -25,14 +25,18 @@ final class JobSweeper implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        thread.scheduleWithFixedDelay(() -> {
-            try {
-                jobs.expire(System.currentTimeMillis());
-            } catch (RuntimeException e) {
-                // a folder that cannot be removed now is tried again at the next sweep
-                LOG.warn("cannot remove expired jobs: {}", e.toString());
-            }
-        }, 0, period, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        jobs.expire(System.currentTimeMillis());
+                    } catch (RuntimeException e) {
+                        // a folder that cannot be removed now is tried again at the next sweep
+                        LOG.warn("cannot remove expired jobs: {}", e.toString());
+                    }
+                },
+                0,
+                period,
+                TimeUnit.MILLISECONDS);
     }
 
     /** A quarter of the time to live, within 50 ms and 10 minutes. */

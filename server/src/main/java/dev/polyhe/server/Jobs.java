@@ -60,16 +60,24 @@ final class Jobs implements AutoCloseable {
     private final AtomicLong engineNanos = new AtomicLong();
 
     /** @param ttl how long a job is kept once it has ended: its status, query and result */
-    Jobs(Path store, int workerCount, int maxQueue, long maxQueryBytes, java.time.Duration ttl, KeyStore keys,
-            KeyCache cache, ServedModels models) throws IOException {
+    Jobs(
+            Path store,
+            int workerCount,
+            int maxQueue,
+            long maxQueryBytes,
+            java.time.Duration ttl,
+            KeyStore keys,
+            KeyCache cache,
+            ServedModels models)
+            throws IOException {
         this.dir = Files.createDirectories(store.resolve("jobs"));
         this.keys = keys;
         this.cache = cache;
         this.models = models;
         this.maxQueryBytes = maxQueryBytes;
         this.ttlMillis = ttl.toMillis();
-        this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.MILLISECONDS,
-                new ArrayBlockingQueue<>(maxQueue), r -> {
+        this.workers = new ThreadPoolExecutor(
+                workerCount, workerCount, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(maxQueue), r -> {
                     Thread t = new Thread(r, "polyhe-worker");
                     t.setDaemon(true);
                     return t;
@@ -95,8 +103,8 @@ final class Jobs implements AutoCloseable {
                     try (InputStream in = Files.newInputStream(d.resolve(QUERY + ".meta"))) {
                         meta.load(in);
                     }
-                    Job j = new Job(id, meta.getProperty("model"), meta.getProperty("key_set"),
-                            meta.getProperty("tenant"));
+                    Job j = new Job(
+                            id, meta.getProperty("model"), meta.getProperty("key_set"), meta.getProperty("tenant"));
                     j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
                     writeStatus(j);
                     jobs.put(id, j);
@@ -154,8 +162,13 @@ final class Jobs implements AutoCloseable {
             Path query = jobDir.resolve(QUERY);
             long n;
             try (OutputStream out = Files.newOutputStream(query)) {
-                n = BoundedCopy.copy(new SequenceInputStream(new ByteArrayInputStream(head), body), out,
-                        maxQueryBytes, "the query", maxQueryBytes, written);
+                n = BoundedCopy.copy(
+                        new SequenceInputStream(new ByteArrayInputStream(head), body),
+                        out,
+                        maxQueryBytes,
+                        "the query",
+                        maxQueryBytes,
+                        written);
             }
             Properties meta = new Properties();
             meta.setProperty("model", served.name());
@@ -173,8 +186,11 @@ final class Jobs implements AutoCloseable {
             } catch (RejectedExecutionException e) {
                 jobs.remove(id);
                 queued.remove(id);
-                throw new HttpError(503, "the queue is full (" + workers.getQueue().size() + " jobs waiting for "
-                        + workers.getMaximumPoolSize() + " workers); try again later", 30);
+                throw new HttpError(
+                        503,
+                        "the queue is full (" + workers.getQueue().size() + " jobs waiting for "
+                                + workers.getMaximumPoolSize() + " workers); try again later",
+                        30);
             }
             LOG.debug("job {} queued: model {}, key set {}, {} bytes", id, model, keySet, n);
             return job;
@@ -196,15 +212,21 @@ final class Jobs implements AutoCloseable {
             var file = EncryptedTensorFormat.identify(new ByteArrayInputStream(head));
             id = new KeySetIdentity(file.backend(), file.parameterHash(), file.packingSlots(), file.keySetId());
         } catch (java.io.EOFException e) {
-            throw new HttpError(400, "the query is not a valid encrypted tensor file: it ends inside its header"
-                    + (head.length == HEADER_PEEK ? " (or its header is longer than " + HEADER_PEEK + " bytes)" : ""));
+            throw new HttpError(
+                    400,
+                    "the query is not a valid encrypted tensor file: it ends inside its header"
+                            + (head.length == HEADER_PEEK
+                                    ? " (or its header is longer than " + HEADER_PEEK + " bytes)"
+                                    : ""));
         } catch (HeException e) {
             throw new HttpError(400, "the query is not a valid encrypted tensor file: " + e.getMessage());
         }
         String mismatch = KeySetIdentity.ofKeyFolder(keyDir).mismatch(id);
         if (mismatch != null) {
-            throw new HttpError(409, "the query cannot run with the key set named: " + mismatch + "; encrypt it "
-                    + "with the keys whose server half was uploaded");
+            throw new HttpError(
+                    409,
+                    "the query cannot run with the key set named: " + mismatch + "; encrypt it "
+                            + "with the keys whose server half was uploaded");
         }
     }
 
@@ -225,8 +247,8 @@ final class Jobs implements AutoCloseable {
             if (embeddings == null) {
                 throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
-            var result = served.encrypted().evaluate(lease.keys(), served.model(), embeddings,
-                    served.calibration(), step -> {
+            var result = served.encrypted()
+                    .evaluate(lease.keys(), served.model(), embeddings, served.calibration(), step -> {
                         if (job.cancelRequested) {
                             throw new CancellationException();
                         }
@@ -238,7 +260,8 @@ final class Jobs implements AutoCloseable {
                 tensors.put("logits", result.output().logits());
             }
             Path tmp = jobDir.resolve(RESULT + ".tmp");
-            EncryptedInference.write(lease.keys(), Map.of("model_type", served.model().modelType()), tensors, tmp);
+            EncryptedInference.write(
+                    lease.keys(), Map.of("model_type", served.model().modelType()), tensors, tmp);
             Files.move(tmp, jobDir.resolve(RESULT), StandardCopyOption.ATOMIC_MOVE);
             evaluationNanos.addAndGet(System.nanoTime() - t0);
             engineNanos.addAndGet(Math.round(result.seconds() * 1e9));
@@ -257,7 +280,9 @@ final class Jobs implements AutoCloseable {
         } catch (Exception e) {
             failedJobs.incrementAndGet();
             LOG.warn("job {} failed: {}", job.id, e.toString());
-            job.finish(Job.State.FAILED, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
+            job.finish(
+                    Job.State.FAILED,
+                    e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
                     (System.nanoTime() - t0) / 1e9);
         } catch (Error e) {
             // a plugin's StackOverflowError or AssertionError ends the job, not the worker, and never leaves it
@@ -278,7 +303,8 @@ final class Jobs implements AutoCloseable {
         Path d = dir.resolve(job.id);
         try {
             Path tmp = d.resolve(STATUS + ".tmp");
-            JSON.writeValue(tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant).put("ended_at", job.endedAt()));
+            JSON.writeValue(
+                    tmp.toFile(), job.toJson(JSON).put("tenant", job.tenant).put("ended_at", job.endedAt()));
             Files.move(tmp, d.resolve(STATUS), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             LOG.warn("cannot record the status of job {}: {}", job.id, e.toString());
@@ -288,7 +314,8 @@ final class Jobs implements AutoCloseable {
     /** @throws HttpError 404 alike for an unknown job, another tenant's, and one past its time to live */
     Job get(String id, Tenant tenant) {
         Job j = id == null ? null : jobs.get(id);
-        if (j == null || !(tenant.seesAll() || tenant.name().equals(j.tenant))
+        if (j == null
+                || !(tenant.seesAll() || tenant.name().equals(j.tenant))
                 || expired(j, System.currentTimeMillis())) {
             throw new HttpError(404, "no job '" + id + "' on this server");
         }
@@ -312,18 +339,24 @@ final class Jobs implements AutoCloseable {
 
     /** The tenant's jobs in the store, whatever their state: each keeps its query, and once done its result. */
     long stored(Tenant tenant) {
-        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant)).count();
+        return jobs.values().stream()
+                .filter(j -> tenant.name().equals(j.tenant))
+                .count();
     }
 
     /** The bytes the tenant's jobs keep in the store: queries, results, status files. */
     long bytes(Tenant tenant) {
-        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant))
-                .mapToLong(j -> KeyStore.treeBytes(dir.resolve(j.id))).sum();
+        return jobs.values().stream()
+                .filter(j -> tenant.name().equals(j.tenant))
+                .mapToLong(j -> KeyStore.treeBytes(dir.resolve(j.id)))
+                .sum();
     }
 
     /** The tenant's jobs queued or running. */
     long pending(Tenant tenant) {
-        return jobs.values().stream().filter(j -> tenant.name().equals(j.tenant) && !j.state().finished()).count();
+        return jobs.values().stream()
+                .filter(j -> tenant.name().equals(j.tenant) && !j.state().finished())
+                .count();
     }
 
     /** A queued job is dropped now; a running one stops at its next block. */
@@ -344,8 +377,10 @@ final class Jobs implements AutoCloseable {
     Path result(String id, Tenant tenant) {
         Job j = get(id, tenant);
         if (j.state() != Job.State.DONE) {
-            throw new HttpError(409, "job " + id + " is " + j.state().name().toLowerCase()
-                    + (j.error() != null ? ": " + j.error() : "") + "; its result exists once it is done");
+            throw new HttpError(
+                    409,
+                    "job " + id + " is " + j.state().name().toLowerCase() + (j.error() != null ? ": " + j.error() : "")
+                            + "; its result exists once it is done");
         }
         return dir.resolve(id).resolve(RESULT);
     }

@@ -91,8 +91,10 @@ final class KeyCache implements AutoCloseable {
     long requireFits(String id) throws IOException {
         long size = Files.size(store.folder(id).resolve(KeyFiles.EVALUATION_KEYS));
         if (size > budget) {
-            throw new HttpError(507, "key set " + id + " needs about " + size + " bytes of memory, above this "
-                    + "server's budget of " + budget + " (--memory-budget)");
+            throw new HttpError(
+                    507,
+                    "key set " + id + " needs about " + size + " bytes of memory, above this " + "server's budget of "
+                            + budget + " (--memory-budget)");
         }
         return size;
     }

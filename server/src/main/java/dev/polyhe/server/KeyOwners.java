@@ -40,7 +40,10 @@ final class KeyOwners {
     /** The tenants that own a key set, or did (names of folders). */
     java.util.List<String> tenants() {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(Files::isDirectory).map(p -> p.getFileName().toString()).sorted().toList();
+            return s.filter(Files::isDirectory)
+                    .map(p -> p.getFileName().toString())
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

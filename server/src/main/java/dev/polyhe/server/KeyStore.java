@@ -46,8 +46,7 @@ final class KeyStore {
     private final EvaluationKeyCheck evaluationKeys;
 
     /** What an upload became. */
-    record Stored(String id, long bytes, boolean created) {
-    }
+    record Stored(String id, long bytes, boolean created) {}
 
     /** @param evaluationKeys parses {@code evaluation.keys} as it streams, or null to leave that to the jobs */
     KeyStore(Path store, long maxUploadBytes, boolean acceptInsecure, EvaluationKeyCheck evaluationKeys)
@@ -80,12 +79,16 @@ final class KeyStore {
                 for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
                     String name = e.getName();
                     if (name.equals(KeyFiles.SECRET_KEY) || name.endsWith("/" + KeyFiles.SECRET_KEY)) {
-                        throw new HttpError(400, "the upload holds a secret key: never send it; upload KEYS/server/ "
-                                + "(" + String.join(", ", SERVER_FILES) + ")");
+                        throw new HttpError(
+                                400,
+                                "the upload holds a secret key: never send it; upload KEYS/server/ " + "("
+                                        + String.join(", ", SERVER_FILES) + ")");
                     }
                     if (!SERVER_FILES.contains(name)) {
-                        throw new HttpError(400, "unexpected entry '" + name + "' in the upload; expected exactly "
-                                + String.join(", ", SERVER_FILES));
+                        throw new HttpError(
+                                400,
+                                "unexpected entry '" + name + "' in the upload; expected exactly "
+                                        + String.join(", ", SERVER_FILES));
                     }
                     if (digests.containsKey(name)) {
                         throw new HttpError(400, "the upload holds '" + name + "' twice");
@@ -94,23 +97,30 @@ final class KeyStore {
                     long limit = UploadCheck.entryLimit(name, maxUploadBytes - total);
                     long before = total;
                     try (OutputStream out = Files.newOutputStream(dir.resolve(name))) {
-                        TeeInput entry = new TeeInput(new DigestInputStream(zip, sha), out, limit,
+                        TeeInput entry = new TeeInput(
+                                new DigestInputStream(zip, sha),
+                                out,
+                                limit,
                                 limit < maxUploadBytes - before ? name : "the upload",
                                 limit < maxUploadBytes - before ? limit : maxUploadBytes,
                                 n -> {
                                     UploadCheck.ratio(before + n, compressed);
                                     written.accept(before + n);
                                 });
-                        if (name.equals(KeyFiles.EVALUATION_KEYS) && evaluationKeys != null
-                                && digests.containsKey(KeyFiles.KEYSET) && digests.containsKey(KeyFiles.PARAMETERS)) {
+                        if (name.equals(KeyFiles.EVALUATION_KEYS)
+                                && evaluationKeys != null
+                                && digests.containsKey(KeyFiles.KEYSET)
+                                && digests.containsKey(KeyFiles.PARAMETERS)) {
                             // the small files came first (as 'polyhe remote keys upload' sends them): the keys are
                             // parsed as they arrive, and a malformed record stops the upload where it is met
                             keysParsed = evaluationKeys.check(dir, check(dir), entry);
                             long end = entry.count();
                             long past = entry.transferTo(OutputStream.nullOutputStream());
                             if (keysParsed && past > 0) {
-                                throw new HttpError(400, KeyFiles.EVALUATION_KEYS + " goes on " + past + " bytes "
-                                        + "past the end of its keys (" + end + " bytes); nothing was kept");
+                                throw new HttpError(
+                                        400,
+                                        KeyFiles.EVALUATION_KEYS + " goes on " + past + " bytes "
+                                                + "past the end of its keys (" + end + " bytes); nothing was kept");
                             }
                         } else {
                             entry.transferTo(OutputStream.nullOutputStream());
@@ -124,19 +134,22 @@ final class KeyStore {
             }
             for (String f : SERVER_FILES) {
                 if (!digests.containsKey(f)) {
-                    throw new HttpError(400, "the upload has no " + f + "; expected " + String.join(", ", SERVER_FILES));
+                    throw new HttpError(
+                            400, "the upload has no " + f + "; expected " + String.join(", ", SERVER_FILES));
                 }
             }
             String id = keySetId(digests);
             if (expectedId != null && !expectedId.equals(id)) {
-                throw new HttpError(400, "the upload arrived as key set " + id + " but the client sent " + expectedId
-                        + ": corrupted in transit; upload again");
+                throw new HttpError(
+                        400,
+                        "the upload arrived as key set " + id + " but the client sent " + expectedId
+                                + ": corrupted in transit; upload again");
             }
             Properties properties = check(dir);
             if (!keysParsed && evaluationKeys != null) {
                 // an upload whose evaluation.keys came before the small files: parsed now, before it is kept
-                try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(
-                        dir.resolve(KeyFiles.EVALUATION_KEYS)))) {
+                try (InputStream in =
+                        new java.io.BufferedInputStream(Files.newInputStream(dir.resolve(KeyFiles.EVALUATION_KEYS)))) {
                     evaluationKeys.check(dir, properties, in);
                 }
             }
@@ -147,7 +160,7 @@ final class KeyStore {
             try {
                 Files.move(dir, target, StandardCopyOption.ATOMIC_MOVE);
             } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-                return new Stored(id, total, false);   // a concurrent upload of the same key set won
+                return new Stored(id, total, false); // a concurrent upload of the same key set won
             }
             return new Stored(id, total, true);
         } finally {
@@ -166,7 +179,7 @@ final class KeyStore {
         try {
             Files.move(keys.resolve(id), gone, StandardCopyOption.ATOMIC_MOVE);
         } catch (java.nio.file.NoSuchFileException e) {
-            return;   // a concurrent delete won
+            return; // a concurrent delete won
         }
         deleteTree(gone);
     }
@@ -187,8 +200,10 @@ final class KeyStore {
         try {
             var params = readParameters(dir.resolve(KeyFiles.PARAMETERS));
             if (params.security() == SecurityLevel.INSECURE_TEST && !acceptInsecure) {
-                throw new HttpError(400, KeyFiles.PARAMETERS + " asks for security 'insecure-test'; this server "
-                        + "accepts 128-bit parameters only");
+                throw new HttpError(
+                        400,
+                        KeyFiles.PARAMETERS + " asks for security 'insecure-test'; this server "
+                                + "accepts 128-bit parameters only");
             }
         } catch (HttpError e) {
             throw e;
@@ -209,8 +224,9 @@ final class KeyStore {
     /** The id of a key set: SHA-256 over "name:hex(SHA-256 of the file)\n" for the three files in name order. */
     static String keySetId(Map<String, byte[]> fileDigests) {
         MessageDigest sha = sha256();
-        new TreeMap<>(fileDigests).forEach((name, d) -> sha.update((name + ":" + HexFormat.of().formatHex(d) + "\n")
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        new TreeMap<>(fileDigests)
+                .forEach((name, d) -> sha.update((name + ":" + HexFormat.of().formatHex(d) + "\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         return HexFormat.of().formatHex(sha.digest());
     }
 
@@ -241,8 +257,8 @@ final class KeyStore {
 
     /** The one answer for a key set not stored and for one another tenant stored: nobody learns which. */
     static HttpError notStored(String id) {
-        return new HttpError(404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys "
-                + "upload)");
+        return new HttpError(
+                404, "no key set '" + id + "' on this server; upload it first (polyhe remote keys " + "upload)");
     }
 
     /** The bytes a stored key set keeps on disk (0 for one not stored). */
@@ -254,15 +270,16 @@ final class KeyStore {
     static long treeBytes(Path dir) {
         try (Stream<Path> walk = Files.walk(dir)) {
             return walk.mapToLong(p -> {
-                try {
-                    return Files.isRegularFile(p) ? Files.size(p) : 0;
-                } catch (IOException e) {
-                    return 0;
-                }
-            }).sum();
+                        try {
+                            return Files.isRegularFile(p) ? Files.size(p) : 0;
+                        } catch (IOException e) {
+                            return 0;
+                        }
+                    })
+                    .sum();
         } catch (IOException | UncheckedIOException e) {
             if (!Files.exists(dir)) {
-                return 0;   // removed meanwhile (an expired job, a deleted key set)
+                return 0; // removed meanwhile (an expired job, a deleted key set)
             }
             throw e instanceof UncheckedIOException u ? u : new UncheckedIOException((IOException) e);
         }

@@ -70,19 +70,65 @@ public final class PolyHeServer implements AutoCloseable {
      * @param backend the HE backend jobs evaluate on; null: the one each key set names (any backend of the key set's
      *     data format reads it)
      */
-    public record Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-            long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes, String backend) {
+    public record Settings(
+            int port,
+            List<Path> models,
+            Path store,
+            int workers,
+            int maxQueue,
+            long memoryBudget,
+            long maxUploadBytes,
+            long maxQueryBytes,
+            boolean acceptInsecure,
+            long weightCacheBytes,
+            String backend) {
         /** Each key set evaluated on the backend it names. */
-        public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-                long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure, long weightCacheBytes) {
-            this(port, models, store, workers, maxQueue, memoryBudget, maxUploadBytes, maxQueryBytes, acceptInsecure,
-                    weightCacheBytes, null);
+        public Settings(
+                int port,
+                List<Path> models,
+                Path store,
+                int workers,
+                int maxQueue,
+                long memoryBudget,
+                long maxUploadBytes,
+                long maxQueryBytes,
+                boolean acceptInsecure,
+                long weightCacheBytes) {
+            this(
+                    port,
+                    models,
+                    store,
+                    workers,
+                    maxQueue,
+                    memoryBudget,
+                    maxUploadBytes,
+                    maxQueryBytes,
+                    acceptInsecure,
+                    weightCacheBytes,
+                    null);
         }
 
         /** Without a weight cache. */
-        public Settings(int port, List<Path> models, Path store, int workers, int maxQueue, long memoryBudget,
-                long maxUploadBytes, long maxQueryBytes, boolean acceptInsecure) {
-            this(port, models, store, workers, maxQueue, memoryBudget, maxUploadBytes, maxQueryBytes, acceptInsecure,
+        public Settings(
+                int port,
+                List<Path> models,
+                Path store,
+                int workers,
+                int maxQueue,
+                long memoryBudget,
+                long maxUploadBytes,
+                long maxQueryBytes,
+                boolean acceptInsecure) {
+            this(
+                    port,
+                    models,
+                    store,
+                    workers,
+                    maxQueue,
+                    memoryBudget,
+                    maxUploadBytes,
+                    maxQueryBytes,
+                    acceptInsecure,
                     0);
         }
 
@@ -94,8 +140,8 @@ public final class PolyHeServer implements AutoCloseable {
                 throw new IllegalArgumentException("weight cache of " + weightCacheBytes + " bytes: give 0 or more");
             }
             if (workers < 1 || maxQueue < 1) {
-                throw new IllegalArgumentException("workers and queue need at least 1, got " + workers + " and "
-                        + maxQueue);
+                throw new IllegalArgumentException(
+                        "workers and queue need at least 1, got " + workers + " and " + maxQueue);
             }
         }
     }
@@ -121,9 +167,19 @@ public final class PolyHeServer implements AutoCloseable {
      *     them against the client CA, {@link Tls#server(Path, char[], Path, char[])}); a client without one may use a
      *     token
      */
-    public record Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
-            int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
-            int maxJobsPerTenant, Integer adminPort, boolean clientCertificates) {
+    public record Network(
+            String bind,
+            Path tokens,
+            boolean noAuth,
+            SSLContext tls,
+            boolean insecureNetwork,
+            int maxConnections,
+            int maxEventStreams,
+            int maxEventStreamsPerTenant,
+            int maxKeySetsPerTenant,
+            int maxJobsPerTenant,
+            Integer adminPort,
+            boolean clientCertificates) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
@@ -132,41 +188,101 @@ public final class PolyHeServer implements AutoCloseable {
 
         /** This machine only, no authentication, the default limits: a demo, and the tests of the engine. */
         public static Network loopbackDemo() {
-            return new Network("127.0.0.1", null, true, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
-                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
+            return new Network(
+                    "127.0.0.1",
+                    null,
+                    true,
+                    null,
+                    false,
+                    MAX_CONNECTIONS,
+                    MAX_EVENT_STREAMS,
+                    MAX_EVENT_STREAMS_PER_TENANT,
+                    MAX_KEY_SETS_PER_TENANT,
+                    MAX_JOBS_PER_TENANT);
         }
 
         /** Tenants from a tokens file on this machine, plain HTTP, the default limits. */
         public static Network loopbackTenants(Path tokens) {
-            return new Network("127.0.0.1", tokens, false, null, false, MAX_CONNECTIONS, MAX_EVENT_STREAMS,
-                    MAX_EVENT_STREAMS_PER_TENANT, MAX_KEY_SETS_PER_TENANT, MAX_JOBS_PER_TENANT);
+            return new Network(
+                    "127.0.0.1",
+                    tokens,
+                    false,
+                    null,
+                    false,
+                    MAX_CONNECTIONS,
+                    MAX_EVENT_STREAMS,
+                    MAX_EVENT_STREAMS_PER_TENANT,
+                    MAX_KEY_SETS_PER_TENANT,
+                    MAX_JOBS_PER_TENANT);
         }
 
         /** Without an admin port. */
-        public Network(String bind, Path tokens, boolean noAuth, SSLContext tls, boolean insecureNetwork,
-                int maxConnections, int maxEventStreams, int maxEventStreamsPerTenant, int maxKeySetsPerTenant,
+        public Network(
+                String bind,
+                Path tokens,
+                boolean noAuth,
+                SSLContext tls,
+                boolean insecureNetwork,
+                int maxConnections,
+                int maxEventStreams,
+                int maxEventStreamsPerTenant,
+                int maxKeySetsPerTenant,
                 int maxJobsPerTenant) {
-            this(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
-                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, null, false);
+            this(
+                    bind,
+                    tokens,
+                    noAuth,
+                    tls,
+                    insecureNetwork,
+                    maxConnections,
+                    maxEventStreams,
+                    maxEventStreamsPerTenant,
+                    maxKeySetsPerTenant,
+                    maxJobsPerTenant,
+                    null,
+                    false);
         }
 
         /** The same with an admin port on the loopback interface (0: any free one). */
         public Network withAdminPort(int port) {
-            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
-                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, port, clientCertificates);
+            return new Network(
+                    bind,
+                    tokens,
+                    noAuth,
+                    tls,
+                    insecureNetwork,
+                    maxConnections,
+                    maxEventStreams,
+                    maxEventStreamsPerTenant,
+                    maxKeySetsPerTenant,
+                    maxJobsPerTenant,
+                    port,
+                    clientCertificates);
         }
 
         /** The same with tenants by client certificate ({@code tls} must verify them against a client CA). */
         public Network withClientCertificates() {
-            return new Network(bind, tokens, noAuth, tls, insecureNetwork, maxConnections, maxEventStreams,
-                    maxEventStreamsPerTenant, maxKeySetsPerTenant, maxJobsPerTenant, adminPort, true);
+            return new Network(
+                    bind,
+                    tokens,
+                    noAuth,
+                    tls,
+                    insecureNetwork,
+                    maxConnections,
+                    maxEventStreams,
+                    maxEventStreamsPerTenant,
+                    maxKeySetsPerTenant,
+                    maxJobsPerTenant,
+                    adminPort,
+                    true);
         }
 
         public Network {
             if (clientCertificates && (tls == null || noAuth)) {
-                throw new IllegalArgumentException(tls == null ? "--tls-client-ca needs --tls-keystore: client "
-                        + "certificates are a part of TLS" : "--tls-client-ca and --no-auth exclude each other; "
-                        + "choose one");
+                throw new IllegalArgumentException(
+                        tls == null
+                                ? "--tls-client-ca needs --tls-keystore: client " + "certificates are a part of TLS"
+                                : "--tls-client-ca and --no-auth exclude each other; " + "choose one");
             }
             if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
                 throw new IllegalArgumentException("--admin-port needs a port from 0 to 65535, got " + adminPort);
@@ -179,7 +295,9 @@ public final class PolyHeServer implements AutoCloseable {
             if (tokens != null && noAuth) {
                 throw new IllegalArgumentException("--tokens and --no-auth exclude each other; choose one");
             }
-            if (maxKeySetsPerTenant < 1 || maxJobsPerTenant < 1 || maxEventStreams < 1
+            if (maxKeySetsPerTenant < 1
+                    || maxJobsPerTenant < 1
+                    || maxEventStreams < 1
                     || maxEventStreamsPerTenant < 1) {
                 throw new IllegalArgumentException("--max-key-sets-per-tenant, --max-jobs-per-tenant, "
                         + "--max-event-streams and --max-event-streams-per-tenant need at least 1, got "
@@ -187,8 +305,8 @@ public final class PolyHeServer implements AutoCloseable {
                         + maxEventStreamsPerTenant);
             }
             if (maxConnections < RequestThreads.MIN) {
-                throw new IllegalArgumentException("--max-connections needs at least " + RequestThreads.MIN
-                        + ", got " + maxConnections);
+                throw new IllegalArgumentException(
+                        "--max-connections needs at least " + RequestThreads.MIN + ", got " + maxConnections);
             }
         }
 
@@ -220,8 +338,8 @@ public final class PolyHeServer implements AutoCloseable {
      * @param maxResultsPerTenant jobs a tenant may keep in the store (queued, running, or ended and not yet expired
      *     or deleted), each with its query and result; beyond, 507 before the query is read (not under --no-auth)
      */
-    public record Storage(java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater,
-            int maxResultsPerTenant) {
+    public record Storage(
+            java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater, int maxResultsPerTenant) {
         public static final java.time.Duration JOB_TTL = java.time.Duration.ofHours(24);
         public static final long MAX_TENANT_BYTES = 64L << 30;
         public static final int MAX_RESULTS_PER_TENANT = 64;
@@ -267,6 +385,7 @@ public final class PolyHeServer implements AutoCloseable {
     private final StoreQuota quota;
     /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
     private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
+
     private final KeyStore keys;
     private final KeyCache cache;
     private final ServedModels models;
@@ -275,6 +394,7 @@ public final class PolyHeServer implements AutoCloseable {
     private final AdminView adminView;
     /** The operator's loopback port, or null. */
     private final AdminPort adminPort;
+
     private final long started = System.nanoTime();
 
     private PolyHeServer(PolyHe polyhe, Settings s, Network n, Storage st) throws IOException {
@@ -285,30 +405,33 @@ public final class PolyHeServer implements AutoCloseable {
         this.maxJobsPerTenant = n.maxJobsPerTenant();
         this.owners = new KeyOwners(s.store());
         this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
-        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure(),
-                new EvaluationKeyCheck(polyhe, s.backend()));
+        this.keys = new KeyStore(
+                s.store(), s.maxUploadBytes(), s.acceptInsecure(), new EvaluationKeyCheck(polyhe, s.backend()));
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
         shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
         for (String name : models.names()) {
             shownPaths.put(models.get(name).dir().toAbsolutePath().normalize().toString(), "MODEL(" + name + ")");
         }
-        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), st.jobTtl(), keys, cache,
-                models);
+        this.jobs = new Jobs(s.store(), s.workers(), s.maxQueue(), s.maxQueryBytes(), st.jobTtl(), keys, cache, models);
         this.sweeper = new JobSweeper(jobs, st.jobTtl());
         this.maxResultsPerTenant = st.maxResultsPerTenant();
         this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
         this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
         if (n.tls() != null) {
             HttpsServer https = HttpsServer.create(address, 64);
-            https.setHttpsConfigurator(n.clientCertificates() ? new HttpsConfigurator(n.tls()) {
-                @Override
-                public void configure(com.sun.net.httpserver.HttpsParameters p) {
-                    // asked for, not required: a client without one may still present a token
-                    javax.net.ssl.SSLParameters sp = getSSLContext().getDefaultSSLParameters();
-                    sp.setWantClientAuth(true);
-                    p.setSSLParameters(sp);
-                }
-            } : new HttpsConfigurator(n.tls()));
+            https.setHttpsConfigurator(
+                    n.clientCertificates()
+                            ? new HttpsConfigurator(n.tls()) {
+                                @Override
+                                public void configure(com.sun.net.httpserver.HttpsParameters p) {
+                                    // asked for, not required: a client without one may still present a token
+                                    javax.net.ssl.SSLParameters sp =
+                                            getSSLContext().getDefaultSSLParameters();
+                                    sp.setWantClientAuth(true);
+                                    p.setSSLParameters(sp);
+                                }
+                            }
+                            : new HttpsConfigurator(n.tls()));
             this.http = https;
         } else {
             this.http = HttpServer.create(address, 64);
@@ -317,14 +440,18 @@ public final class PolyHeServer implements AutoCloseable {
         this.handlers = RequestThreads.create(n.maxConnections());
         http.setExecutor(handlers);
         http.createContext("/v1/", this::handle);
-        http.createContext("/metrics", ex -> respond(ex, () -> {
-            auth.admin(ex);
-            text(ex, 200, metrics());
-        }));
-        http.createContext("/admin", ex -> respond(ex, () -> {
-            auth.admin(ex);
-            json(ex, 200, adminView.toJson());
-        }));
+        http.createContext(
+                "/metrics",
+                ex -> respond(ex, () -> {
+                    auth.admin(ex);
+                    text(ex, 200, metrics());
+                }));
+        http.createContext(
+                "/admin",
+                ex -> respond(ex, () -> {
+                    auth.admin(ex);
+                    json(ex, 200, adminView.toJson());
+                }));
         this.adminPort = n.adminPort() == null ? null : adminPort(n.adminPort());
     }
 
@@ -337,8 +464,8 @@ public final class PolyHeServer implements AutoCloseable {
             sweeper.close();
             jobs.close();
             cache.close();
-            throw new IllegalArgumentException("--admin-port " + port + ": cannot listen on the loopback interface: "
-                    + e.getMessage());
+            throw new IllegalArgumentException(
+                    "--admin-port " + port + ": cannot listen on the loopback interface: " + e.getMessage());
         }
     }
 
@@ -361,7 +488,11 @@ public final class PolyHeServer implements AutoCloseable {
             throws IOException {
         PolyHeServer s = new PolyHeServer(polyhe, settings, network, storage);
         s.http.start();
-        LOG.info("serving {} on {}:{} over {}", s.models.names(), network.bind(), s.port(),
+        LOG.info(
+                "serving {} on {}:{} over {}",
+                s.models.names(),
+                network.bind(),
+                s.port(),
                 network.tls() != null ? "HTTPS" : "HTTP");
         if (!s.auth.enabled()) {
             LOG.warn("no authentication (--no-auth): every client is the same party and may use every key set and "
@@ -421,8 +552,9 @@ public final class PolyHeServer implements AutoCloseable {
     private String redact(String message) {
         String m = message;
         // the longest first, should one folder lie inside another
-        for (String path : shownPaths.keySet().stream().sorted(java.util.Comparator.comparingInt(String::length)
-                .reversed()).toList()) {
+        for (String path : shownPaths.keySet().stream()
+                .sorted(java.util.Comparator.comparingInt(String::length).reversed())
+                .toList()) {
             m = m == null ? null : m.replace(path, shownPaths.get(path));
         }
         return m;
@@ -461,7 +593,9 @@ public final class PolyHeServer implements AutoCloseable {
                 }
             }
             case "jobs" -> jobs(ex, method, p, q, tenant);
-            default -> throw new HttpError(404, "no such endpoint: " + ex.getRequestURI().getPath());
+            default ->
+                throw new HttpError(
+                        404, "no such endpoint: " + ex.getRequestURI().getPath());
         }
     }
 
@@ -470,17 +604,21 @@ public final class PolyHeServer implements AutoCloseable {
             // the quota answers before a byte of the upload is read
             long held = owners.count(tenant);
             if (!tenant.seesAll() && held >= maxKeySetsPerTenant) {
-                throw new HttpError(507, "tenant " + tenant.name() + " keeps " + held + " key sets, this server's "
-                        + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
-                        + "(DELETE /v1/keys/{id})");
+                throw new HttpError(
+                        507,
+                        "tenant " + tenant.name() + " keeps " + held + " key sets, this server's "
+                                + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
+                                + "(DELETE /v1/keys/{id})");
             }
             var written = quota.admit(tenant, declaredLength(ex), "the upload");
-            KeyStore.Stored stored = keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"),
-                    written);
+            KeyStore.Stored stored =
+                    keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"), written);
             // "created" is the tenant's view: whether another tenant stored the same key set stays unknown to it
             boolean created = owners.add(tenant, stored.id()) || stored.created();
             Audit.log(tenant, "upload", "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
-            ObjectNode n = JSON.createObjectNode().put("key_set", stored.id()).put("bytes", stored.bytes())
+            ObjectNode n = JSON.createObjectNode()
+                    .put("key_set", stored.id())
+                    .put("bytes", stored.bytes())
                     .put("created", created);
             json(ex, created ? 201 : 200, n);
         } else if (p.length == 2 && method.equals("GET")) {
@@ -524,15 +662,22 @@ public final class PolyHeServer implements AutoCloseable {
             ownedKeySet(tenant, keySet);
             long pending = jobs.pending(tenant);
             if (!tenant.seesAll() && pending >= maxJobsPerTenant) {
-                throw new HttpError(429, "tenant " + tenant.name() + " has " + pending + " jobs queued or running, "
-                        + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant + "); submit again when "
-                        + "one has ended", 30);
+                throw new HttpError(
+                        429,
+                        "tenant " + tenant.name() + " has " + pending + " jobs queued or running, "
+                                + "this server's limit (--max-jobs-per-tenant " + maxJobsPerTenant
+                                + "); submit again when "
+                                + "one has ended",
+                        30);
             }
             long kept = jobs.stored(tenant);
             if (!tenant.seesAll() && kept >= maxResultsPerTenant) {
-                throw new HttpError(507, "tenant " + tenant.name() + " keeps " + kept + " jobs with their queries and "
-                        + "results, this server's limit (--max-results-per-tenant " + maxResultsPerTenant + "); "
-                        + "delete ended ones (DELETE /v1/jobs/{id}) or wait for them to expire (--job-ttl)");
+                throw new HttpError(
+                        507,
+                        "tenant " + tenant.name() + " keeps " + kept + " jobs with their queries and "
+                                + "results, this server's limit (--max-results-per-tenant " + maxResultsPerTenant
+                                + "); "
+                                + "delete ended ones (DELETE /v1/jobs/{id}) or wait for them to expire (--job-ttl)");
             }
             var written = quota.admit(tenant, declaredLength(ex), "the query");
             Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody(), written);
@@ -550,7 +695,10 @@ public final class PolyHeServer implements AutoCloseable {
                 return;
             }
             jobs.cancel(p[1], tenant);
-            Audit.log(tenant, "cancel", "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
+            Audit.log(
+                    tenant,
+                    "cancel",
+                    "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
             json(ex, 200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
             bytes(ex, "application/octet-stream", jobs.result(p[1], tenant));
@@ -600,8 +748,12 @@ public final class PolyHeServer implements AutoCloseable {
     }
 
     private ObjectNode health() {
-        return JSON.createObjectNode().put("status", "ok").put("queue", jobs.queueLength())
-                .put("running", jobs.running()).put("workers", jobs.workers()).put("keys_cached", cache.size())
+        return JSON.createObjectNode()
+                .put("status", "ok")
+                .put("queue", jobs.queueLength())
+                .put("running", jobs.running())
+                .put("workers", jobs.workers())
+                .put("keys_cached", cache.size())
                 .put("uptime_seconds", (System.nanoTime() - started) / 1e9);
     }
 
@@ -618,25 +770,52 @@ public final class PolyHeServer implements AutoCloseable {
         counter(sb, "polyhe_key_cache_misses_total", "Jobs that loaded their keys.", cache.misses());
         counter(sb, "polyhe_jobs_done_total", "Jobs evaluated.", jobs.finishedJobs.get());
         counter(sb, "polyhe_jobs_failed_total", "Jobs that failed.", jobs.failedJobs.get());
-        counter(sb, "polyhe_evaluation_seconds_total", "Seconds finished jobs took on their workers (keys, "
-                + "reading the query, evaluation, writing the answer).", jobs.evaluationSeconds());
-        counter(sb, "polyhe_engine_seconds_total", "Seconds of the engine's own evaluation in finished jobs.",
+        counter(
+                sb,
+                "polyhe_evaluation_seconds_total",
+                "Seconds finished jobs took on their workers (keys, "
+                        + "reading the query, evaluation, writing the answer).",
+                jobs.evaluationSeconds());
+        counter(
+                sb,
+                "polyhe_engine_seconds_total",
+                "Seconds of the engine's own evaluation in finished jobs.",
                 jobs.engineSeconds());
         return sb.toString();
     }
 
     private static void gauge(StringBuilder sb, String name, String help, double v) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name)
-                .append(" gauge\n").append(name).append(' ').append(format(v)).append('\n');
+        sb.append("# HELP ")
+                .append(name)
+                .append(' ')
+                .append(help)
+                .append("\n# TYPE ")
+                .append(name)
+                .append(" gauge\n")
+                .append(name)
+                .append(' ')
+                .append(format(v))
+                .append('\n');
     }
 
     private static void counter(StringBuilder sb, String name, String help, double v) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name)
-                .append(" counter\n").append(name).append(' ').append(format(v)).append('\n');
+        sb.append("# HELP ")
+                .append(name)
+                .append(' ')
+                .append(help)
+                .append("\n# TYPE ")
+                .append(name)
+                .append(" counter\n")
+                .append(name)
+                .append(' ')
+                .append(format(v))
+                .append('\n');
     }
 
     private static String format(double v) {
-        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6g", v);
+        return v == Math.rint(v) && Math.abs(v) < 1e15
+                ? Long.toString((long) v)
+                : String.format(Locale.ROOT, "%.6g", v);
     }
 
     private static String require(Map<String, String> q, String name) {
@@ -654,7 +833,8 @@ public final class PolyHeServer implements AutoCloseable {
             for (String kv : raw.split("&")) {
                 int i = kv.indexOf('=');
                 if (i > 0) {
-                    m.put(URLDecoder.decode(kv.substring(0, i), StandardCharsets.UTF_8),
+                    m.put(
+                            URLDecoder.decode(kv.substring(0, i), StandardCharsets.UTF_8),
                             URLDecoder.decode(kv.substring(i + 1), StandardCharsets.UTF_8));
                 }
             }

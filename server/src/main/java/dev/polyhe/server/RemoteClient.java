@@ -19,10 +19,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import javax.net.ssl.SSLContext;
 import java.util.function.Consumer;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
+import javax.net.ssl.SSLContext;
 
 /** The client side of {@link PolyHeServer}: upload a key set's server half, submit a query, follow it, fetch it. */
 public final class RemoteClient {
@@ -85,15 +85,18 @@ public final class RemoteClient {
      */
     public JsonNode uploadKeys(Path serverHalf) throws IOException, InterruptedException {
         String id = PolyHeServer.keySetId(serverHalf);
-        HttpResponse<InputStream> stored = http.send(request("v1/keys/" + id).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> stored =
+                http.send(request("v1/keys/" + id).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (stored.statusCode() == 200) {
             stored.body().close();
             long bytes = 0;
             for (String f : KeyStore.SERVER_FILES) {
                 bytes += Files.size(serverHalf.resolve(f));
             }
-            return JSON.createObjectNode().put("key_set", id).put("bytes", bytes).put("created", false);
+            return JSON.createObjectNode()
+                    .put("key_set", id)
+                    .put("bytes", bytes)
+                    .put("created", false);
         }
         if (stored.statusCode() != 404) {
             json(stored);
@@ -101,21 +104,25 @@ public final class RemoteClient {
         stored.body().close();
         PipedInputStream in = new PipedInputStream(1 << 16);
         PipedOutputStream pipe = new PipedOutputStream(in);
-        Thread zipper = new Thread(() -> {
-            try (ZipOutputStream zip = new ZipOutputStream(pipe)) {
-                for (String f : KeyStore.SERVER_FILES) {
-                    zip.putNextEntry(new ZipEntry(f));
-                    Files.copy(serverHalf.resolve(f), zip);
-                    zip.closeEntry();
-                }
-            } catch (IOException e) {
-                // the request ends with what was sent; the server refuses a truncated zip
-            }
-        }, "polyhe-upload");
+        Thread zipper = new Thread(
+                () -> {
+                    try (ZipOutputStream zip = new ZipOutputStream(pipe)) {
+                        for (String f : KeyStore.SERVER_FILES) {
+                            zip.putNextEntry(new ZipEntry(f));
+                            Files.copy(serverHalf.resolve(f), zip);
+                            zip.closeEntry();
+                        }
+                    } catch (IOException e) {
+                        // the request ends with what was sent; the server refuses a truncated zip
+                    }
+                },
+                "polyhe-upload");
         zipper.setDaemon(true);
         zipper.start();
-        HttpRequest req = request("v1/keys").header("X-Key-Set-Id", id)
-                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> in)).build();
+        HttpRequest req = request("v1/keys")
+                .header("X-Key-Set-Id", id)
+                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> in))
+                .build();
         return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
     }
 
@@ -123,24 +130,23 @@ public final class RemoteClient {
     public JsonNode submit(String model, String keySet, Path query) throws IOException, InterruptedException {
         String path = "v1/jobs?model=" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "&key_set="
                 + URLEncoder.encode(keySet, StandardCharsets.UTF_8);
-        return json(http.send(request(path).POST(HttpRequest.BodyPublishers.ofFile(query)).build(),
+        return json(http.send(
+                request(path).POST(HttpRequest.BodyPublishers.ofFile(query)).build(),
                 HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     public JsonNode status(String job) throws IOException, InterruptedException {
-        return json(http.send(request("v1/jobs/" + job).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream()));
+        return json(http.send(request("v1/jobs/" + job).GET().build(), HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     public JsonNode cancel(String job) throws IOException, InterruptedException {
-        return json(http.send(request("v1/jobs/" + job).DELETE().build(),
-                HttpResponse.BodyHandlers.ofInputStream()));
+        return json(http.send(request("v1/jobs/" + job).DELETE().build(), HttpResponse.BodyHandlers.ofInputStream()));
     }
 
     /** Follows the job's server-sent events until it ends; returns its last status. */
     public JsonNode follow(String job, Consumer<JsonNode> onStatus) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(request("v1/jobs/" + job + "/events")
-                .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = http.send(
+                request("v1/jobs/" + job + "/events").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             json(r);
         }
@@ -158,20 +164,23 @@ public final class RemoteClient {
 
     /** Writes a finished job's encrypted result to a file. */
     public void result(String job, Path file) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(request("v1/jobs/" + job + "/result")
-                .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = http.send(
+                request("v1/jobs/" + job + "/result").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             json(r);
         }
-        try (InputStream in = r.body(); OutputStream out = Files.newOutputStream(file)) {
+        try (InputStream in = r.body();
+                OutputStream out = Files.newOutputStream(file)) {
             in.transferTo(out);
         }
     }
 
     /** A served model's calibration file, written to {@code file}. */
     public void calibration(String model, Path file) throws IOException, InterruptedException {
-        HttpResponse<InputStream> r = http.send(request(("v1/models/"
-                + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/calibration")).GET().build(),
+        HttpResponse<InputStream> r = http.send(
+                request(("v1/models/" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/calibration"))
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         if (r.statusCode() != 200) {
             json(r);
@@ -189,8 +198,9 @@ public final class RemoteClient {
             throw new RemoteException(r.statusCode(), "the server answered " + r.statusCode() + " without JSON");
         }
         if (r.statusCode() >= 400) {
-            throw new RemoteException(r.statusCode(), n != null && n.has("error") ? n.get("error").asText()
-                    : "the server answered " + r.statusCode());
+            throw new RemoteException(
+                    r.statusCode(),
+                    n != null && n.has("error") ? n.get("error").asText() : "the server answered " + r.statusCode());
         }
         return n;
     }

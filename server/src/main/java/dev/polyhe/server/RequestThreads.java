@@ -18,8 +18,8 @@ final class RequestThreads {
     private RequestThreads() {}
 
     static ThreadPoolExecutor create(int max) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(max, max, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                r -> {
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(max, max, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "polyhe-http");
                     t.setDaemon(true);
                     return t;

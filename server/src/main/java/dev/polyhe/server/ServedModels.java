@@ -21,9 +21,13 @@ final class ServedModels {
     static final String CALIBRATION = Calibration.SERVED_FILE;
 
     /** @param encrypted one per model, so that its queries share the bootstrap plans already made */
-    record Served(String name, Path dir, LoadedModel model, InferenceService service, Calibration calibration,
-            EncryptedInference encrypted) {
-    }
+    record Served(
+            String name,
+            Path dir,
+            LoadedModel model,
+            InferenceService service,
+            Calibration calibration,
+            EncryptedInference encrypted) {}
 
     private final Map<String, Served> models = new TreeMap<>();
 
@@ -35,14 +39,21 @@ final class ServedModels {
         for (Path dir : dirs) {
             String name = dir.toAbsolutePath().normalize().getFileName().toString();
             if (models.containsKey(name)) {
-                throw new ConfigException("two served models are named '" + name + "' (" + models.get(name).dir()
-                        + " and " + dir + "); model names are folder names");
+                throw new ConfigException("two served models are named '" + name + "' ("
+                        + models.get(name).dir() + " and " + dir + "); model names are folder names");
             }
             var attention = DeclaredAttention.require(dir, "a served model declares its polynomial one");
             Calibration calibration = Calibration.ofServedModel(dir);
             InferenceService service = polyhe.inference().withAttention(attention);
-            models.put(name, new Served(name, dir, service.load(dir), service, calibration,
-                    weights(new EncryptedInference(service), weightCacheBytes)));
+            models.put(
+                    name,
+                    new Served(
+                            name,
+                            dir,
+                            service.load(dir),
+                            service,
+                            calibration,
+                            weights(new EncryptedInference(service), weightCacheBytes)));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");
@@ -53,8 +64,8 @@ final class ServedModels {
     Served get(String name) {
         Served s = name == null ? null : models.get(name);
         if (s == null) {
-            throw new HttpError(404, "unknown model '" + name + "'; this server runs: " + String.join(", ",
-                    models.keySet()));
+            throw new HttpError(
+                    404, "unknown model '" + name + "'; this server runs: " + String.join(", ", models.keySet()));
         }
         return s;
     }
@@ -65,7 +76,8 @@ final class ServedModels {
 
     private static EncryptedInference weights(EncryptedInference inference, long bytes) {
         return bytes == PolyHeServer.Settings.WEIGHT_CACHE_BY_MEMORY
-                ? inference.keepWeightsByMemory((long) (0.1 * Runtime.getRuntime().maxMemory()))
+                ? inference.keepWeightsByMemory(
+                        (long) (0.1 * Runtime.getRuntime().maxMemory()))
                 : inference.keepWeights(bytes);
     }
 }

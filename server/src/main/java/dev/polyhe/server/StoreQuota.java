@@ -52,10 +52,13 @@ final class StoreQuota {
 
     private void tenant(Tenant tenant, long before, long adding, String what) {
         if (!tenant.seesAll() && before + adding > maxTenantBytes) {
-            throw new HttpError(507, "tenant " + tenant.name() + " keeps " + before + " bytes in this server's store "
-                    + "and " + what + " would " + (adding > 0 ? "add " + adding + ", " : "") + "pass its limit of "
-                    + maxTenantBytes + " bytes (--max-tenant-bytes); nothing was kept: delete key sets "
-                    + "(DELETE /v1/keys/{id}) or ended jobs (DELETE /v1/jobs/{id}) first");
+            throw new HttpError(
+                    507,
+                    "tenant " + tenant.name() + " keeps " + before + " bytes in this server's store "
+                            + "and " + what + " would " + (adding > 0 ? "add " + adding + ", " : "")
+                            + "pass its limit of "
+                            + maxTenantBytes + " bytes (--max-tenant-bytes); nothing was kept: delete key sets "
+                            + "(DELETE /v1/keys/{id}) or ended jobs (DELETE /v1/jobs/{id}) first");
         }
     }
 }

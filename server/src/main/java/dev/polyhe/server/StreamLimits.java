@@ -15,8 +15,8 @@ final class StreamLimits {
 
     StreamLimits(int total, int perTenant) {
         if (total < 1 || perTenant < 1) {
-            throw new IllegalArgumentException("event stream limits need at least 1, got " + total + " in all and "
-                    + perTenant + " per tenant");
+            throw new IllegalArgumentException(
+                    "event stream limits need at least 1, got " + total + " in all and " + perTenant + " per tenant");
         }
         this.total = total;
         this.perTenant = perTenant;
@@ -31,12 +31,18 @@ final class StreamLimits {
     synchronized Permit open(Tenant tenant) {
         int mine = open.getOrDefault(tenant.name(), 0);
         if (mine >= perTenant) {
-            throw new HttpError(429, "tenant " + tenant.name() + " follows " + mine + " jobs already, this server's "
-                    + "limit per tenant (--max-event-streams-per-tenant); poll GET /v1/jobs/{id} instead", 5);
+            throw new HttpError(
+                    429,
+                    "tenant " + tenant.name() + " follows " + mine + " jobs already, this server's "
+                            + "limit per tenant (--max-event-streams-per-tenant); poll GET /v1/jobs/{id} instead",
+                    5);
         }
         if (all >= total) {
-            throw new HttpError(429, "this server streams events to " + all + " clients already, its limit "
-                    + "(--max-event-streams); poll GET /v1/jobs/{id} instead", 5);
+            throw new HttpError(
+                    429,
+                    "this server streams events to " + all + " clients already, its limit "
+                            + "(--max-event-streams); poll GET /v1/jobs/{id} instead",
+                    5);
         }
         open.put(tenant.name(), mine + 1);
         all++;

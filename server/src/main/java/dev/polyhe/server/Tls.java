@@ -56,17 +56,21 @@ public final class Tls {
                 kmf.init(load(keystore, keystorePassword), keystorePassword);
             }
             SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(kmf == null ? null : kmf.getKeyManagers(), truststore == null ? null
-                    : trust(truststore, password), null);
+            ctx.init(
+                    kmf == null ? null : kmf.getKeyManagers(),
+                    truststore == null ? null : trust(truststore, password),
+                    null);
             return ctx;
         } catch (GeneralSecurityException e) {
-            throw new IOException("cannot use " + (keystore != null ? keystore + " as a client keystore or " : "")
-                    + truststore + " as a TLS truststore: " + e.getMessage(), e);
+            throw new IOException(
+                    "cannot use " + (keystore != null ? keystore + " as a client keystore or " : "") + truststore
+                            + " as a TLS truststore: " + e.getMessage(),
+                    e);
         }
     }
 
-    private static javax.net.ssl.TrustManager[] trust(Path truststore, char[] password) throws IOException,
-            GeneralSecurityException {
+    private static javax.net.ssl.TrustManager[] trust(Path truststore, char[] password)
+            throws IOException, GeneralSecurityException {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(load(truststore, password));
         return tmf.getTrustManagers();
@@ -80,8 +84,8 @@ public final class Tls {
         try (InputStream in = Files.newInputStream(file)) {
             ks.load(in, password);
         } catch (IOException e) {
-            throw new IOException("cannot read " + file + " as PKCS12 (wrong password or not a PKCS12 file): "
-                    + e.getMessage(), e);
+            throw new IOException(
+                    "cannot read " + file + " as PKCS12 (wrong password or not a PKCS12 file): " + e.getMessage(), e);
         }
         return ks;
     }

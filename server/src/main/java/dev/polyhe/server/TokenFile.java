@@ -26,8 +26,7 @@ public final class TokenFile {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** One line of the file. */
-    public record Entry(String hash, String tenant, boolean admin) {
-    }
+    public record Entry(String hash, String tenant, boolean admin) {}
 
     private final Path file;
     private volatile FileTime loadedAt;
@@ -79,7 +78,8 @@ public final class TokenFile {
     /** Removes every token of a tenant; returns how many. */
     public static int revoke(Path file, String tenant) throws IOException {
         List<Entry> entries = read(file);
-        List<Entry> kept = entries.stream().filter(e -> !e.tenant().equals(tenant)).toList();
+        List<Entry> kept =
+                entries.stream().filter(e -> !e.tenant().equals(tenant)).toList();
         write(file, kept);
         return entries.size() - kept.size();
     }
@@ -111,7 +111,11 @@ public final class TokenFile {
         StringBuilder sb = new StringBuilder("# polyhe serve tokens: sha256(token) tenant [admin]; edit with 'polyhe "
                 + "serve token add|list|revoke'\n");
         for (Entry e : entries) {
-            sb.append(e.hash()).append(' ').append(e.tenant()).append(e.admin() ? " admin" : "").append('\n');
+            sb.append(e.hash())
+                    .append(' ')
+                    .append(e.tenant())
+                    .append(e.admin() ? " admin" : "")
+                    .append('\n');
         }
         Path dir = file.toAbsolutePath().getParent();
         Files.createDirectories(dir);

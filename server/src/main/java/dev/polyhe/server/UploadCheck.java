@@ -22,6 +22,7 @@ final class UploadCheck {
     static final Map<String, Long> SMALL_FILES = Map.of(KeyFiles.KEYSET, 64L << 10, KeyFiles.PARAMETERS, 1L << 20);
     /** Fields a newer client may add that this server does not know: kept, but few and short. */
     static final int MAX_FIELDS = 32;
+
     static final int MAX_FIELD_CHARS = 256;
 
     private UploadCheck() {}
@@ -36,7 +37,8 @@ final class UploadCheck {
         }
         for (String name : p.stringPropertyNames()) {
             String v = p.getProperty(name);
-            if (name.length() > MAX_FIELD_CHARS || v.length() > MAX_FIELD_CHARS
+            if (name.length() > MAX_FIELD_CHARS
+                    || v.length() > MAX_FIELD_CHARS
                     || !(name + v).chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
                 throw invalid("field '" + abbreviate(name) + "' is longer than " + MAX_FIELD_CHARS + " characters "
                         + "or not printable ASCII");
@@ -62,8 +64,8 @@ final class UploadCheck {
     private static void word(Properties p, String name, String pattern, String expected) {
         String v = p.getProperty(name);
         if (v == null || !v.trim().matches(pattern)) {
-            throw invalid(name + " is " + (v == null ? "missing" : "'" + abbreviate(v) + "'") + "; expected "
-                    + expected);
+            throw invalid(
+                    name + " is " + (v == null ? "missing" : "'" + abbreviate(v) + "'") + "; expected " + expected);
         }
     }
 
@@ -132,9 +134,12 @@ final class UploadCheck {
     /** Refuses (413) an upload whose expanded bytes run past what its compressed bytes can carry. */
     static void ratio(long expanded, Counted compressed) {
         if (expanded > RATIO_SLACK && expanded > MAX_RATIO * compressed.bytes()) {
-            throw new HttpError(413, "the upload expands to more than " + MAX_RATIO + " times its compressed size ("
-                    + expanded + " bytes from " + compressed.bytes() + "): key material does not compress so; refused "
-                    + "as a zip bomb");
+            throw new HttpError(
+                    413,
+                    "the upload expands to more than " + MAX_RATIO + " times its compressed size ("
+                            + expanded + " bytes from " + compressed.bytes()
+                            + "): key material does not compress so; refused "
+                            + "as a zip bomb");
         }
     }
 }

@@ -41,6 +41,7 @@ class ServeSecurityTest {
 
     @TempDir
     static Path dir;
+
     static Path model;
     static Path keys;
     static Path query;
@@ -55,8 +56,8 @@ class ServeSecurityTest {
         ServedModel served = ServedModel.shared();
         model = served.model();
         keys = served.keys();
-        query = served.encrypt(Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"),
-                dir.resolve("q.ct"));
+        query = served.encrypt(
+                Files.writeString(dir.resolve("in.json"), "{\"input_ids\": [[3, 8, 1]]}"), dir.resolve("q.ct"));
         tokens = dir.resolve("tokens");
         alice = TokenFile.add(tokens, "alice", false);
         bob = TokenFile.add(tokens, "bob", false);
@@ -70,8 +71,8 @@ class ServeSecurityTest {
     }
 
     private static PolyHeServer.Settings settings(Path store, int workers, int queue) {
-        return new PolyHeServer.Settings(0, List.of(model), store, workers, queue, 1L << 30, 256L << 20, 64L << 20,
-                true, 0);
+        return new PolyHeServer.Settings(
+                0, List.of(model), store, workers, queue, 1L << 30, 256L << 20, 64L << 20, true, 0);
     }
 
     private static PolyHeServer.Network tenants(int maxKeySets) {
@@ -112,8 +113,10 @@ class ServeSecurityTest {
     }
 
     private static HttpResponse<String> submit(String url, String token, String keySet) throws Exception {
-        return send(url + "/v1/jobs?model=tiny&key_set=" + keySet, token, HttpRequest.newBuilder()
-                .POST(HttpRequest.BodyPublishers.ofByteArray(query())));
+        return send(
+                url + "/v1/jobs?model=tiny&key_set=" + keySet,
+                token,
+                HttpRequest.newBuilder().POST(HttpRequest.BodyPublishers.ofByteArray(query())));
     }
 
     private static String keySetId() throws Exception {
@@ -138,8 +141,9 @@ class ServeSecurityTest {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
             for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
-                byte[] data = f.equals("evaluation.keys") ? evaluationKeys : Files.readAllBytes(keys.resolve("server")
-                        .resolve(f));
+                byte[] data = f.equals("evaluation.keys")
+                        ? evaluationKeys
+                        : Files.readAllBytes(keys.resolve("server").resolve(f));
                 ZipEntry e = new ZipEntry(f);
                 e.setMethod(ZipEntry.STORED);
                 e.setSize(data.length);
@@ -170,16 +174,23 @@ class ServeSecurityTest {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
             // one job runs, two wait behind it: the last one's event streams stay open for two jobs' time
-            String running = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
-            String next = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
-            String waiting = JSON.readTree(submit(url, null, keySetId()).body()).get("job_id").asText();
+            String running = JSON.readTree(submit(url, null, keySetId()).body())
+                    .get("job_id")
+                    .asText();
+            String next = JSON.readTree(submit(url, null, keySetId()).body())
+                    .get("job_id")
+                    .asText();
+            String waiting = JSON.readTree(submit(url, null, keySetId()).body())
+                    .get("job_id")
+                    .asText();
             List<Socket> held = new ArrayList<>();
             try {
                 for (int i = 0; i < 16; i++) {
                     Socket stream = new Socket("127.0.0.1", s.port());
                     held.add(stream);
-                    stream.getOutputStream().write(("GET /v1/jobs/" + waiting + "/events HTTP/1.1\r\nHost: x\r\n\r\n")
-                            .getBytes(StandardCharsets.US_ASCII));
+                    stream.getOutputStream()
+                            .write(("GET /v1/jobs/" + waiting + "/events HTTP/1.1\r\nHost: x\r\n\r\n")
+                                    .getBytes(StandardCharsets.US_ASCII));
                     stream.getOutputStream().flush();
                     stream.setSoTimeout(10_000);
                     byte[] head = new byte[12];
@@ -188,23 +199,24 @@ class ServeSecurityTest {
                 }
                 // a tenant's 17th stream: 429, not a thread
                 var more = get(url + "/v1/jobs/" + waiting + "/events", null);
-                assertTrue(error(more, 429).get("error").asText().contains("--max-event-streams-per-tenant"),
-                        more.body());
+                assertTrue(
+                        error(more, 429).get("error").asText().contains("--max-event-streams-per-tenant"), more.body());
                 // clients that never finish their headers
                 for (int i = 0; i < 24; i++) {
                     Socket slow = new Socket("127.0.0.1", s.port());
                     held.add(slow);
-                    slow.getOutputStream().write("GET /v1/health HTTP/1.1\r\nHost: x\r\n".getBytes(
-                            StandardCharsets.US_ASCII));
+                    slow.getOutputStream()
+                            .write("GET /v1/health HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
                     slow.getOutputStream().flush();
                 }
                 var health = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return get(url + "/v1/health", null);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }).get(5, TimeUnit.SECONDS);
+                            try {
+                                return get(url + "/v1/health", null);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        })
+                        .get(5, TimeUnit.SECONDS);
                 assertEquals(200, health.statusCode(), health.body());
                 assertEquals("ok", JSON.readTree(health.body()).get("status").asText());
                 assertEquals(200, get(url + "/v1/jobs/" + running, null).statusCode(), "status answers too");
@@ -228,20 +240,39 @@ class ServeSecurityTest {
             String url = "http://127.0.0.1:" + s.port();
             String props = Files.readString(keys.resolve("server").resolve(KEYSET));
 
-            var abc = upload(url, alice, zip(Map.of(KEYSET, props.replaceAll("packing-slots=\\d+", "packing-slots=abc")
-                    .getBytes(StandardCharsets.ISO_8859_1))));
-            assertTrue(error(abc, 400).get("error").asText().contains("packing-slots is 'abc'; expected a positive "
-                    + "whole number"), abc.body());
-            var noBackend = upload(url, alice, zip(Map.of(KEYSET, props.replaceAll("backend=.*", "")
-                    .getBytes(StandardCharsets.ISO_8859_1))));
+            var abc = upload(
+                    url,
+                    alice,
+                    zip(Map.of(
+                            KEYSET,
+                            props.replaceAll("packing-slots=\\d+", "packing-slots=abc")
+                                    .getBytes(StandardCharsets.ISO_8859_1))));
+            assertTrue(
+                    error(abc, 400)
+                            .get("error")
+                            .asText()
+                            .contains("packing-slots is 'abc'; expected a positive " + "whole number"),
+                    abc.body());
+            var noBackend = upload(
+                    url,
+                    alice,
+                    zip(Map.of(KEYSET, props.replaceAll("backend=.*", "").getBytes(StandardCharsets.ISO_8859_1))));
             assertTrue(error(noBackend, 400).get("error").asText().contains("backend is missing"), noBackend.body());
-            var odd = upload(url, alice, zip(Map.of(KEYSET, (props + "\nsurprise=" + "x".repeat(300) + "\n")
-                    .getBytes(StandardCharsets.ISO_8859_1))));
-            assertTrue(error(odd, 400).get("error").asText().contains("field 'surprise' is longer than 256"),
-                    odd.body());
+            var odd = upload(
+                    url,
+                    alice,
+                    zip(Map.of(
+                            KEYSET,
+                            (props + "\nsurprise=" + "x".repeat(300) + "\n").getBytes(StandardCharsets.ISO_8859_1))));
+            assertTrue(
+                    error(odd, 400).get("error").asText().contains("field 'surprise' is longer than 256"), odd.body());
 
-            var mismatch = send(url + "/v1/keys", alice, HttpRequest.newBuilder().header("X-Key-Set-Id",
-                    "0".repeat(64)).PUT(HttpRequest.BodyPublishers.ofByteArray(zip(Map.of()))));
+            var mismatch = send(
+                    url + "/v1/keys",
+                    alice,
+                    HttpRequest.newBuilder()
+                            .header("X-Key-Set-Id", "0".repeat(64))
+                            .PUT(HttpRequest.BodyPublishers.ofByteArray(zip(Map.of()))));
             assertTrue(error(mismatch, 400).get("error").asText().contains("corrupted in transit"), mismatch.body());
 
             // 64 MiB of zeros deflate to a few hundred KB: not key material (behind a real header, so that the
@@ -250,8 +281,10 @@ class ServeSecurityTest {
             System.arraycopy(Files.readAllBytes(keys.resolve("server").resolve("evaluation.keys")), 0, zeros, 0, 1024);
             var bomb = upload(url, alice, zip(Map.of("evaluation.keys", zeros)));
             assertTrue(error(bomb, 413).get("error").asText().contains("zip bomb"), bomb.body());
-            var bigProps = upload(url, alice, zip(Map.of(KEYSET, (props + "#" + "x".repeat(100_000))
-                    .getBytes(StandardCharsets.ISO_8859_1))));
+            var bigProps = upload(
+                    url,
+                    alice,
+                    zip(Map.of(KEYSET, (props + "#" + "x".repeat(100_000)).getBytes(StandardCharsets.ISO_8859_1))));
             error(bigProps, 413);
 
             assertEquals(0, entries(store.resolve("keys")), "nothing stored from a refused upload");
@@ -260,8 +293,13 @@ class ServeSecurityTest {
             error(get(url + "/v1/keys/" + keySetId(), alice), 404);
 
             // a field this server does not know (a newer client's, like data-format) is kept, short and printable
-            var newer = upload(url, alice, zip(Map.of(KEYSET, (props + "\ndata-format=ckks-cpu\nnewer-field=1\n")
-                    .getBytes(StandardCharsets.ISO_8859_1))));
+            var newer = upload(
+                    url,
+                    alice,
+                    zip(Map.of(
+                            KEYSET,
+                            (props + "\ndata-format=ckks-cpu\nnewer-field=1\n")
+                                    .getBytes(StandardCharsets.ISO_8859_1))));
             assertEquals(201, newer.statusCode(), newer.body());
         }
     }
@@ -282,7 +320,7 @@ class ServeSecurityTest {
         int limbs = evk.length - header.available();
         int end = limbs + 4 * 8 * (1 << 10);
         byte[] bad = evk.clone();
-        java.util.Arrays.fill(bad, end - 8, end, (byte) 0xff);   // the fourth limb's last coefficient: -1
+        java.util.Arrays.fill(bad, end - 8, end, (byte) 0xff); // the fourth limb's last coefficient: -1
         byte[] zip = storedZip(bad);
         int keysAt = indexOf(zip, java.util.Arrays.copyOf(evk, 64));
         Path store = dir.resolve("parse-store");
@@ -294,15 +332,18 @@ class ServeSecurityTest {
                 c.setSoTimeout(30_000);
                 OutputStream out = c.getOutputStream();
                 out.write(("PUT /v1/keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + alice + "\r\n"
-                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                                + "Content-Length: 300000000\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
                 out.write(zip, 0, keysAt + end + (64 << 10));
                 out.flush();
                 var in = c.getInputStream();
                 String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
                 assertEquals("HTTP/1.1 400", head);
                 String rest = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
-                assertTrue(rest.contains("evaluation.keys is not the evaluation keys of these parameters: blob is "
-                        + "corrupted: coefficient -1 is not below its prime"), rest);
+                assertTrue(
+                        rest.contains("evaluation.keys is not the evaluation keys of these parameters: blob is "
+                                + "corrupted: coefficient -1 is not below its prime"),
+                        rest);
             }
             assertEquals(0, entries(store.resolve("keys")), "nothing stored");
             assertEquals(0, entries(store.resolve("tmp")), "nothing left half-written");
@@ -312,10 +353,16 @@ class ServeSecurityTest {
             assertTrue(error(oneByte, 400).get("error").asText().contains("blob is truncated"), oneByte.body());
             byte[] longer = java.util.Arrays.copyOf(evk, evk.length + 5);
             var trailing = upload(url, alice, zip(Map.of("evaluation.keys", longer)));
-            assertTrue(error(trailing, 400).get("error").asText().contains("evaluation.keys goes on 5 bytes past "
-                    + "the end of its keys"), trailing.body());
-            var wrongKind = upload(url, alice, zip(Map.of("evaluation.keys", Files.readAllBytes(keys.resolve(
-                    "server/parameters.json")))));
+            assertTrue(
+                    error(trailing, 400)
+                            .get("error")
+                            .asText()
+                            .contains("evaluation.keys goes on 5 bytes past " + "the end of its keys"),
+                    trailing.body());
+            var wrongKind = upload(
+                    url,
+                    alice,
+                    zip(Map.of("evaluation.keys", Files.readAllBytes(keys.resolve("server/parameters.json")))));
             assertTrue(error(wrongKind, 400).get("error").asText().contains("not a PolyHE blob"), wrongKind.body());
             assertEquals(0, entries(store.resolve("keys")), "nothing stored");
             // the keys themselves: stored
@@ -331,8 +378,10 @@ class ServeSecurityTest {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
             // another key set (one more comment line is another file, so another id): over alice's quota of one
-            byte[] other = zip(Map.of(KEYSET, (Files.readString(keys.resolve("server").resolve(KEYSET)) + "# other\n")
-                    .getBytes(StandardCharsets.ISO_8859_1)));
+            byte[] other = zip(Map.of(
+                    KEYSET,
+                    (Files.readString(keys.resolve("server").resolve(KEYSET)) + "# other\n")
+                            .getBytes(StandardCharsets.ISO_8859_1)));
             var over = upload(url, alice, other);
             assertTrue(error(over, 507).get("error").asText().contains("--max-key-sets-per-tenant"), over.body());
             assertEquals(1, entries(store.resolve("keys")));
@@ -342,7 +391,8 @@ class ServeSecurityTest {
             String bobsId = JSON.readTree(bobs.body()).get("key_set").asText();
 
             String id = keySetId();
-            var deleted = send(url + "/v1/keys/" + id, alice, HttpRequest.newBuilder().DELETE());
+            var deleted =
+                    send(url + "/v1/keys/" + id, alice, HttpRequest.newBuilder().DELETE());
             assertEquals(200, deleted.statusCode(), deleted.body());
             error(get(url + "/v1/keys/" + id, alice), 404);
             assertFalse(Files.exists(store.resolve("keys").resolve(id)), "no tenant owns it: it is gone");
@@ -358,7 +408,10 @@ class ServeSecurityTest {
             assertEquals(202, bobsJob.statusCode(), bobsJob.body());
             for (var job : List.of(first, bobsJob)) {
                 String jobId = JSON.readTree(job.body()).get("job_id").asText();
-                send(url + "/v1/jobs/" + jobId, job == first ? alice : bob, HttpRequest.newBuilder().DELETE());
+                send(
+                        url + "/v1/jobs/" + jobId,
+                        job == first ? alice : bob,
+                        HttpRequest.newBuilder().DELETE());
             }
         }
     }
@@ -377,7 +430,8 @@ class ServeSecurityTest {
                 c.setSoTimeout(30_000);
                 OutputStream out = c.getOutputStream();
                 out.write(("POST /v1/jobs?model=tiny&key_set=" + keySetId() + " HTTP/1.1\r\nHost: x\r\n"
-                        + "Content-Length: 300000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                                + "Content-Length: 300000000\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
                 byte[] junk = new byte[(1 << 20) + (64 << 10)];
                 new java.util.Random(7).nextBytes(junk);
                 out.write(junk);
@@ -388,8 +442,8 @@ class ServeSecurityTest {
             assertEquals(0, entries(store.resolve("jobs")), "no job folder for a refused query");
         }
         // a key set larger than the memory budget: 507 when the job is submitted, not a failure after the queue
-        var small = new PolyHeServer.Settings(0, List.of(model), dir.resolve("budget-store"), 1, 1, 1 << 20,
-                256L << 20, 64L << 20, true, 0);
+        var small = new PolyHeServer.Settings(
+                0, List.of(model), dir.resolve("budget-store"), 1, 1, 1 << 20, 256L << 20, 64L << 20, true, 0);
         try (PolyHeServer s = PolyHeServer.start(polyhe, small)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, null, zip(Map.of())).statusCode());
@@ -412,21 +466,49 @@ class ServeSecurityTest {
             String url = "http://127.0.0.1:" + s.port();
             System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
             assertEquals(201, upload(url, alice, zip(Map.of())).statusCode());
-            first = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
-            second = JSON.readTree(submit(url, alice, keySetId()).body()).get("job_id").asText();
-            assertEquals(200, send(url + "/v1/jobs/" + second, alice, HttpRequest.newBuilder().DELETE()).statusCode());
-            assertEquals(200, send(url + "/v1/jobs/" + first, alice, HttpRequest.newBuilder().DELETE()).statusCode());
-            assertEquals(200, send(url + "/v1/keys/" + keySetId(), alice, HttpRequest.newBuilder().DELETE())
-                    .statusCode());
+            first = JSON.readTree(submit(url, alice, keySetId()).body())
+                    .get("job_id")
+                    .asText();
+            second = JSON.readTree(submit(url, alice, keySetId()).body())
+                    .get("job_id")
+                    .asText();
+            assertEquals(
+                    200,
+                    send(
+                                    url + "/v1/jobs/" + second,
+                                    alice,
+                                    HttpRequest.newBuilder().DELETE())
+                            .statusCode());
+            assertEquals(
+                    200,
+                    send(
+                                    url + "/v1/jobs/" + first,
+                                    alice,
+                                    HttpRequest.newBuilder().DELETE())
+                            .statusCode());
+            assertEquals(
+                    200,
+                    send(
+                                    url + "/v1/keys/" + keySetId(),
+                                    alice,
+                                    HttpRequest.newBuilder().DELETE())
+                            .statusCode());
             error(send(url + "/v1/jobs/" + first, bob, HttpRequest.newBuilder().DELETE()), 404);
         } finally {
             System.setErr(original);
         }
-        List<String> audit = captured.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains("audit tenant="))
+        List<String> audit = captured.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> l.contains("audit tenant="))
                 .toList();
         String log = String.join("\n", audit);
-        for (String action : List.of("upload key_set=" + keySetId(), "submit job=" + first, "submit job=" + second,
-                "cancel job=" + first, "cancel job=" + second, "delete key_set=" + keySetId())) {
+        for (String action : List.of(
+                "upload key_set=" + keySetId(),
+                "submit job=" + first,
+                "submit job=" + second,
+                "cancel job=" + first,
+                "cancel job=" + second,
+                "delete key_set=" + keySetId())) {
             assertTrue(log.contains("audit tenant=alice action=" + action), action + " in:\n" + log);
         }
         assertEquals(6, audit.size(), "one line per change, none for a refused request:\n" + log);

@@ -35,6 +35,7 @@ class ServeStorageTest {
 
     @TempDir
     static Path dir;
+
     static Path model;
     static Path keys;
     static Path tokens;
@@ -94,8 +95,10 @@ class ServeStorageTest {
     /** Every file and folder under the store, with each file's size: what a refused request must leave alone. */
     private static List<String> tree(Path store) throws Exception {
         try (Stream<Path> s = Files.walk(store)) {
-            return s.map(p -> store.relativize(p) + (Files.isRegularFile(p) ? " " + p.toFile().length() : "/"))
-                    .sorted().toList();
+            return s.map(p -> store.relativize(p)
+                            + (Files.isRegularFile(p) ? " " + p.toFile().length() : "/"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -112,19 +115,25 @@ class ServeStorageTest {
     }
 
     private static HttpResponse<String> upload(String url, String token) throws Exception {
-        return send(url + "/v1/keys", token, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers.ofByteArray(
-                zip())));
+        return send(
+                url + "/v1/keys", token, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers.ofByteArray(zip())));
     }
 
     private static HttpResponse<String> submit(String url, String token) throws Exception {
-        return send(url + "/v1/jobs?model=tiny&key_set=" + PolyHeServer.keySetId(keys.resolve("server")), token,
+        return send(
+                url + "/v1/jobs?model=tiny&key_set=" + PolyHeServer.keySetId(keys.resolve("server")),
+                token,
                 HttpRequest.newBuilder().POST(HttpRequest.BodyPublishers.ofFile(dir.resolve("q.ct"))));
     }
 
     /** Polls the job until it has ended. */
     private static JsonNode ended(String url, String token, String job) throws Exception {
         JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
-        for (int i = 0; i < 600 && List.of("queued", "running").contains(status.get("state").asText()); i++) {
+        for (int i = 0;
+                i < 600
+                        && List.of("queued", "running")
+                                .contains(status.get("state").asText());
+                i++) {
             Thread.sleep(50);
             status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
         }
@@ -152,12 +161,13 @@ class ServeStorageTest {
         Path oldDir = Files.createDirectories(store.resolve("jobs").resolve(old));
         Files.write(oldDir.resolve("query.ct"), new byte[100]);
         Files.write(oldDir.resolve("result.ct"), new byte[] {1, 2, 3});
-        Files.writeString(oldDir.resolve("status.json"), "{\"job_id\": \"" + old + "\", \"model\": \"tiny\", "
-                + "\"key_set\": \"" + keySet + "\", \"state\": \"done\"}");
+        Files.writeString(
+                oldDir.resolve("status.json"),
+                "{\"job_id\": \"" + old + "\", \"model\": \"tiny\", " + "\"key_set\": \"" + keySet
+                        + "\", \"state\": \"done\"}");
         var day = new PolyHeServer.Storage(Duration.ofHours(24));
         String job;
-        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(),
-                day)) {
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(), day)) {
             String url = "http://127.0.0.1:" + s.port();
             var result = get(url + "/v1/jobs/" + old + "/result", null);
             assertEquals(200, result.statusCode(), "kept within its TTL: " + result.body());
@@ -177,15 +187,19 @@ class ServeStorageTest {
 
         // the same store with a TTL both jobs are past (their end times come from their status files)
         var tiny = new PolyHeServer.Storage(Duration.ofMillis(1));
-        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(),
-                tiny)) {
+        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), PolyHeServer.Network.loopbackDemo(), tiny)) {
             String url = "http://127.0.0.1:" + s.port();
             // the same 404 as a job never submitted, for status, result and events alike
-            String unknown = error(get(url + "/v1/jobs/no-such-job", null), 404).get("error").asText();
+            String unknown = error(get(url + "/v1/jobs/no-such-job", null), 404)
+                    .get("error")
+                    .asText();
             for (String id : List.of(old, job)) {
                 for (String path : List.of("", "/result", "/events")) {
-                    assertEquals(unknown.replace("no-such-job", id),
-                            error(get(url + "/v1/jobs/" + id + path, null), 404).get("error").asText());
+                    assertEquals(
+                            unknown.replace("no-such-job", id),
+                            error(get(url + "/v1/jobs/" + id + path, null), 404)
+                                    .get("error")
+                                    .asText());
                 }
             }
             // a job of this server: accepted, then gone as soon as it has ended
@@ -213,24 +227,33 @@ class ServeStorageTest {
         Path store = dir.resolve("bytes-store");
         long query = Files.size(dir.resolve("q.ct"));
         // room for one key set and half a query
-        var room = new PolyHeServer.Storage(Duration.ofHours(24), serverHalfBytes() + query / 2,
-                DiskHighWater.DEFAULT, 64);
+        var room = new PolyHeServer.Storage(
+                Duration.ofHours(24), serverHalfBytes() + query / 2, DiskHighWater.DEFAULT, 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants(), room)) {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
             List<String> before = tree(store);
 
             // another key set, its length declared: refused before a byte is read
-            var declared = send(url + "/v1/keys", alice, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers
-                    .ofByteArray(zip("another"))));
+            var declared = send(
+                    url + "/v1/keys",
+                    alice,
+                    HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers.ofByteArray(zip("another"))));
             String e = error(declared, 507).get("error").asText();
-            assertTrue(e.contains("tenant alice keeps " + serverHalfBytes() + " bytes") && e.contains(
-                    "--max-tenant-bytes") && e.contains("nothing was kept"), e);
+            assertTrue(
+                    e.contains("tenant alice keeps " + serverHalfBytes() + " bytes")
+                            && e.contains("--max-tenant-bytes")
+                            && e.contains("nothing was kept"),
+                    e);
             assertFalse(e.contains(store.toString()), e);
             // the same, chunked (no length, as 'polyhe remote keys upload' sends it): stopped while it streams
             byte[] another = zip("chunked");
-            var chunked = send(url + "/v1/keys", alice, HttpRequest.newBuilder().PUT(HttpRequest.BodyPublishers
-                    .ofInputStream(() -> new java.io.ByteArrayInputStream(another))));
+            var chunked = send(
+                    url + "/v1/keys",
+                    alice,
+                    HttpRequest.newBuilder()
+                            .PUT(HttpRequest.BodyPublishers.ofInputStream(
+                                    () -> new java.io.ByteArrayInputStream(another))));
             assertTrue(error(chunked, 507).get("error").asText().contains("--max-tenant-bytes"), chunked.body());
             // a query that would pass it
             var q = submit(url, alice);
@@ -243,14 +266,17 @@ class ServeStorageTest {
 
         // the disk: a mark it is past already refuses every write, whoever asks
         Path full = dir.resolve("full-store");
-        var disk = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40,
-                DiskHighWater.parse("0.000001"), 64);
+        var disk = new PolyHeServer.Storage(Duration.ofHours(24), 1L << 40, DiskHighWater.parse("0.000001"), 64);
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(full), PolyHeServer.Network.loopbackDemo(), disk)) {
             String url = "http://127.0.0.1:" + s.port();
             List<String> before = tree(full);
             var r = upload(url, null);
-            assertTrue(error(r, 507).get("error").asText().contains("high-water mark (--disk-high-water 0.000001 of "
-                    + "the disk in use"), r.body());
+            assertTrue(
+                    error(r, 507)
+                            .get("error")
+                            .asText()
+                            .contains("high-water mark (--disk-high-water 0.000001 of " + "the disk in use"),
+                    r.body());
             assertEquals(before, tree(full), "the store is as it was");
         }
     }
@@ -263,7 +289,8 @@ class ServeStorageTest {
             String url = "http://127.0.0.1:" + s.port();
             assertEquals(201, upload(url, alice).statusCode());
             // jobs that end at once: the key set lost its parameters on the server's disk
-            Files.delete(store.resolve("keys").resolve(PolyHeServer.keySetId(keys.resolve("server")))
+            Files.delete(store.resolve("keys")
+                    .resolve(PolyHeServer.keySetId(keys.resolve("server")))
                     .resolve("parameters.json"));
             var first = submit(url, alice);
             assertEquals(202, first.statusCode(), first.body());
@@ -278,7 +305,8 @@ class ServeStorageTest {
 
             // bob cannot delete it; alice can, and its query and status go with it
             error(send(url + "/v1/jobs/" + job, bob, HttpRequest.newBuilder().DELETE()), 404);
-            var deleted = send(url + "/v1/jobs/" + job, alice, HttpRequest.newBuilder().DELETE());
+            var deleted = send(
+                    url + "/v1/jobs/" + job, alice, HttpRequest.newBuilder().DELETE());
             assertEquals(200, deleted.statusCode(), deleted.body());
             assertTrue(JSON.readTree(deleted.body()).get("deleted").asBoolean(), deleted.body());
             error(get(url + "/v1/jobs/" + job, alice), 404);
@@ -294,22 +322,28 @@ class ServeStorageTest {
     @Test
     void theAdminPortServesMetricsAndTheAdminViewOnLoopbackWithoutAToken() throws Exception {
         Path store = dir.resolve("admin-store");
-        try (PolyHeServer s = PolyHeServer.start(polyhe, settings(store), tenants().withAdminPort(0),
-                PolyHeServer.Storage.defaults())) {
+        try (PolyHeServer s = PolyHeServer.start(
+                polyhe, settings(store), tenants().withAdminPort(0), PolyHeServer.Storage.defaults())) {
             String url = "http://127.0.0.1:" + s.port();
-            assertTrue(s.adminAddress().getAddress().isLoopbackAddress(), s.adminAddress().toString());
-            String admin = "http://" + s.adminAddress().getAddress().getHostAddress() + ":" + s.adminAddress()
-                    .getPort();
+            assertTrue(
+                    s.adminAddress().getAddress().isLoopbackAddress(),
+                    s.adminAddress().toString());
+            String admin = "http://" + s.adminAddress().getAddress().getHostAddress() + ":"
+                    + s.adminAddress().getPort();
             assertEquals(201, upload(url, alice).statusCode());
             assertEquals(201, upload(url, bob).statusCode());
             // a job that ends at once: the key set lost its parameters on the server's disk
             Path keySet = store.resolve("keys").resolve(PolyHeServer.keySetId(keys.resolve("server")));
             Files.delete(keySet.resolve("parameters.json"));
-            long keyBytes = serverHalfBytes() - Files.size(keys.resolve("server").resolve("parameters.json"));
+            long keyBytes =
+                    serverHalfBytes() - Files.size(keys.resolve("server").resolve("parameters.json"));
             var job = submit(url, alice);
             assertEquals(202, job.statusCode(), job.body());
-            assertEquals("failed", ended(url, alice, JSON.readTree(job.body()).get("job_id").asText()).get("state")
-                    .asText());
+            assertEquals(
+                    "failed",
+                    ended(url, alice, JSON.readTree(job.body()).get("job_id").asText())
+                            .get("state")
+                            .asText());
 
             // the admin port: no token asked
             var metrics = get(admin + "/metrics", null);
@@ -322,7 +356,8 @@ class ServeStorageTest {
             JsonNode a = n.get("tenants").get("alice");
             assertEquals(1, a.get("key_sets").asInt(), view.body());
             assertEquals(1, a.get("jobs").get("failed").asInt(), view.body());
-            assertEquals(0, n.get("tenants").get("bob").get("jobs").get("failed").asInt(), view.body());
+            assertEquals(
+                    0, n.get("tenants").get("bob").get("jobs").get("failed").asInt(), view.body());
             assertTrue(a.get("bytes").asLong() >= keyBytes + Files.size(dir.resolve("q.ct")), view.body());
             assertEquals(keyBytes, n.get("tenants").get("bob").get("bytes").asLong(), view.body());
             error(get(admin + "/v1/keys", null), 404);
@@ -334,8 +369,13 @@ class ServeStorageTest {
                 error(get(url + path, alice), 403);
                 assertEquals(200, get(url + path, ops).statusCode(), path);
             }
-            assertEquals(1, JSON.readTree(get(url + "/admin", ops).body()).get("tenants").get("bob").get("key_sets")
-                    .asInt());
+            assertEquals(
+                    1,
+                    JSON.readTree(get(url + "/admin", ops).body())
+                            .get("tenants")
+                            .get("bob")
+                            .get("key_sets")
+                            .asInt());
         }
         // none unless asked for
         try (PolyHeServer s = PolyHeServer.start(polyhe, settings(dir.resolve("no-admin-store")), tenants())) {

@@ -41,6 +41,7 @@ class ServeTest {
 
     @TempDir
     static Path dir;
+
     static Path model;
     static Path keys;
     static ServedModel served;
@@ -55,8 +56,9 @@ class ServeTest {
         model = served.model();
         keys = served.keys();
         for (int i = 0; i < 3; i++) {
-            Files.writeString(dir.resolve("in" + i + ".json"), "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", "
-                    + (1 + 2 * i) + "]]}");
+            Files.writeString(
+                    dir.resolve("in" + i + ".json"),
+                    "{\"input_ids\": [[" + (3 + i) + ", " + (8 - i) + ", " + (1 + 2 * i) + "]]}");
         }
         store = dir.resolve("store");
         polyhe = PolyHe.builder().threads(1).build();
@@ -65,8 +67,10 @@ class ServeTest {
 
     static PolyHeServer startServer(Path store, int workers, int queue, long maxUpload) throws Exception {
         // a weight cache, so that the concurrent jobs below share encoded weights and still answer right
-        PolyHeServer s = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), store, workers, queue,
-                1L << 30, maxUpload, 64L << 20, true, 64L << 20));
+        PolyHeServer s = PolyHeServer.start(
+                polyhe,
+                new PolyHeServer.Settings(
+                        0, List.of(model), store, workers, queue, 1L << 30, maxUpload, 64L << 20, true, 64L << 20));
         url = "http://localhost:" + s.port();
         return s;
     }
@@ -140,10 +144,13 @@ class ServeTest {
 
         byte[] whole = zip(keys.resolve("server"));
         byte[] half = java.util.Arrays.copyOf(whole, whole.length / 2);
-        errorOf(send(HttpRequest.newBuilder(URI.create(url + "/v1/keys")).PUT(HttpRequest.BodyPublishers
-                .ofByteArray(half))), 400);
+        errorOf(
+                send(HttpRequest.newBuilder(URI.create(url + "/v1/keys"))
+                        .PUT(HttpRequest.BodyPublishers.ofByteArray(half))),
+                400);
 
-        var tampered = send(HttpRequest.newBuilder(URI.create(url + "/v1/keys")).header("X-Key-Set-Id", "0".repeat(64))
+        var tampered = send(HttpRequest.newBuilder(URI.create(url + "/v1/keys"))
+                .header("X-Key-Set-Id", "0".repeat(64))
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(whole)));
         assertTrue(errorOf(tampered, 400).get("error").asText().contains("corrupted in transit"), tampered.body());
 
@@ -161,10 +168,15 @@ class ServeTest {
         assertEquals(0, entries(store.resolve("tmp")), "no half-written upload left");
         assertEquals(before, entries(store.resolve("keys")), "nothing stored from a refused upload");
 
-        try (PolyHeServer small = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model),
-                dir.resolve("small-store"), 1, 1, 1L << 30, 4096, 1L << 20, true))) {
-            var big = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + small.port() + "/v1/keys"))
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(whole)).build(), HttpResponse.BodyHandlers.ofString());
+        try (PolyHeServer small = PolyHeServer.start(
+                polyhe,
+                new PolyHeServer.Settings(
+                        0, List.of(model), dir.resolve("small-store"), 1, 1, 1L << 30, 4096, 1L << 20, true))) {
+            var big = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://localhost:" + small.port() + "/v1/keys"))
+                            .PUT(HttpRequest.BodyPublishers.ofByteArray(whole))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertTrue(errorOf(big, 413).get("error").asText().contains("4096"), big.body());
         }
         assertEquals(0, entries(dir.resolve("small-store/keys")));
@@ -176,8 +188,16 @@ class ServeTest {
         assertEquals(200, r.statusCode());
         JsonNode api = JSON.readTree(r.body());
         assertTrue(api.get("openapi").asText().startsWith("3."), r.body());
-        for (String path : List.of("/v1/keys", "/v1/keys/{id}", "/v1/models", "/v1/models/{name}/calibration",
-                "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/events", "/v1/jobs/{id}/result", "/v1/health",
+        for (String path : List.of(
+                "/v1/keys",
+                "/v1/keys/{id}",
+                "/v1/models",
+                "/v1/models/{name}/calibration",
+                "/v1/jobs",
+                "/v1/jobs/{id}",
+                "/v1/jobs/{id}/events",
+                "/v1/jobs/{id}/result",
+                "/v1/health",
                 "/metrics")) {
             assertTrue(api.get("paths").has(path), "the description lacks " + path);
         }
@@ -199,8 +219,9 @@ class ServeTest {
         String job = JSON.readTree(submitted.body()).get("job_id").asText();
         // follows the job's events, reads the first, and goes away without a word
         try (Socket s = new Socket("localhost", own.port())) {
-            s.getOutputStream().write(("GET /v1/jobs/" + job + "/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream()
+                    .write(("GET /v1/jobs/" + job + "/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
             byte[] head = new byte[64];
             assertTrue(s.getInputStream().read(head) > 0, "the stream started");
@@ -208,26 +229,38 @@ class ServeTest {
         String state = "";
         for (int i = 0; i < 1200 && !state.equals("done") && !state.equals("failed"); i++) {
             Thread.sleep(100);
-            state = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body())
-                    .get("state").asText();
+            state = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job)))
+                            .body())
+                    .get("state")
+                    .asText();
         }
         assertEquals("done", state, "the job outlives its watcher");
-        assertEquals(200, send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job + "/result"))).statusCode());
-        assertEquals("ok", JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health"))).body())
-                .get("status").asText());
+        assertEquals(
+                200,
+                send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job + "/result")))
+                        .statusCode());
+        assertEquals(
+                "ok",
+                JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/health")))
+                                .body())
+                        .get("status")
+                        .asText());
     }
 
     @Test
     void concurrentUploadsOfOneKeySetStoreItOnce() throws Exception {
         Path own = dir.resolve("race-store");
         byte[] whole = zip(keys.resolve("server"));
-        try (PolyHeServer racing = PolyHeServer.start(polyhe, new PolyHeServer.Settings(0, List.of(model), own, 1, 1,
-                1L << 30, 256L << 20, 64L << 20, true))) {
+        try (PolyHeServer racing = PolyHeServer.start(
+                polyhe,
+                new PolyHeServer.Settings(0, List.of(model), own, 1, 1, 1L << 30, 256L << 20, 64L << 20, true))) {
             ExecutorService uploaders = Executors.newFixedThreadPool(4);
             List<Future<HttpResponse<String>>> ups = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                ups.add(uploaders.submit(() -> HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:"
-                        + racing.port() + "/v1/keys")).PUT(HttpRequest.BodyPublishers.ofByteArray(whole)).build(),
+                ups.add(uploaders.submit(() -> HTTP.send(
+                        HttpRequest.newBuilder(URI.create("http://localhost:" + racing.port() + "/v1/keys"))
+                                .PUT(HttpRequest.BodyPublishers.ofByteArray(whole))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString())));
             }
             int created = 0;
@@ -253,7 +286,8 @@ class ServeTest {
         Files.copy(encrypt("killed.ct", keys), jobDir.resolve("query.ct"));
         Files.writeString(jobDir.resolve("query.ct.meta"), "model=tiny\nkey_set=" + keySetId() + "\n");
         try (PolyHeServer again = startServer(own, 1, 1, 256L << 20)) {
-            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job))).body());
+            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job)))
+                    .body());
             assertEquals("failed", status.get("state").asText(), status.toString());
             assertTrue(status.get("error").asText().contains("submit it again"), status.toString());
             errorOf(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + job + "/result"))), 409);
@@ -269,7 +303,10 @@ class ServeTest {
         String id = keySetId();
         byte[] ct = Files.readAllBytes(encrypt("q.ct", keys));
         assertTrue(errorOf(submit("nope", id, ct), 404).get("error").asText().contains("this server runs: tiny"));
-        assertTrue(errorOf(submit("tiny", "f".repeat(64), ct), 404).get("error").asText().contains("upload it first"));
+        assertTrue(errorOf(submit("tiny", "f".repeat(64), ct), 404)
+                .get("error")
+                .asText()
+                .contains("upload it first"));
         var junk = submit("tiny", id, "not a ciphertext at all".getBytes(StandardCharsets.UTF_8));
         assertTrue(errorOf(junk, 400).get("error").asText().contains("not a valid encrypted tensor file"), junk.body());
         byte[] cut = java.util.Arrays.copyOf(ct, 10);
@@ -285,7 +322,11 @@ class ServeTest {
         Path twin = dir.resolve("twin-keys");
         served.generateKeys(twin, 4, true);
         var stranger = submit("tiny", id, Files.readAllBytes(encrypt("twin.ct", twin)));
-        assertTrue(errorOf(stranger, 409).get("error").asText().contains("another key set with the same parameters and packing"),
+        assertTrue(
+                errorOf(stranger, 409)
+                        .get("error")
+                        .asText()
+                        .contains("another key set with the same parameters and packing"),
                 stranger.body());
 
         var missing = send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/no-such-job")));
@@ -306,8 +347,10 @@ class ServeTest {
             for (int i = 0; i < 3; i++) {
                 answers.add(submit("tiny", id, ct));
             }
-            var refused = answers.stream().filter(a -> a.statusCode() == 503).findFirst().orElseThrow(
-                    () -> new AssertionError("one worker and one place in the queue took three jobs"));
+            var refused = answers.stream()
+                    .filter(a -> a.statusCode() == 503)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("one worker and one place in the queue took three jobs"));
             errorOf(refused, 503);
             assertTrue(refused.headers().firstValue("Retry-After").isPresent());
             List<String> accepted = new ArrayList<>();
@@ -319,12 +362,15 @@ class ServeTest {
             // the last accepted one may still wait: cancel it, and see the first through
             String last = accepted.get(accepted.size() - 1);
             JsonNode cancelled = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + last))
-                    .DELETE()).body());
+                            .DELETE())
+                    .body());
             assertNotNull(cancelled.get("state"));
             done = accepted.get(0);
             for (int i = 0; i < 600; i++) {
                 String state = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done)))
-                        .body()).get("state").asText();
+                                .body())
+                        .get("state")
+                        .asText();
                 if (state.equals("done")) {
                     break;
                 }
@@ -334,10 +380,16 @@ class ServeTest {
         }
         // a new server on the same store: the key set and the finished result are still there
         try (PolyHeServer again = startServer(own, 1, 1, 256L << 20)) {
-            assertEquals(200, send(HttpRequest.newBuilder(URI.create(url + "/v1/keys/" + id))).statusCode());
-            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done))).body());
+            assertEquals(
+                    200,
+                    send(HttpRequest.newBuilder(URI.create(url + "/v1/keys/" + id)))
+                            .statusCode());
+            JsonNode status = JSON.readTree(send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done)))
+                    .body());
             assertEquals("done", status.get("state").asText(), status.toString());
-            var result = HTTP.send(HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done + "/result")).build(),
+            var result = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(url + "/v1/jobs/" + done + "/result"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofByteArray());
             assertEquals(200, result.statusCode());
             Path ct2 = dir.resolve("restart-result.ct");

@@ -33,6 +33,7 @@ record ServedModel(Path model, Path keys) {
 
     /** The samples of {@link #shared()}: three queries of three tokens. */
     static final String SAMPLES = "{\"input_ids\": [[3, 8, 1], [5, 2, 9], [7, 7, 4]]}";
+
     private static ServedModel shared;
 
     /**
@@ -72,15 +73,17 @@ record ServedModel(Path model, Path keys) {
     /** Another key set for this model into {@code out}, as {@code polyhe keys generate} writes it. */
     Path generateKeys(Path out, int maxTokens, boolean bootstrapping) throws Exception {
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            try (ClientKeys k = polyhe.privateInference(model, "ckks-cpu").generateKeys(PRESET, maxTokens,
-                    bootstrapping)) {
+            try (ClientKeys k =
+                    polyhe.privateInference(model, "ckks-cpu").generateKeys(PRESET, maxTokens, bootstrapping)) {
                 k.write(out);
             }
         }
         return out;
     }
 
-    /** The first input of {@code input} encrypted under these keys into {@code query}, as {@code polyhe encrypt} does. */
+    /**
+     * The first input of {@code input} encrypted under these keys into {@code query}, as {@code polyhe encrypt} does.
+     */
     Path encrypt(Path input, Path query) throws Exception {
         return encrypt(keys, input, query);
     }
@@ -90,7 +93,10 @@ record ServedModel(Path model, Path keys) {
         try (PolyHe polyhe = PolyHe.builder().build()) {
             PrivateInference client = polyhe.privateInference(model, "ckks-cpu");
             try (ClientKeys k = client.loadClientKeys(keyFolder)) {
-                client.write(k.serverKeys(), client.encrypt(k, client.readInputs(input).get(0)), query);
+                client.write(
+                        k.serverKeys(),
+                        client.encrypt(k, client.readInputs(input).get(0)),
+                        query);
             }
         }
         return query;

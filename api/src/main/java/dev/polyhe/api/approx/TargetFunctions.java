@@ -41,8 +41,8 @@ public final class TargetFunctions {
     public static DoubleUnaryOperator named(String name) {
         DoubleUnaryOperator f = TARGETS.get(name);
         if (f == null) {
-            throw new IllegalArgumentException("unknown target function '" + name + "'; known: "
-                    + String.join(", ", TARGETS.keySet()));
+            throw new IllegalArgumentException(
+                    "unknown target function '" + name + "'; known: " + String.join(", ", TARGETS.keySet()));
         }
         return f;
     }

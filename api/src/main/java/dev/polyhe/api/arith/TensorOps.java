@@ -59,8 +59,8 @@ public interface TensorOps<M> extends Arith<M> {
         int d = headSize(cols(values), cols(values), heads);
         int tokens = rows(weights) / heads;
         if (rows(weights) != tokens * heads) {
-            throw new IllegalArgumentException("headContexts: " + rows(weights) + " weight rows are not " + heads
-                    + " heads of equal size");
+            throw new IllegalArgumentException(
+                    "headContexts: " + rows(weights) + " weight rows are not " + heads + " heads of equal size");
         }
         List<M> parts = new ArrayList<>(heads);
         for (int h = 0; h < heads; h++) {
@@ -113,8 +113,8 @@ public interface TensorOps<M> extends Arith<M> {
      * this or {@link #headScores} and {@link #headContexts} to run multi-head attention.
      */
     default M concatRows(List<M> parts) {
-        throw new UnsupportedOperationException(engineName() + " engine cannot stack rows: override concatRows, or "
-                + "headScores and headContexts");
+        throw new UnsupportedOperationException(
+                engineName() + " engine cannot stack rows: override concatRows, or " + "headScores and headContexts");
     }
 
     /**
@@ -131,8 +131,8 @@ public interface TensorOps<M> extends Arith<M> {
         List<M> parts = new ArrayList<>(source.length);
         for (int j = 0; j < source.length; j++) {
             if (source[j] >= cols(m)) {
-                throw new IllegalArgumentException("permuteColumns: column " + j + " reads column " + source[j]
-                        + " of a matrix with " + cols(m));
+                throw new IllegalArgumentException(
+                        "permuteColumns: column " + j + " reads column " + source[j] + " of a matrix with " + cols(m));
             }
             int s = Math.max(source[j], 0);
             if (source[j] < 0) {

@@ -14,8 +14,14 @@ import java.util.List;
  * @param hammingWeight Hamming weight of a sparse ternary secret, or 0 for a uniform ternary secret
  * @param security the level to enforce; {@link SecurityLevel#INSECURE_TEST} is the opt-in for small rings
  */
-public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, int dnum, int logScale,
-        int hammingWeight, SecurityLevel security) {
+public record CkksParameters(
+        int logN,
+        List<Integer> logQ,
+        List<Integer> logP,
+        int dnum,
+        int logScale,
+        int hammingWeight,
+        SecurityLevel security) {
     public CkksParameters {
         logQ = List.copyOf(logQ);
         logP = List.copyOf(logP);
@@ -34,8 +40,9 @@ public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, i
         for (List<Integer> bits : List.of(logQ, logP)) {
             for (int b : bits) {
                 if (b < MIN_PRIME_BITS || b > MAX_PRIME_BITS) {
-                    throw new IllegalArgumentException("a prime of " + b + " bits in " + (bits == logQ ? "logQ" : "logP")
-                            + "; allowed: " + MIN_PRIME_BITS + " .. " + MAX_PRIME_BITS);
+                    throw new IllegalArgumentException(
+                            "a prime of " + b + " bits in " + (bits == logQ ? "logQ" : "logP") + "; allowed: "
+                                    + MIN_PRIME_BITS + " .. " + MAX_PRIME_BITS);
                 }
             }
         }
@@ -43,7 +50,8 @@ public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, i
             throw new IllegalArgumentException("dnum = " + dnum + " is out of range; allowed: 1 .. " + logQ.size());
         }
         if (hammingWeight < 0 || hammingWeight > (1 << logN)) {
-            throw new IllegalArgumentException("hammingWeight = " + hammingWeight + " is out of range; allowed: 0 .. N");
+            throw new IllegalArgumentException(
+                    "hammingWeight = " + hammingWeight + " is out of range; allowed: 0 .. N");
         }
         if (security == null) {
             security = SecurityLevel.HES_128;
@@ -59,6 +67,7 @@ public record CkksParameters(int logN, List<Integer> logQ, List<Integer> logP, i
     public static final int MAX_P_PRIMES = 32;
     /** Bit sizes of NTT-friendly primes that fit the 64-bit limb arithmetic. */
     public static final int MIN_PRIME_BITS = 10;
+
     public static final int MAX_PRIME_BITS = 61;
 
     public int ringDegree() {

@@ -21,7 +21,8 @@ public interface EvaluationKeys extends KeySetMember {
 
     /** Whether a ciphertext of this many slots can be bootstrapped with these keys. */
     default boolean bootstraps(int slots) {
-        return hasBootstrapping() && (bootstrapSlots().isEmpty() || bootstrapSlots().contains(slots));
+        return hasBootstrapping()
+                && (bootstrapSlots().isEmpty() || bootstrapSlots().contains(slots));
     }
 
     /** Size in bytes of the relinearization key. */

@@ -33,8 +33,8 @@ public interface HeContext extends AutoCloseable {
      * @return the keys, holding no secret
      * @throws HeException when the parameters cannot bootstrap and bootstrapping keys are asked for
      */
-    EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
-            boolean bootstrapping);
+    EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping);
 
     /**
      * About how many bytes {@link #generateEvaluationKeys(SecretKey, Set, boolean, Set)} would hold for these
@@ -62,8 +62,8 @@ public interface HeContext extends AutoCloseable {
      * @param bootstrapSlots the slot counts to bootstrap
      * @return the keys, holding no secret
      */
-    default EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps,
-            boolean conjugation, Set<Integer> bootstrapSlots) {
+    default EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
         return generateEvaluationKeys(secretKey, rotationSteps, conjugation, !bootstrapSlots.isEmpty());
     }
 

@@ -1,5 +1,4 @@
 package dev.polyhe.api.he;
 
 /** The public encryption key. */
-public interface PublicKey extends KeySetMember {
-}
+public interface PublicKey extends KeySetMember {}

@@ -32,8 +32,8 @@ public interface Model {
 
     /** Sees the output of every block (for per-layer error reports and progress). */
     interface LayerObserver {
-        LayerObserver NONE = new LayerObserver() { };
+        LayerObserver NONE = new LayerObserver() {};
 
-        default <M> void blockDone(TensorOps<M> ops, int layer, M output) { }
+        default <M> void blockDone(TensorOps<M> ops, int layer, M output) {}
     }
 }

@@ -5,6 +5,5 @@ package dev.polyhe.api.model;
  *
  * @param labels number of output classes, or the vocabulary size for language models
  */
-public record ModelInfo(String modelType, int hiddenSize, int layers, int heads, int intermediateSize,
-        int maxTokens, int labels) {
-}
+public record ModelInfo(
+        String modelType, int hiddenSize, int layers, int heads, int intermediateSize, int maxTokens, int labels) {}

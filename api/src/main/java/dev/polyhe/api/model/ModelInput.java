@@ -7,10 +7,13 @@ package dev.polyhe.api.model;
 public record ModelInput(long[] inputIds, double[] pixelValues, int[] pixelShape) {
     public ModelInput {
         if ((inputIds == null) == (pixelValues == null)) {
-            throw new IllegalArgumentException("a model input holds either input_ids or pixel_values, not both or neither");
+            throw new IllegalArgumentException(
+                    "a model input holds either input_ids or pixel_values, not both or neither");
         }
-        if (pixelValues != null && (pixelShape == null || pixelShape.length != 3
-                || (long) pixelShape[0] * pixelShape[1] * pixelShape[2] != pixelValues.length)) {
+        if (pixelValues != null
+                && (pixelShape == null
+                        || pixelShape.length != 3
+                        || (long) pixelShape[0] * pixelShape[1] * pixelShape[2] != pixelValues.length)) {
             throw new IllegalArgumentException("pixel_values need a [channels, height, width] shape matching their "
                     + pixelValues.length + " values");
         }

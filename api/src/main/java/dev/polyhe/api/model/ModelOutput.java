@@ -6,5 +6,4 @@ package dev.polyhe.api.model;
  * @param lastHiddenState [tokens, hidden]
  * @param logits [tokens, vocab] for language models, [1, labels] for classifiers
  */
-public record ModelOutput<M>(M lastHiddenState, M logits) {
-}
+public record ModelOutput<M>(M lastHiddenState, M logits) {}

@@ -35,8 +35,7 @@ public final class Workload {
         Set<Integer> steps = new TreeSet<>();
         Arrays.stream(STEPS).forEach(steps::add);
         int slots = context.schemeParameters().slots();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, steps, true,
-                bootstrapping ? Set.of(slots) : Set.of());
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, steps, true, bootstrapping ? Set.of(slots) : Set.of());
         evaluator = context.evaluator(keys, null);
         double[] v = new double[slots];
         Random r = new Random(3);

@@ -27,8 +27,8 @@ public final class AttentionBenchmark {
         int rows = scores.rows();
         int cols = scores.cols();
         double[] softmax = ReferenceAttention.softmax(scores.data(), rows, cols);
-        double[] power = ReferenceAttention.powerSoftmax(scores.data(), rows, cols, cfg.referenceP(),
-                cfg.referenceEpsilon());
+        double[] power =
+                ReferenceAttention.powerSoftmax(scores.data(), rows, cols, cfg.referenceP(), cfg.referenceEpsilon());
         List<AttentionBenchmarkReport.Row> out = new ArrayList<>();
         for (PluginChoice choice : mechanisms) {
             AttentionKernel kernel = plugins.attention(choice);
@@ -37,11 +37,19 @@ public final class AttentionBenchmark {
             double[] w = engine.toPlain(weights).data();
             double[] es = errors(w, softmax);
             double[] ep = errors(w, power);
-            out.add(new AttentionBenchmarkReport.Row(choice.name(), kernel.describe(), engine.depth(weights),
-                    engine.multiplications(), engine.nonPolynomialCalls() == 0, es[0], es[1], ep[0], ep[1]));
+            out.add(new AttentionBenchmarkReport.Row(
+                    choice.name(),
+                    kernel.describe(),
+                    engine.depth(weights),
+                    engine.multiplications(),
+                    engine.nonPolynomialCalls() == 0,
+                    es[0],
+                    es[1],
+                    ep[0],
+                    ep[1]));
         }
-        return new AttentionBenchmarkReport(rows, cols,
-                "p=" + cfg.referenceP() + ", epsilon=" + cfg.referenceEpsilon(), out);
+        return new AttentionBenchmarkReport(
+                rows, cols, "p=" + cfg.referenceP() + ", epsilon=" + cfg.referenceEpsilon(), out);
     }
 
     /** The given rows, or random ones drawn with the configured seed. */

@@ -1,5 +1,7 @@
 package dev.polyhe.core.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Decryptor;
@@ -21,8 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
@@ -45,15 +45,15 @@ public final class CkksBenchmark {
     private final int threads;
     private final boolean bootstrap;
     /** Waits for a device backend's queued work after each timed operation (nothing on the host's). */
-    private Runnable drain = () -> { };
+    private Runnable drain = () -> {};
 
     public CkksBenchmark(HeBackend backend, CkksParameters parameters, int runs, int warmup, int threads) {
         this(backend, parameters, runs, warmup, threads, false);
     }
 
     /** @param bootstrap also generate bootstrapping keys and time {@code bootstrap} of a level-0 ciphertext */
-    public CkksBenchmark(HeBackend backend, CkksParameters parameters, int runs, int warmup, int threads,
-            boolean bootstrap) {
+    public CkksBenchmark(
+            HeBackend backend, CkksParameters parameters, int runs, int warmup, int threads, boolean bootstrap) {
         if (runs < 1) {
             throw new IllegalArgumentException("runs = " + runs + "; at least 1 is needed");
         }
@@ -76,13 +76,28 @@ public final class CkksBenchmark {
      * What a bootstrap leaves: levels, precision in bits (mean over slots of −log2|error|, and the worst slot),
      * the size of all evaluation keys it needs (MiB) and the seconds their generation took, and the slots it refreshed.
      */
-    public record Bootstrap(int levelsLeft, double precisionBitsMean, double precisionBitsMin, double keyMib, int slots,
+    public record Bootstrap(
+            int levelsLeft,
+            double precisionBitsMean,
+            double precisionBitsMin,
+            double keyMib,
+            int slots,
             double keygenSeconds) {}
 
     /** Everything measured, in the order of the JSON form. Sizes in MiB (2^20 bytes). */
-    public record Result(String backend, String device, int logN, int levels, int threads, Map<String, Timing> ops,
-            Map<String, Double> precisionBits, double relinKeyMib, double rotationKeyMib, double keygenRelinMs,
-            double peakRssMib, Bootstrap bootstrap) {
+    public record Result(
+            String backend,
+            String device,
+            int logN,
+            int levels,
+            int threads,
+            Map<String, Timing> ops,
+            Map<String, Double> precisionBits,
+            double relinKeyMib,
+            double rotationKeyMib,
+            double keygenRelinMs,
+            double peakRssMib,
+            Bootstrap bootstrap) {
 
         /**
          * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, threads (in force),
@@ -133,27 +148,46 @@ public final class CkksBenchmark {
         /** A human-readable table. */
         public String toTable() {
             StringBuilder sb = new StringBuilder();
-            sb.append(String.format(Locale.ROOT, "%s on %s  N=2^%d  levels=%d  threads=%d%n", backend, device, logN, levels,
-                    threads));
+            sb.append(String.format(
+                    Locale.ROOT, "%s on %s  N=2^%d  levels=%d  threads=%d%n", backend, device, logN, levels, threads));
             for (Map.Entry<String, Timing> e : ops.entrySet()) {
-                sb.append(String.format(Locale.ROOT, "  %-18s %10.3f ms  (median of %d; caller CPU %.3f ms)%n",
-                        e.getKey(), e.getValue().medianMs(), e.getValue().runs(), e.getValue().medianCpuMs()));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  %-18s %10.3f ms  (median of %d; caller CPU %.3f ms)%n",
+                        e.getKey(),
+                        e.getValue().medianMs(),
+                        e.getValue().runs(),
+                        e.getValue().medianCpuMs()));
             }
             for (Map.Entry<String, Double> e : precisionBits.entrySet()) {
                 sb.append(String.format(Locale.ROOT, "  precision %-8s %6.2f bits%n", e.getKey(), e.getValue()));
             }
-            sb.append(String.format(Locale.ROOT, "  keys: relin %.1f MiB, rotation %.1f MiB; relin keygen %.0f ms; "
-                    + "peak RSS %.0f MiB%n", relinKeyMib, rotationKeyMib, keygenRelinMs, peakRssMib));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  keys: relin %.1f MiB, rotation %.1f MiB; relin keygen %.0f ms; " + "peak RSS %.0f MiB%n",
+                    relinKeyMib,
+                    rotationKeyMib,
+                    keygenRelinMs,
+                    peakRssMib));
             if (bootstrap != null) {
-                sb.append(String.format(Locale.ROOT, "  bootstrap: %d slots, %d levels left, precision %.2f bits mean, "
-                        + "%.2f worst slot; keys %.0f MiB generated in %.1f s%n", bootstrap.slots(),
-                        bootstrap.levelsLeft(), bootstrap.precisionBitsMean(), bootstrap.precisionBitsMin(),
-                        bootstrap.keyMib(), bootstrap.keygenSeconds()));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  bootstrap: %d slots, %d levels left, precision %.2f bits mean, "
+                                + "%.2f worst slot; keys %.0f MiB generated in %.1f s%n",
+                        bootstrap.slots(),
+                        bootstrap.levelsLeft(),
+                        bootstrap.precisionBitsMean(),
+                        bootstrap.precisionBitsMin(),
+                        bootstrap.keyMib(),
+                        bootstrap.keygenSeconds()));
                 Timing one = ops.get("bootstrap");
                 Timing two = ops.get("bootstrap_2_at_once");
                 if (one != null && two != null) {
-                    sb.append(String.format(Locale.ROOT, "  two bootstraps at once: %.0f ms, %.2fx the throughput of "
-                            + "one at a time%n", two.medianMs(), 2 * one.medianMs() / two.medianMs()));
+                    sb.append(String.format(
+                            Locale.ROOT,
+                            "  two bootstraps at once: %.0f ms, %.2fx the throughput of " + "one at a time%n",
+                            two.medianMs(),
+                            2 * one.medianMs() / two.medianMs()));
                 }
             }
             return sb.toString();
@@ -165,7 +199,7 @@ public final class CkksBenchmark {
         Map<String, Double> precision = new LinkedHashMap<>();
         try (HeContext ctx = backend.open(parameters)) {
             // a device backend returns before its work is done: each timed operation waits for it
-            drain = ctx instanceof DeviceQueue queue ? queue::drain : () -> { };
+            drain = ctx instanceof DeviceQueue queue ? queue::drain : () -> {};
             int slots = parameters.slots();
             int top = parameters.maxLevel();
             double scale = parameters.scale();
@@ -176,8 +210,10 @@ public final class CkksBenchmark {
                 x[i] = 2 * random.nextDouble() - 1;
                 y[i] = 2 * random.nextDouble() - 1;
             }
-            dev.polyhe.core.encrypted.EncryptedInference.requireHeap(ctx.evaluationKeyBytes(Set.of(1, 2, 3, 4, 5, 6,
-                    7, 8), bootstrap, bootstrap ? Set.of(slots) : Set.of()), Runtime.getRuntime().maxMemory());
+            dev.polyhe.core.encrypted.EncryptedInference.requireHeap(
+                    ctx.evaluationKeyBytes(
+                            Set.of(1, 2, 3, 4, 5, 6, 7, 8), bootstrap, bootstrap ? Set.of(slots) : Set.of()),
+                    Runtime.getRuntime().maxMemory());
             SecretKey sk = ctx.generateSecretKey();
             PublicKey pk = ctx.generatePublicKey(sk);
             long t0 = System.nanoTime();
@@ -186,8 +222,8 @@ public final class CkksBenchmark {
             // bootstrapping keys for the full-slot ciphertexts measured here only: every slot count's would weigh
             // three times as much on large rings
             long k0 = System.nanoTime();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(1, 2, 3, 4, 5, 6, 7, 8), bootstrap,
-                    bootstrap ? Set.of(slots) : Set.of());
+            EvaluationKeys keys = ctx.generateEvaluationKeys(
+                    sk, Set.of(1, 2, 3, 4, 5, 6, 7, 8), bootstrap, bootstrap ? Set.of(slots) : Set.of());
             double keygenSeconds = (System.nanoTime() - k0) / 1e9;
             Encoder encoder = ctx.encoder();
             Encryptor encryptor = ctx.encryptor(pk);
@@ -197,7 +233,8 @@ public final class CkksBenchmark {
             // a bootstrapping chain's top primes belong to the circuit: the other operations are measured where a
             // user computes, at the level a bootstrap leaves (this first bootstrap also builds its constants)
             int level = bootstrap
-                    ? ev.bootstrap(ev.dropToLevel(encryptor.encrypt(encoder.encode(x, slots, top, scale)), 0)).level()
+                    ? ev.bootstrap(ev.dropToLevel(encryptor.encrypt(encoder.encode(x, slots, top, scale)), 0))
+                            .level()
                     : top;
             if (ctx instanceof SingleLimbNtt probe) {
                 ops.put("ntt", time(probe.nttOfOneLimb()::run));
@@ -231,8 +268,10 @@ public final class CkksBenchmark {
             precision.put("encode", bits(x, encoder.decode(px)));
             precision.put("encrypt", bits(x, encoder.decode(decryptor.decrypt(cx))));
             precision.put("mul_relin", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(prod)))));
-            precision.put("mul_relin_rescale", bits(xy, encoder.decode(decryptor.decrypt(ev.multiplyAndRescale(cx, cy)))));
-            precision.put("mul_plain", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(ev.multiplyPlain(cx, py))))));
+            precision.put(
+                    "mul_relin_rescale", bits(xy, encoder.decode(decryptor.decrypt(ev.multiplyAndRescale(cx, cy)))));
+            precision.put(
+                    "mul_plain", bits(xy, encoder.decode(decryptor.decrypt(ev.rescale(ev.multiplyPlain(cx, py))))));
             precision.put("rotate", bits(rot, encoder.decode(decryptor.decrypt(ev.rotate(cx, 1)))));
             double mb = 1024.0 * 1024.0;
             Bootstrap boot = null;
@@ -242,19 +281,39 @@ public final class CkksBenchmark {
                 // what parallelism across ciphertexts could give beside the limbs' (issue 17): two independent
                 // ciphertexts bootstrapped from two threads on the same context and thread pool
                 Ciphertext other = ev.dropToLevel(cy, 0);
-                ops.put("bootstrap_2_at_once", time(() -> twoAtOnce(() -> ev.bootstrap(bottom),
-                        () -> ev.bootstrap(other))));
+                ops.put(
+                        "bootstrap_2_at_once",
+                        time(() -> twoAtOnce(() -> ev.bootstrap(bottom), () -> ev.bootstrap(other))));
                 Ciphertext[] both = twoAtOnce(() -> ev.bootstrap(bottom), () -> ev.bootstrap(other));
-                precision.put("bootstrap_2_at_once", Math.min(bits(x, encoder.decode(decryptor.decrypt(both[0]))),
-                        bits(y, encoder.decode(decryptor.decrypt(both[1])))));
+                precision.put(
+                        "bootstrap_2_at_once",
+                        Math.min(
+                                bits(x, encoder.decode(decryptor.decrypt(both[0]))),
+                                bits(y, encoder.decode(decryptor.decrypt(both[1])))));
                 Ciphertext refreshed = ev.bootstrap(bottom);
                 double[] back = encoder.decode(decryptor.decrypt(refreshed));
                 precision.put("bootstrap", bits(x, back));
-                boot = new Bootstrap(refreshed.level(), meanBits(x, back), bits(x, back),
-                        (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb, slots, keygenSeconds);
+                boot = new Bootstrap(
+                        refreshed.level(),
+                        meanBits(x, back),
+                        bits(x, back),
+                        (keys.relinearizationKeyBytes() + keys.rotationKeyBytes()) / mb,
+                        slots,
+                        keygenSeconds);
             }
-            return new Result(backend.name(), ctx.device(), parameters.logN(), top, threads, ops, precision,
-                    keys.relinearizationKeyBytes() / mb, keys.rotationKeyBytes() / mb, keygenRelinMs, peakRssMib(), boot);
+            return new Result(
+                    backend.name(),
+                    ctx.device(),
+                    parameters.logN(),
+                    top,
+                    threads,
+                    ops,
+                    precision,
+                    keys.relinearizationKeyBytes() / mb,
+                    keys.rotationKeyBytes() / mb,
+                    keygenRelinMs,
+                    peakRssMib(),
+                    boot);
         }
     }
 

@@ -33,12 +33,12 @@ import java.util.function.Consumer;
  */
 public final class EncryptedAttentionBenchmark {
     /** The mechanisms compared, in the paper's column order. */
-    public static final List<String> MECHANISMS = List.of("softmax-taylor-goldschmidt", "softmax-square",
-            "power-softmax-length-agnostic");
+    public static final List<String> MECHANISMS =
+            List.of("softmax-taylor-goldschmidt", "softmax-square", "power-softmax-length-agnostic");
 
     /** PowerSoftmax first: its figure is in hand early on long (bootstrapped) runs; rows print in paper order. */
-    private static final List<String> RUN_ORDER = List.of("power-softmax-length-agnostic",
-            "softmax-taylor-goldschmidt", "softmax-square");
+    private static final List<String> RUN_ORDER =
+            List.of("power-softmax-length-agnostic", "softmax-taylor-goldschmidt", "softmax-square");
 
     private final Plugins plugins;
 
@@ -51,21 +51,48 @@ public final class EncryptedAttentionBenchmark {
      * @param depth the program's multiplicative depth (as the plain engine counts it)
      * @param maxError max |encrypted − plaintext| of the same polynomial program
      */
-    public record Row(int tokens, String mechanism, double seconds, int depth, long bootstraps, long multiplications,
-            double maxError) {
-    }
+    public record Row(
+            int tokens,
+            String mechanism,
+            double seconds,
+            int depth,
+            long bootstraps,
+            long multiplications,
+            double maxError) {}
 
     public record Report(String backend, CkksParameters parameters, int iterations, List<Row> rows) {
         public String toText() {
             StringBuilder sb = new StringBuilder();
-            sb.append(String.format(Locale.ROOT, "Encrypted attention normalization (%s, N=2^%d, %d levels, %s), "
-                    + "one head's score block, Goldschmidt iterations %d%n", backend, parameters.logN(),
-                    parameters.maxLevel(), parameters.security().configName(), iterations));
-            sb.append(String.format(Locale.ROOT, "%-7s %-32s %10s %6s %11s %8s %11s%n", "tokens", "mechanism",
-                    "seconds", "depth", "bootstraps", "mults", "max|err|"));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "Encrypted attention normalization (%s, N=2^%d, %d levels, %s), "
+                            + "one head's score block, Goldschmidt iterations %d%n",
+                    backend,
+                    parameters.logN(),
+                    parameters.maxLevel(),
+                    parameters.security().configName(),
+                    iterations));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-7s %-32s %10s %6s %11s %8s %11s%n",
+                    "tokens",
+                    "mechanism",
+                    "seconds",
+                    "depth",
+                    "bootstraps",
+                    "mults",
+                    "max|err|"));
             for (Row r : rows) {
-                sb.append(String.format(Locale.ROOT, "%-7d %-32s %10.3f %6d %11d %8d %11.2e%n", r.tokens(),
-                        r.mechanism(), r.seconds(), r.depth(), r.bootstraps(), r.multiplications(), r.maxError()));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "%-7d %-32s %10.3f %6d %11d %8d %11.2e%n",
+                        r.tokens(),
+                        r.mechanism(),
+                        r.seconds(),
+                        r.depth(),
+                        r.bootstraps(),
+                        r.multiplications(),
+                        r.maxError()));
             }
             for (int t : rows.stream().mapToInt(Row::tokens).distinct().toArray()) {
                 Row power = find(t, "power-softmax-length-agnostic");
@@ -76,8 +103,8 @@ public final class EncryptedAttentionBenchmark {
                 for (String m : List.of("softmax-taylor-goldschmidt", "softmax-square")) {
                     Row other = find(t, m);
                     if (other != null) {
-                        sb.append(String.format(Locale.ROOT, " %.1fx faster than %s;", other.seconds() / power.seconds(),
-                                m));
+                        sb.append(String.format(
+                                Locale.ROOT, " %.1fx faster than %s;", other.seconds() / power.seconds(), m));
                     }
                 }
                 sb.append(System.lineSeparator());
@@ -86,7 +113,9 @@ public final class EncryptedAttentionBenchmark {
         }
 
         private Row find(int tokens, String mechanism) {
-            return rows.stream().filter(r -> r.tokens() == tokens && r.mechanism().equals(mechanism)).findFirst()
+            return rows.stream()
+                    .filter(r -> r.tokens() == tokens && r.mechanism().equals(mechanism))
+                    .findFirst()
                     .orElse(null);
         }
     }
@@ -100,13 +129,20 @@ public final class EncryptedAttentionBenchmark {
         Matrix scores = scores(4, new Random(1));
         for (String name : MECHANISMS) {
             PlainEngine plain = new PlainEngine();
-            depth = Math.max(depth, plain.depth(plugins.attention(choice(name, iterations))
-                    .normalize(plain, plain.fromPlain(scores), null)));
+            depth = Math.max(
+                    depth,
+                    plain.depth(plugins.attention(choice(name, iterations))
+                            .normalize(plain, plain.fromPlain(scores), null)));
         }
         return depth + (depth + 3) / 4;
     }
 
-    public Report run(HeBackend backend, CkksParameters params, int[] tokens, int iterations, long seed,
+    public Report run(
+            HeBackend backend,
+            CkksParameters params,
+            int[] tokens,
+            int iterations,
+            long seed,
             Consumer<String> progress) {
         List<Row> rows = new ArrayList<>();
         Set<Integer> steps = new TreeSet<>();
@@ -124,8 +160,8 @@ public final class EncryptedAttentionBenchmark {
         boolean bootstrapping = params.maxLevel() < levelsNeeded(iterations);
         try (HeContext ctx = backend.open(params)) {
             SecretKey sk = ctx.generateSecretKey();
-            progress.accept("generating evaluation keys" + (bootstrapping ? " with bootstrapping for " + widths
-                    + " slots" : ""));
+            progress.accept("generating evaluation keys"
+                    + (bootstrapping ? " with bootstrapping for " + widths + " slots" : ""));
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, steps, false, bootstrapping ? widths : Set.of());
             for (int t : tokens) {
                 int slots = EncryptedEngine.packingSlotsFor(t);
@@ -142,22 +178,29 @@ public final class EncryptedAttentionBenchmark {
                     long bootstraps = 0;
                     long mults = 0;
                     double err = 0;
-                    EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                            ctx.decryptor(sk), new Packing(slots, 1, d));
+                    EncryptedEngine engine = new EncryptedEngine(
+                            ctx,
+                            ctx.evaluator(keys),
+                            keys,
+                            ctx.encryptor(sk),
+                            ctx.decryptor(sk),
+                            new Packing(slots, 1, d));
                     EncryptedTensor enc = engine.fromPlainScores(scores);
                     long t0 = System.nanoTime();
                     EncryptedTensor w = kernel.normalize(engine, enc, null);
                     seconds += (System.nanoTime() - t0) / 1e9;
                     bootstraps += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
                     mults += engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.MULTIPLY, 0L);
-                    err = Math.max(err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
-                    progress.accept(String.format(Locale.ROOT, "tokens %d: %s took %.1f s, %d bootstraps", t, name,
-                            seconds, bootstraps));
+                    err = Math.max(
+                            err, AttentionBenchmark.errors(engine.toPlain(w).data(), expected.data())[0]);
+                    progress.accept(String.format(
+                            Locale.ROOT, "tokens %d: %s took %.1f s, %d bootstraps", t, name, seconds, bootstraps));
                     rows.add(new Row(t, name, seconds, depth, bootstraps, mults, err));
                 }
             }
         }
-        rows.sort(java.util.Comparator.comparingInt(Row::tokens).thenComparingInt(r -> MECHANISMS.indexOf(r.mechanism())));
+        rows.sort(java.util.Comparator.comparingInt(Row::tokens)
+                .thenComparingInt(r -> MECHANISMS.indexOf(r.mechanism())));
         return new Report(backend.name(), params, iterations, rows);
     }
 
@@ -167,8 +210,8 @@ public final class EncryptedAttentionBenchmark {
      * Cho et al.; 21 there too would take its depth from 48 to over 110).
      */
     static PluginChoice choice(String name, int iterations) {
-        return PluginChoice.of(name).withOption(name.equals("softmax-square") ? "final-iterations" : "iterations",
-                iterations);
+        return PluginChoice.of(name)
+                .withOption(name.equals("softmax-square") ? "final-iterations" : "iterations", iterations);
     }
 
     /** Scores of attention-like magnitude: normal with standard deviation 1. */

@@ -69,8 +69,16 @@ public final class RandomCheckpoint {
      * A model shape: hidden size, heads, FFN width, vocabulary (labels for the classifiers), layers, and the share of
      * rotary dimensions (GPT-NeoX). ViT's images are {@code imageSize} pixels square in patches of {@code patchSize}.
      */
-    public record Shape(String name, int hidden, int heads, int ffn, int vocab, int layers, double rotaryPct,
-            int imageSize, int patchSize) {
+    public record Shape(
+            String name,
+            int hidden,
+            int heads,
+            int ffn,
+            int vocab,
+            int layers,
+            double rotaryPct,
+            int imageSize,
+            int patchSize) {
         public Shape {
             if (hidden < 2 || heads < 1 || hidden % heads != 0 || ffn < 1 || vocab < 2 || layers < 1) {
                 throw new IllegalArgumentException("shape " + name + ": hidden " + hidden + " must be a multiple of "
@@ -111,7 +119,8 @@ public final class RandomCheckpoint {
     public static Shape shape(String name) {
         Shape s = SHAPES.get(name);
         if (s == null) {
-            throw new IllegalArgumentException("unknown shape '" + name + "'; known: " + SHAPES.keySet().stream().sorted().toList());
+            throw new IllegalArgumentException("unknown shape '" + name + "'; known: "
+                    + SHAPES.keySet().stream().sorted().toList());
         }
         return s;
     }
@@ -157,7 +166,8 @@ public final class RandomCheckpoint {
         config.put("intermediate_size", shape.ffn());
         config.put("hidden_act", "gelu");
         config.put("initializer_range", Weights.HF_RANGE);
-        JSON.writerWithDefaultPrettyPrinter().writeValue(dir.resolve("config.json").toFile(), config);
+        JSON.writerWithDefaultPrettyPrinter()
+                .writeValue(dir.resolve("config.json").toFile(), config);
         writeSafetensors(dir.resolve("model.safetensors"), w.tensors, w.shapes);
         return dir;
     }
@@ -233,8 +243,13 @@ public final class RandomCheckpoint {
         String p = "vit.";
         w.embedding(p + "embeddings.cls_token", 1, 1, h);
         w.embedding(p + "embeddings.position_embeddings", 1, patches + 1, h);
-        w.matrix(p + "embeddings.patch_embeddings.projection.weight", 1 / Math.sqrt(3.0 * s.patchSize() * s.patchSize()),
-                h, 3, s.patchSize(), s.patchSize());
+        w.matrix(
+                p + "embeddings.patch_embeddings.projection.weight",
+                1 / Math.sqrt(3.0 * s.patchSize() * s.patchSize()),
+                h,
+                3,
+                s.patchSize(),
+                s.patchSize());
         w.bias(p + "embeddings.patch_embeddings.projection.bias", h);
         for (int l = 0; l < s.layers(); l++) {
             String q = p + "encoder.layer." + l + ".";
@@ -350,19 +365,27 @@ public final class RandomCheckpoint {
         }
 
         void bias(String name, int n) {
-            put(name, switch (init) {
-                case HF -> 0;
-                case SCALED -> 0.02;
-                case TRAINED -> 0.1;
-            }, 0, n);
+            put(
+                    name,
+                    switch (init) {
+                        case HF -> 0;
+                        case SCALED -> 0.02;
+                        case TRAINED -> 0.1;
+                    },
+                    0,
+                    n);
         }
 
         void layerNorm(String prefix, int h) {
-            put(prefix + ".weight", switch (init) {
-                case HF -> 0;
-                case SCALED -> 0.1;
-                case TRAINED -> 0.3;
-            }, 1, h);
+            put(
+                    prefix + ".weight",
+                    switch (init) {
+                        case HF -> 0;
+                        case SCALED -> 0.1;
+                        case TRAINED -> 0.3;
+                    },
+                    1,
+                    h);
             bias(prefix + ".bias", h);
         }
 
@@ -405,7 +428,8 @@ public final class RandomCheckpoint {
         }
         byte[] h = text.toString().getBytes(StandardCharsets.UTF_8);
         try (OutputStream out = Files.newOutputStream(file)) {
-            ByteBuffer len = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(h.length);
+            ByteBuffer len =
+                    ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(h.length);
             out.write(len.array());
             out.write(h);
             ByteBuffer buf = ByteBuffer.allocate(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
@@ -424,7 +448,14 @@ public final class RandomCheckpoint {
 
     /** A one-line description for reports, e.g. "gpt_neox hidden 64, 2 heads, FFN 192, 3 layers, HF init". */
     public static String describe(Architecture arch, Shape s, Init init) {
-        return String.format(Locale.ROOT, "%s hidden %d, %d heads, FFN %d, %d layers, %s init", arch.modelType(),
-                s.hidden(), s.heads(), s.ffn(), s.layers(), init.name().toLowerCase(Locale.ROOT));
+        return String.format(
+                Locale.ROOT,
+                "%s hidden %d, %d heads, FFN %d, %d layers, %s init",
+                arch.modelType(),
+                s.hidden(),
+                s.heads(),
+                s.ffn(),
+                s.layers(),
+                init.name().toLowerCase(Locale.ROOT));
     }
 }

@@ -15,21 +15,36 @@ import java.util.List;
  * @param referenceP p of the exact PowerSoftmax the errors are measured against
  * @param referenceEpsilon ε of that reference
  */
-public record AttentionBenchmarkConfig(int length, int rows, long seed, String distribution, double spread,
-        List<List<Double>> scores, int referenceP, double referenceEpsilon) {
+public record AttentionBenchmarkConfig(
+        int length,
+        int rows,
+        long seed,
+        String distribution,
+        double spread,
+        List<List<Double>> scores,
+        int referenceP,
+        double referenceEpsilon) {
 
     public static final List<String> DISTRIBUTIONS = List.of("normal", "uniform");
 
     @JsonCreator
-    public static AttentionBenchmarkConfig create(@JsonProperty("length") Integer length,
-            @JsonProperty("rows") Integer rows, @JsonProperty("seed") Long seed,
-            @JsonProperty("distribution") String distribution, @JsonProperty("spread") Double spread,
+    public static AttentionBenchmarkConfig create(
+            @JsonProperty("length") Integer length,
+            @JsonProperty("rows") Integer rows,
+            @JsonProperty("seed") Long seed,
+            @JsonProperty("distribution") String distribution,
+            @JsonProperty("spread") Double spread,
             @JsonProperty("scores") List<List<Double>> scores,
             @JsonProperty("reference-p") Integer referenceP,
             @JsonProperty("reference-epsilon") Double referenceEpsilon) {
-        return new AttentionBenchmarkConfig(length == null ? 128 : length, rows == null ? 16 : rows,
-                seed == null ? 42L : seed, distribution == null ? "normal" : distribution,
-                spread == null ? 1.0 : spread, scores, referenceP == null ? 4 : referenceP,
+        return new AttentionBenchmarkConfig(
+                length == null ? 128 : length,
+                rows == null ? 16 : rows,
+                seed == null ? 42L : seed,
+                distribution == null ? "normal" : distribution,
+                spread == null ? 1.0 : spread,
+                scores,
+                referenceP == null ? 4 : referenceP,
                 referenceEpsilon == null ? 1e-3 : referenceEpsilon);
     }
 
@@ -48,8 +63,11 @@ public record AttentionBenchmarkConfig(int length, int rows, long seed, String d
             require(!scores.isEmpty(), "scores", "[]", "at least one row");
             int l = scores.get(0).size();
             for (int i = 0; i < scores.size(); i++) {
-                require(scores.get(i) != null && scores.get(i).size() == l && l > 0, "scores[" + i + "]",
-                        scores.get(i) == null ? "null" : scores.get(i).size() + " values", l + " values like row 0");
+                require(
+                        scores.get(i) != null && scores.get(i).size() == l && l > 0,
+                        "scores[" + i + "]",
+                        scores.get(i) == null ? "null" : scores.get(i).size() + " values",
+                        l + " values like row 0");
             }
             scores = scores.stream().map(List::copyOf).toList();
         }

@@ -46,7 +46,10 @@ public final class ConfigLoader {
     }
 
     /** YAML is a superset of JSON for our purposes, but JSON files get the stricter JSON parser. */
-    public enum Format { YAML, JSON }
+    public enum Format {
+        YAML,
+        JSON
+    }
 
     public static <T> T parse(String text, Format format, String source, Class<T> type) {
         ObjectMapper mapper = mapper(format);
@@ -67,10 +70,13 @@ public final class ConfigLoader {
     }
 
     private static ConfigException syntaxError(String source, Format format, JsonProcessingException e) {
-        String loc = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
-                + e.getLocation().getColumnNr();
+        String loc = e.getLocation() == null
+                ? ""
+                : " at line " + e.getLocation().getLineNr() + ", column "
+                        + e.getLocation().getColumnNr();
         // YAML parser messages span several lines with source excerpts; keep the sentences only.
-        String msg = java.util.Arrays.stream(String.valueOf(e.getOriginalMessage()).split("\\R"))
+        String msg = java.util.Arrays.stream(
+                        String.valueOf(e.getOriginalMessage()).split("\\R"))
                 .map(String::strip)
                 .filter(l -> !l.isEmpty() && !l.startsWith("in 'reader'") && !l.equals("^"))
                 .collect(java.util.stream.Collectors.joining("; "));
@@ -79,8 +85,7 @@ public final class ConfigLoader {
 
     static ObjectMapper mapper(Format format) {
         var builder = format == Format.JSON ? JsonMapper.builder() : YAMLMapper.builder(new YAMLFactory());
-        return builder
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        return builder.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
@@ -102,7 +107,8 @@ public final class ConfigLoader {
             return "unknown key '" + path + "'; allowed here: " + String.join(", ", known);
         }
         if (e instanceof InvalidFormatException f) {
-            return at + "value '" + f.getValue() + "' is not " + typeName(f.getTargetType()) + allowedValues(f.getTargetType());
+            return at + "value '" + f.getValue() + "' is not " + typeName(f.getTargetType())
+                    + allowedValues(f.getTargetType());
         }
         if (e instanceof ValueInstantiationException v) {
             Throwable cause = v.getCause() != null ? v.getCause() : v;
@@ -131,7 +137,8 @@ public final class ConfigLoader {
             }
         }
         // Coercion failures carry the value only in Jackson's own text: 'String value ("abc")'.
-        var v = java.util.regex.Pattern.compile("value \\((\"?)(.*?)\\1\\)").matcher(String.valueOf(m.getOriginalMessage()));
+        var v = java.util.regex.Pattern.compile("value \\((\"?)(.*?)\\1\\)")
+                .matcher(String.valueOf(m.getOriginalMessage()));
         return v.find() ? " '" + v.group(2) + "'" : "";
     }
 

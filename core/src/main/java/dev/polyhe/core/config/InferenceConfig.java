@@ -29,15 +29,25 @@ import java.util.Map;
  * @param calibration null: calibrate on the inputs being run
  * @param backend null: the backend each key set names
  */
-public record InferenceConfig(Engine engine, PluginChoice attention, String calibration, double margin,
-        PluginChoice invSqrt, PluginChoice gelu, PluginChoice tanh, Map<String, Object> attentionDivision,
+public record InferenceConfig(
+        Engine engine,
+        PluginChoice attention,
+        String calibration,
+        double margin,
+        PluginChoice invSqrt,
+        PluginChoice gelu,
+        PluginChoice tanh,
+        Map<String, Object> attentionDivision,
         String backend) {
 
     /** Which engine a run uses. */
     public enum Engine {
-        @JsonProperty("plain") PLAIN,
-        @JsonProperty("poly") POLY,
-        @JsonProperty("ckks") CKKS;
+        @JsonProperty("plain")
+        PLAIN,
+        @JsonProperty("poly")
+        POLY,
+        @JsonProperty("ckks")
+        CKKS;
 
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -53,20 +63,30 @@ public record InferenceConfig(Engine engine, PluginChoice attention, String cali
             new PluginChoice("goldschmidt-inv-sqrt", Map.of("iterations", 10));
     public static final PluginChoice DEFAULT_GELU = new PluginChoice("gelu-sigmoid", Map.of("degree", 31));
     public static final PluginChoice DEFAULT_TANH = new PluginChoice("chebyshev", Map.of("degree", 31));
-    public static final Map<String, Object> DEFAULT_ATTENTION_DIVISION = Map.of("division", "goldschmidt",
-            "iterations", 22);
+    public static final Map<String, Object> DEFAULT_ATTENTION_DIVISION =
+            Map.of("division", "goldschmidt", "iterations", 22);
 
     @JsonCreator
-    public static InferenceConfig create(@JsonProperty("engine") Engine engine,
-            @JsonProperty("attention") PluginChoice attention, @JsonProperty("calibration") String calibration,
-            @JsonProperty("margin") Double margin, @JsonProperty("inv-sqrt") PluginChoice invSqrt,
-            @JsonProperty("gelu") PluginChoice gelu, @JsonProperty("tanh") PluginChoice tanh,
+    public static InferenceConfig create(
+            @JsonProperty("engine") Engine engine,
+            @JsonProperty("attention") PluginChoice attention,
+            @JsonProperty("calibration") String calibration,
+            @JsonProperty("margin") Double margin,
+            @JsonProperty("inv-sqrt") PluginChoice invSqrt,
+            @JsonProperty("gelu") PluginChoice gelu,
+            @JsonProperty("tanh") PluginChoice tanh,
             @JsonProperty("attention-division") Map<String, Object> attentionDivision,
             @JsonProperty("backend") String backend) {
-        return new InferenceConfig(engine == null ? Engine.PLAIN : engine, attention, calibration,
-                margin == null ? 0.1 : margin, invSqrt == null ? DEFAULT_INV_SQRT : invSqrt,
-                gelu == null ? DEFAULT_GELU : gelu, tanh == null ? DEFAULT_TANH : tanh,
-                attentionDivision == null ? DEFAULT_ATTENTION_DIVISION : attentionDivision, backend);
+        return new InferenceConfig(
+                engine == null ? Engine.PLAIN : engine,
+                attention,
+                calibration,
+                margin == null ? 0.1 : margin,
+                invSqrt == null ? DEFAULT_INV_SQRT : invSqrt,
+                gelu == null ? DEFAULT_GELU : gelu,
+                tanh == null ? DEFAULT_TANH : tanh,
+                attentionDivision == null ? DEFAULT_ATTENTION_DIVISION : attentionDivision,
+                backend);
     }
 
     public static InferenceConfig defaults() {
@@ -90,7 +110,8 @@ public record InferenceConfig(Engine engine, PluginChoice attention, String cali
 
     /** The same section evaluating on {@code name} (null: the key set's backend). */
     public InferenceConfig withBackend(String name) {
-        return new InferenceConfig(engine, attention, calibration, margin, invSqrt, gelu, tanh, attentionDivision, name);
+        return new InferenceConfig(
+                engine, attention, calibration, margin, invSqrt, gelu, tanh, attentionDivision, name);
     }
 
     public InferenceConfig withCalibration(String file) {

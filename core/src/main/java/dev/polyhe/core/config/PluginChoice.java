@@ -12,7 +12,8 @@ import java.util.Map;
  */
 public record PluginChoice(String name, Map<String, Object> options) {
     @JsonCreator
-    public PluginChoice(@JsonProperty(value = "name", required = true) String name,
+    public PluginChoice(
+            @JsonProperty(value = "name", required = true) String name,
             @JsonProperty("options") Map<String, Object> options) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("name is empty; expected a plugin name");
@@ -21,7 +22,8 @@ public record PluginChoice(String name, Map<String, Object> options) {
         if (options != null) {
             options.forEach((k, v) -> {
                 if (v instanceof Map || v instanceof java.util.Collection) {
-                    throw new IllegalArgumentException("option '" + k + "' must be a scalar (number, string or boolean)");
+                    throw new IllegalArgumentException(
+                            "option '" + k + "' must be a scalar (number, string or boolean)");
                 }
                 copy.put(k, v);
             });

@@ -16,21 +16,29 @@ import java.util.List;
  * inference: {engine: poly, margin: 0.1}   # see InferenceConfig
  * </pre>
  */
-public record PolyHeConfig(Workload workload, List<PluginChoice> attention, AttentionBenchmarkConfig benchmark,
+public record PolyHeConfig(
+        Workload workload,
+        List<PluginChoice> attention,
+        AttentionBenchmarkConfig benchmark,
         InferenceConfig inference) {
 
     /** What {@code polyhe run} does with the config. */
     public enum Workload {
-        @JsonProperty("attention-benchmark") ATTENTION_BENCHMARK
+        @JsonProperty("attention-benchmark")
+        ATTENTION_BENCHMARK
     }
 
     @JsonCreator
-    public static PolyHeConfig create(@JsonProperty("workload") Workload workload,
+    public static PolyHeConfig create(
+            @JsonProperty("workload") Workload workload,
             @JsonProperty("attention") List<PluginChoice> attention,
             @JsonProperty("benchmark") AttentionBenchmarkConfig benchmark,
             @JsonProperty("inference") InferenceConfig inference) {
-        return new PolyHeConfig(workload, attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
-                benchmark, inference == null ? InferenceConfig.defaults() : inference);
+        return new PolyHeConfig(
+                workload,
+                attention == null ? List.of(PluginChoice.of("power-softmax")) : attention,
+                benchmark,
+                inference == null ? InferenceConfig.defaults() : inference);
     }
 
     /** The workload of {@code polyhe run}: the declared one, else the attention benchmark. */

@@ -9,7 +9,6 @@ import java.util.Locale;
 public record BlockProgress(int block, int blocks, int levelsConsumed, long bootstraps, double elapsedSeconds) {
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "block %d/%d done, %d levels consumed so far", block, blocks,
-                levelsConsumed);
+        return String.format(Locale.ROOT, "block %d/%d done, %d levels consumed so far", block, blocks, levelsConsumed);
     }
 }

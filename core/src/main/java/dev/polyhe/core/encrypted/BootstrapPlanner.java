@@ -23,21 +23,37 @@ public final class BootstrapPlanner {
      * What planning found: the plan, its bootstrap calls, greedy placement's, how long planning took, and each change
      * tried (its last try).
      */
-    public record Planned(RefreshPlan plan, long bootstraps, long greedyBootstraps, int symbolicRuns,
-            double seconds, Accounting accounting, List<Trial> trials) {
+    public record Planned(
+            RefreshPlan plan,
+            long bootstraps,
+            long greedyBootstraps,
+            int symbolicRuns,
+            double seconds,
+            Accounting accounting,
+            List<Trial> trials) {
         public Planned {
             trials = List.copyOf(trials);
         }
 
         public String describe() {
             if (symbolicRuns == 0) {
-                return String.format(Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy "
-                        + "placement: %d), planned before for the same model, key set and input shape", plan,
-                        bootstraps, greedyBootstraps);
+                return String.format(
+                        Locale.ROOT,
+                        "bootstrap plan: %s; %d bootstrap calls (greedy "
+                                + "placement: %d), planned before for the same model, key set and input shape",
+                        plan,
+                        bootstraps,
+                        greedyBootstraps);
             }
-            return String.format(Locale.ROOT, "bootstrap plan: %s; %d bootstrap calls (greedy placement: "
-                    + "%d), planned on %d symbolic run(s) in %.1f s", plan, bootstraps, greedyBootstraps,
-                    symbolicRuns, seconds);
+            return String.format(
+                    Locale.ROOT,
+                    "bootstrap plan: %s; %d bootstrap calls (greedy placement: "
+                            + "%d), planned on %d symbolic run(s) in %.1f s",
+                    plan,
+                    bootstraps,
+                    greedyBootstraps,
+                    symbolicRuns,
+                    seconds);
         }
 
         /** One line per change tried, in the order first tried: what it changed, its calls, whether it was kept. */
@@ -60,7 +76,11 @@ public final class BootstrapPlanner {
         public static final long FAILED = -1;
 
         public String describe() {
-            return String.format(Locale.ROOT, "%s: %s%s", change, calls == FAILED ? "failed" : calls + " calls",
+            return String.format(
+                    Locale.ROOT,
+                    "%s: %s%s",
+                    change,
+                    calls == FAILED ? "failed" : calls + " calls",
                     kept ? " (kept)" : "");
         }
     }
@@ -69,8 +89,7 @@ public final class BootstrapPlanner {
      * Whether every tensor sent to the client is, after a lowering, at a level its decryption allows or no lower than
      * before it (greedy placement may leave one below its floor; a lowering must not push it further).
      */
-    private static boolean stillDecryptable(List<Accounting.Output> before,
-            List<Accounting.Output> after) {
+    private static boolean stillDecryptable(List<Accounting.Output> before, List<Accounting.Output> after) {
         if (before.size() != after.size()) {
             return false;
         }
@@ -158,7 +177,13 @@ public final class BootstrapPlanner {
                 break;
             }
         }
-        return new Planned(best, bestCount, greedyCount, runs, (System.nanoTime() - t0) / 1e9, bestRun,
+        return new Planned(
+                best,
+                bestCount,
+                greedyCount,
+                runs,
+                (System.nanoTime() - t0) / 1e9,
+                bestRun,
                 List.copyOf(trials.values()));
     }
 }

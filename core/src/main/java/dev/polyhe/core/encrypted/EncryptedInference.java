@@ -15,19 +15,19 @@ import dev.polyhe.api.model.ModelOutput;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
 import dev.polyhe.core.engine.encrypted.Accounting;
-import dev.polyhe.core.engine.encrypted.EncryptedProbe;
-import dev.polyhe.core.engine.trace.ErrorTrace;
-import dev.polyhe.core.engine.trace.ErrorTracingOps;
-import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.engine.encrypted.EncryptedEngine;
-import dev.polyhe.core.engine.encrypted.WeightCache;
-import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.EncryptedProbe;
+import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import dev.polyhe.core.engine.encrypted.Layout;
 import dev.polyhe.core.engine.encrypted.NoiseFlooding;
 import dev.polyhe.core.engine.encrypted.Packing;
-import dev.polyhe.core.engine.encrypted.EncryptedTensor;
-import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
+import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.WeightCache;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
+import dev.polyhe.core.engine.trace.ErrorTrace;
+import dev.polyhe.core.engine.trace.ErrorTracingOps;
+import dev.polyhe.core.engine.trace.Paired;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
@@ -55,7 +55,9 @@ public final class EncryptedInference {
     private final boolean searchPlans;
     private final PlanCache plans = new PlanCache();
     /** Per opened key set (its context), the weights its runs encoded; none while the budget is 0. */
-    private final Map<HeContext, WeightCache> weights = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private final Map<HeContext, WeightCache> weights =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
     private volatile long weightBudget;
     /** Set by {@link #keepWeightsByMemory}: the budget follows where each key set's context keeps its plaintexts. */
     private volatile boolean weightBudgetByMemory;
@@ -80,23 +82,29 @@ public final class EncryptedInference {
      * @param maxColumns the model's widest activation (hidden or feed-forward size): activations are packed in
      *     column blocks of up to that many columns (as many as the ring holds); 1 packs one column per ciphertext
      */
-    public KeySet generateKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
-            boolean bootstrapping) {
+    public KeySet generateKeys(
+            HeBackend backend, CkksParameters params, int maxTokens, int maxColumns, boolean bootstrapping) {
         HeContext ctx = backend.open(params);
         Packing packing;
         Set<Integer> bootstrapSlots;
         try {
             packing = packing(params, maxTokens, maxColumns);
             bootstrapSlots = bootstrapping ? packing.ciphertextSlots() : Set.of();
-            requireHeap(ctx.evaluationKeyBytes(packing.rotationSteps(), false, bootstrapSlots),
+            requireHeap(
+                    ctx.evaluationKeyBytes(packing.rotationSteps(), false, bootstrapSlots),
                     Runtime.getRuntime().maxMemory());
         } catch (RuntimeException e) {
             ctx.close();
             throw e;
         }
         SecretKey sk = ctx.generateSecretKey();
-        LOG.debug("generating keys on {}: N=2^{}, {} levels, {} rotation steps, bootstrapping {}", backend.name(),
-                params.logN(), params.maxLevel(), packing.rotationSteps().size(), bootstrapping);
+        LOG.debug(
+                "generating keys on {}: N=2^{}, {} levels, {} rotation steps, bootstrapping {}",
+                backend.name(),
+                params.logN(),
+                params.maxLevel(),
+                packing.rotationSteps().size(),
+                bootstrapping);
         // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, bootstrapSlots);
         return new KeySet(backend.name(), ctx, sk, keys, packing, backend.dataFormat());
@@ -108,14 +116,21 @@ public final class EncryptedInference {
      * seconds and its accounting shows where every bootstrap goes and why. The backend is opened only to read its
      * chain's primes (their drift decides where scales must be aligned).
      */
-    public KeySet planningKeys(HeBackend backend, CkksParameters params, int maxTokens, int maxColumns,
-            boolean bootstrapping) {
+    public KeySet planningKeys(
+            HeBackend backend, CkksParameters params, int maxTokens, int maxColumns, boolean bootstrapping) {
         Packing packing = packing(params, maxTokens, maxColumns);
         long[] primes;
         try (HeContext real = backend.open(params)) {
             primes = real.chainPrimes();
         }
-        return symbolicKeySet(backend.name(), params, primes, packing, packing.rotationSteps(), false, bootstrapping,
+        return symbolicKeySet(
+                backend.name(),
+                params,
+                primes,
+                packing,
+                packing.rotationSteps(),
+                false,
+                bootstrapping,
                 bootstrapping ? packing.ciphertextSlots() : Set.of());
     }
 
@@ -123,8 +138,8 @@ public final class EncryptedInference {
     private static Packing packing(CkksParameters params, int maxTokens, int maxColumns) {
         int slots = EncryptedEngine.packingSlotsFor(maxTokens);
         if (slots > params.slots()) {
-            throw new IllegalArgumentException(maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN()
-                    + " has " + params.slots());
+            throw new IllegalArgumentException(
+                    maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN() + " has " + params.slots());
         }
         return Packing.blocks(slots, maxColumns, params.slots());
     }
@@ -133,8 +148,15 @@ public final class EncryptedInference {
      * Keys of a {@link SymbolicContext}: the rotations, conjugation and bootstrapping given (bootstrapping with no
      * slot count named serves every count, as a backend's keys may).
      */
-    private static KeySet symbolicKeySet(String backend, CkksParameters params, long[] primes, Packing packing,
-            Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping, Set<Integer> bootstrapSlots) {
+    private static KeySet symbolicKeySet(
+            String backend,
+            CkksParameters params,
+            long[] primes,
+            Packing packing,
+            Set<Integer> rotationSteps,
+            boolean conjugation,
+            boolean bootstrapping,
+            Set<Integer> bootstrapSlots) {
         SymbolicContext ctx = new SymbolicContext(params, primes, EncryptedEngine.topLevel(params));
         SecretKey sk = ctx.generateSecretKey();
         EvaluationKeys keys = bootstrapSlots.isEmpty()
@@ -152,10 +174,16 @@ public final class EncryptedInference {
     public static void requireHeap(long keyBytes, long maxHeap) {
         if (keyBytes > 0 && keyBytes > 0.9 * maxHeap) {
             double gib = 1L << 30;
-            throw new HeException(String.format(java.util.Locale.ROOT, "the evaluation keys need about %.1f GiB but "
-                    + "this JVM's heap is at most %.1f GiB; give it at least %d GiB (-Xmx%dg; for the polyhe command "
-                    + "POLYHE_JAVA_OPTS=-Xmx%dg), or choose a smaller preset or fewer tokens", keyBytes / gib,
-                    maxHeap / gib, (long) Math.ceil(keyBytes * 1.3 / gib), (long) Math.ceil(keyBytes * 1.3 / gib),
+            throw new HeException(String.format(
+                    java.util.Locale.ROOT,
+                    "the evaluation keys need about %.1f GiB but "
+                            + "this JVM's heap is at most %.1f GiB; give it at least %d GiB "
+                            + "(-Xmx%dg; for the polyhe command "
+                            + "POLYHE_JAVA_OPTS=-Xmx%dg), or choose a smaller preset or fewer tokens",
+                    keyBytes / gib,
+                    maxHeap / gib,
+                    (long) Math.ceil(keyBytes * 1.3 / gib),
+                    (long) Math.ceil(keyBytes * 1.3 / gib),
                     (long) Math.ceil(keyBytes * 1.3 / gib)));
         }
     }
@@ -175,9 +203,11 @@ public final class EncryptedInference {
      *
      * @param planned the bootstrap plan followed; null where the keys do not bootstrap (nothing to plan)
      */
-    public record ServerResult(ModelOutput<EncryptedTensor> output, Accounting accounting, double seconds,
-            BootstrapPlanner.Planned planned) {
-    }
+    public record ServerResult(
+            ModelOutput<EncryptedTensor> output,
+            Accounting accounting,
+            double seconds,
+            BootstrapPlanner.Planned planned) {}
 
     /**
      * Keeps up to {@code bytes} of encoded weight diagonals per key set across this instance's runs (0, the default:
@@ -213,8 +243,10 @@ public final class EncryptedInference {
         HeContext ctx = keys.context();
         long budget = weightBudget(ctx, weightBudget, weightBudgetByMemory);
         if (budget > 0) {
-            engine.useWeightCache(weights.computeIfAbsent(ctx,
-                    c -> new WeightCache(budget, (long) Long.BYTES << c.parameters().logN())));
+            engine.useWeightCache(weights.computeIfAbsent(
+                    ctx,
+                    c -> new WeightCache(
+                            budget, (long) Long.BYTES << c.parameters().logN())));
         }
     }
 
@@ -226,35 +258,46 @@ public final class EncryptedInference {
      * of the same parameters and packing as {@code keys}; greedy placement's alone where planning is switched off
      * ({@value #PLANNER_PROPERTY}{@code =greedy}); null where the keys do not bootstrap.
      */
-    public BootstrapPlanner.Planned plan(KeySet keys, LoadedModel model, EncryptedTensor embeddings,
-            Calibration calibration) {
+    public BootstrapPlanner.Planned plan(
+            KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration) {
         EvaluationKeys real = keys.evaluationKeys();
         if (real == null || !real.hasBootstrapping()) {
             return null;
         }
         if (keys.context() instanceof SymbolicContext) {
-            return planAfresh(keys, model, embeddings, calibration);  // --explain-plan: every time, nothing kept
+            return planAfresh(keys, model, embeddings, calibration); // --explain-plan: every time, nothing kept
         }
-        return plans.get(keys, model, embeddings, calibration, () -> planAfresh(keys, model, embeddings,
-                calibration));
+        return plans.get(keys, model, embeddings, calibration, () -> planAfresh(keys, model, embeddings, calibration));
     }
 
-    private BootstrapPlanner.Planned planAfresh(KeySet keys, LoadedModel model, EncryptedTensor embeddings,
-            Calibration calibration) {
+    private BootstrapPlanner.Planned planAfresh(
+            KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration) {
         EvaluationKeys real = keys.evaluationKeys();
         HeContext context = keys.context();
-        KeySet planning = context instanceof SymbolicContext ? keys // already a planning key set
-                : symbolicKeySet(keys.backend(), context.parameters(), context.chainPrimes(), keys.packing(),
-                        real.rotationSteps(), real.hasConjugation(), true, real.bootstrapSlots());
+        KeySet planning = context instanceof SymbolicContext
+                ? keys // already a planning key set
+                : symbolicKeySet(
+                        keys.backend(),
+                        context.parameters(),
+                        context.chainPrimes(),
+                        keys.packing(),
+                        real.rotationSteps(),
+                        real.hasConjugation(),
+                        true,
+                        real.bootstrapSlots());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
-            EncryptedEngine engine = planning.engine();
-            engine.follow(plan);
-            ModelOutput<EncryptedTensor> out = model.model().forward(engine, withInputRange(engine,
-                    engine.likeOf(embeddings), calibration), nonlinearities);
-            engine.accounting().outputs(outputs(engine, out));
-            return engine.accounting();
-        }).plan(searchPlans);
+                    EncryptedEngine engine = planning.engine();
+                    engine.follow(plan);
+                    ModelOutput<EncryptedTensor> out = model.model()
+                            .forward(
+                                    engine,
+                                    withInputRange(engine, engine.likeOf(embeddings), calibration),
+                                    nonlinearities);
+                    engine.accounting().outputs(outputs(engine, out));
+                    return engine.accounting();
+                })
+                .plan(searchPlans);
         LOG.debug("{}", planned.describe());
         return planned;
     }
@@ -275,17 +318,26 @@ public final class EncryptedInference {
      *
      * @param progress told as each block completes
      */
-    public ServerResult evaluate(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
+    public ServerResult evaluate(
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
             Consumer<BlockProgress> progress) {
-        return evaluate(keys, model, embeddings, calibration, progress, accounting -> { });
+        return evaluate(keys, model, embeddings, calibration, progress, accounting -> {});
     }
 
     /**
      * {@link #evaluate(KeySet, LoadedModel, EncryptedTensor, Calibration, Consumer)}, telling {@code started} the run's
      * accounting before the first operator, for a display that follows the current operator from another thread.
      */
-    public ServerResult evaluate(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
-            Consumer<BlockProgress> progress, Consumer<Accounting> started) {
+    public ServerResult evaluate(
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
+            Consumer<BlockProgress> progress,
+            Consumer<Accounting> started) {
         BootstrapPlanner.Planned planned = plan(keys, model, embeddings, calibration);
         EncryptedEngine engine = keys.engine();
         if (planned != null) {
@@ -295,22 +347,29 @@ public final class EncryptedInference {
         started.accept(engine.accounting());
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         long t0 = System.nanoTime();
-        ModelOutput<EncryptedTensor> out = model.model().forward(engine, withInputRange(engine, embeddings, calibration),
-                nonlinearities, blockProgress(model, engine, keys.context(), progress));
+        ModelOutput<EncryptedTensor> out = model.model()
+                .forward(
+                        engine,
+                        withInputRange(engine, embeddings, calibration),
+                        nonlinearities,
+                        blockProgress(model, engine, keys.context(), progress));
         drain(keys.context());
         return new ServerResult(out, engine.accounting(), (System.nanoTime() - t0) / 1e9, planned);
     }
 
     /** A traced run: what the server would send back, and the error trace against the plaintext polynomial model. */
-    public record TracedResult(ServerResult result, ErrorTrace trace) {
-    }
+    public record TracedResult(ServerResult result, ErrorTrace trace) {}
 
     /**
      * Client-side debugging: the polynomial model run on the encrypted embeddings and, step by step beside it, in
      * plaintext; every step's result is decrypted and compared ({@link ErrorTracingOps}), and every bootstrap's input
      * and output are decrypted. It needs the secret key, so it never runs on a server; times include the decryptions.
      */
-    public TracedResult evaluateTraced(KeySet keys, LoadedModel model, Matrix embeddings, Calibration calibration,
+    public TracedResult evaluateTraced(
+            KeySet keys,
+            LoadedModel model,
+            Matrix embeddings,
+            Calibration calibration,
             Consumer<BlockProgress> progress) {
         EncryptedEngine engine = keys.engine();
         EncryptedTensor encryptedInput = engine.fromPlain(embeddings);
@@ -319,19 +378,29 @@ public final class EncryptedInference {
             engine.follow(planned.plan());
         }
         PlainEngine plain = new PlainEngine();
-        ErrorTracingOps<PlainTensor, EncryptedTensor> ops = new ErrorTracingOps<>(plain, engine, new EncryptedProbe(engine));
-        engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(in.slots(), in.level(),
-                Math.log(in.scale()) / Math.log(2), engine.decryptComplex(in), engine.decryptComplex(out), factor,
+        ErrorTracingOps<PlainTensor, EncryptedTensor> ops =
+                new ErrorTracingOps<>(plain, engine, new EncryptedProbe(engine));
+        engine.observeBootstraps((in, out, factor, bound) -> ops.bootstrap(
+                in.slots(),
+                in.level(),
+                Math.log(in.scale()) / Math.log(2),
+                engine.decryptComplex(in),
+                engine.decryptComplex(out),
+                factor,
                 bound));
         try {
             var nonlinearities = service.polynomialNonlinearities(calibration, false);
             Paired<PlainTensor, EncryptedTensor> input = ops.pair(plain.fromPlain(embeddings), encryptedInput);
             long t0 = System.nanoTime();
-            ModelOutput<Paired<PlainTensor, EncryptedTensor>> out = model.model().forward(ops,
-                    withInputRange(ops, input, calibration), nonlinearities, blockProgress(model, engine, keys.context(),
-                    progress));
+            ModelOutput<Paired<PlainTensor, EncryptedTensor>> out = model.model()
+                    .forward(
+                            ops,
+                            withInputRange(ops, input, calibration),
+                            nonlinearities,
+                            blockProgress(model, engine, keys.context(), progress));
             double seconds = (System.nanoTime() - t0) / 1e9;
-            ModelOutput<EncryptedTensor> encrypted = new ModelOutput<>(out.lastHiddenState().traced(),
+            ModelOutput<EncryptedTensor> encrypted = new ModelOutput<>(
+                    out.lastHiddenState().traced(),
                     out.logits() == null ? null : out.logits().traced());
             return new TracedResult(new ServerResult(encrypted, engine.accounting(), seconds, planned), ops.trace());
         } finally {
@@ -344,10 +413,13 @@ public final class EncryptedInference {
      * knows its magnitude from the first operation: the server never sees it otherwise.
      */
     private <M> M withInputRange(TensorOps<M> ops, M embeddings, Calibration calibration) {
-        return calibration.inputRange().map(r -> {
-            var d = new SiteDomains(service.config().margin()).real(r.min(), r.max());
-            return ops.bound(embeddings, d.lo(), d.hi());
-        }).orElse(embeddings);
+        return calibration
+                .inputRange()
+                .map(r -> {
+                    var d = new SiteDomains(service.config().margin()).real(r.min(), r.max());
+                    return ops.bound(embeddings, d.lo(), d.hi());
+                })
+                .orElse(embeddings);
     }
 
     /**
@@ -360,15 +432,18 @@ public final class EncryptedInference {
         }
     }
 
-    private static Model.LayerObserver blockProgress(LoadedModel model, EncryptedEngine engine, HeContext context,
-            Consumer<BlockProgress> progress) {
+    private static Model.LayerObserver blockProgress(
+            LoadedModel model, EncryptedEngine engine, HeContext context, Consumer<BlockProgress> progress) {
         int layers = model.model().info().layers();
         long start = System.nanoTime();
         return new Model.LayerObserver() {
             @Override
             public <M> void blockDone(TensorOps<M> ops, int layer, M output) {
                 drain(context);
-                progress.accept(new BlockProgress(layer + 1, layers, ops.depth(output),
+                progress.accept(new BlockProgress(
+                        layer + 1,
+                        layers,
+                        ops.depth(output),
                         engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L),
                         (System.nanoTime() - start) / 1e9));
             }
@@ -419,8 +494,8 @@ public final class EncryptedInference {
     /**
      * Client: a decrypted output tensor, flooded with noise when its values may be shared ({@link NoiseFlooding}).
      */
-    public EncryptedEngine.Decrypted decrypt(KeySet keys, EncryptedTensor tensor, NoiseFlooding flooding,
-            java.util.Random random) {
+    public EncryptedEngine.Decrypted decrypt(
+            KeySet keys, EncryptedTensor tensor, NoiseFlooding flooding, java.util.Random random) {
         return keys.engine().toPlain(tensor, flooding, random);
     }
 }

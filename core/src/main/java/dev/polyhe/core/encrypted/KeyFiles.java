@@ -5,8 +5,8 @@ import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.InsecureParametersException;
-import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.engine.encrypted.Packing;
 import java.io.BufferedInputStream;
@@ -24,7 +24,8 @@ import java.util.Properties;
  * A key folder in two halves. {@code server/} holds what the server gets and nothing secret: {@code
  * parameters.json}, {@code evaluation.keys} and {@code keyset.properties} (backend name, data format, packing width,
  * parameter hash); it is the folder to upload or copy. Any backend of the key set's data format reads it: the
- * server chooses where it evaluates (ckks-cpu's keys on ckks-cuda, and the reverse). {@code client/} holds {@code secret.key}, in a folder and a file that
+ * server chooses where it evaluates (ckks-cpu's keys on ckks-cuda, and the reverse). {@code client/} holds {@code
+ * secret.key}, in a folder and a file that
  * are owner-only from the moment they exist. The client reads both halves; the server reads {@code server/} (or a
  * copy of it) and never opens a secret key. A flat folder of the four files (the layout before the halves) reads
  * as well.
@@ -121,7 +122,8 @@ public final class KeyFiles {
         try (InputStream in = Files.newInputStream(dir.resolve(KEYSET))) {
             p.load(in);
         } catch (NoSuchFileException e) {
-            throw new NoSuchFileException(dir.resolve(KEYSET) + " (not a PolyHE key folder: run 'polyhe keys generate')");
+            throw new NoSuchFileException(
+                    dir.resolve(KEYSET) + " (not a PolyHE key folder: run 'polyhe keys generate')");
         }
         return p;
     }
@@ -154,15 +156,16 @@ public final class KeyFiles {
         }
         Packing packing;
         try {
-            packing = new Packing(intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"),
-                    1);
+            packing = new Packing(
+                    intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"), 1);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(dir.resolve(KEYSET) + ": " + e.getMessage(), e);
         }
         CkksParameters params = ParameterFile.read(dir.resolve(PARAMETERS));
         if (params.security() == SecurityLevel.INSECURE_TEST && !acceptInsecure) {
             throw new InsecureParametersException(dir.resolve(PARAMETERS) + " asks for security 'insecure-test'; this "
-                    + "server accepts 128-bit parameters only (start it with --insecure-test to accept test parameters)");
+                    + "server accepts 128-bit parameters only (start it with --insecure-test "
+                    + "to accept test parameters)");
         }
         try {
             backend.validate(params);
@@ -195,7 +198,8 @@ public final class KeyFiles {
         try {
             return Integer.parseInt(v == null ? "" : v.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " is missing or not a number" + (v == null ? "" : ": '" + v + "'"));
+            throw new IllegalArgumentException(
+                    name + " is missing or not a number" + (v == null ? "" : ": '" + v + "'"));
         }
     }
 }

@@ -15,12 +15,18 @@ import dev.polyhe.core.engine.encrypted.Packing;
  * @param packing the packing the keys' rotations (and bootstrapping keys, if any) serve
  * @param dataFormat what the keys are as data ({@code HeBackend.dataFormat}): the backends that can read them
  */
-public record KeySet(String backend, HeContext context, SecretKey secretKey, EvaluationKeys evaluationKeys,
-        Packing packing, String dataFormat) implements AutoCloseable {
+public record KeySet(
+        String backend,
+        HeContext context,
+        SecretKey secretKey,
+        EvaluationKeys evaluationKeys,
+        Packing packing,
+        String dataFormat)
+        implements AutoCloseable {
 
     /** A key set whose data only its own backend reads. */
-    public KeySet(String backend, HeContext context, SecretKey secretKey, EvaluationKeys evaluationKeys,
-            Packing packing) {
+    public KeySet(
+            String backend, HeContext context, SecretKey secretKey, EvaluationKeys evaluationKeys, Packing packing) {
         this(backend, context, secretKey, evaluationKeys, packing, backend);
     }
 
@@ -35,9 +41,13 @@ public record KeySet(String backend, HeContext context, SecretKey secretKey, Eva
 
     /** An engine for this key set: with encryptor and decryptor on the client, without on the server. */
     public EncryptedEngine engine() {
-        return new EncryptedEngine(context, context.evaluator(evaluationKeys), evaluationKeys,
+        return new EncryptedEngine(
+                context,
+                context.evaluator(evaluationKeys),
+                evaluationKeys,
                 secretKey == null ? null : context.encryptor(secretKey),
-                secretKey == null ? null : context.decryptor(secretKey), packing);
+                secretKey == null ? null : context.decryptor(secretKey),
+                packing);
     }
 
     @Override

@@ -13,17 +13,29 @@ import java.util.Locale;
  * from an error; {@link #referenceMargins} holds every row's top-2 gap in the reference and {@link #rowMaxAbs} every
  * row's largest error, so that errors gathered at some positions (the first tokens, say) show.
  */
-public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> flips, double[] referenceMargins,
-        double[] rowMaxAbs) {
+public record OutputAgreement(
+        double mse, double maxAbs, int rows, List<Flip> flips, double[] referenceMargins, double[] rowMaxAbs) {
     /**
      * A row whose argmax differs: the reference's choice and the decrypted one, the reference's logit gap between the
      * two, and how far the decrypted output moved each of them.
      */
-    public record Flip(int row, int referenceTop, int actualTop, double referenceGap, double errorAtReferenceTop,
+    public record Flip(
+            int row,
+            int referenceTop,
+            int actualTop,
+            double referenceGap,
+            double errorAtReferenceTop,
             double errorAtActualTop) {
         public String describe() {
-            return String.format(Locale.ROOT, "position %d: %d → %d, reference gap %.2e, errors %+.2e / %+.2e", row,
-                    referenceTop, actualTop, referenceGap, errorAtReferenceTop, errorAtActualTop);
+            return String.format(
+                    Locale.ROOT,
+                    "position %d: %d → %d, reference gap %.2e, errors %+.2e / %+.2e",
+                    row,
+                    referenceTop,
+                    actualTop,
+                    referenceGap,
+                    errorAtReferenceTop,
+                    errorAtActualTop);
         }
     }
 
@@ -32,8 +44,8 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
         referenceMargins = referenceMargins.clone();
         rowMaxAbs = rowMaxAbs.clone();
         if (rowMaxAbs.length != referenceMargins.length) {
-            throw new IllegalArgumentException(rowMaxAbs.length + " row errors for " + referenceMargins.length
-                    + " rows");
+            throw new IllegalArgumentException(
+                    rowMaxAbs.length + " row errors for " + referenceMargins.length + " rows");
         }
     }
 
@@ -58,12 +70,17 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
             }
             max = Math.max(max, rowMax[r]);
             if (a != b) {
-                flips.add(new Flip(r, b, a, reference.get(r, b) - reference.get(r, a),
-                        actual.get(r, b) - reference.get(r, b), actual.get(r, a) - reference.get(r, a)));
+                flips.add(new Flip(
+                        r,
+                        b,
+                        a,
+                        reference.get(r, b) - reference.get(r, a),
+                        actual.get(r, b) - reference.get(r, b),
+                        actual.get(r, a) - reference.get(r, a)));
             }
         }
-        return new OutputAgreement(se / Math.max(1, actual.data().length), max, actual.rows(), flips,
-                topMargins(reference), rowMax);
+        return new OutputAgreement(
+                se / Math.max(1, actual.data().length), max, actual.rows(), flips, topMargins(reference), rowMax);
     }
 
     /** Per row, the gap between the largest and the second largest value (0 for a single column). */
@@ -98,8 +115,11 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
 
     /** The rows with the largest errors, largest first, at most {@code n}. */
     public int[] worstRows(int n) {
-        return java.util.stream.IntStream.range(0, rowMaxAbs.length).boxed()
-                .sorted((x, y) -> Double.compare(rowMaxAbs[y], rowMaxAbs[x])).limit(n).mapToInt(Integer::intValue)
+        return java.util.stream.IntStream.range(0, rowMaxAbs.length)
+                .boxed()
+                .sorted((x, y) -> Double.compare(rowMaxAbs[y], rowMaxAbs[x]))
+                .limit(n)
+                .mapToInt(Integer::intValue)
                 .toArray();
     }
 
@@ -124,17 +144,22 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
      */
     public String describePredictions(int maxFlips) {
         double rms = Math.sqrt(mse);
-        StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "same prediction at %d of %d positions",
-                rows - flips.size(), rows));
+        StringBuilder s = new StringBuilder(
+                String.format(Locale.ROOT, "same prediction at %d of %d positions", rows - flips.size(), rows));
         if (referenceMargins.length > 0) {
             double[] sorted = referenceMargins.clone();
             Arrays.sort(sorted);
-            s.append(String.format(Locale.ROOT, "; reference top-2 margins: min %.2e, median %.2e; %d below 4×rms "
-                    + "error (%.2e)", sorted[0], sorted[sorted.length / 2], rowsWithMarginBelow(4 * rms), 4 * rms));
+            s.append(String.format(
+                    Locale.ROOT,
+                    "; reference top-2 margins: min %.2e, median %.2e; %d below 4×rms " + "error (%.2e)",
+                    sorted[0],
+                    sorted[sorted.length / 2],
+                    rowsWithMarginBelow(4 * rms),
+                    4 * rms));
         }
         if (!flips.isEmpty()) {
-            s.append(String.format(Locale.ROOT, "; flips whose reference gap exceeds 4×rms error: %d",
-                    flipsWithGapAbove(4 * rms)));
+            s.append(String.format(
+                    Locale.ROOT, "; flips whose reference gap exceeds 4×rms error: %d", flipsWithGapAbove(4 * rms)));
         }
         if (rows > 1) {
             s.append("; largest errors at positions");
@@ -153,11 +178,21 @@ public record OutputAgreement(double mse, double maxAbs, int rows, List<Flip> fl
     public OutputAgreement combine(OutputAgreement o) {
         List<Flip> all = new ArrayList<>(flips);
         for (Flip f : o.flips) {
-            all.add(new Flip(rows + f.row(), f.referenceTop(), f.actualTop(), f.referenceGap(),
-                    f.errorAtReferenceTop(), f.errorAtActualTop()));
+            all.add(new Flip(
+                    rows + f.row(),
+                    f.referenceTop(),
+                    f.actualTop(),
+                    f.referenceGap(),
+                    f.errorAtReferenceTop(),
+                    f.errorAtActualTop()));
         }
-        return new OutputAgreement(Math.max(mse, o.mse), Math.max(maxAbs, o.maxAbs), rows + o.rows, all,
-                concat(referenceMargins, o.referenceMargins), concat(rowMaxAbs, o.rowMaxAbs));
+        return new OutputAgreement(
+                Math.max(mse, o.mse),
+                Math.max(maxAbs, o.maxAbs),
+                rows + o.rows,
+                all,
+                concat(referenceMargins, o.referenceMargins),
+                concat(rowMaxAbs, o.rowMaxAbs));
     }
 
     private static double[] concat(double[] a, double[] b) {

@@ -23,8 +23,9 @@ import java.util.Set;
 public final class ParameterFile {
     /** A parameters.json is well under 2 KiB; a larger file is not one. */
     static final long MAX_BYTES = 64 * 1024;
-    private static final Set<String> KEYS = Set.of("logN", "logQ", "logP", "dnum", "logScale", "hammingWeight",
-            "security");
+
+    private static final Set<String> KEYS =
+            Set.of("logN", "logQ", "logP", "dnum", "logScale", "hammingWeight", "security");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ParameterFile() {}
@@ -38,7 +39,8 @@ public final class ParameterFile {
         m.put("logScale", p.logScale());
         m.put("hammingWeight", p.hammingWeight());
         m.put("security", p.security().configName());
-        Files.writeString(file, JSON.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
+        Files.writeString(
+                file, JSON.copy().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m));
     }
 
     /** @throws ConfigException naming the file, the field, the value and what is allowed */
@@ -59,13 +61,18 @@ public final class ParameterFile {
         for (var it = root.fieldNames(); it.hasNext(); ) {
             String key = it.next();
             if (!KEYS.contains(key)) {
-                throw new ConfigException(file + ": unknown key '" + key + "'; allowed: " + KEYS.stream().sorted().toList());
+                throw new ConfigException(file + ": unknown key '" + key + "'; allowed: "
+                        + KEYS.stream().sorted().toList());
             }
         }
         try {
-            return new CkksParameters(integer(file, root, "logN"), integers(file, root, "logQ", CkksParameters.MAX_Q_PRIMES),
-                    integers(file, root, "logP", CkksParameters.MAX_P_PRIMES), integer(file, root, "dnum"),
-                    integer(file, root, "logScale"), integer(file, root, "hammingWeight"),
+            return new CkksParameters(
+                    integer(file, root, "logN"),
+                    integers(file, root, "logQ", CkksParameters.MAX_Q_PRIMES),
+                    integers(file, root, "logP", CkksParameters.MAX_P_PRIMES),
+                    integer(file, root, "dnum"),
+                    integer(file, root, "logScale"),
+                    integer(file, root, "hammingWeight"),
                     SecurityLevel.fromConfig(text(file, root, "security")));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(file + ": " + e.getMessage(), e);

@@ -20,10 +20,21 @@ import java.util.function.Supplier;
 final class PlanCache {
     static final int CAPACITY = 32;
 
-    private record Key(LoadedModel model, Calibration calibration, String backend, String parameterHash,
-            Packing packing, Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots, int rows,
-            int cols, Layout layout, int ciphertexts, int level, double scale) {
-    }
+    private record Key(
+            LoadedModel model,
+            Calibration calibration,
+            String backend,
+            String parameterHash,
+            Packing packing,
+            Set<Integer> rotationSteps,
+            boolean conjugation,
+            Set<Integer> bootstrapSlots,
+            int rows,
+            int cols,
+            Layout layout,
+            int ciphertexts,
+            int level,
+            double scale) {}
 
     private final Map<Key, BootstrapPlanner.Planned> plans = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
@@ -33,12 +44,27 @@ final class PlanCache {
     };
 
     /** The plan for these inputs: a cached one (marked reused) or {@code make}'s, then kept. */
-    BootstrapPlanner.Planned get(KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration,
+    BootstrapPlanner.Planned get(
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
             Supplier<BootstrapPlanner.Planned> make) {
         EvaluationKeys ek = keys.evaluationKeys();
-        Key key = new Key(model, calibration, keys.backend(), keys.context().parameterHash(), keys.packing(),
-                Set.copyOf(ek.rotationSteps()), ek.hasConjugation(), Set.copyOf(ek.bootstrapSlots()), embeddings.rows(),
-                embeddings.cols(), embeddings.layout(), embeddings.ciphertexts().length, embeddings.level(),
+        Key key = new Key(
+                model,
+                calibration,
+                keys.backend(),
+                keys.context().parameterHash(),
+                keys.packing(),
+                Set.copyOf(ek.rotationSteps()),
+                ek.hasConjugation(),
+                Set.copyOf(ek.bootstrapSlots()),
+                embeddings.rows(),
+                embeddings.cols(),
+                embeddings.layout(),
+                embeddings.ciphertexts().length,
+                embeddings.level(),
                 embeddings.scale());
         BootstrapPlanner.Planned cached;
         synchronized (plans) {

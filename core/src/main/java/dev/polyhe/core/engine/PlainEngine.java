@@ -40,8 +40,8 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
 
     private static void requireSameShape(PlainTensor a, PlainTensor b, String op) {
         if (a.rows != b.rows || a.cols != b.cols) {
-            throw new IllegalArgumentException(op + ": shapes differ, [" + a.rows + ", " + a.cols + "] vs ["
-                    + b.rows + ", " + b.cols + "]");
+            throw new IllegalArgumentException(
+                    op + ": shapes differ, [" + a.rows + ", " + a.cols + "] vs [" + b.rows + ", " + b.cols + "]");
         }
     }
 
@@ -165,8 +165,8 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     @Override
     public PlainTensor matmul(PlainTensor a, PlainTensor b) {
         if (a.cols != b.rows) {
-            throw new IllegalArgumentException("matmul: [" + a.rows + ", " + a.cols + "] x [" + b.rows + ", "
-                    + b.cols + "] do not chain");
+            throw new IllegalArgumentException(
+                    "matmul: [" + a.rows + ", " + a.cols + "] x [" + b.rows + ", " + b.cols + "] do not chain");
         }
         multiplications++;
         double[] y = new double[a.rows * b.cols];
@@ -186,8 +186,8 @@ public final class PlainEngine implements TensorOps<PlainTensor> {
     @Override
     public PlainTensor matmulTransposed(PlainTensor a, PlainTensor b) {
         if (a.cols != b.cols) {
-            throw new IllegalArgumentException("matmulTransposed: [" + a.rows + ", " + a.cols + "] x ["
-                    + b.rows + ", " + b.cols + "]ᵀ do not chain");
+            throw new IllegalArgumentException("matmulTransposed: [" + a.rows + ", " + a.cols + "] x [" + b.rows + ", "
+                    + b.cols + "]ᵀ do not chain");
         }
         multiplications++;
         double[] y = new double[a.rows * b.rows];

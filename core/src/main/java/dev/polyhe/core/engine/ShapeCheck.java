@@ -13,7 +13,8 @@ public final class ShapeCheck {
                     + "] but the input has " + in + " columns (expected weight [out, " + in + "])");
         }
         if (bias != null && bias.length != weight.rows()) {
-            throw new IllegalArgumentException("linear: bias has " + bias.length + " values, expected " + weight.rows());
+            throw new IllegalArgumentException(
+                    "linear: bias has " + bias.length + " values, expected " + weight.rows());
         }
     }
 

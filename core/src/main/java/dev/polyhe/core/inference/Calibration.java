@@ -24,7 +24,11 @@ import java.util.TreeMap;
  * @param p the power used for the attention row statistics
  * @param samples number of inputs run
  */
-public record Calibration(@JsonProperty("model_type") String modelType, String attention, int p, int samples,
+public record Calibration(
+        @JsonProperty("model_type") String modelType,
+        String attention,
+        int p,
+        int samples,
         Map<String, SiteCalibration> sites) {
 
     private static final ObjectMapper JSON = JsonMapper.builder()
@@ -53,8 +57,8 @@ public record Calibration(@JsonProperty("model_type") String modelType, String a
                     + function + " site '" + site + "'; calibrate this model first (polyhe calibrate)");
         }
         if (!s.function().equals(function)) {
-            throw new IllegalArgumentException("calibration site '" + site + "' was recorded for " + s.function()
-                    + ", not " + function);
+            throw new IllegalArgumentException(
+                    "calibration site '" + site + "' was recorded for " + s.function() + ", not " + function);
         }
         return s;
     }

@@ -52,8 +52,9 @@ public final class CalibrationRecorder implements Nonlinearities {
             min = Math.min(min, v);
             max = Math.max(max, v);
         }
-        merge(Calibration.INPUT_SITE, SiteCalibration.range(Calibration.INPUT_SITE, min, max,
-                embeddings.data().length));
+        merge(
+                Calibration.INPUT_SITE,
+                SiteCalibration.range(Calibration.INPUT_SITE, min, max, embeddings.data().length));
     }
 
     private void merge(String site, SiteCalibration s) {
@@ -108,8 +109,20 @@ public final class CalibrationRecorder implements Nonlinearities {
             }
         }
         boolean anyVisible = visibleMin <= visibleMax;
-        merge(site, new SiteCalibration("attention", min, max, (long) rows * cols, sumMin / cols, sumMax / cols,
-                sumMin, sumMax, cols, anyVisible ? visibleMin : null, anyVisible ? visibleMax : null));
+        merge(
+                site,
+                new SiteCalibration(
+                        "attention",
+                        min,
+                        max,
+                        (long) rows * cols,
+                        sumMin / cols,
+                        sumMax / cols,
+                        sumMin,
+                        sumMax,
+                        cols,
+                        anyVisible ? visibleMin : null,
+                        anyVisible ? visibleMax : null));
         return exact.attention(ops, scores, mask, site);
     }
 }

@@ -30,9 +30,10 @@ public final class DeclaredAttention {
      * @throws ConfigException naming config.json and {@value #KEY} when the checkpoint declares none
      */
     public static PluginChoice require(Path checkpoint, String whatToDo) {
-        return read(checkpoint).orElseThrow(() -> new ConfigException(checkpoint.resolve("config.json")
-                + " declares no attention mechanism ('" + KEY + "'), so it was trained with softmax, which the "
-                + "polynomial model cannot run: " + whatToDo));
+        return read(checkpoint)
+                .orElseThrow(() -> new ConfigException(checkpoint.resolve("config.json")
+                        + " declares no attention mechanism ('" + KEY + "'), so it was trained with softmax, which the "
+                        + "polynomial model cannot run: " + whatToDo));
     }
 
     /**
@@ -55,8 +56,8 @@ public final class DeclaredAttention {
         }
         String expected = "; expected {\"name\": \"power-softmax\", \"options\": {\"p\": 4, \"epsilon\": 0.001}}";
         if (!d.isObject()) {
-            throw new CheckpointException(file + ": '" + KEY + "' is " + d.getNodeType().name().toLowerCase()
-                    + expected);
+            throw new CheckpointException(
+                    file + ": '" + KEY + "' is " + d.getNodeType().name().toLowerCase() + expected);
         }
         JsonNode name = d.get("name");
         if (name == null || !name.isTextual() || name.asText().isBlank()) {
@@ -71,8 +72,8 @@ public final class DeclaredAttention {
             for (var e : o.properties()) {
                 JsonNode v = e.getValue();
                 if (!v.isValueNode() || v.isNull()) {
-                    throw new CheckpointException(file + ": '" + KEY + ".options." + e.getKey()
-                            + "' must be a number, string or boolean");
+                    throw new CheckpointException(
+                            file + ": '" + KEY + ".options." + e.getKey() + "' must be a number, string or boolean");
                 }
                 options.put(e.getKey(), v.isNumber() ? v.numberValue() : v.isBoolean() ? v.asBoolean() : v.asText());
             }

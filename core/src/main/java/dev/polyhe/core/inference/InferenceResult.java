@@ -13,6 +13,11 @@ import java.util.List;
  *        bootstrapping)
  * @param nonPolynomialCalls exact non-polynomial evaluations (0 for a model that can run encrypted)
  */
-public record InferenceResult(Matrix embeddings, Matrix lastHiddenState, Matrix logits, List<Matrix> layerOutputs,
-        int maxDepth, long multiplications, long nonPolynomialCalls) {
-}
+public record InferenceResult(
+        Matrix embeddings,
+        Matrix lastHiddenState,
+        Matrix logits,
+        List<Matrix> layerOutputs,
+        int maxDepth,
+        long multiplications,
+        long nonPolynomialCalls) {}

@@ -75,8 +75,10 @@ public final class InferenceService {
         try {
             root = new ObjectMapper().readTree(Files.readString(file));
         } catch (NoSuchFileException e) {
-            throw new CheckpointException(Files.isDirectory(dir) ? "checkpoint folder " + dir + " has no config.json"
-                    : "checkpoint folder " + dir + " does not exist");
+            throw new CheckpointException(
+                    Files.isDirectory(dir)
+                            ? "checkpoint folder " + dir + " has no config.json"
+                            : "checkpoint folder " + dir + " does not exist");
         } catch (IOException e) {
             throw new CheckpointException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -94,8 +96,8 @@ public final class InferenceService {
         try {
             arch = plugins.model(type);
         } catch (IllegalArgumentException e) {
-            throw new CheckpointException(dir.resolve("config.json") + ": model_type '" + type
-                    + "' is not supported: " + e.getMessage());
+            throw new CheckpointException(
+                    dir.resolve("config.json") + ": model_type '" + type + "' is not supported: " + e.getMessage());
         }
         return new LoadedModel(dir, type, arch.load(dir));
     }
@@ -112,7 +114,8 @@ public final class InferenceService {
      */
     private PluginChoice exactAttention() {
         AttentionMechanism mechanism = plugins.attention(attention.name());
-        if (!attention.options().containsKey("division") || !mechanism.optionNames().contains("division")) {
+        if (!attention.options().containsKey("division")
+                || !mechanism.optionNames().contains("division")) {
             return attention;
         }
         Map<String, Object> options = new LinkedHashMap<>(attention.options());
@@ -136,8 +139,8 @@ public final class InferenceService {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("calibration needs at least one input");
         }
-        CalibrationRecorder recorder = new CalibrationRecorder(exactNonlinearities(), power(),
-                doubleOption("epsilon", 1e-3));
+        CalibrationRecorder recorder =
+                new CalibrationRecorder(exactNonlinearities(), power(), doubleOption("epsilon", 1e-3));
         for (ModelInput in : inputs) {
             recorder.embeddings(run(model.model(), in, recorder).embeddings());
         }
@@ -157,8 +160,15 @@ public final class InferenceService {
                     + " but this model runs " + exact + "; calibrate with the same attention");
         }
         SiteDomains domains = new SiteDomains(config.margin());
-        return new PolynomialNonlinearities(calibration, plugins, config.invSqrt(), config.gelu(), config.tanh(),
-                domains, (site, approximations) -> polynomialAttention(site, domains, approximations), checkDomains);
+        return new PolynomialNonlinearities(
+                calibration,
+                plugins,
+                config.invSqrt(),
+                config.gelu(),
+                config.tanh(),
+                domains,
+                (site, approximations) -> polynomialAttention(site, domains, approximations),
+                checkDomains);
     }
 
     /**
@@ -181,28 +191,34 @@ public final class InferenceService {
         // the same weights as on its sum but on a domain that does not widen along a sequence (docs/fidelity.md,
         // "Each row divided by its own length"). Not where the calibration predates per-row statistics (its domain
         // would have to span every length), nor where the user chose.
-        if (mechanism.optionNames().contains("length-agnostic") && !attention.options().containsKey("length-agnostic")
+        if (mechanism.optionNames().contains("length-agnostic")
+                && !attention.options().containsKey("length-agnostic")
                 && site.rowVisibleMeanMin() != null) {
             options.put("length-agnostic", true);
         }
         // lo/hi mean the domain of ε + Σx^p only for the PowerSoftmax family (the mechanisms with a 'division'
         // option); baselines take their domains from the options the user gives
-        if (mechanism.optionNames().containsAll(List.of("division", "lo", "hi")) && !attention.options().containsKey("lo")
-                && !attention.options().containsKey("hi") && site.rowPowerSumMin() != null) {
+        if (mechanism.optionNames().containsAll(List.of("division", "lo", "hi"))
+                && !attention.options().containsKey("lo")
+                && !attention.options().containsKey("hi")
+                && site.rowPowerSumMin() != null) {
             double eps = doubleOption("epsilon", 1e-3);
             boolean lengthAgnostic = attention.name().contains("length-agnostic")
                     || Boolean.parseBoolean(String.valueOf(options.getOrDefault("length-agnostic", "false")));
             int p = power();
-            Domain d = !lengthAgnostic ? domains.powers(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps, p)
+            Domain d = !lengthAgnostic
+                    ? domains.powers(site.rowPowerSumMin() + eps, site.rowPowerSumMax() + eps, p)
                     : site.rowVisibleMeanMin() != null
-                    ? domains.powers(site.rowVisibleMeanMin(), site.rowVisibleMeanMax(), p)
-                    // a calibration from before per-row statistics: (ε + Σ)/L_t for any L_t from 1 to the longest row
-                    : domains.powers((site.rowPowerSumMin() + eps) / site.maxKeys(), site.rowPowerSumMax() + eps, p);
+                            ? domains.powers(site.rowVisibleMeanMin(), site.rowVisibleMeanMax(), p)
+                            // a calibration from before per-row statistics: (ε + Σ)/L_t for any L_t from 1 to the
+                            // longest row
+                            : domains.powers(
+                                    (site.rowPowerSumMin() + eps) / site.maxKeys(), site.rowPowerSumMax() + eps, p);
             options.put("lo", d.lo());
             options.put("hi", d.hi());
         }
-        AttentionKernel kernel = mechanism.create(new PluginChoice(attention.name(), options).toOptions("attention"),
-                approximations);
+        AttentionKernel kernel =
+                mechanism.create(new PluginChoice(attention.name(), options).toOptions("attention"), approximations);
         if (!kernel.polynomial()) {
             throw new ConfigException("attention " + kernel.describe() + " is not a polynomial, so the poly engine "
                     + "cannot use it; choose power-softmax (its division becomes Goldschmidt), "
@@ -238,9 +254,14 @@ public final class InferenceService {
             }
         };
         ModelOutput<PlainTensor> out = model.forward(engine, engine.fromPlain(embeddings), nonlinearities, observer);
-        return new InferenceResult(embeddings, engine.toPlain(out.lastHiddenState()),
-                out.logits() == null ? null : engine.toPlain(out.logits()), List.copyOf(layers), engine.maxDepth(),
-                engine.multiplications(), engine.nonPolynomialCalls());
+        return new InferenceResult(
+                embeddings,
+                engine.toPlain(out.lastHiddenState()),
+                out.logits() == null ? null : engine.toPlain(out.logits()),
+                List.copyOf(layers),
+                engine.maxDepth(),
+                engine.multiplications(),
+                engine.nonPolynomialCalls());
     }
 
     /** Runs every input with the exact model. */
@@ -250,9 +271,8 @@ public final class InferenceService {
     }
 
     /** Both models over the same inputs, and the errors of the polynomial one against the exact one. */
-    public record Comparison(List<InferenceResult> exact, List<InferenceResult> polynomial,
-            PolynomialErrorReport errors) {
-    }
+    public record Comparison(
+            List<InferenceResult> exact, List<InferenceResult> polynomial, PolynomialErrorReport errors) {}
 
     public Comparison compare(LoadedModel model, List<ModelInput> inputs, Calibration calibration) {
         if (!calibration.modelType().equals(model.modelType())) {
@@ -261,7 +281,8 @@ public final class InferenceService {
         }
         List<InferenceResult> exact = runExact(model, inputs);
         PolynomialNonlinearities poly = polynomialNonlinearities(calibration, true);
-        List<InferenceResult> approx = inputs.stream().map(in -> run(model.model(), in, poly)).toList();
+        List<InferenceResult> approx =
+                inputs.stream().map(in -> run(model.model(), in, poly)).toList();
         ErrorStats hidden = ErrorStats.NONE;
         ErrorStats logits = ErrorStats.NONE;
         List<ErrorStats> layers = new ArrayList<>();
@@ -274,7 +295,8 @@ public final class InferenceService {
                 logits = logits.combine(ErrorStats.between(p.logits(), e.logits()));
             }
             for (int l = 0; l < e.layerOutputs().size(); l++) {
-                ErrorStats s = ErrorStats.between(p.layerOutputs().get(l), e.layerOutputs().get(l));
+                ErrorStats s = ErrorStats.between(
+                        p.layerOutputs().get(l), e.layerOutputs().get(l));
                 if (layers.size() <= l) {
                     layers.add(s);
                 } else {
@@ -283,7 +305,10 @@ public final class InferenceService {
             }
             depth = Math.max(depth, p.maxDepth());
         }
-        return new Comparison(exact, approx, new PolynomialErrorReport(hidden, logits, List.copyOf(layers), depth,
-                poly.outOfDomain(), poly.describeSites()));
+        return new Comparison(
+                exact,
+                approx,
+                new PolynomialErrorReport(
+                        hidden, logits, List.copyOf(layers), depth, poly.outOfDomain(), poly.describeSites()));
     }
 }

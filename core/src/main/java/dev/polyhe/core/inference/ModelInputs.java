@@ -59,8 +59,8 @@ public final class ModelInputs {
         for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
             String k = it.next();
             if (!List.of("input_ids", "pixel_values", "text", "attention_mask").contains(k)) {
-                throw new InvalidInputException(source + ": unknown key '" + k
-                        + "'; allowed: input_ids, pixel_values, text, attention_mask");
+                throw new InvalidInputException(
+                        source + ": unknown key '" + k + "'; allowed: input_ids, pixel_values, text, attention_mask");
             }
         }
         boolean ids = root.has("input_ids");
@@ -71,7 +71,8 @@ public final class ModelInputs {
                     + "'text' (a list of strings, for checkpoints with a tokenizer.json) or 'pixel_values' "
                     + "([batch, channels, height, width])");
         }
-        List<ModelInput> out = ids ? tokens(root.get("input_ids"), source)
+        List<ModelInput> out = ids
+                ? tokens(root.get("input_ids"), source)
                 : text ? texts(root.get("text"), source, model) : images(root.get("pixel_values"), source);
         if (root.has("attention_mask")) {
             checkMask(root.get("attention_mask"), out, source);
@@ -108,7 +109,8 @@ public final class ModelInputs {
         for (int b = 0; b < batch.size(); b++) {
             JsonNode seq = batch.get(b);
             if (!seq.isArray() || seq.isEmpty()) {
-                throw new InvalidInputException(source + ": 'input_ids[" + b + "]' must be a non-empty list of token ids");
+                throw new InvalidInputException(
+                        source + ": 'input_ids[" + b + "]' must be a non-empty list of token ids");
             }
             long[] ids = new long[seq.size()];
             for (int t = 0; t < ids.length; t++) {
@@ -157,7 +159,8 @@ public final class ModelInputs {
                 }
             }
             if (batch.get(b).size() != shape[1] || batch.get(b).path(0).size() != shape[2]) {
-                throw new InvalidInputException(source + ": 'pixel_values[" + b + "]' does not have the shape of sample 0");
+                throw new InvalidInputException(
+                        source + ": 'pixel_values[" + b + "]' does not have the shape of sample 0");
             }
             out.add(ModelInput.pixels(values, shape[1], shape[2], shape[3]));
         }
@@ -169,12 +172,14 @@ public final class ModelInputs {
             JsonNode row = mask.path(b);
             long[] ids = inputs.get(b).inputIds();
             if (ids == null || !row.isArray() || row.size() != ids.length) {
-                throw new InvalidInputException(source + ": 'attention_mask[" + b + "]' must match input_ids[" + b + "]");
+                throw new InvalidInputException(
+                        source + ": 'attention_mask[" + b + "]' must match input_ids[" + b + "]");
             }
             for (JsonNode v : row) {
                 if (v.asInt(-1) != 1) {
-                    throw new InvalidInputException(source + ": 'attention_mask[" + b + "]' has a 0: padded batches are "
-                            + "not supported; give each sequence unpadded (samples may differ in length)");
+                    throw new InvalidInputException(
+                            source + ": 'attention_mask[" + b + "]' has a 0: padded batches are "
+                                    + "not supported; give each sequence unpadded (samples may differ in length)");
                 }
             }
         }

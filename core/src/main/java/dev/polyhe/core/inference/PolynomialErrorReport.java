@@ -11,6 +11,10 @@ import java.util.Map;
  * @param outOfDomain sites whose inputs left their approximation domain, with the count of such values
  * @param sites the approximation used at each site
  */
-public record PolynomialErrorReport(ErrorStats lastHiddenState, ErrorStats logits, List<ErrorStats> layers,
-        int maxDepth, Map<String, Long> outOfDomain, Map<String, String> sites) {
-}
+public record PolynomialErrorReport(
+        ErrorStats lastHiddenState,
+        ErrorStats logits,
+        List<ErrorStats> layers,
+        int maxDepth,
+        Map<String, Long> outOfDomain,
+        Map<String, String> sites) {}

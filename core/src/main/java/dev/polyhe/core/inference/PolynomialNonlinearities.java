@@ -41,9 +41,15 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     /** Each approximation's depth, announced to the engine before it runs ({@code TensorOps#reserve}). */
     private final Map<Approximation, Integer> depths = new ConcurrentHashMap<>();
 
-    public PolynomialNonlinearities(Calibration calibration, Approximations approximations, PluginChoice invSqrt,
-            PluginChoice gelu, PluginChoice tanh, SiteDomains domains,
-            BiFunction<SiteCalibration, Approximations, AttentionKernel> attentionKernels, boolean checkDomains) {
+    public PolynomialNonlinearities(
+            Calibration calibration,
+            Approximations approximations,
+            PluginChoice invSqrt,
+            PluginChoice gelu,
+            PluginChoice tanh,
+            SiteDomains domains,
+            BiFunction<SiteCalibration, Approximations, AttentionKernel> attentionKernels,
+            boolean checkDomains) {
         this.calibration = calibration;
         this.approximations = approximations;
         this.invSqrt = invSqrt;
@@ -62,23 +68,23 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     /** The approximation chosen for every site used so far, e.g. for reports. */
     public Map<String, String> describeSites() {
         Map<String, String> m = new TreeMap<>();
-        approximationsBySite.forEach((k, v) -> m.put(k, v.describe().contains(v.domain().toString()) ? v.describe()
-                : v.describe() + " on " + v.domain()));
+        approximationsBySite.forEach((k, v) -> m.put(
+                k, v.describe().contains(v.domain().toString()) ? v.describe() : v.describe() + " on " + v.domain()));
         kernelsBySite.forEach((k, v) -> m.put(k, v.describe()));
         return m;
     }
 
-    private Approximation approximation(String site, String function, PluginChoice choice, DoubleUnaryOperator target,
-            boolean positive) {
+    private Approximation approximation(
+            String site, String function, PluginChoice choice, DoubleUnaryOperator target, boolean positive) {
         return approximationsBySite.computeIfAbsent(site + " " + function, key -> {
             SiteCalibration s = calibration.site(site, function);
             Domain d = positive ? domains.positive(s.min(), s.max()) : domains.real(s.min(), s.max());
             try {
-                return approximations.approximate(choice.name(), new ApproximationSpec(function, target, d,
-                        choice.toOptions("approximation")));
+                return approximations.approximate(
+                        choice.name(), new ApproximationSpec(function, target, d, choice.toOptions("approximation")));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("site '" + site + "' (" + function + " on " + d + "): "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "site '" + site + "' (" + function + " on " + d + "): " + e.getMessage(), e);
             }
         });
     }
@@ -101,8 +107,8 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     @Override
     public <M> M invSqrt(TensorOps<M> ops, M x, String site) {
         try (var scope = ops.operator("layernorm.inv-sqrt")) {
-            return evaluate(ops, x, site, approximation(site, "inv-sqrt", invSqrt, TargetFunctions.named("inv-sqrt"),
-                    true));
+            return evaluate(
+                    ops, x, site, approximation(site, "inv-sqrt", invSqrt, TargetFunctions.named("inv-sqrt"), true));
         }
     }
 
@@ -123,9 +129,14 @@ public final class PolynomialNonlinearities implements Nonlinearities {
     @Override
     public <M> M attention(TensorOps<M> ops, M scores, Matrix mask, String site) {
         // the kernel's division runs inside the plugin: its approximations count their own inputs outside the domain
-        AttentionKernel k = kernelsBySite.computeIfAbsent(site, s -> attentionKernels.apply(calibration.site(s,
-                "attention"), checkDomains ? new DomainCheckedApproximations(approximations, s,
-                (where, n) -> outOfDomain.merge(where, n, Long::sum)) : approximations));
+        AttentionKernel k = kernelsBySite.computeIfAbsent(
+                site,
+                s -> attentionKernels.apply(
+                        calibration.site(s, "attention"),
+                        checkDomains
+                                ? new DomainCheckedApproximations(
+                                        approximations, s, (where, n) -> outOfDomain.merge(where, n, Long::sum))
+                                : approximations));
         SiteCalibration c = calibration.site(site, "attention");
         Domain range = domains.real(c.min(), c.max());
         try (var scope = ops.operator("attention-normalization")) {

@@ -23,7 +23,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param rowVisibleMeanMax attention only: the largest such value
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record SiteCalibration(String function, double min, double max, long count,
+public record SiteCalibration(
+        String function,
+        double min,
+        double max,
+        long count,
         @JsonProperty("row_power_mean_min") Double rowPowerMeanMin,
         @JsonProperty("row_power_mean_max") Double rowPowerMeanMax,
         @JsonProperty("row_power_sum_min") Double rowPowerSumMin,
@@ -41,11 +45,20 @@ public record SiteCalibration(String function, double min, double max, long coun
         if (!o.function.equals(function)) {
             throw new IllegalStateException("site used for both " + function + " and " + o.function);
         }
-        return new SiteCalibration(function, Math.min(min, o.min), Math.max(max, o.max), count + o.count,
-                minOf(rowPowerMeanMin, o.rowPowerMeanMin), maxOf(rowPowerMeanMax, o.rowPowerMeanMax),
-                minOf(rowPowerSumMin, o.rowPowerSumMin), maxOf(rowPowerSumMax, o.rowPowerSumMax),
-                maxKeys == null ? o.maxKeys : o.maxKeys == null ? maxKeys : Integer.valueOf(Math.max(maxKeys, o.maxKeys)),
-                minOf(rowVisibleMeanMin, o.rowVisibleMeanMin), maxOf(rowVisibleMeanMax, o.rowVisibleMeanMax));
+        return new SiteCalibration(
+                function,
+                Math.min(min, o.min),
+                Math.max(max, o.max),
+                count + o.count,
+                minOf(rowPowerMeanMin, o.rowPowerMeanMin),
+                maxOf(rowPowerMeanMax, o.rowPowerMeanMax),
+                minOf(rowPowerSumMin, o.rowPowerSumMin),
+                maxOf(rowPowerSumMax, o.rowPowerSumMax),
+                maxKeys == null
+                        ? o.maxKeys
+                        : o.maxKeys == null ? maxKeys : Integer.valueOf(Math.max(maxKeys, o.maxKeys)),
+                minOf(rowVisibleMeanMin, o.rowVisibleMeanMin),
+                maxOf(rowVisibleMeanMax, o.rowVisibleMeanMax));
     }
 
     private static Double minOf(Double a, Double b) {

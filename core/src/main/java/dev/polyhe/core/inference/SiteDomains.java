@@ -26,8 +26,8 @@ public final class SiteDomains {
     /** For functions on (0, ∞) (1/√x, 1/x): [min / (1 + margin), max · (1 + margin)], staying positive. */
     public Domain positive(double min, double max) {
         if (!(min > 0)) {
-            throw new IllegalArgumentException("calibrated range [" + min + ", " + max
-                    + "] of a positive-only function reaches 0 or below");
+            throw new IllegalArgumentException(
+                    "calibrated range [" + min + ", " + max + "] of a positive-only function reaches 0 or below");
         }
         double lo = min / (1 + margin);
         double hi = Math.max(max * (1 + margin), lo * (1 + 1e-6));

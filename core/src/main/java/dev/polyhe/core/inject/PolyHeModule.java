@@ -36,6 +36,7 @@ public final class PolyHeModule extends AbstractModule {
 
     private <T extends PolyHePlugin> void bindAll(Class<T> service) {
         MapBinder<String, T> binder = MapBinder.newMapBinder(binder(), String.class, service);
-        registry.providers(service).forEach((name, provider) -> binder.addBinding(name).toInstance(provider));
+        registry.providers(service)
+                .forEach((name, provider) -> binder.addBinding(name).toInstance(provider));
     }
 }

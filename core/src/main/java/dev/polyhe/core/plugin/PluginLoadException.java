@@ -8,8 +8,10 @@ public class PluginLoadException extends RuntimeException {
     private final transient List<String> problems;
 
     public PluginLoadException(List<String> problems) {
-        super(problems.size() == 1 ? problems.get(0)
-                : problems.size() + " plugin problems:\n  " + String.join("\n  ", problems));
+        super(
+                problems.size() == 1
+                        ? problems.get(0)
+                        : problems.size() + " plugin problems:\n  " + String.join("\n  ", problems));
         this.problems = List.copyOf(problems);
     }
 

@@ -76,7 +76,10 @@ public final class PluginRegistry {
             throw new PluginLoadException(problems);
         }
         found.sort(Comparator.comparing(PluginDescriptor::kind).thenComparing(PluginDescriptor::name));
-        LOG.debug("{} plugins found ({} module layers from {})", found.size(), layers.size(),
+        LOG.debug(
+                "{} plugins found ({} module layers from {})",
+                found.size(),
+                layers.size(),
                 pluginsDir == null ? "no plugins folder" : pluginsDir);
         found.forEach(d -> LOG.debug("  {} {} from {}", d.kind(), d.name(), d.origin()));
         return new PluginRegistry(found, layers);
@@ -108,18 +111,21 @@ public final class PluginRegistry {
 
     private static List<Path> pluginEntries(Path dir, List<String> problems) {
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> Files.isDirectory(p) || p.getFileName().toString().endsWith(".jar"))
-                    .sorted().toList();
+            return s.filter(p ->
+                            Files.isDirectory(p) || p.getFileName().toString().endsWith(".jar"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             problems.add("cannot list plugins folder " + dir + ": " + e.getMessage());
             return List.of();
         }
     }
 
-    private static void loadPlugin(Path entry, List<PluginDescriptor> found, List<ModuleLayer> layers,
-            List<String> problems) {
+    private static void loadPlugin(
+            Path entry, List<PluginDescriptor> found, List<ModuleLayer> layers, List<String> problems) {
         String origin = entry.toString();
-        ModuleLayer parent = Optional.ofNullable(PolyHeApi.class.getModule().getLayer()).orElse(ModuleLayer.boot());
+        ModuleLayer parent =
+                Optional.ofNullable(PolyHeApi.class.getModule().getLayer()).orElse(ModuleLayer.boot());
         if (!PolyHeApi.class.getModule().isNamed()) {
             problems.add("plugin " + origin + " cannot be loaded: the PolyHE api is on the classpath, but plugins "
                     + "folders need it on the module path (--module-path)");
@@ -133,7 +139,8 @@ public final class PluginRegistry {
             problems.add("plugin " + origin + " is not a valid module: " + plainCause(e));
             return;
         }
-        List<ModuleReference> explicit = refs.stream().filter(r -> !r.descriptor().isAutomatic()).toList();
+        List<ModuleReference> explicit =
+                refs.stream().filter(r -> !r.descriptor().isAutomatic()).toList();
         if (explicit.isEmpty()) {
             problems.add("plugin " + origin + " is not a JPMS module (no module-info.class); a plugin jar must be a "
                     + "named module that 'provides' a PolyHE service");
@@ -163,8 +170,8 @@ public final class PluginRegistry {
                         try {
                             found.add(describe(kind, p.get(), origin, problems));
                         } catch (java.util.ServiceConfigurationError e) {
-                            problems.add("plugin " + origin + ": provider " + p.type().getName()
-                                    + " could not be instantiated: " + plainCause(e));
+                            problems.add("plugin " + origin + ": provider "
+                                    + p.type().getName() + " could not be instantiated: " + plainCause(e));
                         }
                     });
         }
@@ -216,14 +223,16 @@ public final class PluginRegistry {
                     + e.getMessage());
         }
         if (p.name() == null || !p.name().matches("[a-z0-9][a-z0-9_.-]*")) {
-            problems.add(kind.label() + " provider " + p.getClass().getName() + " (" + where + ") has name '"
-                    + p.name() + "'; names are lower-case letters, digits, '-', '_' and '.'");
+            problems.add(kind.label() + " provider " + p.getClass().getName() + " (" + where + ") has name '" + p.name()
+                    + "'; names are lower-case letters, digits, '-', '_' and '.'");
         }
         return new PluginDescriptor(kind, p.name(), moduleName, version, origin, api, p.description(), p);
     }
 
     private static String implementationVersion(PolyHePlugin p) {
-        String v = p.getClass().getPackage() == null ? null : p.getClass().getPackage().getImplementationVersion();
+        String v = p.getClass().getPackage() == null
+                ? null
+                : p.getClass().getPackage().getImplementationVersion();
         return v == null ? "unversioned" : v;
     }
 

@@ -73,29 +73,64 @@ public final class LatencyBreakdown {
         sb.append("By HE primitive:\n");
         for (PrimitiveKind p : PrimitiveKind.values()) {
             double s = byPrimitive.getOrDefault(p, 0.0);
-            sb.append(String.format(Locale.ROOT, "  %-26s %10.3f s %6.1f %%  (%d calls)%n", p.label(), s, share(s),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-26s %10.3f s %6.1f %%  (%d calls)%n",
+                    p.label(),
+                    s,
+                    share(s),
                     primitiveCounts.getOrDefault(p, 0L)));
         }
         if (weightCache != null) {
-            sb.append(String.format(Locale.ROOT, "Weight cache: %d of %d weight products found their weights encoded "
-                    + "(%d encoded now); the key set's cache holds %d plaintexts, %.1f of %.1f MiB%n", weightCache.hits(),
-                    weightCache.hits() + weightCache.misses(), weightCache.misses(), weightCache.entries(),
-                    weightCache.bytes() / 1048576.0, weightCache.budgetBytes() / 1048576.0));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "Weight cache: %d of %d weight products found their weights encoded "
+                            + "(%d encoded now); the key set's cache holds %d plaintexts, %.1f of %.1f MiB%n",
+                    weightCache.hits(),
+                    weightCache.hits() + weightCache.misses(),
+                    weightCache.misses(),
+                    weightCache.entries(),
+                    weightCache.bytes() / 1048576.0,
+                    weightCache.budgetBytes() / 1048576.0));
         }
         sb.append("By operator:\n");
-        sb.append(String.format(Locale.ROOT, "  %-40s %9s %6s %7s %7s %7s %6s %5s %6s%n", "operator", "seconds", "calls",
-                "ct*ct", "ct*pt", "ct*c", "rots", "boot", "levels"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %-40s %9s %6s %7s %7s %7s %6s %5s %6s%n",
+                "operator",
+                "seconds",
+                "calls",
+                "ct*ct",
+                "ct*pt",
+                "ct*c",
+                "rots",
+                "boot",
+                "levels"));
         for (var e : operators.entrySet()) {
             OperatorStats o = e.getValue();
-            sb.append(String.format(Locale.ROOT, "  %-40s %9.3f %6d %7d %7d %7d %6d %5d %6d%n", e.getKey(),
-                    o.nanos() / 1e9, o.calls(), o.ciphertextMultiplications(), o.plaintextMultiplications(),
-                    o.constantMultiplications(), o.rotations(), o.bootstraps(), o.levelsUsed()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-40s %9.3f %6d %7d %7d %7d %6d %5d %6d%n",
+                    e.getKey(),
+                    o.nanos() / 1e9,
+                    o.calls(),
+                    o.ciphertextMultiplications(),
+                    o.plaintextMultiplications(),
+                    o.constantMultiplications(),
+                    o.rotations(),
+                    o.bootstraps(),
+                    o.levelsUsed()));
         }
         if (!precisionRaises.isEmpty()) {
-            sb.append("Precision raised (two bootstraps for one, where a program asked for more bits than one keeps):\n");
-            precisionRaises.forEach((path, r) -> sb.append(String.format(Locale.ROOT,
-                    "  %-40s %6d ciphertexts, %.1f bits asked, one bootstrap keeps %.0f%n", path, r.ciphertexts(),
-                    r.askedBits(), r.singleBits())));
+            sb.append(
+                    "Precision raised (two bootstraps for one, where a program asked for more bits than one keeps):\n");
+            precisionRaises.forEach((path, r) -> sb.append(String.format(
+                    Locale.ROOT,
+                    "  %-40s %6d ciphertexts, %.1f bits asked, one bootstrap keeps %.0f%n",
+                    path,
+                    r.ciphertexts(),
+                    r.askedBits(),
+                    r.singleBits())));
         }
         return sb.toString();
     }
@@ -112,22 +147,34 @@ public final class LatencyBreakdown {
         ObjectNode prims = root.putObject("by_primitive");
         for (PrimitiveKind p : PrimitiveKind.values()) {
             double s = byPrimitive.getOrDefault(p, 0.0);
-            prims.putObject(p.label()).put("seconds", s).put("share_percent", share(s))
+            prims.putObject(p.label())
+                    .put("seconds", s)
+                    .put("share_percent", share(s))
                     .put("calls", primitiveCounts.getOrDefault(p, 0L));
         }
         ObjectNode ops = root.putObject("by_operator");
-        operators.forEach((name, o) -> ops.putObject(name).put("seconds", o.nanos() / 1e9).put("calls", o.calls())
+        operators.forEach((name, o) -> ops.putObject(name)
+                .put("seconds", o.nanos() / 1e9)
+                .put("calls", o.calls())
                 .put("ct_ct_multiplications", o.ciphertextMultiplications())
                 .put("ct_pt_multiplications", o.plaintextMultiplications())
-                .put("ct_constant_multiplications", o.constantMultiplications()).put("rotations", o.rotations())
-                .put("key_switches", o.keySwitches()).put("bootstraps", o.bootstraps()).put("rescales", o.rescales())
+                .put("ct_constant_multiplications", o.constantMultiplications())
+                .put("rotations", o.rotations())
+                .put("key_switches", o.keySwitches())
+                .put("bootstraps", o.bootstraps())
+                .put("rescales", o.rescales())
                 .put("levels_used", o.levelsUsed()));
         ObjectNode raised = root.putObject("precision_raised");
-        precisionRaises.forEach((path, r) -> raised.putObject(path).put("ciphertexts", r.ciphertexts())
-                .put("asked_bits", r.askedBits()).put("single_bootstrap_bits", r.singleBits()));
+        precisionRaises.forEach((path, r) -> raised.putObject(path)
+                .put("ciphertexts", r.ciphertexts())
+                .put("asked_bits", r.askedBits())
+                .put("single_bootstrap_bits", r.singleBits()));
         if (weightCache != null) {
-            root.putObject("weight_cache").put("hits", weightCache.hits()).put("misses", weightCache.misses())
-                    .put("entries", weightCache.entries()).put("bytes", weightCache.bytes())
+            root.putObject("weight_cache")
+                    .put("hits", weightCache.hits())
+                    .put("misses", weightCache.misses())
+                    .put("entries", weightCache.entries())
+                    .put("bytes", weightCache.bytes())
                     .put("budget_bytes", weightCache.budgetBytes());
         }
         return root;
@@ -147,11 +194,18 @@ public final class LatencyBreakdown {
         int width = 760;
         int height = 90 + (kinds.size() + prims.size()) * rowH + 60;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "font-family=\"sans-serif\" font-size=\"13\">%n", width, height));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                        + "font-family=\"sans-serif\" font-size=\"13\">%n",
+                width,
+                height));
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-        svg.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
-                + "Encrypted inference latency: %.2f s</text>%n", totalSeconds));
+        svg.append(String.format(
+                Locale.ROOT,
+                "<text x=\"20\" y=\"28\" font-size=\"17\" font-weight=\"bold\">"
+                        + "Encrypted inference latency: %.2f s</text>%n",
+                totalSeconds));
         int y = 60;
         y = bars(svg, "Share of time by operator kind", kinds, y, rowH, "#3b6ea8");
         bars(svg, "Share of time by HE primitive", prims, y + 20, rowH, "#c0504d");
@@ -169,10 +223,21 @@ public final class LatencyBreakdown {
             double pct = share(seconds);
             int w = (int) Math.round(barMax * Math.min(100, pct) / 100);
             svg.append(String.format(Locale.ROOT, "<text x=\"20\" y=\"%d\">%s</text>%n", y + 15, escape(r[0])));
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
-                    barX, y + 3, Math.max(w, 1), rowH - 6, color));
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%.1f%% (%.3f s)</text>%n",
-                    barX + Math.max(w, 1) + 6, y + 15, pct, seconds));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
+                    barX,
+                    y + 3,
+                    Math.max(w, 1),
+                    rowH - 6,
+                    color));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<text x=\"%d\" y=\"%d\">%.1f%% (%.3f s)</text>%n",
+                    barX + Math.max(w, 1) + 6,
+                    y + 15,
+                    pct,
+                    seconds));
             y += rowH;
         }
         return y;

@@ -25,18 +25,29 @@ public final class PlanExplanation {
             reasons.computeIfAbsent(p.operator(), k -> new LinkedHashMap<>()).merge(p.reason(), 1, Integer::sum);
         }
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "operator", "in→low", "levels", "boots", "why"));
+        sb.append(
+                String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "operator", "in→low", "levels", "boots", "why"));
         for (var e : accounting.operators().entrySet()) {
             OperatorStats s = e.getValue();
             Map<String, Integer> why = reasons.getOrDefault(e.getKey(), Map.of());
             String inOut = s.entryLevel() < 0 ? "" : s.entryLevel() + "→" + s.lowestLevel();
-            sb.append(String.format(Locale.ROOT, "%-50s %7s %7d %7d  %s%n", e.getKey(), inOut, s.levelsUsed(), s.bootstraps(),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-50s %7s %7d %7d  %s%n",
+                    e.getKey(),
+                    inOut,
+                    s.levelsUsed(),
+                    s.bootstraps(),
                     why.isEmpty() ? "" : describe(why.entrySet().iterator().next())));
-            why.entrySet().stream().skip(1).forEach(w -> sb.append(String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n",
-                    "", "", "", "", describe(w))));
+            why.entrySet().stream()
+                    .skip(1)
+                    .forEach(w -> sb.append(
+                            String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "", "", "", "", describe(w))));
         }
-        sb.append(String.format(Locale.ROOT, "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise "
-                + "bootstrap is two)%n", accounting.bootstrapsSoFar()));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise " + "bootstrap is two)%n",
+                accounting.bootstrapsSoFar()));
         return sb.toString();
     }
 

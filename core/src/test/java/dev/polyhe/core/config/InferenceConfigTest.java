@@ -41,11 +41,14 @@ class InferenceConfigTest {
 
     @Test
     void unknownKeysAndBadValuesAreErrorsNamingTheKey() {
-        String msg = assertThrows(ConfigException.class, () -> yaml("inference: {engines: poly}\n")).getMessage();
+        String msg = assertThrows(ConfigException.class, () -> yaml("inference: {engines: poly}\n"))
+                .getMessage();
         assertTrue(msg.contains("unknown key 'inference.engines'") && msg.contains("engine"), msg);
-        msg = assertThrows(ConfigException.class, () -> yaml("inference: {engine: gpu}\n")).getMessage();
+        msg = assertThrows(ConfigException.class, () -> yaml("inference: {engine: gpu}\n"))
+                .getMessage();
         assertTrue(msg.contains("'inference.engine'") && msg.contains("plain, poly"), msg);
-        msg = assertThrows(ConfigException.class, () -> yaml("inference: {margin: -1}\n")).getMessage();
+        msg = assertThrows(ConfigException.class, () -> yaml("inference: {margin: -1}\n"))
+                .getMessage();
         assertTrue(msg.contains("'margin' = -1.0 is not allowed; expected 0 .. 10"), msg);
     }
 }

@@ -30,7 +30,8 @@ class OutputAgreementTest {
         assertEquals(0.0, a.rowMaxAbs()[0], 1e-12);
         assertEquals(0.03, a.rowMaxAbs()[1], 1e-12);
         assertEquals(1, a.worstRows(1)[0]);
-        assertTrue(a.describePredictions(4).startsWith("same prediction at 1 of 2 positions"), a.describePredictions(4));
+        assertTrue(
+                a.describePredictions(4).startsWith("same prediction at 1 of 2 positions"), a.describePredictions(4));
         assertTrue(a.describePredictions(4).contains("position 1: 1 → 0"), a.describePredictions(4));
     }
 

@@ -19,15 +19,20 @@ import org.junit.jupiter.api.Test;
 
 /** A plan is made once per model, key set and input shape, whatever the encrypted values. */
 class PlanCacheTest {
-    private static final CkksParameters PARAMS = new CkksParameters(10, List.of(52, 40, 40, 40, 60), List.of(60), 2,
-            40, 0, SecurityLevel.INSECURE_TEST);
-    private static final long[] PRIMES = {(1L << 52) - 47, (1L << 40) - 195, (1L << 40) + 61, (1L << 40) + 105,
-        (1L << 60) - 93};
+    private static final CkksParameters PARAMS =
+            new CkksParameters(10, List.of(52, 40, 40, 40, 60), List.of(60), 2, 40, 0, SecurityLevel.INSECURE_TEST);
+    private static final long[] PRIMES = {
+        (1L << 52) - 47, (1L << 40) - 195, (1L << 40) + 61, (1L << 40) + 105, (1L << 60) - 93
+    };
 
     private final SymbolicContext ctx = new SymbolicContext(PARAMS, PRIMES, 3);
     private final dev.polyhe.api.he.SecretKey sk = ctx.generateSecretKey();
-    private final KeySet keys = new KeySet("ckks-cpu", ctx, sk, ctx.generateEvaluationKeys(sk, Set.of(1, 2), false,
-            Set.of(512)), new Packing(4, 128, 1));
+    private final KeySet keys = new KeySet(
+            "ckks-cpu",
+            ctx,
+            sk,
+            ctx.generateEvaluationKeys(sk, Set.of(1, 2), false, Set.of(512)),
+            new Packing(4, 128, 1));
     private final AtomicInteger made = new AtomicInteger();
 
     private BootstrapPlanner.Planned make() {

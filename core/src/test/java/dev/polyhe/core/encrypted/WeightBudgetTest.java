@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class WeightBudgetTest {
     /** A context that answers only deviceMemoryBytes (what the budget asks of it). */
     private static HeContext withDeviceMemory(long bytes) {
-        return (HeContext) Proxy.newProxyInstance(HeContext.class.getClassLoader(), new Class<?>[] {HeContext.class},
-                (proxy, method, args) -> {
+        return (HeContext) Proxy.newProxyInstance(
+                HeContext.class.getClassLoader(), new Class<?>[] {HeContext.class}, (proxy, method, args) -> {
                     if (method.getName().equals("deviceMemoryBytes")) {
                         return bytes;
                     }

@@ -69,10 +69,19 @@ class PlainEngineTest {
     @Test
     void rowVectorsAndMasksBroadcast() {
         PlainTensor x = e.fromPlain(a);
-        assertArrayEquals(new double[] {1, 0, 3, 4, 0, 6}, e.mulRow(x, new double[] {1, 0, 1}).toMatrix().data(), 0);
-        assertArrayEquals(new double[] {2, 2, 3, 5, 5, 6}, e.addRow(x, new double[] {1, 0, 0}).toMatrix().data(), 0);
+        assertArrayEquals(
+                new double[] {1, 0, 3, 4, 0, 6},
+                e.mulRow(x, new double[] {1, 0, 1}).toMatrix().data(),
+                0);
+        assertArrayEquals(
+                new double[] {2, 2, 3, 5, 5, 6},
+                e.addRow(x, new double[] {1, 0, 0}).toMatrix().data(),
+                0);
         Matrix causal = Matrix.of(new double[][] {{1, 0, 0}, {1, 1, 0}});
-        assertArrayEquals(new double[] {1, 0, 0, 4, 5, 0}, e.mulPlain(x, causal).toMatrix().data(), 0);
+        assertArrayEquals(
+                new double[] {1, 0, 0, 4, 5, 0},
+                e.mulPlain(x, causal).toMatrix().data(),
+                0);
     }
 
     @Test

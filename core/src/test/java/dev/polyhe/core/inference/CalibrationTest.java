@@ -27,15 +27,18 @@ class CalibrationTest {
 
     @Test
     void roundTripsThroughJsonAndRejectsUnknownKeys() throws Exception {
-        Calibration c = new Calibration("vit", "softmax", 4, 2, Map.of(
-                "layers.0.mlp", SiteCalibration.range("gelu", -4, 5, 100)));
+        Calibration c = new Calibration(
+                "vit", "softmax", 4, 2, Map.of("layers.0.mlp", SiteCalibration.range("gelu", -4, 5, 100)));
         Path f = dir.resolve("cal.json");
         c.write(f);
         assertEquals(c, Calibration.read(f));
         assertTrue(Files.readString(f).contains("\"model_type\" : \"vit\""));
         Files.writeString(f, Files.readString(f).replace("\"samples\"", "\"sample\""));
-        assertTrue(assertThrows(ConfigException.class, () -> Calibration.read(f)).getMessage().contains("cal.json"));
-        assertTrue(assertThrows(ConfigException.class, () -> Calibration.read(dir.resolve("none.json"))).getMessage()
+        assertTrue(assertThrows(ConfigException.class, () -> Calibration.read(f))
+                .getMessage()
+                .contains("cal.json"));
+        assertTrue(assertThrows(ConfigException.class, () -> Calibration.read(dir.resolve("none.json")))
+                .getMessage()
                 .contains("does not exist"));
     }
 
@@ -48,7 +51,9 @@ class CalibrationTest {
         Domain positive = d.positive(1, 4);
         assertEquals(1 / 1.1, positive.lo(), 1e-12);
         assertEquals(4.4, positive.hi(), 1e-12);
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.positive(0, 4)).getMessage().contains("reaches 0"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> d.positive(0, 4))
+                .getMessage()
+                .contains("reaches 0"));
         // x^4's top widens as the scores' would: 10 % on x is 46 % on x^4; its bottom as any positive domain's
         Domain powers = d.powers(1, 4, 4);
         assertEquals(1 / 1.1, powers.lo(), 1e-12);

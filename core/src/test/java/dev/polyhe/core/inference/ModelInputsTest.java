@@ -42,8 +42,10 @@ class ModelInputsTest {
         assertTrue(error("{\"input_ids\": []}").contains("non-empty list"));
         assertTrue(error("{\"tokens\": [[1]]}").contains("unknown key 'tokens'"));
         assertTrue(error("{\"input_ids\": [[1]], \"pixel_values\": [[[[1]]]]}").contains("exactly one of"));
-        assertTrue(error("{\"pixel_values\": [[[[1, 2], [3]]]]}").contains("'pixel_values[0][0][1]' must hold 2 numbers"));
-        assertTrue(error("{\"input_ids\": [[1, 2]], \"attention_mask\": [[1, 0]]}").contains("padded batches are not supported"));
+        assertTrue(
+                error("{\"pixel_values\": [[[[1, 2], [3]]]]}").contains("'pixel_values[0][0][1]' must hold 2 numbers"));
+        assertTrue(error("{\"input_ids\": [[1, 2]], \"attention_mask\": [[1, 0]]}")
+                .contains("padded batches are not supported"));
     }
 
     @Test
@@ -66,13 +68,16 @@ class ModelInputsTest {
             }
 
             @Override
-            public <M> dev.polyhe.api.model.ModelOutput<M> forward(dev.polyhe.api.arith.TensorOps<M> ops, M e,
-                    dev.polyhe.api.model.Nonlinearities nl, LayerObserver observer) {
+            public <M> dev.polyhe.api.model.ModelOutput<M> forward(
+                    dev.polyhe.api.arith.TensorOps<M> ops,
+                    M e,
+                    dev.polyhe.api.model.Nonlinearities nl,
+                    LayerObserver observer) {
                 throw new UnsupportedOperationException();
             }
         };
-        List<ModelInput> in = ModelInputs.parse(new ObjectMapper().readTree("{\"text\": [\"ab\", \"c\"]}"), "in.json",
-                chars);
+        List<ModelInput> in =
+                ModelInputs.parse(new ObjectMapper().readTree("{\"text\": [\"ab\", \"c\"]}"), "in.json", chars);
         assertArrayEquals(new long[] {'a', 'b'}, in.get(0).inputIds());
         assertArrayEquals(new long[] {'c'}, in.get(1).inputIds());
         String noModel = error("{\"text\": [\"ab\"]}");

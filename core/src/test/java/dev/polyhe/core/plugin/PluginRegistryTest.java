@@ -23,12 +23,17 @@ class PluginRegistryTest {
 
     private Path echoJar(Path dir, String jarName, String module, String name, Map<String, String> manifest)
             throws Exception {
-        return TestPluginJars.jar(dir, jarName,
-                TestPluginJars.attentionPlugin(module, name, "dev.polyhe.api.PolyHeApi.VERSION"), manifest, "3.1");
+        return TestPluginJars.jar(
+                dir,
+                jarName,
+                TestPluginJars.attentionPlugin(module, name, "dev.polyhe.api.PolyHeApi.VERSION"),
+                manifest,
+                "3.1");
     }
 
     private static String problems(Path dir) {
-        return assertThrows(PluginLoadException.class, () -> PluginRegistry.discover(dir)).getMessage();
+        return assertThrows(PluginLoadException.class, () -> PluginRegistry.discover(dir))
+                .getMessage();
     }
 
     @Test
@@ -38,7 +43,9 @@ class PluginRegistryTest {
         echoJar(dir, "other.jar", "test.other", "other", Map.of());
         PluginRegistry registry = PluginRegistry.discover(dir);
         PluginDescriptor echo = registry.plugins(PluginKind.ATTENTION).stream()
-                .filter(p -> p.name().equals("echo")).findFirst().orElseThrow();
+                .filter(p -> p.name().equals("echo"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("test.echo", echo.module());
         assertEquals("3.1", echo.version());
         assertEquals(jar.toString(), echo.origin());
@@ -48,7 +55,9 @@ class PluginRegistryTest {
         ClassLoader a = registry.pluginLayers().get(0).findLoader("test.echo");
         ClassLoader b = registry.pluginLayers().get(1).findLoader("test.other");
         assertNotSame(a, b, "each plugin gets its own class loader");
-        assertThrows(ClassNotFoundException.class, () -> Class.forName("test.other.Echo", false, a),
+        assertThrows(
+                ClassNotFoundException.class,
+                () -> Class.forName("test.other.Echo", false, a),
                 "a plugin cannot see another plugin's classes");
     }
 
@@ -85,8 +94,8 @@ class PluginRegistryTest {
     @Test
     void anotherMajorApiVersionDeclaredByTheProviderIsRefused() throws Exception {
         Path dir = pluginsDir();
-        TestPluginJars.jar(dir, "old.jar", TestPluginJars.attentionPlugin("test.old", "old", "\"0.9\""), Map.of(),
-                null);
+        TestPluginJars.jar(
+                dir, "old.jar", TestPluginJars.attentionPlugin("test.old", "old", "\"0.9\""), Map.of(), null);
         String m = problems(dir);
         assertTrue(m.contains("attention 'old'") && m.contains("API 0.9") && m.contains(PolyHeApi.VERSION), m);
     }
@@ -102,13 +111,22 @@ class PluginRegistryTest {
     @Test
     void anUnresolvableModuleIsRefusedInPlainWords() throws Exception {
         Path dir = pluginsDir();
-        Path lib = TestPluginJars.jar(work, "lib.jar", Map.of("module-info.java", "module org.missing.library "
-                + "{ exports org.missing.library; }", "org/missing/library/Lib.java",
-                "package org.missing.library; public final class Lib {}"), Map.of(), null);
+        Path lib = TestPluginJars.jar(
+                work,
+                "lib.jar",
+                Map.of(
+                        "module-info.java",
+                        "module org.missing.library " + "{ exports org.missing.library; }",
+                        "org/missing/library/Lib.java",
+                        "package org.missing.library; public final class Lib {}"),
+                Map.of(),
+                null);
         Map<String, String> src = new java.util.HashMap<>(
                 TestPluginJars.attentionPlugin("test.needy", "needy", "dev.polyhe.api.PolyHeApi.VERSION"));
-        src.put("module-info.java", "module test.needy { requires dev.polyhe.api; requires org.missing.library; "
-                + "provides dev.polyhe.api.attention.AttentionMechanism with test.needy.Echo; }");
+        src.put(
+                "module-info.java",
+                "module test.needy { requires dev.polyhe.api; requires org.missing.library; "
+                        + "provides dev.polyhe.api.attention.AttentionMechanism with test.needy.Echo; }");
         // Compiled against the library, shipped without it.
         TestPluginJars.jar(dir, "needy.jar", src, Map.of(), null, lib);
         String m = problems(dir);

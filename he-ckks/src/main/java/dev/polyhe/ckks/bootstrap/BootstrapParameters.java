@@ -32,7 +32,9 @@ public record BootstrapParameters(int coeffsToSlotsLevels, int slotsToCoeffsLeve
     }
 
     static int rangeFor(SchemeParameters params) {
-        int h = encapsulates(params) ? EPHEMERAL_HAMMING_WEIGHT : params.literal().hammingWeight();
+        int h = encapsulates(params)
+                ? EPHEMERAL_HAMMING_WEIGHT
+                : params.literal().hammingWeight();
         return (int) Math.ceil(7 * Math.sqrt((h + 1) / 12.0));
     }
 

@@ -99,9 +99,16 @@ public final class Bootstrapper {
 
     /** A description of the circuit for reports: K, degree, double angles, levels per stage. */
     public String describe() {
-        return String.format("K=%d, sine degree %d with %d double angles, levels: CoeffsToSlots %d, EvalMod %d, "
-                + "SlotsToCoeffs %d, left %d", shape.modulusRange(), sine.degree(), sine.doubleAngles(),
-                shape.coeffsToSlotsLevels(), sine.depth(), shape.slotsToCoeffsLevels(), outputLevel());
+        return String.format(
+                "K=%d, sine degree %d with %d double angles, levels: CoeffsToSlots %d, EvalMod %d, "
+                        + "SlotsToCoeffs %d, left %d",
+                shape.modulusRange(),
+                sine.degree(),
+                sine.doubleAngles(),
+                shape.coeffsToSlotsLevels(),
+                sine.depth(),
+                shape.slotsToCoeffsLevels(),
+                outputLevel());
     }
 
     /**
@@ -137,8 +144,7 @@ public final class Bootstrapper {
     /** @throws HeException unless n is a power of two in 2 .. N/2 */
     public static void requireSlotCount(SchemeParameters params, int n) {
         if (n < 2 || n > params.slots() || Integer.bitCount(n) != 1) {
-            throw new HeException("bootstrapping slot count " + n + " is not a power of two in 2 .. "
-                    + params.slots());
+            throw new HeException("bootstrapping slot count " + n + " is not a power of two in 2 .. " + params.slots());
         }
     }
 
@@ -163,8 +169,8 @@ public final class Bootstrapper {
      * bootstrap this slot count, or hold the conjugation key and its rotations. {@code encapsulation} is null
      * for a sparse key-set secret and required for a dense one ({@link BootstrapParameters#encapsulates}).
      */
-    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand,
-            SecretEncapsulation encapsulation) {
+    public Ciphertext bootstrap(
+            Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand, SecretEncapsulation encapsulation) {
         return bootstrap(ev, in, keys, keysOnDemand, encapsulation, 1.0);
     }
 
@@ -172,14 +178,20 @@ public final class Bootstrapper {
      * Bootstraps {@code in} and multiplies it by {@code factor} on the way, free: the factor joins the constant
      * SlotsToCoeffs multiplies by anyway.
      */
-    public Ciphertext bootstrap(Evaluator ev, Ciphertext in, EvaluationKeys keys, boolean keysOnDemand,
-            SecretEncapsulation encapsulation, double factor) {
+    public Ciphertext bootstrap(
+            Evaluator ev,
+            Ciphertext in,
+            EvaluationKeys keys,
+            boolean keysOnDemand,
+            SecretEncapsulation encapsulation,
+            double factor) {
         int n = in.slots();
         if (n < 2) {
             throw new HeException("bootstrap: a ciphertext of " + n + " slot cannot be bootstrapped; use 2 or more");
         }
         Circuit c = circuits.computeIfAbsent(n, Circuit::new);
-        if (!keysOnDemand && !keys.bootstraps(n)
+        if (!keysOnDemand
+                && !keys.bootstraps(n)
                 && !(keys.hasConjugation() && keys.rotationSteps().containsAll(c.rotations))) {
             throw new HeException("bootstrap: these keys do not bootstrap " + n + " slots (they bootstrap "
                     + (keys.hasBootstrapping() ? keys.bootstrapSlots() + " slots" : "none") + "); generate them with "
@@ -192,9 +204,11 @@ public final class Bootstrapper {
         Ciphertext x = ev.dropToLevel(in, 0);
         double delta = x.scale();
         if (params.q(0) / delta < MIN_HEADROOM) {
-            throw new HeException(String.format("bootstrap: the scale 2^%.1f is too close to q_0 = 2^%.1f; "
-                    + "bootstrapping needs q_0/scale >= 2^10 (sin's cubic term costs (2π·m·scale/q_0)^2/6 of "
-                    + "each value)", Math.log(delta) / Math.log(2), Math.log(params.q(0)) / Math.log(2)));
+            throw new HeException(String.format(
+                    "bootstrap: the scale 2^%.1f is too close to q_0 = 2^%.1f; "
+                            + "bootstrapping needs q_0/scale >= 2^10 (sin's cubic term costs (2π·m·scale/q_0)^2/6 of "
+                            + "each value)",
+                    Math.log(delta) / Math.log(2), Math.log(params.q(0)) / Math.log(2)));
         }
         if (encapsulation != null) {
             x = encapsulation.toEphemeral(x);
@@ -215,8 +229,11 @@ public final class Bootstrapper {
         } else {
             // the real and imaginary halves are independent: their EvalMods run at once where threads allow
             Ciphertext[] halves = {ev.add(ct, conj), ev.multiplyPlain(ev.sub(ct, conj), c.unit(-1, ct.level()))};
-            params.ring().pool().both(() -> halves[0] = c.evalMod.apply(ev, halves[0]),
-                    () -> halves[1] = c.evalMod.apply(ev, halves[1]));
+            params.ring()
+                    .pool()
+                    .both(
+                            () -> halves[0] = c.evalMod.apply(ev, halves[0]),
+                            () -> halves[1] = c.evalMod.apply(ev, halves[1]));
             ct = ev.add(halves[0], ev.multiplyPlain(halves[1], c.unit(1, halves[1].level())));
         }
         ct = c.slotsToCoeffs.apply(ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
@@ -242,6 +259,7 @@ public final class Bootstrapper {
          * noise is relative to the larger bootstrapping primes (2^60 against q_0 = 2^55: 5 bits more precision).
          */
         final double raisedScale = params.q(params.maxLevel());
+
         final CoeffsToSlots coeffsToSlots;
         final Set<Integer> rotations;
         final EvalMod evalMod;
@@ -252,11 +270,22 @@ public final class Bootstrapper {
             this.packed = packed(params, slots);
             int top = params.maxLevel();
             double gap = params.slots() / (double) slots;
-            coeffsToSlots = new CoeffsToSlots(params, limbs, slots, shape.coeffsToSlotsLevels(), packed, top,
+            coeffsToSlots = new CoeffsToSlots(
+                    params,
+                    limbs,
+                    slots,
+                    shape.coeffsToSlotsLevels(),
+                    packed,
+                    top,
                     raisedScale / ((double) params.q(0) * 2 * slots * gap * shape.sineBound()));
             rotations = rotationSteps(params, shape, slots);
             evalMod = new EvalMod(sine, params);
-            slotsToCoeffs = new SlotsToCoeffs(params, limbs, slots, shape.slotsToCoeffsLevels(), packed,
+            slotsToCoeffs = new SlotsToCoeffs(
+                    params,
+                    limbs,
+                    slots,
+                    shape.slotsToCoeffsLevels(),
+                    packed,
                     top - coeffsToSlots.levels() - evalMod.depth());
         }
 

@@ -14,6 +14,7 @@ final class ChebyshevSine {
      * 20-bit message at q_0/Δ = 2^15 can take.
      */
     static final double TAIL = 0x1p-46;
+
     private static final int MAX_DEGREE = 255;
 
     private final double bound;
@@ -45,7 +46,8 @@ final class ChebyshevSine {
             } catch (IllegalArgumentException e) {
                 continue;
             }
-            if (best == null || c.depth() < best.depth()
+            if (best == null
+                    || c.depth() < best.depth()
                     || c.depth() == best.depth() && c.degree() + r < best.degree() + best.doubleAngles()) {
                 best = c;
             }

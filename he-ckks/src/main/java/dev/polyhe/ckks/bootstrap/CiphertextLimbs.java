@@ -26,6 +26,6 @@ public interface CiphertextLimbs {
      * Σ_g rot(Σ_b diagonals[g][b] ⊙ rot(ct, babySteps[b]), giantSteps[g]), rescaled: diagonals[g][b] from
      * {@link #encodeDiagonal} at ct's level and one scale, null where the matrix has none.
      */
-    Ciphertext multiplyDiagonalsAndRescale(Ciphertext ct, int[] babySteps, int[] giantSteps,
-            EncodedDiagonal[][] diagonals);
+    Ciphertext multiplyDiagonalsAndRescale(
+            Ciphertext ct, int[] babySteps, int[] giantSteps, EncodedDiagonal[][] diagonals);
 }

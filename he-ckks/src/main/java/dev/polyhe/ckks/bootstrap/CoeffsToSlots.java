@@ -21,7 +21,13 @@ final class CoeffsToSlots {
      * encoding (absolute, about sqrt(N)/2 in integer units) would cost those 14 bits of the message: the
      * slots here are dominated by q_0·I, 2^16 times the message.
      */
-    CoeffsToSlots(SchemeParameters params, CiphertextLimbs limbs, int slots, int levels, boolean packed, int level,
+    CoeffsToSlots(
+            SchemeParameters params,
+            CiphertextLimbs limbs,
+            int slots,
+            int levels,
+            boolean packed,
+            int level,
             double constant) {
         List<DiagonalMatrix> groups = matrices(slots, levels, packed, constant);
         for (int i = 0; i < groups.size(); i++) {

@@ -28,7 +28,8 @@ final class EvalMod {
     Ciphertext apply(Evaluator ev, Ciphertext u) {
         Ciphertext c = sine.series().evaluate(ev, params, u, u.scale());
         for (int i = 0; i < sine.doubleAngles(); i++) {
-            // cos 2θ = 2·cos²θ − 1: one product, exact scales, the 2 taken before the rescale (not to double its rounding)
+            // cos 2θ = 2·cos²θ − 1: one product, exact scales, the 2 taken before the rescale (not to double its
+            // rounding)
             c = ev.addConstant(ev.multiplyAndRescale(ev.multiplyInteger(c, 2), c), -1);
         }
         return c;

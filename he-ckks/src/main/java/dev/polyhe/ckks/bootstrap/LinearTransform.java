@@ -19,6 +19,7 @@ final class LinearTransform {
     private final int[] giants;
     /** [giant][baby]: the encoded, pre-rotated diagonal, null where the matrix has none. */
     private final EncodedDiagonal[][] diagonals;
+
     private final CiphertextLimbs limbs;
 
     LinearTransform(DiagonalMatrix m, CiphertextLimbs limbs, int level, double plaintextScale) {
@@ -32,7 +33,8 @@ final class LinearTransform {
             int baby = Math.floorMod(k, n1);
             b.add(baby);
             // giants equal modulo n (k − baby = −n and 0 when n1 = n) are one rotation: one sum
-            byGiant.computeIfAbsent(Math.floorMod(k - baby, n), x -> new TreeMap<>()).put(baby, e.getValue());
+            byGiant.computeIfAbsent(Math.floorMod(k - baby, n), x -> new TreeMap<>())
+                    .put(baby, e.getValue());
         }
         babies = b.stream().mapToInt(Integer::intValue).toArray();
         giants = new int[byGiant.size()];

@@ -48,8 +48,13 @@ final class SlotsToCoeffs {
         List<Double> key = List.of(inputScale, outputScale, constant);
         Last l = last;
         if (l == null || !l.key().equals(key)) {
-            l = new Last(key, new LinearTransform(groups.get(groups.size() - 1).scaled(constant), limbs, level,
-                    outputScale * params.q(level) / inputScale));
+            l = new Last(
+                    key,
+                    new LinearTransform(
+                            groups.get(groups.size() - 1).scaled(constant),
+                            limbs,
+                            level,
+                            outputScale * params.q(level) / inputScale));
             last = l;
         }
         return l.transform().applyAndRescale(ct);

@@ -181,8 +181,8 @@ public final class HostRingExecutor implements RingExecutor {
 
     /** Summed over Q_level ∪ P and divided by P·q_level once (see {@link KeySwitcher#switchSumRescaled}). */
     @Override
-    public RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
-            RnsPoly d1, int level) {
+    public RnsPoly[] keySwitchSumRescale(
+            RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0, RnsPoly d1, int level) {
         if (ring.pCount() == 0) {
             return RingExecutor.super.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
         }
@@ -213,11 +213,18 @@ public final class HostRingExecutor implements RingExecutor {
     }
 
     @Override
-    public RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
-            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+    public RnsPoly[] diagonalsRescale(
+            RnsPoly c0,
+            RnsPoly c1,
+            SwitchingKey[] babyKeys,
+            Automorphism[] babyAutos,
+            RnsPoly[][] diagonals,
+            SwitchingKey[] giantKeys,
+            Automorphism[] giantAutos,
+            int level) {
         if (!hoistsDiagonals()) {
-            return RingExecutor.super.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos,
-                    level);
+            return RingExecutor.super.diagonalsRescale(
+                    c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos, level);
         }
         long[][][][] d = new long[diagonals.length][][][];
         for (int g = 0; g < d.length; g++) {

@@ -137,7 +137,8 @@ public interface RingExecutor extends AutoCloseable {
             RnsPoly[] ks = applyKey(digits, keys[t], level);
             RnsPoly c0 = automorphism(ks[0], autos[t], level);
             RnsPoly c1 = automorphism(ks[1], autos[t], level);
-            sum = sum == null ? new RnsPoly[] {c0, c1}
+            sum = sum == null
+                    ? new RnsPoly[] {c0, c1}
                     : new RnsPoly[] {addInto(sum[0], c0, level), addInto(sum[1], c1, level)};
         }
         return sum;
@@ -148,11 +149,11 @@ public interface RingExecutor extends AutoCloseable {
      * null: zero): giant steps summed and rescaled. An executor may divide by P·q_level at once, as
      * {@link #relinearizeRescale} does; the default switches, adds, then rescales.
      */
-    default RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
-            RnsPoly d1, int level) {
+    default RnsPoly[] keySwitchSumRescale(
+            RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0, RnsPoly d1, int level) {
         RnsPoly[] ks = keySwitchSum(ds, keys, autos, level);
-        return rescale(new RnsPoly[] {addInto(ks[0], d0, level), d1 == null ? ks[1] : addInto(ks[1], d1, level)},
-                level);
+        return rescale(
+                new RnsPoly[] {addInto(ks[0], d0, level), d1 == null ? ks[1] : addInto(ks[1], d1, level)}, level);
     }
 
     /**
@@ -181,8 +182,15 @@ public interface RingExecutor extends AutoCloseable {
      * {@link #keySwitchSumRescale}; an executor that double-hoists keeps the baby steps over Q_level ∪ P and saves
      * their ModDowns.
      */
-    default RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
-            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+    default RnsPoly[] diagonalsRescale(
+            RnsPoly c0,
+            RnsPoly c1,
+            SwitchingKey[] babyKeys,
+            Automorphism[] babyAutos,
+            RnsPoly[][] diagonals,
+            SwitchingKey[] giantKeys,
+            Automorphism[] giantAutos,
+            int level) {
         KeySwitchDigits digits = null;
         RnsPoly[][] babies = new RnsPoly[babyKeys.length][];
         for (int b = 0; b < babies.length; b++) {
@@ -192,8 +200,9 @@ public interface RingExecutor extends AutoCloseable {
             }
             digits = digits == null ? decompose(c1, level) : digits;
             RnsPoly[] ks = applyKey(digits, babyKeys[b], level);
-            babies[b] = new RnsPoly[] {automorphism(addInto(ks[0], c0, level), babyAutos[b], level),
-                    automorphism(ks[1], babyAutos[b], level)};
+            babies[b] = new RnsPoly[] {
+                automorphism(addInto(ks[0], c0, level), babyAutos[b], level), automorphism(ks[1], babyAutos[b], level)
+            };
         }
         List<RnsPoly> switched = new ArrayList<>();
         List<SwitchingKey> keys = new ArrayList<>();
@@ -205,7 +214,8 @@ public interface RingExecutor extends AutoCloseable {
             for (int b = 0; b < babies.length; b++) {
                 RnsPoly diagonal = diagonals[g][b];
                 if (diagonal != null) {
-                    sum = sum == null ? multiplyPair(babies[b][0], babies[b][1], diagonal, level)
+                    sum = sum == null
+                            ? multiplyPair(babies[b][0], babies[b][1], diagonal, level)
                             : multiplyPairAdd(sum[0], sum[1], babies[b][0], babies[b][1], diagonal, level);
                 }
             }
@@ -226,8 +236,13 @@ public interface RingExecutor extends AutoCloseable {
         if (switched.isEmpty()) {
             return rescale(new RnsPoly[] {d0, d1}, level);
         }
-        return keySwitchSumRescale(switched.toArray(RnsPoly[]::new), keys.toArray(SwitchingKey[]::new),
-                autos.toArray(Automorphism[]::new), d0, d1, level);
+        return keySwitchSumRescale(
+                switched.toArray(RnsPoly[]::new),
+                keys.toArray(SwitchingKey[]::new),
+                autos.toArray(Automorphism[]::new),
+                d0,
+                d1,
+                level);
     }
 
     /** Key switching at level 0 with a key on q_0 and p_0 alone (the sparse-secret encapsulation). */

@@ -105,30 +105,53 @@ public final class BasisConverter {
         for (int g = 0; g < s; g += 4) {
             boolean first = g == 0;
             switch (Math.min(4, s - g)) {
-                case 4 -> accumulate4(p, scaled[g], scaled[g + 1], scaled[g + 2], scaled[g + 3], row[g], row[g + 1],
-                        row[g + 2], row[g + 3], out, first);
-                case 3 -> accumulate3(p, scaled[g], scaled[g + 1], scaled[g + 2], row[g], row[g + 1], row[g + 2],
-                        out, first);
+                case 4 ->
+                    accumulate4(
+                            p,
+                            scaled[g],
+                            scaled[g + 1],
+                            scaled[g + 2],
+                            scaled[g + 3],
+                            row[g],
+                            row[g + 1],
+                            row[g + 2],
+                            row[g + 3],
+                            out,
+                            first);
+                case 3 ->
+                    accumulate3(p, scaled[g], scaled[g + 1], scaled[g + 2], row[g], row[g + 1], row[g + 2], out, first);
                 case 2 -> accumulate2(p, scaled[g], scaled[g + 1], row[g], row[g + 1], out, first);
                 default -> accumulate1(p, scaled[g], row[g], out, first);
             }
         }
     }
 
-    private static void accumulate4(Modulus p, long[] y0, long[] y1, long[] y2, long[] y3, long w0, long w1, long w2,
-            long w3, long[] out, boolean first) {
+    private static void accumulate4(
+            Modulus p,
+            long[] y0,
+            long[] y1,
+            long[] y2,
+            long[] y3,
+            long w0,
+            long w1,
+            long w2,
+            long w3,
+            long[] out,
+            boolean first) {
         long pv = p.value();
         long bias = 4 * pv;
         for (int c = 0; c < out.length; c++) {
-            long acc = p.mulMontLazy(y0[c], w0) + p.mulMontLazy(y1[c], w1) + p.mulMontLazy(y2[c], w2)
+            long acc = p.mulMontLazy(y0[c], w0)
+                    + p.mulMontLazy(y1[c], w1)
+                    + p.mulMontLazy(y2[c], w2)
                     + p.mulMontLazy(y3[c], w3);
             long r = p.reduce(acc + ((acc >> 63) & bias)) + (first ? 0 : out[c]) - pv;
             out[c] = r + ((r >> 63) & pv);
         }
     }
 
-    private static void accumulate3(Modulus p, long[] y0, long[] y1, long[] y2, long w0, long w1, long w2,
-            long[] out, boolean first) {
+    private static void accumulate3(
+            Modulus p, long[] y0, long[] y1, long[] y2, long w0, long w1, long w2, long[] out, boolean first) {
         long pv = p.value();
         long bias = 3 * pv;
         for (int c = 0; c < out.length; c++) {

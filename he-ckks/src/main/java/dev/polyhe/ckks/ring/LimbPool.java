@@ -34,12 +34,18 @@ public final class LimbPool implements AutoCloseable {
         // numbered here: a worker's pool index is not yet assigned when the factory names it (every worker was
         // "ckks-cpu-0"), and the pool starts spare workers beyond `threads` while others wait on a join
         var workers = new java.util.concurrent.atomic.AtomicInteger();
-        this.pool = threads == 1 ? null : new ForkJoinPool(threads, p -> {
-            var worker = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
-            worker.setDaemon(true);
-            worker.setName("ckks-cpu-" + workers.getAndIncrement());
-            return worker;
-        }, null, false);
+        this.pool = threads == 1
+                ? null
+                : new ForkJoinPool(
+                        threads,
+                        p -> {
+                            var worker = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
+                            worker.setDaemon(true);
+                            worker.setName("ckks-cpu-" + workers.getAndIncrement());
+                            return worker;
+                        },
+                        null,
+                        false);
     }
 
     public int threads() {

@@ -7,12 +7,11 @@ package dev.polyhe.ckks.ring;
  * digits of a level's key come to on the presets. Callers pass one prime's limbs and its {@link Modulus}.
  */
 public final class LimbProducts {
-    private LimbProducts() {
-    }
+    private LimbProducts() {}
 
     /** r_v += Σ_{i<4} x_(2i+v)·y_i, y_i in Montgomery form: four products, one reduction. */
-    public static void productSum4(Modulus m, long[][] x, long[] y0, long[] y1, long[] y2, long[] y3, long[] r0,
-            long[] r1) {
+    public static void productSum4(
+            Modulus m, long[][] x, long[] y0, long[] y1, long[] y2, long[] y3, long[] r0, long[] r1) {
         long q = m.value();
         long q4 = 4 * q;
         long[] x00 = x[0];
@@ -28,9 +27,13 @@ public final class LimbProducts {
             long b = y1[c];
             long d = y2[c];
             long e = y3[c];
-            long s0 = m.mulMontLazy(x00[c], a) + m.mulMontLazy(x10[c], b) + m.mulMontLazy(x20[c], d)
+            long s0 = m.mulMontLazy(x00[c], a)
+                    + m.mulMontLazy(x10[c], b)
+                    + m.mulMontLazy(x20[c], d)
                     + m.mulMontLazy(x30[c], e);
-            long s1 = m.mulMontLazy(x01[c], a) + m.mulMontLazy(x11[c], b) + m.mulMontLazy(x21[c], d)
+            long s1 = m.mulMontLazy(x01[c], a)
+                    + m.mulMontLazy(x11[c], b)
+                    + m.mulMontLazy(x21[c], d)
                     + m.mulMontLazy(x31[c], e);
             long v0 = m.reduce(s0 + ((s0 >> 63) & q4)) + r0[c] - q;
             r0[c] = v0 + ((v0 >> 63) & q);
@@ -69,8 +72,16 @@ public final class LimbProducts {
     }
 
     /** o[target[c]] += Σ_{i<4} D_(j+i)[c]·key_(j+i)[c]: four digits of one term, landing where σ sends them. */
-    public static void scatter4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
-            int[] target, long[] o0, long[] o1) {
+    public static void scatter4(
+            Modulus m,
+            long[][][] digits,
+            long[][][][] key,
+            int j,
+            int pos,
+            int prime,
+            int[] target,
+            long[] o0,
+            long[] o1) {
         long q = m.value();
         long q4 = 4 * q; // lifts a negative sum of four unreduced products (each in (−q, q))
         long[] d0 = digits[j][pos];
@@ -91,9 +102,13 @@ public final class LimbProducts {
             long x1 = d1[c];
             long x2 = d2[c];
             long x3 = d3[c];
-            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]) + m.mulMontLazy(x2, b2[c])
+            long s0 = m.mulMontLazy(x0, b0[c])
+                    + m.mulMontLazy(x1, b1[c])
+                    + m.mulMontLazy(x2, b2[c])
                     + m.mulMontLazy(x3, b3[c]);
-            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]) + m.mulMontLazy(x2, a2[c])
+            long s1 = m.mulMontLazy(x0, a0[c])
+                    + m.mulMontLazy(x1, a1[c])
+                    + m.mulMontLazy(x2, a2[c])
                     + m.mulMontLazy(x3, a3[c]);
             long r0 = m.reduce(s0 + ((s0 >> 63) & q4)) + o0[at] - q;
             o0[at] = r0 + ((r0 >> 63) & q);
@@ -103,8 +118,16 @@ public final class LimbProducts {
     }
 
     /** {@link #scatter4} for two digits (the user levels of N16-boot-128 have one or two). */
-    public static void scatter2(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
-            int[] target, long[] o0, long[] o1) {
+    public static void scatter2(
+            Modulus m,
+            long[][][] digits,
+            long[][][][] key,
+            int j,
+            int pos,
+            int prime,
+            int[] target,
+            long[] o0,
+            long[] o1) {
         long q = m.value();
         long q2 = 2 * q;
         long[] d0 = digits[j][pos];
@@ -137,8 +160,8 @@ public final class LimbProducts {
         }
     }
 
-    public static void accumulate4(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
-            long[] o0, long[] o1) {
+    public static void accumulate4(
+            Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
         long q = m.value();
         long q4 = 4 * q; // lifts a negative sum of four unreduced products (each in (−q, q))
         long[] d0 = digits[j][pos];
@@ -158,9 +181,13 @@ public final class LimbProducts {
             long x1 = d1[c];
             long x2 = d2[c];
             long x3 = d3[c];
-            long s0 = m.mulMontLazy(x0, b0[c]) + m.mulMontLazy(x1, b1[c]) + m.mulMontLazy(x2, b2[c])
+            long s0 = m.mulMontLazy(x0, b0[c])
+                    + m.mulMontLazy(x1, b1[c])
+                    + m.mulMontLazy(x2, b2[c])
                     + m.mulMontLazy(x3, b3[c]);
-            long s1 = m.mulMontLazy(x0, a0[c]) + m.mulMontLazy(x1, a1[c]) + m.mulMontLazy(x2, a2[c])
+            long s1 = m.mulMontLazy(x0, a0[c])
+                    + m.mulMontLazy(x1, a1[c])
+                    + m.mulMontLazy(x2, a2[c])
                     + m.mulMontLazy(x3, a3[c]);
             long r0 = m.reduce(s0 + ((s0 >> 63) & q4)) + o0[c] - q;
             o0[c] = r0 + ((r0 >> 63) & q);
@@ -169,8 +196,8 @@ public final class LimbProducts {
         }
     }
 
-    public static void accumulate2(Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime,
-            long[] o0, long[] o1) {
+    public static void accumulate2(
+            Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
         long q = m.value();
         long q2 = 2 * q;
         long[] d0 = digits[j][pos];

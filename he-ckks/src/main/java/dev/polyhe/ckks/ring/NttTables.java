@@ -20,6 +20,7 @@ public final class NttTables {
     private final long nInvShoup;
     /** psiInvRev[1]·N^-1, folded into the last inverse layer. */
     private final long lastInv;
+
     private final long lastInvShoup;
 
     public NttTables(Modulus modulus, int logN) {

@@ -19,10 +19,12 @@ import javax.crypto.spec.SecretKeySpec;
 public final class PolySampler {
     /** Standard deviation of the error distribution (HE Security Standard). */
     public static final double SIGMA = 3.2;
+
     private static final SecureRandom SEED_SOURCE = new SecureRandom();
 
     /** Cumulative distribution of the discrete Gaussian on [-TAIL, TAIL], scaled to 2^63. */
     private static final int TAIL = 19;
+
     private static final long[] CDT = cumulativeTable();
 
     private final SecureRandom direct;

@@ -9,6 +9,7 @@ public final class RnsRescaler {
     private final RnsRing ring;
     /** [l][i] = q_l^-1 mod q_i and its Shoup companion. */
     private final long[][] inv;
+
     private final long[][] invShoup;
 
     public RnsRescaler(RnsRing ring) {
@@ -37,7 +38,8 @@ public final class RnsRescaler {
         }
         int n = ring.n();
         int count = polys.length;
-        // Rounding instead of flooring: work on x + h with h = floor(q_l / 2), i.e. out = (x + h - [x + h]_{q_l}) / q_l.
+        // Rounding instead of flooring: work on x + h with h = floor(q_l / 2), i.e. out = (x + h - [x + h]_{q_l}) /
+        // q_l.
         long ql = ring.modulus(level).value();
         long h = ql >>> 1;
         long[][] last = new long[count][];

@@ -83,7 +83,8 @@ public final class KeySwitcher {
         int width = level + 1 + ring.pCount();
         ModUpPlan[] plans = new ModUpPlan[digits];
         for (int j = 0; j < digits; j++) {
-            plans[j] = modUpPlans.computeIfAbsent(((long) level << 32) | j, key -> plan(level, (int) (key & 0xffffffffL)));
+            plans[j] =
+                    modUpPlans.computeIfAbsent(((long) level << 32) | j, key -> plan(level, (int) (key & 0xffffffffL)));
         }
         // y_i = [d_i · (Q_j/q_i)^-1]_{q_i} in coefficient form, for every limb i of its digit j
         long[][] scaled = new long[level + 1][];
@@ -254,8 +255,16 @@ public final class KeySwitcher {
      * 1/s_t as the bits of their doubles, −u·P·q_l modulo q_i for u in [−offset, offset] (row i, 2·offset + 1
      * entries), (P·q_l)^-1 and q_l^-1 modulo each q_i with their Shoup companions, and P modulo q_l with its own.
      */
-    public record RescaleTables(long[][] converter, long[] sourceInverseBits, long[] minusExcess, int excessOffset,
-            long[] pqInv, long[] pqInvShoup, long[] qlInv, long[] qlInvShoup, long[] pModQl) {}
+    public record RescaleTables(
+            long[][] converter,
+            long[] sourceInverseBits,
+            long[] minusExcess,
+            int excessOffset,
+            long[] pqInv,
+            long[] pqInvShoup,
+            long[] qlInv,
+            long[] qlInvShoup,
+            long[] pModQl) {}
 
     public RescaleTables rescaleTables(int level) {
         RescalePlan p = rescalePlans.computeIfAbsent(level, this::rescalePlan);
@@ -268,8 +277,16 @@ public final class KeySwitcher {
         for (int i = 0; i < level; i++) {
             System.arraycopy(p.minusExcess[i], 0, minus, i * row, row);
         }
-        return new RescaleTables(p.converter.tables(), bits, minus, p.excessOffset, p.pqInv.clone(),
-                p.pqInvShoup.clone(), p.qlInv.clone(), p.qlInvShoup.clone(), new long[] {p.pModQl, p.pModQlShoup});
+        return new RescaleTables(
+                p.converter.tables(),
+                bits,
+                minus,
+                p.excessOffset,
+                p.pqInv.clone(),
+                p.pqInvShoup.clone(),
+                p.qlInv.clone(),
+                p.qlInvShoup.clone(),
+                new long[] {p.pModQl, p.pModQlShoup});
     }
 
     /** Σ_j D_j·key_j over Q_level ∪ P, both components (the key switch before its division by P). */
@@ -343,8 +360,17 @@ public final class KeySwitcher {
                 minusExcess[i][u + offset] = u > 0 ? m.neg(uPq) : uPq;
             }
         }
-        return new RescalePlan(new BasisConverter(source, target), pqInv, pqInvShoup, qlInv, qlInvShoup, pModQl,
-                mql.shoup(pModQl), sourceInverse, minusExcess, offset);
+        return new RescalePlan(
+                new BasisConverter(source, target),
+                pqInv,
+                pqInvShoup,
+                qlInv,
+                qlInvShoup,
+                pModQl,
+                mql.shoup(pModQl),
+                sourceInverse,
+                minusExcess,
+                offset);
     }
 
     /**
@@ -365,8 +391,8 @@ public final class KeySwitcher {
      * ({@link #modDownRescale}): {@link #switchSum} plus (d0, d1) over Q_level, rescaled, with one division instead
      * of a ModDown and a rescale. {@code d1} null: zero.
      */
-    public long[][][] switchSumRescaled(long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level,
-            long[][] d0, long[][] d1) {
+    public long[][][] switchSumRescaled(
+            long[][][] ds, SwitchingKey[] keys, Automorphism[] autos, int level, long[][] d0, long[][] d1) {
         return modDownRescale(switchedSum(ds, keys, autos, level), new long[][][] {d0, d1}, level);
     }
 
@@ -394,15 +420,17 @@ public final class KeySwitcher {
             long[][][] termDigits = digits;
             long[][][][] keyDigits = keys[t].digits();
             int[] target = targets(autos[t]);
-            ring.pool().forEach(width, pos -> scatterProduct(termDigits, keyDigits, level, pos, target, acc0[pos],
-                    acc1[pos]));
+            ring.pool()
+                    .forEach(
+                            width,
+                            pos -> scatterProduct(termDigits, keyDigits, level, pos, target, acc0[pos], acc1[pos]));
         }
         return new long[][][] {acc0, acc1};
     }
 
     /** o_v[target[c]] += Σ_j D_j[c]·key_jv[c] on limb position pos: one term's inner product, permuted by σ. */
-    private void scatterProduct(long[][][] digits, long[][][][] keyDigits, int level, int pos, int[] target,
-            long[] o0, long[] o1) {
+    private void scatterProduct(
+            long[][][] digits, long[][][][] keyDigits, int level, int pos, int[] target, long[] o0, long[] o1) {
         int prime = ring.extendedIndex(level, pos);
         Modulus m = ring.modulus(prime);
         int j = 0;
@@ -432,8 +460,15 @@ public final class KeySwitcher {
      *     form ({@link Modulus#toMont}); null where the matrix has no diagonal
      * @param giantKeys the Galois key of each giant step, null for the identity
      */
-    public long[][][] diagonalsRescaled(long[][] c0, long[][] c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
-            long[][][][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+    public long[][][] diagonalsRescaled(
+            long[][] c0,
+            long[][] c1,
+            SwitchingKey[] babyKeys,
+            Automorphism[] babyAutos,
+            long[][][][] diagonals,
+            SwitchingKey[] giantKeys,
+            Automorphism[] giantAutos,
+            int level) {
         if (level < 1) {
             throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
         }
@@ -449,7 +484,8 @@ public final class KeySwitcher {
             babyTargets[b] = babyKeys[b] == null ? null : targets(babyAutos[b]);
         }
         long[][][][] sums = new long[giantKeys.length][2][width][];
-        ring.pool().forEach(width, pos -> innerSums(c0, c1, digits, babyKeys, babyTargets, diagonals, level, pos, sums));
+        ring.pool()
+                .forEach(width, pos -> innerSums(c0, c1, digits, babyKeys, babyTargets, diagonals, level, pos, sums));
         // the identity giant step's sum, where there is one, starts the accumulator
         int identity = -1;
         for (int g = 0; g < giantKeys.length; g++) {
@@ -480,8 +516,8 @@ public final class KeySwitcher {
                 });
                 continue;
             }
-            long[][][] giantDigits = early[g] != null ? early[g] : decompose(modDown(new long[][][] {s1}, level)[0],
-                    level);
+            long[][][] giantDigits =
+                    early[g] != null ? early[g] : decompose(modDown(new long[][][] {s1}, level)[0], level);
             early[g] = null;
             long[][][][] keyDigits = giantKeys[g].digits();
             int[] target = targets(giantAutos[g]);
@@ -501,8 +537,16 @@ public final class KeySwitcher {
      * Four products are summed unreduced (each in (−q, q)) before one reduction; the diagonals are in Montgomery
      * form.
      */
-    private void innerSums(long[][] c0, long[][] c1, long[][][] digits, SwitchingKey[] babyKeys, int[][] targets,
-            long[][][][] diagonals, int level, int pos, long[][][][] sums) {
+    private void innerSums(
+            long[][] c0,
+            long[][] c1,
+            long[][][] digits,
+            SwitchingKey[] babyKeys,
+            int[][] targets,
+            long[][][][] diagonals,
+            int level,
+            int pos,
+            long[][][][] sums) {
         int n = ring.n();
         boolean special = pos > level;
         Modulus m = ring.modulus(ring.extendedIndex(level, pos));
@@ -548,8 +592,8 @@ public final class KeySwitcher {
                     all = d[group[i]] != null;
                 }
                 if (all) {
-                    productSum4(m, scratch, d[group[0]][pos], d[group[1]][pos], d[group[2]][pos], d[group[3]][pos],
-                            r0, r1);
+                    productSum4(
+                            m, scratch, d[group[0]][pos], d[group[1]][pos], d[group[2]][pos], d[group[3]][pos], r0, r1);
                     continue;
                 }
                 for (int i = 0; i < count; i++) {
@@ -595,7 +639,8 @@ public final class KeySwitcher {
     }
 
     /**
-     * Key-switches d (NTT, level 0) with a key on q_0 and p_0 alone ({@link SwitchingKeyGenerator#generateForLevelZero}):
+     * Key-switches d (NTT, level 0) with a key on q_0 and p_0 alone ({@link
+     * SwitchingKeyGenerator#generateForLevelZero}):
      * d raised to p_0 (exact: with one source prime the centred lift is the integer itself), the inner product
      * on both primes, and a division by p_0. The error added is about d·e/p_0, below 2^-8·q_0·e at p_0 ≥ 2^8·q_0.
      */
@@ -684,8 +729,16 @@ public final class KeySwitcher {
      * Division by P·q_level ({@link #applyRescaled}): (P·q_l)^-1 and q_l^-1 modulo each q_i, P modulo q_l, the
      * sources' 1/s_t, and −u·P·q_l modulo each q_i for the conversion's possible excesses u.
      */
-    private record RescalePlan(BasisConverter converter, long[] pqInv, long[] pqInvShoup, long[] qlInv,
-            long[] qlInvShoup, long pModQl, long pModQlShoup, double[] sourceInverse, long[][] minusExcess,
+    private record RescalePlan(
+            BasisConverter converter,
+            long[] pqInv,
+            long[] pqInvShoup,
+            long[] qlInv,
+            long[] qlInvShoup,
+            long pModQl,
+            long pModQlShoup,
+            double[] sourceInverse,
+            long[][] minusExcess,
             int excessOffset) {}
 
     /** targetOf[pos]: index among the converter's targets of limb position pos, or -1 inside the digit. */

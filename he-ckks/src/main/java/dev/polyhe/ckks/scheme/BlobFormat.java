@@ -26,10 +26,16 @@ final class BlobFormat {
     static final int MAGIC = 0x50484542; // "PHEB"
     /** 3: the encapsulation key s → s' is on q_0·p_0 alone (2 had it on q_0·P). */
     static final int VERSION = 3;
+
     static final String BACKEND = "ckks-cpu";
 
     enum Kind {
-        PARAMETERS, CIPHERTEXT, PLAINTEXT, PUBLIC_KEY, EVALUATION_KEYS, SECRET_KEY;
+        PARAMETERS,
+        CIPHERTEXT,
+        PLAINTEXT,
+        PUBLIC_KEY,
+        EVALUATION_KEYS,
+        SECRET_KEY;
 
         String label() {
             return name().toLowerCase().replace('_', ' ');
@@ -101,12 +107,13 @@ final class BlobFormat {
             try {
                 int magic = data.readInt();
                 if (magic != MAGIC) {
-                    throw new HeException(String.format("not a PolyHE blob: magic 0x%08x, expected 0x%08x", magic, MAGIC));
+                    throw new HeException(
+                            String.format("not a PolyHE blob: magic 0x%08x, expected 0x%08x", magic, MAGIC));
                 }
                 int version = data.readUnsignedShort();
                 if (version != VERSION) {
-                    throw new HeException("blob format version " + version + " is not supported; this reader reads "
-                            + VERSION);
+                    throw new HeException(
+                            "blob format version " + version + " is not supported; this reader reads " + VERSION);
                 }
                 int k = data.readUnsignedByte();
                 if (k != expected.ordinal()) {
@@ -119,8 +126,8 @@ final class BlobFormat {
                 }
                 String hash = data.readUTF();
                 if (expectedHash != null && !hash.equals(expectedHash)) {
-                    throw new HeException("blob was written for parameter set " + hash + " but this context has "
-                            + expectedHash);
+                    throw new HeException(
+                            "blob was written for parameter set " + hash + " but this context has " + expectedHash);
                 }
                 keySetId = data.readUTF();
             } catch (EOFException e) {
@@ -148,7 +155,8 @@ final class BlobFormat {
                 for (int c = 0; c < len; c++) {
                     long v = bb.getLong();
                     if (v < 0 || v >= modulus) {
-                        throw new HeException("blob is corrupted: coefficient " + v + " is not below its prime " + modulus);
+                        throw new HeException(
+                                "blob is corrupted: coefficient " + v + " is not below its prime " + modulus);
                     }
                     limb[off + c] = v;
                 }
@@ -159,8 +167,9 @@ final class BlobFormat {
             int expected = (int) checked.getChecksum().getValue();
             int stored = new DataInputStream(raw).readInt();
             if (stored != expected) {
-                throw new HeException(String.format("blob is corrupted: checksum 0x%08x does not match the content "
-                        + "(0x%08x) of this %s", stored, expected, kind.label()));
+                throw new HeException(String.format(
+                        "blob is corrupted: checksum 0x%08x does not match the content " + "(0x%08x) of this %s",
+                        stored, expected, kind.label()));
             }
         }
     }

@@ -92,11 +92,12 @@ final class CanonicalEncoder implements Encoder {
     private double[][] slotValues(double[] real, double[] imag, int slots, int level, double scale) {
         checkSlots(slots);
         if (real.length > slots || imag.length > slots) {
-            throw new IllegalArgumentException("values: " + Math.max(real.length, imag.length)
-                    + " given but only " + slots + " slots");
+            throw new IllegalArgumentException(
+                    "values: " + Math.max(real.length, imag.length) + " given but only " + slots + " slots");
         }
         if (level < 0 || level > params.maxLevel()) {
-            throw new IllegalArgumentException("level = " + level + " is out of range; allowed: 0 .. " + params.maxLevel());
+            throw new IllegalArgumentException(
+                    "level = " + level + " is out of range; allowed: 0 .. " + params.maxLevel());
         }
         checkScale(scale, level);
         double[] re = new double[slots];
@@ -194,7 +195,8 @@ final class CanonicalEncoder implements Encoder {
 
     private void checkSlots(int slots) {
         if (slots < 1 || slots > params.slots() || Integer.bitCount(slots) != 1) {
-            throw new IllegalArgumentException("slots = " + slots + " must be a power of two in 1 .. " + params.slots());
+            throw new IllegalArgumentException(
+                    "slots = " + slots + " must be a power of two in 1 .. " + params.slots());
         }
     }
 
@@ -204,8 +206,8 @@ final class CanonicalEncoder implements Encoder {
         }
         double logScale = Math.log(scale) / Math.log(2);
         if (logScale + 1 >= params.logQ(level)) {
-            throw new HeException(String.format("scale 2^%.1f does not fit the modulus 2^%.1f of level %d", logScale,
-                    params.logQ(level), level));
+            throw new HeException(String.format(
+                    "scale 2^%.1f does not fit the modulus 2^%.1f of level %d", logScale, params.logQ(level), level));
         }
     }
 

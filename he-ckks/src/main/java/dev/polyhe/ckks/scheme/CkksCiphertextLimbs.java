@@ -24,16 +24,16 @@ final class CkksCiphertextLimbs implements CiphertextLimbs {
     }
 
     @Override
-    public Ciphertext multiplyDiagonalsAndRescale(Ciphertext ct, int[] babySteps, int[] giantSteps,
-            EncodedDiagonal[][] diagonals) {
+    public Ciphertext multiplyDiagonalsAndRescale(
+            Ciphertext ct, int[] babySteps, int[] giantSteps, EncodedDiagonal[][] diagonals) {
         return evaluator.multiplyDiagonalsAndRescale(ct, babySteps, giantSteps, diagonals);
     }
 
     @Override
     public Ciphertext modRaise(Ciphertext levelZero, int top, double scale, int slots) {
         CkksCiphertext x = (CkksCiphertext) levelZero;
-        return new CkksCiphertext(exec.modRaise(x.c0, top), exec.modRaise(x.c1, top), top, scale, slots,
-                x.parameterHash(), x.keySetId());
+        return new CkksCiphertext(
+                exec.modRaise(x.c0, top), exec.modRaise(x.c1, top), top, scale, slots, x.parameterHash(), x.keySetId());
     }
 
     @Override

@@ -104,8 +104,9 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
 
     private CkksSecretKey secret(SecretKey key) {
         if (!(key instanceof CkksSecretKey sk)) {
-            throw new HeException("secret key " + (key == null ? "null" : key.getClass().getName())
-                    + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
+            throw new HeException(
+                    "secret key " + (key == null ? "null" : key.getClass().getName())
+                            + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(sk.parameterHash(), params.hash(), "secret key");
         return sk;
@@ -119,15 +120,15 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
 
     /** With {@code bootstrapping}, keys for every slot count (see {@link Bootstrapper#everySlotCount}). */
     @Override
-    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
-            boolean bootstrapping) {
-        return generateEvaluationKeys(secretKey, rotationSteps, conjugation,
-                bootstrapping ? Bootstrapper.everySlotCount(params) : Set.of());
+    public EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping) {
+        return generateEvaluationKeys(
+                secretKey, rotationSteps, conjugation, bootstrapping ? Bootstrapper.everySlotCount(params) : Set.of());
     }
 
     @Override
-    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
-            Set<Integer> bootstrapSlots) {
+    public EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
         open();
         CkksSecretKey sk = secret(secretKey);
         boolean bootstrapping = !bootstrapSlots.isEmpty();
@@ -146,10 +147,10 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
             }
         }
         SwitchingKey conj = conjugation ? keygen.galoisKey(sk, keygen.conjugationElement()) : null;
-        EncapsulationKeys encapsulation = bootstrapping && BootstrapParameters.encapsulates(params)
-                ? keygen.encapsulationKeys(sk) : null;
-        return new CkksEvaluationKeys(relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapSlots,
-                encapsulation);
+        EncapsulationKeys encapsulation =
+                bootstrapping && BootstrapParameters.encapsulates(params) ? keygen.encapsulationKeys(sk) : null;
+        return new CkksEvaluationKeys(
+                relin, rotations, conj, params.hash(), sk.keySetId(), bootstrapSlots, encapsulation);
     }
 
     @Override
@@ -168,8 +169,11 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
         steps.remove(0);
         // a key: per digit, (b, a) over every prime of Q and P, N coefficients of 8 bytes (the encapsulation keys,
         // on q_0·p_0 alone, are too small to count)
-        long key = (long) params.gadget().digitCount() * 2 * (params.ring().qCount() + params.ring().pCount())
-                * params.ring().n() * Long.BYTES;
+        long key = (long) params.gadget().digitCount()
+                * 2
+                * (params.ring().qCount() + params.ring().pCount())
+                * params.ring().n()
+                * Long.BYTES;
         return key * (1 + steps.size() + (conjugation ? 1 : 0));
     }
 
@@ -183,7 +187,8 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
     public Encryptor encryptor(PublicKey publicKey) {
         open();
         if (!(publicKey instanceof CkksPublicKey pk)) {
-            throw new HeException("public key " + (publicKey == null ? "null" : publicKey.getClass().getName())
+            throw new HeException("public key "
+                    + (publicKey == null ? "null" : publicKey.getClass().getName())
                     + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(pk.parameterHash(), params.hash(), "public key");
@@ -206,7 +211,8 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
     public Evaluator evaluator(EvaluationKeys keys, SecretKey onDemandKeys) {
         open();
         if (!(keys instanceof CkksEvaluationKeys ek)) {
-            throw new HeException("evaluation keys " + (keys == null ? "null" : keys.getClass().getName())
+            throw new HeException("evaluation keys "
+                    + (keys == null ? "null" : keys.getClass().getName())
                     + " were not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         OperandCheck.sameParameters(ek.parameterHash(), params.hash(), "evaluation keys");
@@ -255,7 +261,7 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
 
     @Override
     public String toString() {
-        return "CkksContext[N=2^" + params.literal().logN() + ", levels=" + params.maxLevel() + ", hash=" + params.hash()
-                + ", threads=" + pool.threads() + "]";
+        return "CkksContext[N=2^" + params.literal().logN() + ", levels=" + params.maxLevel() + ", hash="
+                + params.hash() + ", threads=" + pool.threads() + "]";
     }
 }

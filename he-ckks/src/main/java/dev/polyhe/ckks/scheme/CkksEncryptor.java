@@ -64,6 +64,7 @@ final class CkksEncryptor implements Encryptor {
             c1 = a;
             keySet = secretKey.keySetId();
         }
-        return new CkksCiphertext(exec.upload(c0), exec.upload(c1), level, pt.scale(), pt.slots(), params.hash(), keySet);
+        return new CkksCiphertext(
+                exec.upload(c0), exec.upload(c1), level, pt.scale(), pt.slots(), params.hash(), keySet);
     }
 }

@@ -24,8 +24,14 @@ final class CkksEvaluationKeys implements EvaluationKeys {
     /** Null unless the secret is dense and the keys bootstrap. */
     final EncapsulationKeys encapsulation;
 
-    CkksEvaluationKeys(SwitchingKey relinearization, Map<Integer, SwitchingKey> rotations, SwitchingKey conjugation,
-            String parameterHash, String keySetId, Set<Integer> bootstrapSlots, EncapsulationKeys encapsulation) {
+    CkksEvaluationKeys(
+            SwitchingKey relinearization,
+            Map<Integer, SwitchingKey> rotations,
+            SwitchingKey conjugation,
+            String parameterHash,
+            String keySetId,
+            Set<Integer> bootstrapSlots,
+            EncapsulationKeys encapsulation) {
         this.bootstrapSlots = Collections.unmodifiableSet(new TreeSet<>(bootstrapSlots));
         this.encapsulation = encapsulation;
         this.relinearization = relinearization;

@@ -5,8 +5,8 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.ckks.bootstrap.BootstrapParameters;
-import dev.polyhe.ckks.bootstrap.EncodedDiagonal;
 import dev.polyhe.ckks.bootstrap.Bootstrapper;
+import dev.polyhe.ckks.bootstrap.EncodedDiagonal;
 import dev.polyhe.ckks.bootstrap.SecretEncapsulation;
 import dev.polyhe.ckks.executor.KeySwitchDigits;
 import dev.polyhe.ckks.executor.RingExecutor;
@@ -41,8 +41,13 @@ final class CkksEvaluator implements Evaluator {
     private volatile Bootstrapper bootstrapper;
     private volatile EncapsulationKeys generatedEncapsulation;
 
-    CkksEvaluator(SchemeParameters params, RingExecutor executor, CanonicalEncoder encoder, CkksKeyGenerator keygen,
-            CkksEvaluationKeys keys, CkksSecretKey onDemand) {
+    CkksEvaluator(
+            SchemeParameters params,
+            RingExecutor executor,
+            CanonicalEncoder encoder,
+            CkksKeyGenerator keygen,
+            CkksEvaluationKeys keys,
+            CkksSecretKey onDemand) {
         this.params = params;
         this.ring = params.ring();
         this.exec = executor;
@@ -132,9 +137,10 @@ final class CkksEvaluator implements Evaluator {
                     + "their product by; bootstrap them or use parameters with more levels");
         }
         if (rescaled && scale / params.q(level) < 1) {
-            throw new HeException(String.format("multiplyAndRescale: the product's scale 2^%.1f is smaller than the "
-                    + "prime q_%d = 2^%.1f it would divide by", OperandCheck.log2(scale), level,
-                    OperandCheck.log2(params.q(level))));
+            throw new HeException(String.format(
+                    "multiplyAndRescale: the product's scale 2^%.1f is smaller than the "
+                            + "prime q_%d = 2^%.1f it would divide by",
+                    OperandCheck.log2(scale), level, OperandCheck.log2(params.q(level))));
         }
         if (keys.relinearization == null) {
             throw new HeException("multiply needs a relinearization key; these evaluation keys have none");
@@ -176,13 +182,13 @@ final class CkksEvaluator implements Evaluator {
             throw new IllegalArgumentException("constant " + c + " is not a finite number");
         }
         if (!(at >= 1) || Double.isInfinite(at)) {
-            throw new IllegalArgumentException("the scale " + at + " to encode a constant at must be a finite number "
-                    + "of at least 1");
+            throw new IllegalArgumentException(
+                    "the scale " + at + " to encode a constant at must be a finite number " + "of at least 1");
         }
         double scale = productScale(x.scale(), at, x.level(), "multiplyConstant");
         long[] k = residues(c * at, x.level());
-        return x.with(exec.multiplyScalars(x.c0, k, x.level()), exec.multiplyScalars(x.c1, k, x.level()), x.level(),
-                scale);
+        return x.with(
+                exec.multiplyScalars(x.c0, k, x.level()), exec.multiplyScalars(x.c1, k, x.level()), x.level(), scale);
     }
 
     @Override
@@ -192,7 +198,10 @@ final class CkksEvaluator implements Evaluator {
         for (int i = 0; i <= x.level(); i++) {
             r[i] = ring.modulus(i).reduceSigned(k);
         }
-        return x.with(exec.multiplyScalars(x.c0, r, x.level()), exec.multiplyScalars(x.c1, r, x.level()), x.level(),
+        return x.with(
+                exec.multiplyScalars(x.c0, r, x.level()),
+                exec.multiplyScalars(x.c1, r, x.level()),
+                x.level(),
                 x.scale());
     }
 
@@ -213,8 +222,9 @@ final class CkksEvaluator implements Evaluator {
         }
         double newScale = scale / params.q(level);
         if (newScale < 1) {
-            throw new HeException(String.format("rescale: the scale 2^%.1f is smaller than the prime q_%d = 2^%.1f it "
-                    + "would divide by; the message would be lost (multiply first, rescale after)",
+            throw new HeException(String.format(
+                    "rescale: the scale 2^%.1f is smaller than the prime q_%d = 2^%.1f it "
+                            + "would divide by; the message would be lost (multiply first, rescale after)",
                     OperandCheck.log2(scale), level, OperandCheck.log2(params.q(level))));
         }
         return newScale;
@@ -306,8 +316,8 @@ final class CkksEvaluator implements Evaluator {
      * by encoded diagonals (null where the matrix has none), all of a's level and one scale, from
      * {@link #encodeDiagonal}. The executor may double-hoist it ({@link RingExecutor#diagonalsRescale}).
      */
-    Ciphertext multiplyDiagonalsAndRescale(Ciphertext a, int[] babySteps, int[] giantSteps,
-            EncodedDiagonal[][] diagonals) {
+    Ciphertext multiplyDiagonalsAndRescale(
+            Ciphertext a, int[] babySteps, int[] giantSteps, EncodedDiagonal[][] diagonals) {
         CkksCiphertext x = ct(a);
         int level = x.level();
         Double ptScale = null;
@@ -327,8 +337,9 @@ final class CkksEvaluator implements Evaluator {
                 }
                 OperandCheck.sameParameters(p.parameterHash(), params.hash(), "diagonal");
                 if (p.level() != level) {
-                    throw new HeException("multiplyDiagonals: a diagonal at level " + p.level()
-                            + " for a ciphertext at level " + level + "; encode the diagonals at the ciphertext's level");
+                    throw new HeException(
+                            "multiplyDiagonals: a diagonal at level " + p.level() + " for a ciphertext at level "
+                                    + level + "; encode the diagonals at the ciphertext's level");
                 }
                 if (ptScale == null) {
                     ptScale = p.scale();
@@ -373,8 +384,14 @@ final class CkksEvaluator implements Evaluator {
      * d0, d1 the parts added after the key switches (the moved c0 permuted, the unmoved summed; d1 null where
      * nothing is unmoved). Without a moved operand, (d0, d1) is the sum itself.
      */
-    private record GiantSteps(CkksCiphertext first, int level, RnsPoly[] switched, SwitchingKey[] keys,
-            Automorphism[] autos, RnsPoly d0, RnsPoly d1) {}
+    private record GiantSteps(
+            CkksCiphertext first,
+            int level,
+            RnsPoly[] switched,
+            SwitchingKey[] keys,
+            Automorphism[] autos,
+            RnsPoly d0,
+            RnsPoly d1) {}
 
     private GiantSteps giantSteps(Ciphertext[] xs, int[] steps, String op) {
         if (xs.length == 0 || xs.length != steps.length) {
@@ -423,8 +440,14 @@ final class CkksEvaluator implements Evaluator {
             d1 = d1 == null ? c.c1 : fresh1 ? exec.addInto(d1, c.c1, level) : exec.add(d1, c.c1, level);
             fresh1 = d1 != c.c1;
         }
-        return new GiantSteps(x[0], level, switched.toArray(RnsPoly[]::new), keyFor.toArray(SwitchingKey[]::new),
-                autos.toArray(Automorphism[]::new), d0, d1);
+        return new GiantSteps(
+                x[0],
+                level,
+                switched.toArray(RnsPoly[]::new),
+                keyFor.toArray(SwitchingKey[]::new),
+                autos.toArray(Automorphism[]::new),
+                d0,
+                d1);
     }
 
     @Override
@@ -530,8 +553,8 @@ final class CkksEvaluator implements Evaluator {
             public Ciphertext toEphemeral(Ciphertext levelZero) {
                 CkksCiphertext x = ct(levelZero);
                 if (x.level() != 0) {
-                    throw new HeException("sparse-secret encapsulation takes a level-0 ciphertext, got level "
-                            + x.level());
+                    throw new HeException(
+                            "sparse-secret encapsulation takes a level-0 ciphertext, got level " + x.level());
                 }
                 RnsPoly[] ks = exec.switchAtLevelZero(x.c1, held.toEphemeral());
                 return x.with(exec.addInto(ks[0], x.c0, 0), ks[1], 0, x.scale());
@@ -593,8 +616,10 @@ final class CkksEvaluator implements Evaluator {
         double scale = a * b;
         double logScale = OperandCheck.log2(scale);
         if (logScale + 1 >= params.logQ(level)) {
-            throw new HeException(String.format("%s: out of levels: the product's scale 2^%.1f does not fit the modulus "
-                    + "2^%.1f left at level %d; rescale first, or bootstrap", op, logScale, params.logQ(level), level));
+            throw new HeException(String.format(
+                    "%s: out of levels: the product's scale 2^%.1f does not fit the modulus "
+                            + "2^%.1f left at level %d; rescale first, or bootstrap",
+                    op, logScale, params.logQ(level), level));
         }
         return scale;
     }

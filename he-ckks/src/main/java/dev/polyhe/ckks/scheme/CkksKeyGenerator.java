@@ -91,14 +91,17 @@ final class CkksKeyGenerator {
      */
     EncapsulationKeys encapsulationKeys(CkksSecretKey sk) {
         RlweSecret ephemeral = RlweSecret.sample(params.ring(), BootstrapParameters.EPHEMERAL_HAMMING_WEIGHT);
-        return new EncapsulationKeys(switching.generateForLevelZero(ephemeral, sk.secret.ntt()),
+        return new EncapsulationKeys(
+                switching.generateForLevelZero(ephemeral, sk.secret.ntt()),
                 switching.generate(sk.secret, ephemeral.ntt()));
     }
 
     /** g^-1 modulo 2N (g odd). */
     long inverseElement(long galoisElement) {
         long twoN = 2L * params.ring().n();
-        return java.math.BigInteger.valueOf(galoisElement).modInverse(java.math.BigInteger.valueOf(twoN)).longValue();
+        return java.math.BigInteger.valueOf(galoisElement)
+                .modInverse(java.math.BigInteger.valueOf(twoN))
+                .longValue();
     }
 
     /** 5^step mod 2N: rotates the slots left by step. */
@@ -122,6 +125,7 @@ final class CkksKeyGenerator {
     }
 
     Automorphism automorphism(long galoisElement) {
-        return automorphisms.computeIfAbsent(galoisElement, g -> new Automorphism(params.ring().logN(), g));
+        return automorphisms.computeIfAbsent(
+                galoisElement, g -> new Automorphism(params.ring().logN(), g));
     }
 }

@@ -233,8 +233,10 @@ final class CkksSerializer implements HeSerializer {
             SwitchingKey main = readSwitchingKey(r, scratch);
             encapsulation = scratch == null ? new EncapsulationKeys(ephemeral, main) : null;
         }
-        return scratch != null ? null : new CkksEvaluationKeys(relin, rotations, conj, params.hash(), r.keySetId,
-                bootstrapSlots, encapsulation);
+        return scratch != null
+                ? null
+                : new CkksEvaluationKeys(
+                        relin, rotations, conj, params.hash(), r.keySetId, bootstrapSlots, encapsulation);
     }
 
     @Override

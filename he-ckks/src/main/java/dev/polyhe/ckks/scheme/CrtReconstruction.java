@@ -18,6 +18,7 @@ final class CrtReconstruction {
     private final long[] prefixInvMont;
     /** [k][i]: mixed-radix digits of floor(Q_k / 2) over q_0..q_k. */
     private final long[][] halfDigits;
+
     private final double[] qd;
 
     CrtReconstruction(RnsRing ring) {
@@ -45,7 +46,8 @@ final class CrtReconstruction {
             BigInteger half = q.shiftRight(1);
             long[] digits = new long[k + 1];
             for (int i = 0; i <= k; i++) {
-                BigInteger[] qr = half.divideAndRemainder(BigInteger.valueOf(ring.modulus(i).value()));
+                BigInteger[] qr = half.divideAndRemainder(
+                        BigInteger.valueOf(ring.modulus(i).value()));
                 digits[i] = qr[1].longValueExact();
                 half = qr[0];
             }

@@ -14,7 +14,8 @@ final class OperandCheck {
 
     static CkksPlaintext plaintext(Plaintext p, String parameterHash) {
         if (!(p instanceof CkksPlaintext pt)) {
-            throw new HeException("plaintext " + describe(p) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
+            throw new HeException(
+                    "plaintext " + describe(p) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         sameParameters(pt.parameterHash(), parameterHash, "plaintext");
         return pt;
@@ -22,7 +23,8 @@ final class OperandCheck {
 
     static CkksCiphertext ciphertext(Ciphertext c, String parameterHash, String keySetId) {
         if (!(c instanceof CkksCiphertext ct)) {
-            throw new HeException("ciphertext " + describe(c) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
+            throw new HeException(
+                    "ciphertext " + describe(c) + " was not made by this CKKS scheme (ckks-cpu, ckks-cuda)");
         }
         sameParameters(ct.parameterHash(), parameterHash, "ciphertext");
         sameKeySet(ct, keySetId, "ciphertext");
@@ -37,14 +39,17 @@ final class OperandCheck {
 
     static void sameKeySet(KeySetMember m, String keySetId, String what) {
         if (keySetId != null && !m.keySetId().equals(keySetId)) {
-            throw new HeException(what + " belongs to key set " + m.keySetId() + " but these keys are key set " + keySetId);
+            throw new HeException(
+                    what + " belongs to key set " + m.keySetId() + " but these keys are key set " + keySetId);
         }
     }
 
     static void sameScale(double a, double b, String op) {
         if (Math.abs(a - b) > SCALE_TOLERANCE * Math.max(a, b)) {
-            throw new HeException(String.format("%s: scales differ beyond rounding: 2^%.4f vs 2^%.4f (%s vs %s); "
-                    + "rescale or multiply by a constant to align them", op, log2(a), log2(b), a, b));
+            throw new HeException(String.format(
+                    "%s: scales differ beyond rounding: 2^%.4f vs 2^%.4f (%s vs %s); "
+                            + "rescale or multiply by a constant to align them",
+                    op, log2(a), log2(b), a, b));
         }
     }
 

@@ -37,10 +37,12 @@ public final class SchemeParameters {
             throw new IllegalArgumentException("logP is empty; hybrid key switching needs at least one special prime");
         }
         if (literal.logN() < 3) {
-            throw new IllegalArgumentException("logN = " + literal.logN() + " is too small; the CKKS scheme needs logN >= 3");
+            throw new IllegalArgumentException(
+                    "logN = " + literal.logN() + " is too small; the CKKS scheme needs logN >= 3");
         }
         if (literal.logScale() < 1 || literal.logScale() > 60) {
-            throw new IllegalArgumentException("logScale = " + literal.logScale() + " is out of range; allowed: 1 .. 60");
+            throw new IllegalArgumentException(
+                    "logScale = " + literal.logScale() + " is out of range; allowed: 1 .. 60");
         }
         // before any prime is searched for: primes of b bits lie below 2^b, so the nominal sum bounds the real one
         SecurityStandard.check(literal, literal.logQP());
@@ -73,8 +75,9 @@ public final class SchemeParameters {
                 digitBits += literal.logQ().get(i);
             }
             if (pBits < digitBits) {
-                throw new IllegalArgumentException("special primes (" + pBits + " bits) are too small for key-switching "
-                        + "digit " + j + " (" + digitBits + " bits); raise dnum or add special primes");
+                throw new IllegalArgumentException(
+                        "special primes (" + pBits + " bits) are too small for key-switching " + "digit " + j + " ("
+                                + digitBits + " bits); raise dnum or add special primes");
             }
         }
         this.ring = new RnsRing(literal.logN(), qPrimes, pPrimes, pool);
@@ -83,8 +86,19 @@ public final class SchemeParameters {
 
     private static String hashOf(CkksParameters p, long[] q, long[] pp) {
         StringBuilder sb = new StringBuilder(LAYOUT_VERSION);
-        sb.append('|').append(p.logN()).append('|').append(p.logQ()).append('|').append(p.logP()).append('|')
-                .append(p.dnum()).append('|').append(p.logScale()).append('|').append(p.hammingWeight()).append('|')
+        sb.append('|')
+                .append(p.logN())
+                .append('|')
+                .append(p.logQ())
+                .append('|')
+                .append(p.logP())
+                .append('|')
+                .append(p.dnum())
+                .append('|')
+                .append(p.logScale())
+                .append('|')
+                .append(p.hammingWeight())
+                .append('|')
                 .append(p.security().configName());
         for (long x : q) {
             sb.append('|').append(x);

@@ -36,7 +36,8 @@ public final class SecurityStandard {
         if (actualLogQP > bound) {
             throw new InsecureParametersException(String.format(
                     "log2(QP) = %.1f exceeds %d, the 128-bit bound of the HE Security Standard for N = 2^%d; "
-                            + "use fewer or smaller primes, a larger ring, or opt in with security 'insecure-test' (tests only)",
+                            + "use fewer or smaller primes, a larger ring, or opt in with security "
+                            + "'insecure-test' (tests only)",
                     actualLogQP, bound, p.logN()));
         }
         if (p.hammingWeight() != 0) {

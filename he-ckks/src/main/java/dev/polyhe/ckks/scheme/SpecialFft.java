@@ -14,6 +14,7 @@ public final class SpecialFft {
      * read it in order instead of working out a modular index (a division) each.
      */
     private final double[] twRe;
+
     private final double[] twIm;
 
     public SpecialFft(int logN) {

@@ -1,7 +1,5 @@
 package dev.polyhe.ckks.bootstrap;
 
-import dev.polyhe.ckks.scheme.CkksContext;
-import dev.polyhe.ckks.scheme.CkksPresets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +8,8 @@ import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.ckks.scheme.CkksContext;
+import dev.polyhe.ckks.scheme.CkksPresets;
 import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,8 @@ class BootstrapN12Test {
         }
         v[0] = 1;
         v[1] = -1;
-        Ciphertext in = ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
+        Ciphertext in = ctx.encryptor(sk)
+                .encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
         Ciphertext out = ev.bootstrap(in);
         assertEquals(3, out.level(), "levels left");
         assertEquals(in.scale(), out.scale(), in.scale() * 0x1p-30);

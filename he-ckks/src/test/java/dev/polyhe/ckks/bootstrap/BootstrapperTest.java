@@ -1,6 +1,5 @@
 package dev.polyhe.ckks.bootstrap;
 
-import dev.polyhe.ckks.scheme.CkksPresets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +10,7 @@ import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.ckks.scheme.CkksContext;
+import dev.polyhe.ckks.scheme.CkksPresets;
 import dev.polyhe.ckks.scheme.SchemeParameters;
 import java.util.Random;
 import java.util.Set;
@@ -39,7 +39,8 @@ class BootstrapperTest {
     }
 
     private Ciphertext encrypt(double[] v, double scale) {
-        return ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, ctx.parameters().slots(), 0, scale));
+        return ctx.encryptor(sk)
+                .encrypt(ctx.encoder().encode(v, ctx.parameters().slots(), 0, scale));
     }
 
     @Test
@@ -48,8 +49,10 @@ class BootstrapperTest {
         BootstrapParameters shape = BootstrapParameters.of(p);
         assertEquals(17, shape.modulusRange(), "h = 64: K = ceil(7·sqrt(65/12))");
         ChebyshevSine sine = ChebyshevSine.cheapest(shape.sineBound());
-        assertEquals(8, sine.depth(), "EvalMod: Chebyshev series of degree " + sine.degree() + ", "
-                + sine.doubleAngles() + " double angles");
+        assertEquals(
+                8,
+                sine.depth(),
+                "EvalMod: Chebyshev series of degree " + sine.degree() + ", " + sine.doubleAngles() + " double angles");
         assertEquals(2, sine.doubleAngles());
         Bootstrapper b = new Bootstrapper(p, ctx.encoder(), null);
         assertEquals(14, b.levelsConsumed(), b.describe());
@@ -107,7 +110,8 @@ class BootstrapperTest {
     void parametersWithoutTheLevelsAreRefusedAtKeyGeneration() {
         try (CkksContext small = new CkksContext(CkksPresets.get("insecure-test-N10"), 2)) {
             SecretKey s = small.generateSecretKey();
-            HeException e = assertThrows(HeException.class, () -> small.generateEvaluationKeys(s, Set.of(), false, true));
+            HeException e =
+                    assertThrows(HeException.class, () -> small.generateEvaluationKeys(s, Set.of(), false, true));
             assertTrue(e.getMessage().contains("bootstrapping consumes"), e.getMessage());
         }
     }
@@ -117,10 +121,12 @@ class BootstrapperTest {
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Set.of(), false, true);
         java.io.ByteArrayOutputStream blob = new java.io.ByteArrayOutputStream();
         ctx.serializer().writeEvaluationKeys(keys, blob);
-        EvaluationKeys reloaded = ctx.serializer().readEvaluationKeys(new java.io.ByteArrayInputStream(blob.toByteArray()));
+        EvaluationKeys reloaded =
+                ctx.serializer().readEvaluationKeys(new java.io.ByteArrayInputStream(blob.toByteArray()));
         assertTrue(reloaded.hasBootstrapping(), "the capability travels with the keys (servers reload them)");
         double[] v = {0.75, -0.125};
-        Ciphertext out = ctx.evaluator(reloaded).bootstrap(encrypt(v, ctx.parameters().scale()));
+        Ciphertext out =
+                ctx.evaluator(reloaded).bootstrap(encrypt(v, ctx.parameters().scale()));
         double[] d = ctx.encoder().decode(ctx.decryptor(sk).decrypt(out));
         assertEquals(v[0], d[0], 0x1p-20);
         assertEquals(v[1], d[1], 0x1p-20);
@@ -129,8 +135,9 @@ class BootstrapperTest {
     @Test
     void aCiphertextAboveLevelZeroIsBootstrappedToo() {
         double[] v = {0.25, -0.5, 1, -1};
-        Ciphertext c = ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, ctx.parameters().slots(), 3,
-                ctx.parameters().scale()));
+        Ciphertext c = ctx.encryptor(sk)
+                .encrypt(ctx.encoder()
+                        .encode(v, ctx.parameters().slots(), 3, ctx.parameters().scale()));
         double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(ev.bootstrap(c)));
         for (int i = 0; i < v.length; i++) {
             assertEquals(v[i], out[i], 0x1p-20);
@@ -149,7 +156,8 @@ class BootstrapperTest {
             for (int i = 0; i < slots; i++) {
                 v[i] = 2 * r.nextDouble() - 1;
             }
-            Ciphertext c = ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
+            Ciphertext c = ctx.encryptor(sk)
+                    .encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
             double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(ev.bootstrap(c)));
             for (int i = 0; i < slots; i++) {
                 assertEquals(v[i], out[i], 0x1p-14, slots + " slots, slot " + i);

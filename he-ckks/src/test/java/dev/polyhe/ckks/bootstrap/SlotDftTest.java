@@ -99,7 +99,9 @@ class SlotDftTest {
         List<DiagonalMatrix> groups = SlotDft.coeffsToSlots(512, 3);
         assertEquals(3, groups.size());
         for (DiagonalMatrix m : groups) {
-            assertTrue(m.diagonals().size() <= 15, "3 stages give at most 2^4 - 1 diagonals: " + m.diagonals().size());
+            assertTrue(
+                    m.diagonals().size() <= 15,
+                    "3 stages give at most 2^4 - 1 diagonals: " + m.diagonals().size());
         }
     }
 
@@ -127,8 +129,9 @@ class SlotDftTest {
                 worst = Math.max(worst, Math.abs(s.evaluate(y / 17.5) - Math.sin(2 * Math.PI * y)));
             }
         }
-        assertTrue(worst < 0x1p-40, "sine error 2^" + Math.log(worst) / Math.log(2) + ", " + s.degree() + "/"
-                + s.doubleAngles());
+        assertTrue(
+                worst < 0x1p-40,
+                "sine error 2^" + Math.log(worst) / Math.log(2) + ", " + s.degree() + "/" + s.doubleAngles());
         assertEquals(8, s.depth(), "degree " + s.degree() + ", double angles " + s.doubleAngles());
     }
 }

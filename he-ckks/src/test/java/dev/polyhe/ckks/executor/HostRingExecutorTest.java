@@ -43,10 +43,10 @@ class HostRingExecutorTest {
             SchemeParameters params = new SchemeParameters(CkksPresets.get("insecure-test-N10"), pool);
             HostRingExecutor exec = new HostRingExecutor(params.ring(), params.gadget());
             RnsPoly foreign = () -> 1;
-            ForeignPolynomialException e = assertThrows(ForeignPolynomialException.class,
-                    () -> exec.add(foreign, foreign, 0));
-            assertTrue(e.getMessage().contains("another context") && e.getMessage().contains("serialize"),
-                    e.getMessage());
+            ForeignPolynomialException e =
+                    assertThrows(ForeignPolynomialException.class, () -> exec.add(foreign, foreign, 0));
+            assertTrue(
+                    e.getMessage().contains("another context") && e.getMessage().contains("serialize"), e.getMessage());
         }
     }
 }

@@ -54,8 +54,9 @@ class BasisConverterTest {
                 source[j] = new Modulus(primes[j]);
             }
             // 2^61 − 1 (prime, not NTT-friendly: the conversion needs neither) is the largest modulus allowed
-            Modulus[] target = {new Modulus((1L << 61) - 1), new Modulus(primes[sources]),
-                new Modulus(primes[sources + 1])};
+            Modulus[] target = {
+                new Modulus((1L << 61) - 1), new Modulus(primes[sources]), new Modulus(primes[sources + 1])
+            };
             BasisConverter conv = new BasisConverter(source, target);
             int n = 64;
             Random r = new Random(sources);
@@ -83,7 +84,9 @@ class BasisConverterTest {
                         }
                         sum = sum.add(BigInteger.valueOf(scaled[j][c]).multiply(hat));
                     }
-                    assertEquals(sum.mod(pt).longValueExact(), out[c],
+                    assertEquals(
+                            sum.mod(pt).longValueExact(),
+                            out[c],
                             "sources " + sources + ", target " + t + ", coefficient " + c);
                 }
             }

@@ -32,7 +32,8 @@ class LimbPoolTest {
         try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS - 1)) {
             List<String> order = new ArrayList<>();
             Thread caller = Thread.currentThread();
-            pool.both(() -> order.add("first:" + (Thread.currentThread() == caller)),
+            pool.both(
+                    () -> order.add("first:" + (Thread.currentThread() == caller)),
                     () -> order.add("second:" + (Thread.currentThread() == caller)));
             assertEquals(List.of("first:true", "second:true"), order);
         }
@@ -42,9 +43,11 @@ class LimbPoolTest {
     void limbWorkInsideBothAndBothInsideLimbWorkComplete() {
         try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS)) {
             AtomicLongArray sums = new AtomicLongArray(4);
-            pool.forEach(2, outer -> pool.both(
-                    () -> pool.forEach(100, i -> sums.addAndGet(2 * outer, i)),
-                    () -> pool.forEach(100, i -> sums.addAndGet(2 * outer + 1, 2L * i))));
+            pool.forEach(
+                    2,
+                    outer -> pool.both(
+                            () -> pool.forEach(100, i -> sums.addAndGet(2 * outer, i)),
+                            () -> pool.forEach(100, i -> sums.addAndGet(2 * outer + 1, 2L * i))));
             long[] got = new long[4];
             for (int i = 0; i < 4; i++) {
                 got[i] = sums.get(i);
@@ -56,8 +59,9 @@ class LimbPoolTest {
     @Test
     void anExceptionInEitherPieceReachesTheCaller() {
         try (LimbPool pool = new LimbPool(LimbPool.ACROSS_CIPHERTEXTS)) {
-            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                    () -> pool.both(() -> { }, () -> {
+            IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalStateException.class,
+                    () -> pool.both(() -> {}, () -> {
                         throw new IllegalStateException("second failed");
                     }));
             assertEquals("second failed", e.getMessage());

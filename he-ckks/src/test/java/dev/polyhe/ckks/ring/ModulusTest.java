@@ -19,7 +19,10 @@ class ModulusTest {
             for (int i = 0; i < 20000; i++) {
                 long a = Math.floorMod(r.nextLong(), q);
                 long b = Math.floorMod(r.nextLong(), q);
-                long expected = BigInteger.valueOf(a).multiply(BigInteger.valueOf(b)).mod(bq).longValue();
+                long expected = BigInteger.valueOf(a)
+                        .multiply(BigInteger.valueOf(b))
+                        .mod(bq)
+                        .longValue();
                 assertEquals(expected, m.mul(a, b));
                 assertEquals(expected, m.mulShoup(a, b, m.shoup(b)));
                 assertEquals(BigInteger.valueOf(b).shiftLeft(64).divide(bq).longValue(), m.shoup(b), "Shoup constant");

@@ -13,7 +13,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class KeySwitcherTest {
-    /** ModDown of P·Y + R (R in [0, P)) gives Y up to the fast-conversion error (at most the number of special primes). */
+    /**
+     * ModDown of P·Y + R (R in [0, P)) gives Y up to the fast-conversion error (at most the number of special primes).
+     */
     @Test
     void modDownDividesByP() {
         for (List<Integer> pBits : List.of(List.of(60), List.of(60, 60), List.of(50, 50, 50))) {
@@ -55,8 +57,10 @@ class KeySwitcherTest {
                     for (int c = 0; c < n; c++) {
                         long got = out[i][c] > qi / 2 ? out[i][c] - qi : out[i][c];
                         long err = Math.abs(got - y[c]);
-                        assertTrue(err <= p.length, "P bits " + pBits + ": coefficient " + c + " limb " + i + ": got " + got
-                                + ", expected " + y[c]);
+                        assertTrue(
+                                err <= p.length,
+                                "P bits " + pBits + ": coefficient " + c + " limb " + i + ": got " + got + ", expected "
+                                        + y[c]);
                     }
                 }
             }
@@ -92,13 +96,15 @@ class KeySwitcherTest {
                 for (int v = 0; v < 2; v++) {
                     for (int c = 0; c < n; c++) {
                         y[v][c] = new BigInteger(100, r).subtract(BigInteger.ONE.shiftLeft(99));
-                        BigInteger rem = new BigInteger(divisor.bitLength() + 8, r).mod(divisor)
+                        BigInteger rem = new BigInteger(divisor.bitLength() + 8, r)
+                                .mod(divisor)
                                 .subtract(divisor.shiftRight(1));
                         // the second part without a d (null: zero), as a sum of rotations passes it
                         BigInteger dc = v == 1 ? BigInteger.ZERO : BigInteger.valueOf(r.nextLong() >> 20);
                         BigInteger xc = divisor.multiply(y[v][c]).add(rem).subtract(bigP.multiply(dc));
                         for (int pos = 0; pos < x[v].length; pos++) {
-                            BigInteger m = BigInteger.valueOf(ring.modulus(ring.extendedIndex(level, pos)).value());
+                            BigInteger m = BigInteger.valueOf(
+                                    ring.modulus(ring.extendedIndex(level, pos)).value());
                             x[v][pos][c] = xc.mod(m).longValue();
                             if (pos <= level) {
                                 d[v][pos][c] = dc.mod(m).longValue();
@@ -118,8 +124,10 @@ class KeySwitcherTest {
                         ring.ntt(i).inverse(out[v][i]);
                         BigInteger m = BigInteger.valueOf(ring.modulus(i).value());
                         for (int c = 0; c < n; c++) {
-                            assertEquals(y[v][c].mod(m).longValue(), out[v][i][c], "P bits " + pBits + ", part " + v
-                                    + ", limb " + i + ", coefficient " + c);
+                            assertEquals(
+                                    y[v][c].mod(m).longValue(),
+                                    out[v][i][c],
+                                    "P bits " + pBits + ", part " + v + ", limb " + i + ", coefficient " + c);
                         }
                     }
                 }

@@ -54,13 +54,22 @@ class DiagonalProductTest {
             CkksEvaluator ev = (CkksEvaluator) ctx.evaluator(ctx.generateEvaluationKeys(sk, Set.of(1), false, false));
             int top = ctx.parameters().maxLevel();
             int n = ctx.parameters().slots();
-            Ciphertext x = ctx.encryptor(sk).encrypt(ctx.encoder().encode(new double[] {1}, n, top,
-                    ctx.parameters().scale()));
-            EncodedDiagonal d = ev.encodeDiagonal(new double[] {1}, new double[0], n, top - 1,
+            Ciphertext x = ctx.encryptor(sk)
+                    .encrypt(ctx.encoder()
+                            .encode(new double[] {1}, n, top, ctx.parameters().scale()));
+            EncodedDiagonal d = ev.encodeDiagonal(
+                    new double[] {1},
+                    new double[0],
+                    n,
+                    top - 1,
                     ctx.schemeParameters().q(top - 1));
-            HeException e = assertThrows(HeException.class,
-                    () -> ev.multiplyDiagonalsAndRescale(x, new int[] {0, 1}, new int[] {0}, new EncodedDiagonal[][] {{d, d}}));
-            assertTrue(e.getMessage().contains("level " + (top - 1)) && e.getMessage().contains("level " + top),
+            HeException e = assertThrows(
+                    HeException.class,
+                    () -> ev.multiplyDiagonalsAndRescale(
+                            x, new int[] {0, 1}, new int[] {0}, new EncodedDiagonal[][] {{d, d}}));
+            assertTrue(
+                    e.getMessage().contains("level " + (top - 1))
+                            && e.getMessage().contains("level " + top),
                     e.getMessage());
         }
     }
@@ -133,7 +142,9 @@ class DiagonalProductTest {
                 worst = Math.max(worst, Math.max(Math.abs(got[0][i] - wantRe[i]), Math.abs(got[1][i] - wantIm[i])));
             }
             int extra = hoisting ? ctx.schemeParameters().ring().pCount() : 0;
-            assertEquals(level + 1 + extra, encoded[giants.headSet(0).size()][0].poly().limbCount(),
+            assertEquals(
+                    level + 1 + extra,
+                    encoded[giants.headSet(0).size()][0].poly().limbCount(),
                     "diagonals carry the special primes only where the executor double-hoists");
             return worst;
         }
@@ -160,8 +171,8 @@ class DiagonalProductTest {
                 throw e.getCause();
             }
         };
-        RingExecutor proxy = (RingExecutor) Proxy.newProxyInstance(RingExecutor.class.getClassLoader(),
-                new Class<?>[] {RingExecutor.class}, h);
+        RingExecutor proxy = (RingExecutor)
+                Proxy.newProxyInstance(RingExecutor.class.getClassLoader(), new Class<?>[] {RingExecutor.class}, h);
         assertFalse(proxy.hoistsDiagonals());
         return proxy;
     }

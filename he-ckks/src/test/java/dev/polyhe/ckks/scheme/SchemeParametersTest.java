@@ -59,8 +59,9 @@ class SchemeParametersTest {
         assertTrue(CkksPresets.recommended(10, 25, false).isEmpty(), "too deep, and bootstrapping not allowed");
         assertTrue(CkksPresets.recommended(17, 3, true).isEmpty(), "no 128-bit preset has a ring of 2^17");
         for (String name : CkksPresets.names()) {
-            CkksPresets.recommended(10, 1, true).ifPresent(r -> assertEquals(SecurityLevel.HES_128,
-                    CkksPresets.get(r).security(), name));
+            CkksPresets.recommended(10, 1, true)
+                    .ifPresent(r -> assertEquals(
+                            SecurityLevel.HES_128, CkksPresets.get(r).security(), name));
         }
     }
 
@@ -71,11 +72,19 @@ class SchemeParametersTest {
         q.add(32);
         CkksParameters over = new CkksParameters(16, q, List.of(60, 60, 60, 60), 5, 59, 0, SecurityLevel.HES_128);
         assertEquals(1748, over.logQP());
-        InsecureParametersException e = assertThrows(InsecureParametersException.class,
-                () -> SecurityStandard.check(over, over.logQP()));
+        InsecureParametersException e =
+                assertThrows(InsecureParametersException.class, () -> SecurityStandard.check(over, over.logQP()));
         assertTrue(e.getMessage().contains("1747"), e.getMessage());
-        IllegalArgumentException many = assertThrows(IllegalArgumentException.class, () -> new CkksParameters(17,
-                java.util.Collections.nCopies(500, 40), List.of(60), 1, 40, 0, SecurityLevel.INSECURE_TEST));
+        IllegalArgumentException many = assertThrows(
+                IllegalArgumentException.class,
+                () -> new CkksParameters(
+                        17,
+                        java.util.Collections.nCopies(500, 40),
+                        List.of(60),
+                        1,
+                        40,
+                        0,
+                        SecurityLevel.INSECURE_TEST));
         assertTrue(many.getMessage().contains("500") && many.getMessage().contains("100"), many.getMessage());
     }
 
@@ -91,16 +100,16 @@ class SchemeParametersTest {
     @Test
     void weakOrSparseParametersAreRefusedWithoutOptIn() {
         try (LimbPool pool = new LimbPool(1)) {
-            CkksParameters tooBig = new CkksParameters(13, CkksPresets.chain(60, 50, 4), List.of(60), 5, 50, 0,
-                    SecurityLevel.HES_128);
-            InsecureParametersException e = assertThrows(InsecureParametersException.class,
-                    () -> new SchemeParameters(tooBig, pool));
+            CkksParameters tooBig =
+                    new CkksParameters(13, CkksPresets.chain(60, 50, 4), List.of(60), 5, 50, 0, SecurityLevel.HES_128);
+            InsecureParametersException e =
+                    assertThrows(InsecureParametersException.class, () -> new SchemeParameters(tooBig, pool));
             assertTrue(e.getMessage().contains("218"), e.getMessage());
-            CkksParameters sparse = new CkksParameters(14, CkksPresets.chain(50, 40, 2), List.of(60), 3, 40, 192,
-                    SecurityLevel.HES_128);
+            CkksParameters sparse = new CkksParameters(
+                    14, CkksPresets.chain(50, 40, 2), List.of(60), 3, 40, 192, SecurityLevel.HES_128);
             assertThrows(InsecureParametersException.class, () -> new SchemeParameters(sparse, pool));
-            CkksParameters sparseTest = new CkksParameters(10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 30, 64,
-                    SecurityLevel.INSECURE_TEST);
+            CkksParameters sparseTest = new CkksParameters(
+                    10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 30, 64, SecurityLevel.INSECURE_TEST);
             assertEquals(64, new SchemeParameters(sparseTest, pool).literal().hammingWeight());
         }
     }
@@ -108,10 +117,10 @@ class SchemeParametersTest {
     @Test
     void hashDependsOnEveryField() {
         try (LimbPool pool = new LimbPool(1)) {
-            CkksParameters a = new CkksParameters(10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 30, 0,
-                    SecurityLevel.INSECURE_TEST);
-            CkksParameters b = new CkksParameters(10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 31, 0,
-                    SecurityLevel.INSECURE_TEST);
+            CkksParameters a = new CkksParameters(
+                    10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 30, 0, SecurityLevel.INSECURE_TEST);
+            CkksParameters b = new CkksParameters(
+                    10, CkksPresets.chain(40, 30, 1), List.of(45), 2, 31, 0, SecurityLevel.INSECURE_TEST);
             assertEquals(new SchemeParameters(a, pool).hash(), new SchemeParameters(a, pool).hash());
             assertNotEquals(new SchemeParameters(a, pool).hash(), new SchemeParameters(b, pool).hash());
         }
@@ -120,9 +129,10 @@ class SchemeParametersTest {
     @Test
     void specialPrimesTooSmallForADigitAreRefused() {
         try (LimbPool pool = new LimbPool(1)) {
-            CkksParameters p = new CkksParameters(10, CkksPresets.chain(40, 30, 3), List.of(30), 1, 30, 0,
-                    SecurityLevel.INSECURE_TEST);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new SchemeParameters(p, pool));
+            CkksParameters p = new CkksParameters(
+                    10, CkksPresets.chain(40, 30, 3), List.of(30), 1, 30, 0, SecurityLevel.INSECURE_TEST);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> new SchemeParameters(p, pool));
             assertTrue(e.getMessage().contains("dnum"), e.getMessage());
         }
     }

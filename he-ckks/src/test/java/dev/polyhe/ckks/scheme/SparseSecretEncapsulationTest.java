@@ -47,7 +47,8 @@ class SparseSecretEncapsulationTest {
 
     @Test
     void theSecurePresetIsDenseWithinTheStandardAndLeavesTenLevels() {
-        SchemeParameters p = new SchemeParameters(CkksPresets.get("N16-boot-128"), new dev.polyhe.ckks.ring.LimbPool(1, 1));
+        SchemeParameters p =
+                new SchemeParameters(CkksPresets.get("N16-boot-128"), new dev.polyhe.ckks.ring.LimbPool(1, 1));
         assertEquals(0, p.literal().hammingWeight(), "the key set's secret is dense");
         assertTrue(BootstrapParameters.encapsulates(p));
         assertEquals(12, BootstrapParameters.of(p).modulusRange(), "K from the ephemeral weight 32");
@@ -63,7 +64,9 @@ class SparseSecretEncapsulationTest {
         CkksEvaluationKeys keys = (CkksEvaluationKeys) ctx.generateEvaluationKeys(sk, steps, false, Set.of(SLOTS));
         long held = keys.relinearizationKeyBytes() + keys.rotationKeyBytes() - keys.encapsulationKeyBytes();
         assertEquals(held, estimate, "every switching key counted, the encapsulation keys left out");
-        assertEquals(ctx.evaluationKeyBytes(Set.of(), false, Set.of()), keys.relinearizationKeyBytes(),
+        assertEquals(
+                ctx.evaluationKeyBytes(Set.of(), false, Set.of()),
+                keys.relinearizationKeyBytes(),
                 "no rotation: the relinearization key alone");
     }
 
@@ -106,7 +109,8 @@ class SparseSecretEncapsulationTest {
     void aSparseSecretNeedsNoEncapsulation() {
         try (CkksContext sparse = new CkksContext(CkksPresets.get("insecure-test-boot-N10"), 2)) {
             SecretKey s = sparse.generateSecretKey();
-            CkksEvaluationKeys keys = (CkksEvaluationKeys) sparse.generateEvaluationKeys(s, Set.of(), false, Set.of(SLOTS));
+            CkksEvaluationKeys keys =
+                    (CkksEvaluationKeys) sparse.generateEvaluationKeys(s, Set.of(), false, Set.of(SLOTS));
             assertNull(keys.encapsulation);
         }
     }
@@ -128,7 +132,8 @@ class SparseSecretEncapsulationTest {
             v[i] = 2 * r.nextDouble() - 1;
         }
         var server = ctx.evaluator(reloaded);
-        Ciphertext in = ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, SLOTS, 0, ctx.parameters().scale()));
+        Ciphertext in = ctx.encryptor(sk)
+                .encrypt(ctx.encoder().encode(v, SLOTS, 0, ctx.parameters().scale()));
         double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(server.bootstrap(in)));
         double max = 0;
         for (int i = 0; i < SLOTS; i++) {
@@ -136,11 +141,18 @@ class SparseSecretEncapsulationTest {
         }
         assertTrue(max < 0x1p-20, "bootstrapped by the server's reloaded keys: error " + max);
 
-        Ciphertext wide = ctx.encryptor(sk).encrypt(ctx.encoder().encode(new double[2 * SLOTS], 2 * SLOTS, 0,
-                ctx.parameters().scale()));
+        Ciphertext wide = ctx.encryptor(sk)
+                .encrypt(ctx.encoder()
+                        .encode(
+                                new double[2 * SLOTS],
+                                2 * SLOTS,
+                                0,
+                                ctx.parameters().scale()));
         HeException e = assertThrows(HeException.class, () -> server.bootstrap(wide));
-        assertTrue(e.getMessage().contains("do not bootstrap " + 2 * SLOTS + " slots")
-                && e.getMessage().contains("[" + SLOTS + "]"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("do not bootstrap " + 2 * SLOTS + " slots")
+                        && e.getMessage().contains("[" + SLOTS + "]"),
+                e.getMessage());
     }
 
     @Test

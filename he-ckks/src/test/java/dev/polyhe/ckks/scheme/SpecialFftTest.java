@@ -57,8 +57,8 @@ class SpecialFftTest {
     @Test
     void encodingRoundsExactlyBelowAndAbove2To62() {
         // two 60-bit primes: a scale of 2^50 on values of 2^24 puts coefficients near 2^67, past the long range
-        CkksParameters p = new CkksParameters(LOG_N, List.of(60, 60), List.of(60), 2, 50, 0,
-                SecurityLevel.INSECURE_TEST);
+        CkksParameters p =
+                new CkksParameters(LOG_N, List.of(60, 60), List.of(60), 2, 50, 0, SecurityLevel.INSECURE_TEST);
         try (CkksContext ctx = new CkksContext(p, 2)) {
             int slots = 1 << (LOG_N - 1);
             Random r = new Random(5);

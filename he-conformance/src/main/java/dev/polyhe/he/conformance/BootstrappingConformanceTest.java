@@ -91,7 +91,8 @@ public abstract class BootstrappingConformanceTest {
     }
 
     private Ciphertext encryptAtLevelZero(double[] v, int slots) {
-        return ctx.encryptor(sk).encrypt(ctx.encoder().encode(v, slots, 0, parameters().scale()));
+        return ctx.encryptor(sk)
+                .encrypt(ctx.encoder().encode(v, slots, 0, parameters().scale()));
     }
 
     private double[] decrypt(Ciphertext c) {
@@ -135,15 +136,17 @@ public abstract class BootstrappingConformanceTest {
             double[] a = uniform(slots);
             double[] b = uniform(slots);
             Ciphertext x = encryptAtLevelZero(a, slots);
-            Ciphertext y = ctx.encryptor(sk).encrypt(ctx.encoder().encode(b, slots, 0,
-                    parameters().scale() * (1 + 0x1p-9)));
+            Ciphertext y = ctx.encryptor(sk)
+                    .encrypt(ctx.encoder().encode(b, slots, 0, parameters().scale() * (1 + 0x1p-9)));
             Ciphertext[] out = ev.bootstrapPair(x, y);
             assertEquals(2, out.length);
             for (int k = 0; k < 2; k++) {
                 assertEquals(promisedLevel(), out[k].level(), slots + " slots, pair member " + k + ": level");
                 double bits = bits(k == 0 ? a : b, decrypt(out[k]));
-                assertTrue(bits >= promisedBits() - 1, slots + " slots, pair member " + k + ": "
-                        + String.format("%.1f", bits) + " bits < promised " + promisedBits() + " - 1");
+                assertTrue(
+                        bits >= promisedBits() - 1,
+                        slots + " slots, pair member " + k + ": " + String.format("%.1f", bits) + " bits < promised "
+                                + promisedBits() + " - 1");
             }
         }
     }
@@ -208,8 +211,9 @@ public abstract class BootstrappingConformanceTest {
             double bound = outOfRangeErrorBound(magnitude);
             for (int i = 0; i < slots; i++) {
                 double err = Math.abs(out[i] - v[i]);
-                assertTrue(err <= bound, "input " + v[i] + " (max " + magnitude + "): error " + err
-                        + " beyond the documented " + bound);
+                assertTrue(
+                        err <= bound,
+                        "input " + v[i] + " (max " + magnitude + "): error " + err + " beyond the documented " + bound);
             }
         }
     }
@@ -219,7 +223,8 @@ public abstract class BootstrappingConformanceTest {
         int n = sparseSlots();
         EvaluationKeys few = ctx.generateEvaluationKeys(sk, Set.of(), false, Set.of(n));
         assertTrue(few.hasBootstrapping() && few.bootstraps(n), "keys made for " + n + " slots bootstrap them");
-        assertTrue(few.bootstrapSlots().isEmpty() || few.bootstrapSlots().equals(Set.of(n)),
+        assertTrue(
+                few.bootstrapSlots().isEmpty() || few.bootstrapSlots().equals(Set.of(n)),
                 "bootstrapSlots names the count asked for, or none for a backend whose keys serve all: "
                         + few.bootstrapSlots());
         double[] v = uniform(n);
@@ -230,7 +235,9 @@ public abstract class BootstrappingConformanceTest {
             int other = n == parameters().slots() ? n / 2 : 2 * n;
             assertFalse(few.bootstraps(other));
             Ciphertext c = encryptAtLevelZero(uniform(other), other);
-            assertThrows(HeException.class, () -> ctx.evaluator(few).bootstrap(c),
+            assertThrows(
+                    HeException.class,
+                    () -> ctx.evaluator(few).bootstrap(c),
                     "keys for " + n + " slots refuse " + other);
         }
     }

@@ -137,7 +137,8 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
         double[] y = randomVector(slots);
         Ciphertext prod = evaluator.multiply(encrypt(x), encrypt(y));
         assertEquals(maxLevel, prod.level());
-        assertEquals(scale * scale, prod.scale(), scale * scale * 1e-12, "the product's scale is the product of scales");
+        assertEquals(
+                scale * scale, prod.scale(), scale * scale * 1e-12, "the product's scale is the product of scales");
         Ciphertext r = evaluator.rescale(prod);
         assertEquals(maxLevel - 1, r.level());
         double[] expected = new double[slots];
@@ -178,8 +179,10 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
                 errFused = Math.max(errFused, Math.abs(viaFused[i] - expected[i]));
                 errApart = Math.max(errApart, Math.abs(viaApart[i] - expected[i]));
             }
-            assertTrue(errFused <= 1.5 * errApart, "multiplyAndRescale errs " + errFused + " against multiply then "
-                    + "rescale's " + errApart + " at level " + level);
+            assertTrue(
+                    errFused <= 1.5 * errApart,
+                    "multiplyAndRescale errs " + errFused + " against multiply then " + "rescale's " + errApart
+                            + " at level " + level);
         }
         Ciphertext spent = evaluator.dropToLevel(cx, 0);
         assertThrows(HeException.class, () -> evaluator.multiplyAndRescale(spent, spent));
@@ -189,7 +192,8 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
     public void multiplyPlain() {
         double[] x = randomVector(slots);
         double[] y = randomVector(slots);
-        Ciphertext r = evaluator.rescale(evaluator.multiplyPlain(encrypt(x), encoder.encode(y, slots, maxLevel, scale)));
+        Ciphertext r =
+                evaluator.rescale(evaluator.multiplyPlain(encrypt(x), encoder.encode(y, slots, maxLevel, scale)));
         double[] expected = new double[slots];
         for (int i = 0; i < slots; i++) {
             expected[i] = x[i] * y[i];
@@ -224,7 +228,9 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             }
             double[] viaFused = decrypt(evaluator.rescale(fused));
             assertPrecision("multiplyPlainAndAdd", expected, viaFused);
-            org.junit.jupiter.api.Assertions.assertArrayEquals(decrypt(evaluator.rescale(apart)), viaFused,
+            org.junit.jupiter.api.Assertions.assertArrayEquals(
+                    decrypt(evaluator.rescale(apart)),
+                    viaFused,
                     "multiplyPlainAndAdd and multiplyPlain then add decrypt alike at level " + level);
         }
         Ciphertext notAProduct = encrypt(randomVector(slots));
@@ -273,8 +279,10 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             expected[i] = c * x[i];
         }
         assertEquals(maxLevel - 1, r.level());
-        assertTrue(Math.abs(raw.scale() / (cx.scale() * chosen) - 1) < 1e-12
-                || Math.abs(raw.scale() / atPrime.scale() - 1) < 1e-12, "the chosen scale or the prime: " + raw.scale());
+        assertTrue(
+                Math.abs(raw.scale() / (cx.scale() * chosen) - 1) < 1e-12
+                        || Math.abs(raw.scale() / atPrime.scale() - 1) < 1e-12,
+                "the chosen scale or the prime: " + raw.scale());
         assertPrecision("multiplyConstant at a chosen scale", expected, decrypt(r));
     }
 
@@ -451,15 +459,19 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             errFused = Math.max(errFused, Math.abs(viaFused[i] - expected[i]));
             errApart = Math.max(errApart, Math.abs(viaApart[i] - expected[i]));
         }
-        assertTrue(errFused <= 1.5 * errApart + 1e-9, "rotateSumAndRescale errs " + errFused + " against rotateSum "
-                + "then rescale's " + errApart);
+        assertTrue(
+                errFused <= 1.5 * errApart + 1e-9,
+                "rotateSumAndRescale errs " + errFused + " against rotateSum " + "then rescale's " + errApart);
         // nothing to rotate: the sum rescaled
         Ciphertext still = evaluator.rotateSumAndRescale(new Ciphertext[] {raw[0], raw[1]}, new int[] {0, 0});
-        assertPrecision("rotateSumAndRescale of steps 0", decrypt(evaluator.rescale(evaluator.add(raw[0], raw[1]))),
+        assertPrecision(
+                "rotateSumAndRescale of steps 0",
+                decrypt(evaluator.rescale(evaluator.add(raw[0], raw[1]))),
                 decrypt(still));
         Ciphertext spent = evaluator.dropToLevel(encrypt(randomVector(slots)), 0);
-        assertThrows(HeException.class, () -> evaluator.rotateSumAndRescale(new Ciphertext[] {spent, spent},
-                new int[] {steps[0], 0}));
+        assertThrows(
+                HeException.class,
+                () -> evaluator.rotateSumAndRescale(new Ciphertext[] {spent, spent}, new int[] {steps[0], 0}));
         assertThrows(IllegalArgumentException.class, () -> evaluator.rotateSumAndRescale(raw, new int[] {1}));
     }
 
@@ -527,18 +539,25 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
         try (HeContext other = backend().open(otherParameters())) {
             assertFalse(other.parameterHash().equals(context.parameterHash()), "parameter hashes differ");
             SecretKey sk = other.generateSecretKey();
-            Ciphertext foreign = other.encryptor(sk).encrypt(
-                    other.encoder().encode(new double[] {0.5}, 1, other.parameters().maxLevel(), other.parameters().scale()));
+            Ciphertext foreign = other.encryptor(sk)
+                    .encrypt(other.encoder()
+                            .encode(
+                                    new double[] {0.5},
+                                    1,
+                                    other.parameters().maxLevel(),
+                                    other.parameters().scale()));
             Ciphertext mine = encrypt(randomVector(slots));
             assertThrows(HeException.class, () -> evaluator.add(mine, foreign));
             assertThrows(HeException.class, () -> decryptor.decrypt(foreign));
             byte[] ctBlob = bytes(out -> other.serializer().writeCiphertext(foreign, out));
-            HeException e = assertThrows(HeException.class,
-                    () -> context.serializer().readCiphertext(new ByteArrayInputStream(ctBlob)));
-            assertTrue(e.getMessage().contains(other.parameterHash()), "names the blob's parameters: " + e.getMessage());
+            HeException e = assertThrows(
+                    HeException.class, () -> context.serializer().readCiphertext(new ByteArrayInputStream(ctBlob)));
+            assertTrue(
+                    e.getMessage().contains(other.parameterHash()), "names the blob's parameters: " + e.getMessage());
             byte[] skBlob = bytes(out -> other.serializer().writeSecretKey(sk, out));
             assertThrows(HeException.class, () -> context.serializer().readSecretKey(new ByteArrayInputStream(skBlob)));
-            Plaintext otherPt = other.encoder().encode(new double[] {1}, 1, 0, other.parameters().scale());
+            Plaintext otherPt = other.encoder()
+                    .encode(new double[] {1}, 1, 0, other.parameters().scale());
             assertThrows(HeException.class, () -> evaluator.multiplyPlain(mine, otherPt));
         }
     }
@@ -551,12 +570,13 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             big.add(55);
         }
         CkksParameters weak = new CkksParameters(p.logN(), big, List.of(55), 2, p.logScale(), 0, SecurityLevel.HES_128);
-        InsecureParametersException e = assertThrows(InsecureParametersException.class, () -> backend().open(weak));
+        InsecureParametersException e =
+                assertThrows(InsecureParametersException.class, () -> backend().open(weak));
         assertTrue(e.getMessage().contains("insecure-test"), "the message names the opt-in: " + e.getMessage());
         CkksParameters small = new CkksParameters(10, List.of(40, 30), List.of(45), 2, 30, 0, SecurityLevel.HES_128);
         assertThrows(InsecureParametersException.class, () -> backend().open(small));
-        CkksParameters optedIn = new CkksParameters(10, List.of(40, 30), List.of(45), 2, 30, 0,
-                SecurityLevel.INSECURE_TEST);
+        CkksParameters optedIn =
+                new CkksParameters(10, List.of(40, 30), List.of(45), 2, 30, 0, SecurityLevel.INSECURE_TEST);
         try (HeContext c = backend().open(optedIn)) {
             assertEquals(optedIn, c.parameters());
         }
@@ -581,7 +601,8 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
                 assertTrue(p.logQP() <= bound, name + ": log QP = " + p.logQP() + " exceeds " + bound);
             }
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> backend().preset("no-such"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> backend().preset("no-such"));
         assertTrue(e.getMessage().contains(presets.get(0)), "lists the known presets: " + e.getMessage());
     }
 
@@ -598,7 +619,8 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
     @Test
     public void serializationRoundTrips() throws IOException {
         HeSerializer ser = context.serializer();
-        CkksParameters p = ser.readParameters(new ByteArrayInputStream(bytes(out -> ser.writeParameters(parameters(), out))));
+        CkksParameters p =
+                ser.readParameters(new ByteArrayInputStream(bytes(out -> ser.writeParameters(parameters(), out))));
         assertEquals(parameters(), p);
 
         double[] x = randomVector(slots);
@@ -618,14 +640,17 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
 
         PublicKey pk2 = ser.readPublicKey(new ByteArrayInputStream(bytes(out -> ser.writePublicKey(publicKey, out))));
         assertEquals(publicKey.keySetId(), pk2.keySetId());
-        assertPrecision("encrypt-pk", x, decrypt(context.encryptor(pk2).encrypt(encoder.encode(x, slots, maxLevel, scale))));
+        assertPrecision(
+                "encrypt-pk", x, decrypt(context.encryptor(pk2).encrypt(encoder.encode(x, slots, maxLevel, scale))));
 
         SecretKey sk2 = ser.readSecretKey(new ByteArrayInputStream(bytes(out -> ser.writeSecretKey(secretKey, out))));
         assertEquals(secretKey.keySetId(), sk2.keySetId());
-        assertArrayEqualsExactly(decrypt(cx), encoder.decode(context.decryptor(sk2).decrypt(cx)));
+        assertArrayEqualsExactly(
+                decrypt(cx), encoder.decode(context.decryptor(sk2).decrypt(cx)));
 
         EvaluationKeys small = context.generateEvaluationKeys(secretKey, Set.of(5), true, false);
-        EvaluationKeys ek2 = ser.readEvaluationKeys(new ByteArrayInputStream(bytes(out -> ser.writeEvaluationKeys(small, out))));
+        EvaluationKeys ek2 =
+                ser.readEvaluationKeys(new ByteArrayInputStream(bytes(out -> ser.writeEvaluationKeys(small, out))));
         assertEquals(small.rotationSteps(), ek2.rotationSteps());
         assertEquals(small.hasConjugation(), ek2.hasConjugation());
         assertEquals(small.keySetId(), ek2.keySetId());
@@ -653,13 +678,17 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             byte[] bad = blob.clone();
             int at = trial == 0 ? 0 : trial == 1 ? blob.length - 1 : r.nextInt(blob.length);
             bad[at] ^= (byte) (1 << r.nextInt(8));
-            HeException e = assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(bad)),
+            HeException e = assertThrows(
+                    HeException.class,
+                    () -> ser.readCiphertext(new ByteArrayInputStream(bad)),
                     "a flipped bit at byte " + at + " is detected");
             assertFalse(e.getMessage().isBlank());
         }
         byte[] truncated = Arrays.copyOf(blob, blob.length / 2);
         assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(truncated)));
-        assertThrows(HeException.class, () -> ser.readPlaintext(new ByteArrayInputStream(blob)),
+        assertThrows(
+                HeException.class,
+                () -> ser.readPlaintext(new ByteArrayInputStream(blob)),
                 "a ciphertext blob is not a plaintext");
         assertThrows(HeException.class, () -> ser.readCiphertext(new ByteArrayInputStream(new byte[64])));
         byte[] pkBlob = bytes(out -> ser.writePublicKey(publicKey, out));
@@ -681,8 +710,10 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
             int at = trial == 0 ? 0 : trial == 1 ? blob.length - 1 : r.nextInt(blob.length);
             bad[at] ^= (byte) (1 << r.nextInt(8));
             assertThrows(HeException.class, () -> ser.readEvaluationKeys(new ByteArrayInputStream(bad)));
-            HeException e = assertThrows(HeException.class, () -> ser.checkEvaluationKeys(
-                    new ByteArrayInputStream(bad)), "a flipped bit at byte " + at + " is detected");
+            HeException e = assertThrows(
+                    HeException.class,
+                    () -> ser.checkEvaluationKeys(new ByteArrayInputStream(bad)),
+                    "a flipped bit at byte " + at + " is detected");
             assertFalse(e.getMessage().isBlank());
         }
         byte[] truncated = Arrays.copyOf(blob, blob.length / 2);

@@ -77,8 +77,13 @@ class FormatFuzzTest {
         EncryptedEngine engine = keys.engine();
         EncryptedTensor x = engine.fromPlain(new dev.polyhe.api.Matrix(4, 16, new double[64]));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        EncryptedTensorFormat.write(keys.context(), keys.backend(), keys.packingSlots(), Map.of("model_type", "gpt_neox"),
-                Map.of("embeddings", x, "logits", engine.rowSums(x)), out);
+        EncryptedTensorFormat.write(
+                keys.context(),
+                keys.backend(),
+                keys.packingSlots(),
+                Map.of("model_type", "gpt_neox"),
+                Map.of("embeddings", x, "logits", engine.rowSums(x)),
+                out);
         container = out.toByteArray();
         HeContext ctx = keys.context();
         ciphertext = bytes(o -> ctx.serializer().writeCiphertext(x.ciphertexts()[0], o));
@@ -124,7 +129,11 @@ class FormatFuzzTest {
         try {
             p.run();
             ACCEPTED.incrementAndGet();
-        } catch (HeException | ConfigException | CheckpointException | IllegalArgumentException | IOException
+        } catch (HeException
+                | ConfigException
+                | CheckpointException
+                | IllegalArgumentException
+                | IOException
                 | UncheckedIOException e) {
             if (e.getMessage() == null || e.getMessage().isBlank()) {
                 fail(what + ": refused without a message", e);
@@ -202,14 +211,14 @@ class FormatFuzzTest {
 
     @Property
     void ciphertextBlobs(@ForAll("ciphertexts") byte[] bytes) {
-        expectCleanOutcome("ciphertext blob",
-                () -> keys.context().serializer().readCiphertext(new ByteArrayInputStream(bytes)));
+        expectCleanOutcome(
+                "ciphertext blob", () -> keys.context().serializer().readCiphertext(new ByteArrayInputStream(bytes)));
     }
 
     @Provide
     Arbitrary<byte[]> keyBlobs() {
-        return Arbitraries.oneOf(blobMutationsOf(evaluationKeys), blobMutationsOf(secretKey),
-                blobMutationsOf(parameters));
+        return Arbitraries.oneOf(
+                blobMutationsOf(evaluationKeys), blobMutationsOf(secretKey), blobMutationsOf(parameters));
     }
 
     @Property
@@ -232,7 +241,9 @@ class FormatFuzzTest {
         Files.copy(server.resolve(KeyFiles.KEYSET), folder.resolve(KeyFiles.KEYSET));
         Files.copy(server.resolve(KeyFiles.EVALUATION_KEYS), folder.resolve(KeyFiles.EVALUATION_KEYS));
         Files.writeString(folder.resolve(KeyFiles.PARAMETERS), json);
-        expectCleanOutcome("parameters.json", () -> KeyFiles.readServer(folder, backend, true).close());
+        expectCleanOutcome(
+                "parameters.json",
+                () -> KeyFiles.readServer(folder, backend, true).close());
     }
 
     @Provide
@@ -269,8 +280,10 @@ class FormatFuzzTest {
         Path m = copyOfModel();
         Files.writeString(m.resolve("tokenizer.json"), json);
         Path text = Files.writeString(m.resolve("input.json"), "{\"text\": [\"hello world\"]}");
-        expectCleanOutcome("tokenizer.json", () -> dev.polyhe.core.inference.ModelInputs.read(text,
-                polyhe.inference().load(m).model()));
+        expectCleanOutcome(
+                "tokenizer.json",
+                () -> dev.polyhe.core.inference.ModelInputs.read(
+                        text, polyhe.inference().load(m).model()));
     }
 
     private static Path copyOfModel() throws IOException {

@@ -17,10 +17,43 @@ import java.util.regex.Pattern;
  * the format to reach deep into the parser.
  */
 final class Mutations {
-    private static final long[] INTERESTING = {0, 1, -1, 2, 255, 256, 65_535, 65_536, Integer.MAX_VALUE,
-        Integer.MIN_VALUE, 1L << 31, 1L << 32, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 40, -5, 100_000_000};
-    private static final String[] JSON_VALUES = {"-1", "0", "1e308", "-1e308", "9223372036854775807", "99999999999",
-        "null", "true", "\"x\"", "[]", "{}", "[[[[[[[[[[1]]]]]]]]]]", "\"\"", "1.5", "[\"a\"]", "[1,2,3]"};
+    private static final long[] INTERESTING = {
+        0,
+        1,
+        -1,
+        2,
+        255,
+        256,
+        65_535,
+        65_536,
+        Integer.MAX_VALUE,
+        Integer.MIN_VALUE,
+        1L << 31,
+        1L << 32,
+        Long.MAX_VALUE,
+        Long.MIN_VALUE,
+        1L << 40,
+        -5,
+        100_000_000
+    };
+    private static final String[] JSON_VALUES = {
+        "-1",
+        "0",
+        "1e308",
+        "-1e308",
+        "9223372036854775807",
+        "99999999999",
+        "null",
+        "true",
+        "\"x\"",
+        "[]",
+        "{}",
+        "[[[[[[[[[[1]]]]]]]]]]",
+        "\"\"",
+        "1.5",
+        "[\"a\"]",
+        "[1,2,3]"
+    };
     private static final Pattern JSON_TOKEN = Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?|\"[^\"]*\"");
 
     private Mutations() {}

@@ -67,11 +67,14 @@ class BaselinesTest {
         assertTrue(k.polynomial());
         Matrix s = gaussian(8, keys, 0.5, keys);
         Run r = run(k, s, null);
-        assertTrue(maxAbsDiff(softmax(s, null), r.weights()) < 1e-5, "vs softmax: " + maxAbsDiff(softmax(s, null), r.weights()));
+        assertTrue(
+                maxAbsDiff(softmax(s, null), r.weights()) < 1e-5,
+                "vs softmax: " + maxAbsDiff(softmax(s, null), r.weights()));
         // Taylor degree 8 (4) + Goldschmidt 21 iterations (22) + the product (1); masked: one more.
         assertEquals(27, r.depth());
         assertEquals(28, run(k, s, causal(8, keys)).depth());
-        assertFalse(kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of("subtract-max", "true")).polynomial());
+        assertFalse(kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of("subtract-max", "true"))
+                .polynomial());
     }
 
     @ParameterizedTest(name = "L={0}")
@@ -83,7 +86,9 @@ class BaselinesTest {
         Matrix mask = causal(8, keys);
         Run plain = run(k, s, null);
         Run masked = run(k, s, mask);
-        assertTrue(maxAbsDiff(softmax(s, null), plain.weights()) < 1e-7, "vs softmax: " + maxAbsDiff(softmax(s, null), plain.weights()));
+        assertTrue(
+                maxAbsDiff(softmax(s, null), plain.weights()) < 1e-7,
+                "vs softmax: " + maxAbsDiff(softmax(s, null), plain.weights()));
         assertTrue(maxAbsDiff(softmax(s, mask), masked.weights()) < 1e-7, "masked vs softmax");
         assertTrue(AttentionFixtures.maxRowSumError(plain.weights()) < 1e-7);
         // Scores up to the assumed range R = 8 (σ = 3) stay accurate to ~1e-4.
@@ -94,8 +99,10 @@ class BaselinesTest {
         // (iterations that change no float64 value are not run).
         assertTrue(plain.depth() <= 48 && plain.depth() >= 40, "depth " + plain.depth());
         assertEquals(keys >= 512 ? 48 : plain.depth(), plain.depth());
-        assertEquals(plain.depth() + 6, masked.depth(), "one level for the mask and one per normalization for the "
-                + "per-row mean");
+        assertEquals(
+                plain.depth() + 6,
+                masked.depth(),
+                "one level for the mask and one per normalization for the " + "per-row mean");
         assertEquals(0, plain.nonPolynomialCalls());
     }
 
@@ -119,9 +126,12 @@ class BaselinesTest {
     void powerSoftmaxNeedsFarFewerLevelsThanTheSoftmaxBaselines() {
         Matrix s = gaussian(4, 128, 0.5, 8);
         // the paper's Goldschmidt, from the public scale (guess-degree 0); the default starts from a first guess
-        int power = run(kernel(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "0")), s, null).depth();
-        int nexus = run(kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of()), s, null).depth();
-        int square = run(kernel(new NormalizeAndSquareMechanism(), Map.of()), s, null).depth();
+        int power = run(kernel(new LengthAgnosticPowerSoftmaxMechanism(), Map.of("guess-degree", "0")), s, null)
+                .depth();
+        int nexus = run(kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of()), s, null)
+                .depth();
+        int square = run(kernel(new NormalizeAndSquareMechanism(), Map.of()), s, null)
+                .depth();
         assertEquals(25, power);
         assertTrue(power < nexus && nexus < square);
         assertTrue(1 - (double) power / square >= 0.23, "the paper: at least 23% less depth than Cho et al.");
@@ -131,8 +141,12 @@ class BaselinesTest {
     void everyMechanismGivesMaskedKeysZeroWeight() {
         Matrix s = gaussian(6, 6, 0.7, 12);
         Matrix mask = causal(6, 6);
-        for (AttentionKernel k : new AttentionKernel[] {SOFTMAX, kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of()),
-                kernel(new NormalizeAndSquareMechanism(), Map.of()), kernel(new ScaledReluMechanism(), Map.of())}) {
+        for (AttentionKernel k : new AttentionKernel[] {
+            SOFTMAX,
+            kernel(new TaylorGoldschmidtSoftmaxMechanism(), Map.of()),
+            kernel(new NormalizeAndSquareMechanism(), Map.of()),
+            kernel(new ScaledReluMechanism(), Map.of())
+        }) {
             Matrix w = run(k, s, mask).weights();
             for (int r = 0; r < 6; r++) {
                 for (int c = r + 1; c < 6; c++) {

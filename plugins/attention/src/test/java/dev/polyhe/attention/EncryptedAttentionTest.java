@@ -48,8 +48,8 @@ class EncryptedAttentionTest {
         context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
         SecretKey sk = context.generateSecretKey();
         EvaluationKeys keys = context.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, false);
-        ckks = new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
-                SLOTS);
+        ckks = new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), SLOTS);
     }
 
     @AfterAll
@@ -87,25 +87,30 @@ class EncryptedAttentionTest {
     @ParameterizedTest(name = "causal {0}")
     @ValueSource(booleans = {false, true})
     void polynomialPowerSoftmaxRunsUnchangedOnCiphertexts(boolean causal) {
-        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax-length-agnostic")
-                .withOption("iterations", 8).withOption("lo", 0.01).withOption("hi", causal ? 6 : 4));
+        AttentionKernel kernel = polyhe.plugins()
+                .attention(PluginChoice.of("power-softmax-length-agnostic")
+                        .withOption("iterations", 8)
+                        .withOption("lo", 0.01)
+                        .withOption("hi", causal ? 6 : 4));
         Matrix scores = random(TOKENS, TOKENS, 1.5);
         Matrix mask = causal ? causalMask() : null;
         PlainEngine plain = new PlainEngine();
         Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), mask).toMatrix();
         // Scores enter as Q·Kᵀ would produce them: diagonal layout, via a rank-one product with ones.
-        EncryptedTensor encScores = ckks.mulPlain(ckks.matmulTransposed(ckks.fromPlain(onesColumn()),
-                ckks.fromPlain(onesColumn())), scores);
+        EncryptedTensor encScores = ckks.mulPlain(
+                ckks.matmulTransposed(ckks.fromPlain(onesColumn()), ckks.fromPlain(onesColumn())), scores);
         Matrix actual = ckks.toPlain(kernel.normalize(ckks, encScores, mask));
-        assertTrue(maxAbsDiff(expected, actual) < 1e-4, "encrypted vs plaintext polynomial attention: "
-                + maxAbsDiff(expected, actual));
+        assertTrue(
+                maxAbsDiff(expected, actual) < 1e-4,
+                "encrypted vs plaintext polynomial attention: " + maxAbsDiff(expected, actual));
     }
 
     /**
      * PowerSoftmax's division from a Chebyshev first guess, encrypted on a bootstrapping ring with three levels per
      * bootstrap, so that the guess itself runs out of levels midway and its denominator is refreshed once for the
      * guess (at the guess's precision) and again, precisely, for e0 = 1 − d·y0: the weights agree with the plaintext
-     * polynomial program's on a domain spanning κ = 4e4 (6 keys of scores up to 1.5), as plain Goldschmidt's do. (Three levels are too few
+     * polynomial program's on a domain spanning κ = 4e4 (6 keys of scores up to 1.5), as plain Goldschmidt's do. (Three
+     * levels are too few
      * for the guess to save bootstraps; at 128-bit's ten it does, see the launcher's BootstrapPlannerTest.)
      */
     @ParameterizedTest(name = "guess-degree {0}")
@@ -113,21 +118,27 @@ class EncryptedAttentionTest {
     void firstGuessDivisionAgreesWithPlaintextOnABootstrappingRing(String guess) {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         Matrix scores = random(TOKENS, TOKENS, 1.5);
-        AttentionKernel kernel = polyhe.plugins().attention(PluginChoice.of("power-softmax")
-                .withOption("division", "goldschmidt").withOption("lo", 1e-3).withOption("hi", 40)
-                .withOption("iterations", 30).withOption("guess-degree", guess));
+        AttentionKernel kernel = polyhe.plugins()
+                .attention(PluginChoice.of("power-softmax")
+                        .withOption("division", "goldschmidt")
+                        .withOption("lo", 1e-3)
+                        .withOption("hi", 40)
+                        .withOption("iterations", 30)
+                        .withOption("guess-degree", guess));
         assertEquals(!guess.equals("0"), kernel.describe().contains("guess-degree=" + guess), kernel.describe());
         PlainEngine plain = new PlainEngine();
-        Matrix expected = kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
+        Matrix expected =
+                kernel.normalize(plain, plain.fromPlain(scores), causalMask()).toMatrix();
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
             EncryptedEngine engine = bootstrappingEngine(ctx);
-            EncryptedTensor encScores = engine.mulPlain(engine.matmulTransposed(engine.fromPlain(onesColumn()),
-                    engine.fromPlain(onesColumn())), scores);
+            EncryptedTensor encScores = engine.mulPlain(
+                    engine.matmulTransposed(engine.fromPlain(onesColumn()), engine.fromPlain(onesColumn())), scores);
             Matrix actual = engine.toPlain(kernel.normalize(engine, engine.bound(encScores, -1.5, 1.5), causalMask()));
             double error = maxAbsDiff(expected, actual);
             assertTrue(error < 1e-3, kernel.describe() + ": encrypted vs plaintext polynomial weights " + error);
-            assertTrue(engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) > 0, "it bootstrapped");
+            assertTrue(
+                    engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) > 0,
+                    "it bootstrapped");
         }
     }
 
@@ -146,5 +157,4 @@ class EncryptedAttentionTest {
         java.util.Arrays.fill(d, 1);
         return new Matrix(TOKENS, 1, d);
     }
-
 }

@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class PowerSoftmaxTest {
     private static final PowerSoftmaxMechanism POWER = new PowerSoftmaxMechanism();
-    private static final LengthAgnosticPowerSoftmaxMechanism LENGTH_AGNOSTIC = new LengthAgnosticPowerSoftmaxMechanism();
+    private static final LengthAgnosticPowerSoftmaxMechanism LENGTH_AGNOSTIC =
+            new LengthAgnosticPowerSoftmaxMechanism();
 
     /** The golden files' reference: s ⊙ M, then w = s⁴/(1e-3 + Σ_k s_k⁴) over all keys. */
     private static Matrix reference(Matrix scores, Matrix mask, int p, double eps) {
@@ -89,7 +90,10 @@ class PowerSoftmaxTest {
         Run approx = run(kernel(LENGTH_AGNOSTIC, Map.of("iterations", "6", "lo", "0.5", "hi", "50")), s, null);
         double worstRelative = 0;
         for (int r = 0; r < s.rows(); r++) {
-            double mean4 = java.util.Arrays.stream(s.row(r)).map(v -> Math.pow(v, 4)).average().orElseThrow();
+            double mean4 = java.util.Arrays.stream(s.row(r))
+                    .map(v -> Math.pow(v, 4))
+                    .average()
+                    .orElseThrow();
             assertTrue(mean4 > 0.5 && mean4 < 50, "precondition: row mean of x⁴ in the domain, got " + mean4);
             double exactSum = java.util.Arrays.stream(exact.row(r)).sum();
             double approxSum = java.util.Arrays.stream(approx.row(r)).sum();
@@ -113,7 +117,8 @@ class PowerSoftmaxTest {
             for (int i = 0; i < s.cols(); i++) {
                 for (int j = 0; j < s.cols(); j++) {
                     if (Math.abs(s.get(r, i)) < Math.abs(s.get(r, j))) {
-                        assertTrue(w.weights().get(r, i) <= w.weights().get(r, j), "row " + r + ": keys " + i + ", " + j);
+                        assertTrue(
+                                w.weights().get(r, i) <= w.weights().get(r, j), "row " + r + ": keys " + i + ", " + j);
                     }
                 }
             }
@@ -132,7 +137,10 @@ class PowerSoftmaxTest {
             assertTrue(maxAbsDiff(base, run(stable, scaled, null).weights()) < 1e-14, "λ = " + lambda);
         }
         // Without the stable scaling ε breaks the invariance (and large λ overflows in training, Sec. 4.3).
-        assertTrue(maxAbsDiff(run(plain, s, null).weights(), run(plain, scale(s, 1e-3), null).weights()) > 0.1);
+        assertTrue(maxAbsDiff(
+                        run(plain, s, null).weights(),
+                        run(plain, scale(s, 1e-3), null).weights())
+                > 0.1);
         // The default δ = 1e-6 keeps it invariant to within δ/max|x|.
         AttentionKernel withDelta = kernel(POWER, Map.of("stable", "true"));
         Matrix d = run(withDelta, s, null).weights();
@@ -140,7 +148,10 @@ class PowerSoftmaxTest {
     }
 
     private static Matrix scale(Matrix s, double lambda) {
-        return new Matrix(s.rows(), s.cols(), java.util.Arrays.stream(s.data()).map(v -> v * lambda).toArray());
+        return new Matrix(
+                s.rows(),
+                s.cols(),
+                java.util.Arrays.stream(s.data()).map(v -> v * lambda).toArray());
     }
 
     @ParameterizedTest(name = "L={0}")
@@ -148,7 +159,8 @@ class PowerSoftmaxTest {
     void lengthAgnosticFormEqualsThePlainForm(int keys) {
         Matrix s = gaussian(4, keys, 1, keys);
         Matrix plain = run(kernel(POWER, Map.of()), s, null).weights();
-        Matrix literal = run(kernel(POWER, Map.of("length-agnostic", "true")), s, null).weights();
+        Matrix literal =
+                run(kernel(POWER, Map.of("length-agnostic", "true")), s, null).weights();
         assertTrue(maxAbsDiff(plain, literal) < 1e-15, "Eq. 7 with exact division");
         // Goldschmidt on the mean's domain: one domain [1e-3, 100] for every L.
         Run goldschmidt = run(kernel(LENGTH_AGNOSTIC, Map.of()), s, null);
@@ -178,10 +190,16 @@ class PowerSoftmaxTest {
             hi = Math.max(hi, sum / (r + 1));
             loOverWidth = Math.min(loOverWidth, sum / n);
         }
-        assertTrue(loOverWidth < 0.5 * lo, "the case tells per-row lengths from the width: " + loOverWidth + " vs " + lo);
-        Run r = run(kernel(LENGTH_AGNOSTIC, Map.of("lo", String.valueOf(0.9 * lo), "hi", String.valueOf(1.1 * hi),
-                "iterations", "30")), s, mask);
-        assertTrue(maxAbsDiff(reference(s, mask, 4, 1e-3), r.weights()) < 1e-9,
+        assertTrue(
+                loOverWidth < 0.5 * lo, "the case tells per-row lengths from the width: " + loOverWidth + " vs " + lo);
+        Run r = run(
+                kernel(
+                        LENGTH_AGNOSTIC,
+                        Map.of("lo", String.valueOf(0.9 * lo), "hi", String.valueOf(1.1 * hi), "iterations", "30")),
+                s,
+                mask);
+        assertTrue(
+                maxAbsDiff(reference(s, mask, 4, 1e-3), r.weights()) < 1e-9,
                 "per-row Eq. 7 vs PowerSoftmax: " + maxAbsDiff(reference(s, mask, 4, 1e-3), r.weights()));
         assertEquals(0, r.nonPolynomialCalls());
     }
@@ -190,8 +208,9 @@ class PowerSoftmaxTest {
     void maskedKeysGetZeroWeight() {
         Matrix s = gaussian(8, 8, 1, 2);
         Matrix mask = causal(8, 8);
-        for (AttentionKernel k : new AttentionKernel[] {kernel(POWER, Map.of()), kernel(LENGTH_AGNOSTIC, Map.of()),
-                kernel(POWER, Map.of("stable", "true"))}) {
+        for (AttentionKernel k : new AttentionKernel[] {
+            kernel(POWER, Map.of()), kernel(LENGTH_AGNOSTIC, Map.of()), kernel(POWER, Map.of("stable", "true"))
+        }) {
             Matrix w = run(k, s, mask).weights();
             for (int r = 0; r < 8; r++) {
                 for (int c = r + 1; c < 8; c++) {
@@ -206,20 +225,25 @@ class PowerSoftmaxTest {
     @CsvSource({"4, 21", "4, 12", "6, 21", "2, 8"})
     void depthIsPowerPlusGoldschmidtPlusOneForEveryLength(int p, int iterations) {
         int expected = (int) Math.ceil(Math.log(p) / Math.log(2)) + (iterations + 1) + 1;
-        AttentionKernel k = kernel(LENGTH_AGNOSTIC, Map.of("p", String.valueOf(p), "iterations", String.valueOf(iterations),
-                "guess-degree", "0"));
+        AttentionKernel k = kernel(
+                LENGTH_AGNOSTIC,
+                Map.of("p", String.valueOf(p), "iterations", String.valueOf(iterations), "guess-degree", "0"));
         assertTrue(k.polynomial());
         for (int keys : new int[] {8, 128, 1024}) {
             Matrix s = gaussian(2, keys, 0.8, 1);
             assertEquals(expected, run(k, s, null).depth(), "L = " + keys);
-            assertEquals(expected + 1, run(k, s, causal(2, keys)).depth(), "masked (one plaintext product), L = " + keys);
+            assertEquals(
+                    expected + 1, run(k, s, causal(2, keys)).depth(), "masked (one plaintext product), L = " + keys);
         }
     }
 
     @Test
     void paperDefaultDepth() {
         // x⁴ (2) + Goldschmidt with 21 iterations (22) + the product (1).
-        assertEquals(25, run(kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "0")), gaussian(4, 128, 1, 1), null).depth());
+        assertEquals(
+                25,
+                run(kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "0")), gaussian(4, 128, 1, 1), null)
+                        .depth());
         // from a first guess of degree 127 on [1e-3, 100] (κ = 1e5, ρ' ≈ 0.74, 0.8 with y0's own error): x⁴ (2) + the
         // guess (8) + e0 (1) + 8 iterations to a truncation of 2^-40, P_8 one level behind e0^128 (8) + n·y0·P (1)
         AttentionKernel g127 = kernel(LENGTH_AGNOSTIC, Map.of("guess-degree", "127"));
@@ -244,8 +268,8 @@ class PowerSoftmaxTest {
     @ParameterizedTest(name = "domain [{0}, {1}], guess-degree {2}")
     @CsvSource({"1e-4, 1e4, 15", "1e-4, 1e4, 127", "1e-3, 100, 63", "1e-3, 1e3, auto", "1e-3, 100, 31", "0.5, 40, 7"})
     void firstGuessDivisionGivesExactDivisionsWeights(String lo, String hi, String guess) {
-        Map<String, String> options = Map.of("division", "goldschmidt", "lo", lo, "hi", hi, "guess-degree", guess,
-                "iterations", "30");
+        Map<String, String> options =
+                Map.of("division", "goldschmidt", "lo", lo, "hi", hi, "guess-degree", guess, "iterations", "30");
         Map<String, String> plainOptions = new java.util.HashMap<>(options);
         plainOptions.put("guess-degree", "0");
         boolean narrow = Double.parseDouble(lo) >= 0.1;
@@ -258,10 +282,13 @@ class PowerSoftmaxTest {
             for (Matrix mask : new Matrix[] {null, causal(12, 12)}) {
                 Matrix exact = run(kernel(POWER, Map.of()), s, mask).weights();
                 Run guessed = run(kernel(POWER, options), s, mask);
-                double plain = maxAbsDiff(exact, run(kernel(POWER, plainOptions), s, mask).weights());
+                double plain = maxAbsDiff(
+                        exact, run(kernel(POWER, plainOptions), s, mask).weights());
                 double error = maxAbsDiff(exact, guessed.weights());
-                assertTrue(error < Math.max(1e-14, 4 * plain), "seed " + seed + ", masked " + (mask != null) + ": "
-                        + error + " against plain Goldschmidt's " + plain);
+                assertTrue(
+                        error < Math.max(1e-14, 4 * plain),
+                        "seed " + seed + ", masked " + (mask != null) + ": " + error + " against plain Goldschmidt's "
+                                + plain);
                 assertEquals(0, guessed.nonPolynomialCalls());
             }
         }
@@ -276,7 +303,9 @@ class PowerSoftmaxTest {
         return new Matrix(s.rows(), s.cols(), d);
     }
 
-    /** auto takes a first guess where it saves levels (a wide domain) and none where it would cost them (a narrow one). */
+    /**
+     * auto takes a first guess where it saves levels (a wide domain) and none where it would cost them (a narrow one).
+     */
     @Test
     void autoGuessesOnlyWhereItSavesLevels() {
         Matrix s = gaussian(4, 16, 1, 3);
@@ -294,8 +323,13 @@ class PowerSoftmaxTest {
     }
 
     @ParameterizedTest(name = "{0}, {1}, guess-degree {2}")
-    @CsvSource({"power-softmax, exact, 0", "power-softmax, goldschmidt, 0", "length-agnostic, goldschmidt, 0",
-            "power-softmax, goldschmidt, 127", "length-agnostic, goldschmidt, 31"})
+    @CsvSource({
+        "power-softmax, exact, 0",
+        "power-softmax, goldschmidt, 0",
+        "length-agnostic, goldschmidt, 0",
+        "power-softmax, goldschmidt, 127",
+        "length-agnostic, goldschmidt, 31"
+    })
     @SuppressWarnings("unchecked")
     void theWeightsAreAnnouncedToLieWithinZeroAndOne(String form, String division, int guess) {
         PlainEngine plain = new PlainEngine();
@@ -317,15 +351,27 @@ class PowerSoftmaxTest {
                         // every range announced holds: an engine scales values by it before bootstrapping them
                         double slack = 1e-9 * Math.max(Math.abs(lo), Math.abs(hi));
                         for (double v : ((PlainTensor) result).toMatrix().data()) {
-                            assertTrue(v >= lo - slack && v <= hi + slack, v + " outside the announced [" + lo + ", "
-                                    + hi + "], announcement " + announced.size());
+                            assertTrue(
+                                    v >= lo - slack && v <= hi + slack,
+                                    v + " outside the announced [" + lo + ", " + hi + "], announcement "
+                                            + announced.size());
                         }
                     }
                     return result;
                 });
         // a Goldschmidt domain that holds every denominator of these scores (it diverges above lo + hi)
-        Map<String, String> options = division.equals("exact") ? Map.of("division", division)
-                : Map.of("division", division, "lo", "1e-4", "hi", "1e4", "iterations", "30", "guess-degree",
+        Map<String, String> options = division.equals("exact")
+                ? Map.of("division", division)
+                : Map.of(
+                        "division",
+                        division,
+                        "lo",
+                        "1e-4",
+                        "hi",
+                        "1e4",
+                        "iterations",
+                        "30",
+                        "guess-degree",
                         String.valueOf(guess));
         AttentionKernel k = kernel(form.equals("power-softmax") ? POWER : LENGTH_AGNOSTIC, options);
         Matrix s = gaussian(8, 8, 1, 5);

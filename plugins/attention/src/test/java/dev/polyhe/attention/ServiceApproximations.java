@@ -19,7 +19,8 @@ public final class ServiceApproximations implements Approximations {
     public PolynomialApproximator approximator(String name) {
         PolynomialApproximator a = BY_NAME.get(name);
         if (a == null) {
-            throw new IllegalArgumentException("unknown approximator '" + name + "'; known: " + String.join(", ", names()));
+            throw new IllegalArgumentException(
+                    "unknown approximator '" + name + "'; known: " + String.join(", ", names()));
         }
         return a;
     }

@@ -37,7 +37,8 @@ class CheckpointErrorsTest {
     private Path pythiaWith(Consumer<Map<String, Entry>> edit) throws IOException {
         Path dir = Files.createDirectories(tmp.resolve("pythia"));
         Files.copy(Golden.dir("gpt_neox").resolve("config.json"), dir.resolve("config.json"));
-        Map<String, Entry> tensors = SafetensorsWriter.readAll(Golden.dir("gpt_neox").resolve("model.safetensors"));
+        Map<String, Entry> tensors =
+                SafetensorsWriter.readAll(Golden.dir("gpt_neox").resolve("model.safetensors"));
         edit.accept(tensors);
         SafetensorsWriter.write(dir.resolve("model.safetensors"), tensors);
         return dir;
@@ -53,11 +54,15 @@ class CheckpointErrorsTest {
     }
 
     private static String loadError(Path dir) {
-        return assertThrows(CheckpointException.class, () -> new GptNeoXArchitecture().load(dir)).getMessage();
+        return assertThrows(CheckpointException.class, () -> new GptNeoXArchitecture().load(dir))
+                .getMessage();
     }
 
     private static String openError(Path file) {
-        return assertThrows(CheckpointException.class, () -> SafetensorsFile.open(file).close()).getMessage();
+        return assertThrows(
+                        CheckpointException.class,
+                        () -> SafetensorsFile.open(file).close())
+                .getMessage();
     }
 
     @Test
@@ -67,7 +72,8 @@ class CheckpointErrorsTest {
         Files.write(cut, Arrays.copyOf(full, full.length - 1000));
         String msg = openError(cut);
         assertTrue(msg.contains("outside the data buffer") && msg.contains("truncated"), msg);
-        assertTrue(msg.contains("tensor 'gpt_neox.layers.1.mlp.dense_h_to_4h.weight' has data_offsets [399872, 465408]"),
+        assertTrue(
+                msg.contains("tensor 'gpt_neox.layers.1.mlp.dense_h_to_4h.weight' has data_offsets [399872, 465408]"),
                 "names the cut tensor: " + msg);
 
         Files.write(cut, Arrays.copyOf(full, 100));
@@ -81,7 +87,12 @@ class CheckpointErrorsTest {
     @Test
     void implausibleHeaderLength() throws IOException {
         Path f = tmp.resolve("junk.safetensors");
-        Files.write(f, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(-5).array());
+        Files.write(
+                f,
+                ByteBuffer.allocate(16)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putLong(-5)
+                        .array());
         assertTrue(openError(f).contains("header length 18446744073709551611 is not plausible"));
     }
 
@@ -95,18 +106,23 @@ class CheckpointErrorsTest {
     @Test
     void offsetsOutOfRange() {
         Path f = tmp.resolve("range.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}", new byte[16]);
+        SafetensorsWriter.writeRaw(
+                f, "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}", new byte[16]);
         String msg = openError(f);
         assertTrue(msg.contains("tensor 'w' has data_offsets [8, 24] outside the data buffer of 16 bytes"), msg);
-        SafetensorsWriter.writeRaw(f, "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[12,4]}}", new byte[16]);
+        SafetensorsWriter.writeRaw(
+                f, "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[12,4]}}", new byte[16]);
         assertTrue(openError(f).contains("data_offsets [12, 4] outside"));
     }
 
     @Test
     void overlappingTensors() {
         Path f = tmp.resolve("overlap.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
-                + "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}", new byte[16]);
+        SafetensorsWriter.writeRaw(
+                f,
+                "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+                        + "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
+                new byte[16]);
         String msg = openError(f);
         assertTrue(msg.contains("tensors 'a' [0, 16) and 'b' [8, 16) overlap"), msg);
     }
@@ -114,7 +130,8 @@ class CheckpointErrorsTest {
     @Test
     void sizeThatDoesNotMatchDtypeAndShape() {
         Path f = tmp.resolve("size.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,16]}}", new byte[16]);
+        SafetensorsWriter.writeRaw(
+                f, "{\"w\":{\"dtype\":\"BF16\",\"shape\":[2,3],\"data_offsets\":[0,16]}}", new byte[16]);
         String msg = openError(f);
         assertTrue(msg.contains("tensor 'w' (BF16[2, 3]) needs 12 bytes but data_offsets [0, 16] span 16"), msg);
     }
@@ -122,30 +139,39 @@ class CheckpointErrorsTest {
     @Test
     void unsupportedDtypeInTheHeader() {
         Path f = tmp.resolve("dtype.safetensors");
-        SafetensorsWriter.writeRaw(f, "{\"w\":{\"dtype\":\"F8_E4M3\",\"shape\":[4],\"data_offsets\":[0,4]}}", new byte[4]);
-        assertTrue(openError(f).contains("tensor 'w' has dtype F8_E4M3, which PolyHE does not read; supported: F64, F32, F16, BF16, I64"));
+        SafetensorsWriter.writeRaw(
+                f, "{\"w\":{\"dtype\":\"F8_E4M3\",\"shape\":[4],\"data_offsets\":[0,4]}}", new byte[4]);
+        assertTrue(openError(f)
+                .contains("tensor 'w' has dtype F8_E4M3, which PolyHE does not read; "
+                        + "supported: F64, F32, F16, BF16, I64"));
     }
 
     @Test
     void wrongDtypeForAWeight() throws IOException {
         Path dir = pythiaWith(t -> t.put("gpt_neox.final_layer_norm.bias", Entry.i64(new long[] {64}, new long[64])));
         String msg = loadError(dir);
-        assertTrue(msg.contains("tensor 'gpt_neox.final_layer_norm.bias'") && msg.contains("has dtype I64; weights must be F32, F16, BF16 or F64"), msg);
+        assertTrue(
+                msg.contains("tensor 'gpt_neox.final_layer_norm.bias'")
+                        && msg.contains("has dtype I64; weights must be F32, F16, BF16 or F64"),
+                msg);
     }
 
     @Test
     void wrongShape() throws IOException {
         Path dir = pythiaWith(t -> t.put(QKV, Entry.f32(new long[] {64, 192}, new double[64 * 192])));
         String msg = loadError(dir);
-        assertTrue(msg.contains("tensor '" + QKV + "'") && msg.contains("has shape [64, 192], expected [192, 64]"), msg);
+        assertTrue(
+                msg.contains("tensor '" + QKV + "'") && msg.contains("has shape [64, 192], expected [192, 64]"), msg);
     }
 
     @Test
     void missingTensor() throws IOException {
         Path dir = pythiaWith(t -> t.remove("gpt_neox.layers.1.mlp.dense_4h_to_h.bias"));
         String msg = loadError(dir);
-        assertTrue(msg.contains("tensor 'gpt_neox.layers.1.mlp.dense_4h_to_h.bias' is missing from")
-                && msg.contains("(expected shape [64])"), msg);
+        assertTrue(
+                msg.contains("tensor 'gpt_neox.layers.1.mlp.dense_4h_to_h.bias' is missing from")
+                        && msg.contains("(expected shape [64])"),
+                msg);
     }
 
     @Test
@@ -153,8 +179,12 @@ class CheckpointErrorsTest {
         Path dir = pythiaWithConfig("\"model_type\": \"gpt_neox\"", "\"model_type\": \"bert\"");
         assertTrue(loadError(dir).contains("model_type 'bert' is not supported by the gpt_neox architecture"));
         try (PolyHe polyhe = PolyHe.builder().build()) {
-            String msg = assertThrows(CheckpointException.class, () -> polyhe.inference().load(dir)).getMessage();
-            assertTrue(msg.contains("model_type 'bert' is not supported") && msg.contains("known: gpt_neox, roberta, vit"), msg);
+            String msg = assertThrows(
+                            CheckpointException.class, () -> polyhe.inference().load(dir))
+                    .getMessage();
+            assertTrue(
+                    msg.contains("model_type 'bert' is not supported") && msg.contains("known: gpt_neox, roberta, vit"),
+                    msg);
         }
     }
 
@@ -181,12 +211,16 @@ class CheckpointErrorsTest {
         ByteBuffer b = ByteBuffer.allocate(10).order(ByteOrder.LITTLE_ENDIAN);
         b.putShort((short) 0x3C00).putShort((short) 0xC100).putShort((short) 0x0001);
         b.putShort((short) 0x3FC0).putShort((short) 0xBE20);
-        SafetensorsWriter.writeRaw(f, "{\"h\":{\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[0,6]},"
-                + "\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[6,10]}}", b.array());
+        SafetensorsWriter.writeRaw(
+                f,
+                "{\"h\":{\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[0,6]},"
+                        + "\"b\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[6,10]}}",
+                b.array());
         try (SafetensorsFile s = SafetensorsFile.open(f)) {
             assertArrayEquals(new double[] {1.0, -2.5, Math.pow(2, -24)}, s.doubles("h"), 0);
             assertArrayEquals(new double[] {1.5, -0.15625}, s.doubles("b"), 0);
-            assertTrue(assertThrows(CheckpointException.class, () -> s.longs("h")).getMessage()
+            assertTrue(assertThrows(CheckpointException.class, () -> s.longs("h"))
+                    .getMessage()
                     .contains("has dtype F16, expected I64"));
         }
     }
@@ -195,7 +229,8 @@ class CheckpointErrorsTest {
     void shardedCheckpointGivesTheSameModel() throws IOException {
         Path dir = Files.createDirectories(tmp.resolve("sharded"));
         Files.copy(Golden.dir("gpt_neox").resolve("config.json"), dir.resolve("config.json"));
-        Map<String, Entry> all = SafetensorsWriter.readAll(Golden.dir("gpt_neox").resolve("model.safetensors"));
+        Map<String, Entry> all =
+                SafetensorsWriter.readAll(Golden.dir("gpt_neox").resolve("model.safetensors"));
         Map<String, Entry> first = new LinkedHashMap<>();
         Map<String, Entry> second = new LinkedHashMap<>();
         StringBuilder index = new StringBuilder("{\"metadata\":{},\"weight_map\":{");
@@ -203,12 +238,17 @@ class CheckpointErrorsTest {
         for (var e : all.entrySet()) {
             boolean one = i++ % 2 == 0;
             (one ? first : second).put(e.getKey(), e.getValue());
-            index.append(i > 1 ? "," : "").append('"').append(e.getKey()).append("\":\"model-0000")
-                    .append(one ? 1 : 2).append("-of-00002.safetensors\"");
+            index.append(i > 1 ? "," : "")
+                    .append('"')
+                    .append(e.getKey())
+                    .append("\":\"model-0000")
+                    .append(one ? 1 : 2)
+                    .append("-of-00002.safetensors\"");
         }
         SafetensorsWriter.write(dir.resolve("model-00001-of-00002.safetensors"), first);
         SafetensorsWriter.write(dir.resolve("model-00002-of-00002.safetensors"), second);
-        Files.writeString(dir.resolve("model.safetensors.index.json"), index.append("}}").toString());
+        Files.writeString(
+                dir.resolve("model.safetensors.index.json"), index.append("}}").toString());
         try (PolyHe polyhe = PolyHe.builder().build()) {
             InferenceService service = polyhe.inference();
             Model sharded = service.load(dir).model();
@@ -219,10 +259,14 @@ class CheckpointErrorsTest {
             assertEquals(b.logits(), a.logits());
         }
         // a weight map pointing at a shard that lacks the tensor
-        Files.writeString(dir.resolve("model.safetensors.index.json"),
+        Files.writeString(
+                dir.resolve("model.safetensors.index.json"),
                 "{\"weight_map\":{\"" + QKV + "\":\"model-00002-of-00002.safetensors\"}}");
         String msg = loadError(dir);
-        assertTrue(msg.contains("tensor '" + QKV + "' is mapped to model-00002-of-00002.safetensors but that shard does not hold it")
-                || msg.contains("is missing"), msg);
+        assertTrue(
+                msg.contains("tensor '" + QKV
+                                + "' is mapped to model-00002-of-00002.safetensors but that shard does not hold it")
+                        || msg.contains("is missing"),
+                msg);
     }
 }

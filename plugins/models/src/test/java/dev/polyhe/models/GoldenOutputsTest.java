@@ -47,7 +47,8 @@ class GoldenOutputsTest {
         List<Arguments> out = new ArrayList<>();
         for (String m : Golden.MODELS) {
             out.add(Arguments.of(m, "softmax", PluginChoice.of("softmax")));
-            out.add(Arguments.of(m, "powersoftmax", new PluginChoice("power-softmax", Map.of("p", 4, "epsilon", 0.001))));
+            out.add(Arguments.of(
+                    m, "powersoftmax", new PluginChoice("power-softmax", Map.of("p", 4, "epsilon", 0.001))));
         }
         return out.stream();
     }
@@ -83,8 +84,10 @@ class GoldenOutputsTest {
             Matrix all = ops.toPlain(w);
             int tokens = all.cols();
             for (int h = 0; h < all.rows() / tokens; h++) {
-                weights.add(new Matrix(tokens, tokens, java.util.Arrays.copyOfRange(all.data(), h * tokens * tokens,
-                        (h + 1) * tokens * tokens)));
+                weights.add(new Matrix(
+                        tokens,
+                        tokens,
+                        java.util.Arrays.copyOfRange(all.data(), h * tokens * tokens, (h + 1) * tokens * tokens)));
             }
             return w;
         }
@@ -109,20 +112,27 @@ class GoldenOutputsTest {
                 assertEquals(loaded.model().info().layers(), layers);
                 int heads = loaded.model().info().heads();
                 for (int l = 0; l < layers; l++) {
-                    check(c + "layers." + l + ".output", r.layerOutputs().get(l), expected.matrix(c + "layers." + l + ".output"));
+                    check(
+                            c + "layers." + l + ".output",
+                            r.layerOutputs().get(l),
+                            expected.matrix(c + "layers." + l + ".output"));
                     List<Matrix> probs = expected.heads(c + "layers." + l + ".attention_probs");
                     for (int h = 0; h < heads; h++) {
-                        check(c + "layers." + l + ".attention_probs[head " + h + "]", capture.weights.get(l * heads + h),
+                        check(
+                                c + "layers." + l + ".attention_probs[head " + h + "]",
+                                capture.weights.get(l * heads + h),
                                 probs.get(h));
                     }
                 }
-                worst = Math.max(worst, check(c + "last_hidden_state", r.lastHiddenState(),
-                        expected.matrix(c + "last_hidden_state")));
+                worst = Math.max(
+                        worst,
+                        check(c + "last_hidden_state", r.lastHiddenState(), expected.matrix(c + "last_hidden_state")));
                 worst = Math.max(worst, check(c + "logits", r.logits(), expected.matrix(c + "logits")));
                 assertTrue(r.nonPolynomialCalls() > 0, "the exact model evaluates erf-GELU and 1/sqrt exactly");
             }
         }
-        System.out.printf("golden %s/%s: max abs error %.3g (last_hidden_state, logits, embeddings)%n", model, kind, worst);
+        System.out.printf(
+                "golden %s/%s: max abs error %.3g (last_hidden_state, logits, embeddings)%n", model, kind, worst);
     }
 
     private static double check(String what, Matrix actual, Matrix expected) {

@@ -42,7 +42,8 @@ class HeadVariantsTest {
         polyhe.close();
     }
 
-    private Path variant(String model, String configFrom, String configTo, java.util.function.Consumer<Map<String, Entry>> edit)
+    private Path variant(
+            String model, String configFrom, String configTo, java.util.function.Consumer<Map<String, Entry>> edit)
             throws IOException {
         Path dir = Files.createTempDirectory(tmp, model);
         String config = Files.readString(Golden.dir(model).resolve("config.json"));
@@ -81,14 +82,23 @@ class HeadVariantsTest {
 
     @Test
     void robertaSigmoidClassificationHead() throws IOException {
-        Path dir = variant("roberta", "\"model_type\": \"roberta\",",
-                "\"model_type\": \"roberta\", \"classifier_activation\": \"sigmoid\",", t -> { });
+        Path dir = variant(
+                "roberta",
+                "\"model_type\": \"roberta\",",
+                "\"model_type\": \"roberta\", \"classifier_activation\": \"sigmoid\",",
+                t -> {});
         InferenceResult r = run(dir, "roberta");
         double[] h0 = r.lastHiddenState().row(0);
-        double[] hidden = dense(weights("roberta", "classifier.dense.weight"), weights("roberta", "classifier.dense.bias"),
-                h0, x -> 1 / (1 + Math.exp(-x)));
-        double[] logits = dense(weights("roberta", "classifier.out_proj.weight"),
-                weights("roberta", "classifier.out_proj.bias"), hidden, x -> x);
+        double[] hidden = dense(
+                weights("roberta", "classifier.dense.weight"),
+                weights("roberta", "classifier.dense.bias"),
+                h0,
+                x -> 1 / (1 + Math.exp(-x)));
+        double[] logits = dense(
+                weights("roberta", "classifier.out_proj.weight"),
+                weights("roberta", "classifier.out_proj.bias"),
+                hidden,
+                x -> x);
         ErrorStats e = ErrorStats.between(r.logits(), new Matrix(1, 3, logits));
         assertTrue(e.max() < 1e-12, "sigmoid head: " + e);
     }
@@ -102,15 +112,21 @@ class HeadVariantsTest {
             t.remove("classifier.out_proj.bias");
         });
         InferenceResult r = run(dir, "roberta");
-        double[] pooled = dense(weights("roberta", "classifier.dense.weight"), weights("roberta", "classifier.dense.bias"),
-                r.lastHiddenState().row(0), Math::tanh);
+        double[] pooled = dense(
+                weights("roberta", "classifier.dense.weight"),
+                weights("roberta", "classifier.dense.bias"),
+                r.lastHiddenState().row(0),
+                Math::tanh);
         assertEquals(1, r.logits().rows());
         assertTrue(ErrorStats.between(r.logits(), new Matrix(1, 64, pooled)).max() < 1e-6);
     }
 
     @Test
     void gptNeoXWithTiedEmbeddings() throws IOException {
-        Path dir = variant("gpt_neox", "\"tie_word_embeddings\": false", "\"tie_word_embeddings\": true",
+        Path dir = variant(
+                "gpt_neox",
+                "\"tie_word_embeddings\": false",
+                "\"tie_word_embeddings\": true",
                 t -> t.remove("embed_out.weight"));
         InferenceResult r = run(dir, "gpt_neox");
         double[] embed = weights("gpt_neox", "gpt_neox.embed_in.weight");
@@ -120,14 +136,18 @@ class HeadVariantsTest {
             double[] y = dense(embed, new double[128], last.row(t), x -> x);
             System.arraycopy(y, 0, expected, t * 128, 128);
         }
-        assertTrue(ErrorStats.between(r.logits(), new Matrix(last.rows(), 128, expected)).max() < 1e-6);
+        assertTrue(ErrorStats.between(r.logits(), new Matrix(last.rows(), 128, expected))
+                        .max()
+                < 1e-6);
     }
 
     @Test
     void sequentialResidualDiffersFromParallel() throws IOException {
-        Path dir = variant("gpt_neox", "\"use_parallel_residual\": true", "\"use_parallel_residual\": false", t -> { });
+        Path dir = variant("gpt_neox", "\"use_parallel_residual\": true", "\"use_parallel_residual\": false", t -> {});
         InferenceResult sequential = run(dir, "gpt_neox");
         InferenceResult parallel = run(Golden.dir("gpt_neox"), "gpt_neox");
-        assertTrue(ErrorStats.between(sequential.lastHiddenState(), parallel.lastHiddenState()).max() > 1e-3);
+        assertTrue(ErrorStats.between(sequential.lastHiddenState(), parallel.lastHiddenState())
+                        .max()
+                > 1e-3);
     }
 }

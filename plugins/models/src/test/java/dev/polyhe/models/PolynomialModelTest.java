@@ -47,26 +47,40 @@ class PolynomialModelTest {
     }
 
     @ParameterizedTest(name = "{0} with {1}")
-    @CsvSource({"gpt_neox, power-softmax", "roberta, power-softmax", "vit, power-softmax",
-            "gpt_neox, power-softmax-length-agnostic"})
+    @CsvSource({
+        "gpt_neox, power-softmax",
+        "roberta, power-softmax",
+        "vit, power-softmax",
+        "gpt_neox, power-softmax-length-agnostic"
+    })
     void staysWithinTheStatedErrorOfTheExactModel(String model, String mechanism) {
-        InferenceService service = polyhe.inference()
-                .withAttention(new PluginChoice(mechanism, Map.of("p", 4, "epsilon", 0.001)));
+        InferenceService service =
+                polyhe.inference().withAttention(new PluginChoice(mechanism, Map.of("p", 4, "epsilon", 0.001)));
         LoadedModel loaded = service.load(Golden.dir(model));
         List<ModelInput> inputs = Golden.inputs(model);
         Calibration cal = service.calibrate(loaded, inputs);
         InferenceService.Comparison c = service.compare(loaded, inputs, cal);
         PolynomialErrorReport r = c.errors();
-        System.out.printf("poly vs exact %s/%s: last_hidden_state max %.3g mean %.3g, logits max %.3g mean %.3g,"
-                + " per layer max %s, depth %d%n", model, mechanism, r.lastHiddenState().max(),
-                r.lastHiddenState().mean(), r.logits().max(), r.logits().mean(),
-                r.layers().stream().map(e -> String.format("%.3g", e.max())).toList(), r.maxDepth());
-        assertTrue(r.lastHiddenState().max() <= BOUND, "last_hidden_state error " + r.lastHiddenState().max());
+        System.out.printf(
+                "poly vs exact %s/%s: last_hidden_state max %.3g mean %.3g, logits max %.3g mean %.3g,"
+                        + " per layer max %s, depth %d%n",
+                model,
+                mechanism,
+                r.lastHiddenState().max(),
+                r.lastHiddenState().mean(),
+                r.logits().max(),
+                r.logits().mean(),
+                r.layers().stream().map(e -> String.format("%.3g", e.max())).toList(),
+                r.maxDepth());
+        assertTrue(
+                r.lastHiddenState().max() <= BOUND,
+                "last_hidden_state error " + r.lastHiddenState().max());
         assertTrue(r.logits().max() <= BOUND, "logits error " + r.logits().max());
         assertTrue(r.lastHiddenState().max() > 1e-4, "an approximation this cheap cannot be exact; is it applied?");
         assertEquals(loaded.model().info().layers(), r.layers().size());
-        assertTrue(r.outOfDomain().isEmpty(), "calibrated on the same inputs, nothing leaves its domain: "
-                + r.outOfDomain());
+        assertTrue(
+                r.outOfDomain().isEmpty(),
+                "calibrated on the same inputs, nothing leaves its domain: " + r.outOfDomain());
         for (InferenceResult p : c.polynomial()) {
             assertEquals(0, p.nonPolynomialCalls(), "the polynomial model evaluates no exact function");
         }
@@ -90,7 +104,8 @@ class PolynomialModelTest {
         assertTrue(att.rowPowerSumMin() > 0 && att.rowPowerSumMax() >= att.rowPowerSumMin());
         assertEquals(16, att.maxKeys());
         // a mean is a sum over 8 to 16 keys: the largest mean lies between the largest sum / 16 and / 8
-        assertTrue(att.rowPowerMeanMax() >= att.rowPowerSumMax() / 16 && att.rowPowerMeanMax() <= att.rowPowerSumMax() / 8);
+        assertTrue(att.rowPowerMeanMax() >= att.rowPowerSumMax() / 16
+                && att.rowPowerMeanMax() <= att.rowPowerSumMax() / 8);
         Path file = tmp.resolve("cal.json");
         cal.write(file);
         assertEquals(cal, Calibration.read(file));
@@ -122,10 +137,12 @@ class PolynomialModelTest {
         List<ModelInput> inputs = Golden.inputs("gpt_neox");
         Calibration cal = service.calibrate(loaded, inputs);
         // a domain given by hand, far above every denominator ε + Σx^p this model has
-        InferenceService far = polyhe.inference().withAttention(new PluginChoice("power-softmax",
-                Map.of("division", "goldschmidt", "lo", 1e3, "hi", 1e4)));
+        InferenceService far = polyhe.inference()
+                .withAttention(
+                        new PluginChoice("power-softmax", Map.of("division", "goldschmidt", "lo", 1e3, "hi", 1e4)));
         Map<String, Long> outside = far.compare(loaded, inputs, cal).errors().outOfDomain();
-        assertTrue(outside.keySet().stream().anyMatch(k -> k.startsWith("layers.0.attention ") && k.contains("1/x")),
+        assertTrue(
+                outside.keySet().stream().anyMatch(k -> k.startsWith("layers.0.attention ") && k.contains("1/x")),
                 "denominators counted: " + outside);
         // the calibrated domain holds them
         assertTrue(service.compare(loaded, inputs, cal).errors().outOfDomain().isEmpty());
@@ -137,20 +154,26 @@ class PolynomialModelTest {
         LoadedModel vit = softmax.load(Golden.dir("vit"));
         Calibration cal = softmax.calibrate(vit, Golden.inputs("vit").subList(0, 1));
         InferenceService power = polyhe.inference();
-        String msg = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
-                () -> power.compare(vit, Golden.inputs("vit"), cal)).getMessage();
-        assertTrue(msg.contains("recorded with attention softmax") && msg.contains("calibrate with the same attention"), msg);
+        String msg = org.junit.jupiter.api.Assertions.assertThrows(
+                        ConfigException.class, () -> power.compare(vit, Golden.inputs("vit"), cal))
+                .getMessage();
+        assertTrue(
+                msg.contains("recorded with attention softmax") && msg.contains("calibrate with the same attention"),
+                msg);
         LoadedModel roberta = softmax.load(Golden.dir("roberta"));
-        msg = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
-                () -> softmax.compare(roberta, Golden.inputs("roberta"), cal)).getMessage();
+        msg = org.junit.jupiter.api.Assertions.assertThrows(
+                        ConfigException.class, () -> softmax.compare(roberta, Golden.inputs("roberta"), cal))
+                .getMessage();
         assertTrue(msg.contains("recorded for model_type 'vit', not 'roberta'"), msg);
         // exact softmax has no polynomial form here: the poly engine says so instead of reporting a zero error
-        msg = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
-                () -> softmax.compare(vit, Golden.inputs("vit"), cal)).getMessage();
+        msg = org.junit.jupiter.api.Assertions.assertThrows(
+                        ConfigException.class, () -> softmax.compare(vit, Golden.inputs("vit"), cal))
+                .getMessage();
         assertTrue(msg.contains("is not a polynomial, so the poly engine cannot use it"), msg);
     }
 
     private static String assertThrowsMessage(org.junit.jupiter.api.function.Executable e) {
-        return org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, e).getMessage();
+        return org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, e)
+                .getMessage();
     }
 }

@@ -41,8 +41,12 @@ final class SafetensorsWriter {
     static Map<String, Entry> readAll(Path file) {
         Map<String, Entry> out = new LinkedHashMap<>();
         try (SafetensorsFile f = SafetensorsFile.open(file)) {
-            f.tensors().forEach((name, info) -> out.put(name, info.dtype().isFloat()
-                    ? Entry.f32(info.shape(), f.doubles(name)) : Entry.i64(info.shape(), f.longs(name))));
+            f.tensors()
+                    .forEach((name, info) -> out.put(
+                            name,
+                            info.dtype().isFloat()
+                                    ? Entry.f32(info.shape(), f.doubles(name))
+                                    : Entry.i64(info.shape(), f.longs(name))));
         }
         return out;
     }
@@ -54,10 +58,19 @@ final class SafetensorsWriter {
         for (Map.Entry<String, Entry> e : tensors.entrySet()) {
             long begin = data.size();
             data.writeBytes(e.getValue().bytes());
-            header.append(",\"").append(e.getKey()).append("\":{\"dtype\":\"").append(e.getValue().dtype())
-                    .append("\",\"shape\":").append(Arrays.stream(e.getValue().shape()).mapToObj(Long::toString)
+            header.append(",\"")
+                    .append(e.getKey())
+                    .append("\":{\"dtype\":\"")
+                    .append(e.getValue().dtype())
+                    .append("\",\"shape\":")
+                    .append(Arrays.stream(e.getValue().shape())
+                            .mapToObj(Long::toString)
                             .collect(Collectors.joining(",", "[", "]")))
-                    .append(",\"data_offsets\":[").append(begin).append(',').append(data.size()).append("]}");
+                    .append(",\"data_offsets\":[")
+                    .append(begin)
+                    .append(',')
+                    .append(data.size())
+                    .append("]}");
         }
         writeRaw(file, header.append('}').toString(), data.toByteArray());
     }

@@ -22,6 +22,7 @@ public final class Accounting {
     private final Deque<Frame> stack = new ArrayDeque<>();
     /** For a progress display on another thread: the innermost operator now, and the bootstraps so far. */
     private volatile String current = "(top level)";
+
     private final java.util.concurrent.atomic.AtomicLong bootstraps = new java.util.concurrent.atomic.AtomicLong();
     private long weightHits;
     private long weightMisses;
@@ -42,8 +43,8 @@ public final class Accounting {
 
     OperatorScope open(String name) {
         if (ForkedTasks.inTask()) {
-            throw new IllegalStateException("operator scope " + name + " opened in a forked task; scopes belong to "
-                    + "the engine's thread");
+            throw new IllegalStateException(
+                    "operator scope " + name + " opened in a forked task; scopes belong to " + "the engine's thread");
         }
         Frame parent = stack.peek();
         String path = parent == null ? name : parent.path + "/" + name;
@@ -119,7 +120,8 @@ public final class Accounting {
 
     private void recordNow(OperatorKind opKind, PrimitiveKind primitive, long nanos) {
         Frame f = stack.peek();
-        OperatorKind kind = primitive == PrimitiveKind.BOOTSTRAP ? OperatorKind.BOOTSTRAPPING
+        OperatorKind kind = primitive == PrimitiveKind.BOOTSTRAP
+                ? OperatorKind.BOOTSTRAPPING
                 : f != null && f.kind != null ? f.kind : opKind;
         kindNanos.merge(kind, nanos, Long::sum);
         primitiveNanos.merge(primitive, nanos, Long::sum);
@@ -138,7 +140,7 @@ public final class Accounting {
                 s.keySwitches++;
             }
             case RESCALE -> s.rescales++;
-            default -> { }
+            default -> {}
         }
     }
 
@@ -158,20 +160,25 @@ public final class Accounting {
         }
     }
 
-    enum MultiplicationKind { CIPHERTEXT, PLAINTEXT, CONSTANT }
+    enum MultiplicationKind {
+        CIPHERTEXT,
+        PLAINTEXT,
+        CONSTANT
+    }
 
     /**
      * Where the engine bootstrapped twice for precision: how many ciphertexts, the most bits asked for and what one
      * bootstrap keeps.
      */
-    public record PrecisionRaise(long ciphertexts, double askedBits, double singleBits) {
-    }
+    public record PrecisionRaise(long ciphertexts, double askedBits, double singleBits) {}
 
     private final Map<String, PrecisionRaise> precisionRaises = new LinkedHashMap<>();
 
     /** Notes one ciphertext bootstrapped twice because {@code asked} bits were asked and one keeps {@code single}. */
     void preciseBootstrap(double asked, double single) {
-        precisionRaises.merge(currentPath(), new PrecisionRaise(1, asked, single),
+        precisionRaises.merge(
+                currentPath(),
+                new PrecisionRaise(1, asked, single),
                 (a, b) -> new PrecisionRaise(a.ciphertexts() + 1, Math.max(a.askedBits(), b.askedBits()), single));
     }
 
@@ -185,13 +192,16 @@ public final class Accounting {
      * {@code levelsNeeded}; {@code paired}: a second ciphertext shared it; {@code precise}: it ran twice for
      * precision.
      */
-    public record Placement(String operator, int level, int levelsNeeded, boolean paired, boolean precise,
-            boolean planned) {
+    public record Placement(
+            String operator, int level, int levelsNeeded, boolean paired, boolean precise, boolean planned) {
         /** The reason in words, for a plan's explanation. */
         public String reason() {
-            return (planned ? "planned refresh of a linear map's input, at level " + level
-                    : "needs " + levelsNeeded + " level" + (levelsNeeded == 1 ? "" : "s") + ", at level " + level)
-                    + (paired ? "; paired with another ciphertext" : "") + (precise ? "; twice, for precision" : "");
+            return (planned
+                            ? "planned refresh of a linear map's input, at level " + level
+                            : "needs " + levelsNeeded + " level" + (levelsNeeded == 1 ? "" : "s") + ", at level "
+                                    + level)
+                    + (paired ? "; paired with another ciphertext" : "")
+                    + (precise ? "; twice, for precision" : "");
         }
     }
 
@@ -210,8 +220,7 @@ public final class Accounting {
      * A linear map as it ran: its {@link RefreshPlan#exactSite}, the level it ran at, and the bootstrap calls made
      * before it ran (its operands' own refreshes included).
      */
-    public record LinearMap(String site, int level, long bootstrapsBefore) {
-    }
+    public record LinearMap(String site, int level, long bootstrapsBefore) {}
 
     private final java.util.List<LinearMap> linearMaps = new java.util.ArrayList<>();
     private java.util.List<Output> outputs = java.util.List.of();

@@ -44,8 +44,12 @@ final class BlockAttention {
 
     /** Whether heads of {@code headSize} columns of these operands fit the block products. */
     boolean applies(EncryptedTensor a, EncryptedTensor b, int headSize) {
-        return columns > 1 && a.layout == Layout.BLOCKS && b.layout == Layout.BLOCKS
-                && a.perCiphertext == columns && b.perCiphertext == columns && Integer.bitCount(headSize) == 1
+        return columns > 1
+                && a.layout == Layout.BLOCKS
+                && b.layout == Layout.BLOCKS
+                && a.perCiphertext == columns
+                && b.perCiphertext == columns
+                && Integer.bitCount(headSize) == 1
                 && headSize <= columns;
     }
 
@@ -69,18 +73,22 @@ final class BlockAttention {
             Map<Integer, Plaintext> starts = new ConcurrentHashMap<>();
             double[] startMask = groupSegments(packing.headsIn(block), d, 0, tokens);
             Ciphertext[] acc = new Ciphertext[chunks];
-            forEachShift(kb, op, (s, lo, hi) -> {
-                Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                Ciphertext sum = rotations.sumOverNeighbours(ops.product(qb, shifted, op), d, op);
-                Ciphertext ready = refresher.withLevels(sum, 1, op);
-                Plaintext start = starts.computeIfAbsent(ready.level(),
-                        level -> ops.encode(startMask, startMask.length, level, op));
-                Ciphertext first = engine.levels().rescale(ops.plainProductRaw(ready, start, op), op);
-                return rotations.rotateSegments(first, -(s % perGroup), op);
-            }, (s, placed) -> {
-                int c = s / perGroup;
-                acc[c] = acc[c] == null ? placed : ops.add(acc[c], placed, op);
-            });
+            forEachShift(
+                    kb,
+                    op,
+                    (s, lo, hi) -> {
+                        Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
+                        Ciphertext sum = rotations.sumOverNeighbours(ops.product(qb, shifted, op), d, op);
+                        Ciphertext ready = refresher.withLevels(sum, 1, op);
+                        Plaintext start = starts.computeIfAbsent(
+                                ready.level(), level -> ops.encode(startMask, startMask.length, level, op));
+                        Ciphertext first = engine.levels().rescale(ops.plainProductRaw(ready, start, op), op);
+                        return rotations.rotateSegments(first, -(s % perGroup), op);
+                    },
+                    (s, placed) -> {
+                        int c = s / perGroup;
+                        acc[c] = acc[c] == null ? placed : ops.add(acc[c], placed, op);
+                    });
             System.arraycopy(acc, 0, out, block * chunks, chunks);
         }
         return new EncryptedTensor(heads * tokens, tokens, out, true, packing);
@@ -92,8 +100,11 @@ final class BlockAttention {
         HeadPacking packing = weights.heads;
         int tokens = weights.cols;
         int d = packing.stride();
-        if (values.layout != Layout.BLOCKS || values.perCiphertext != columns || values.rows != tokens
-                || values.cols != packing.heads() * d || values.cts.length != packing.headBlocks()) {
+        if (values.layout != Layout.BLOCKS
+                || values.perCiphertext != columns
+                || values.rows != tokens
+                || values.cols != packing.heads() * d
+                || values.cts.length != packing.headBlocks()) {
             throw new IllegalArgumentException("headContexts: weights " + weights + " do not match values " + values);
         }
         int perGroup = packing.diagonals();
@@ -112,14 +123,20 @@ final class BlockAttention {
             Ciphertext[] w = Arrays.copyOfRange(allWeights, first, first + chunks);
             int valid = Math.min(columns, values.cols - block * columns);
             ProductSum acc = new ProductSum(engine, op);
-            forEachShift(vb, op, (s, lo, hi) -> {
-                Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                int e = s % perGroup;
-                Ciphertext picked = ops.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
-                // From segment e of each group to its last segment, then spread over the group's d segments.
-                Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
-                return ops.productRaw(spread, shifted, op);
-            }, (s, product) -> acc.add(product));
+            forEachShift(
+                    vb,
+                    op,
+                    (s, lo, hi) -> {
+                        Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
+                        int e = s % perGroup;
+                        Ciphertext picked =
+                                ops.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
+                        // From segment e of each group to its last segment, then spread over the group's d segments.
+                        Ciphertext spread =
+                                rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
+                        return ops.productRaw(spread, shifted, op);
+                    },
+                    (s, product) -> acc.add(product));
             out[block] = acc.result();
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
@@ -131,7 +148,8 @@ final class BlockAttention {
      * first segment is masked, and the sums of up to {@link #sumBlocks} head blocks are placed side by side and
      * spread over their groups' segments in one ciphertext ({@link HeadPacking}): a division of the sums then works
      * on one ciphertext, not on one per block. Groups without a head get head 0's sums, a pack's missing blocks its
-     * first block's, and padding rows zero, as the scores' padding is ({@code m} is clean): the engine moves them into a
+     * first block's, and padding rows zero, as the scores' padding is ({@code m} is clean): the engine moves them into
+     * a
      * division's domain when the division announces it ({@link EncryptedEngine#bound}).
      */
     EncryptedTensor rowSums(EncryptedTensor m) {
@@ -226,8 +244,8 @@ final class BlockAttention {
             // every row: the packed padding rows hold real rows' sums, and so must the unpacked
             double[] mask = groupSegments(packing.groups(), stride, j, slots, packing.segments());
             Ciphertext picked = ops.plainProduct(m.cts[block * chunks], mask, op);
-            Ciphertext spread = rotations.sumOverNeighbours(rotations.rotateSegments(picked, j + 1 - stride, op),
-                    stride, op);
+            Ciphertext spread =
+                    rotations.sumOverNeighbours(rotations.rotateSegments(picked, j + 1 - stride, op), stride, op);
             Arrays.fill(out, block * chunks, (block + 1) * chunks, spread);
         }
         return new EncryptedTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
@@ -268,7 +286,9 @@ final class BlockAttention {
                 }
             }
             int first = g0 * b;
-            engine.independently(los.size(), i -> task.apply(first + i, los.get(i), his.get(i)),
+            engine.independently(
+                    los.size(),
+                    i -> task.apply(first + i, los.get(i), his.get(i)),
                     (r, i) -> join.accept(first + i, r));
         }
     }

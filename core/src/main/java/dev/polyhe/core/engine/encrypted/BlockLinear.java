@@ -42,27 +42,30 @@ final class BlockLinear {
         Ciphertext[] xs = maps.linearOperands(x.cts, op, site);
         double target = maps.productScaleFor(xs, site, range);
         Ciphertext[] ys = new Ciphertext[engine.blocks(out)];
-        engine.independently(ys.length, m -> {
-            ProductSum acc = new ProductSum(engine, op);
-            for (int j = 0; j < x.cols; j++) {
-                double[] w = new double[b * slots];
-                boolean any = false;
-                for (int c = 0; c < b && m * b + c < out; c++) {
-                    double v = weight.get(m * b + c, j);
-                    if (v != 0) {
-                        Arrays.fill(w, c * slots, (c + 1) * slots, v);
-                        any = true;
+        engine.independently(
+                ys.length,
+                m -> {
+                    ProductSum acc = new ProductSum(engine, op);
+                    for (int j = 0; j < x.cols; j++) {
+                        double[] w = new double[b * slots];
+                        boolean any = false;
+                        for (int c = 0; c < b && m * b + c < out; c++) {
+                            double v = weight.get(m * b + c, j);
+                            if (v != 0) {
+                                Arrays.fill(w, c * slots, (c + 1) * slots, v);
+                                any = true;
+                            }
+                        }
+                        if (any) {
+                            acc.addPlainProduct(xs[j], ops.encodeForProduct(w, w.length, xs[j], target, op));
+                        }
                     }
-                }
-                if (any) {
-                    acc.addPlainProduct(xs[j], ops.encodeForProduct(w, w.length, xs[j], target, op));
-                }
-            }
-            if (acc.isEmpty()) {
-                acc.add(ops.zeroProduct(xs[0], target, op));
-            }
-            return withBias(acc.result(), m, x.rows, bias, op);
-        }, (y, m) -> ys[m] = y);
+                    if (acc.isEmpty()) {
+                        acc.add(ops.zeroProduct(xs[0], target, op));
+                    }
+                    return withBias(acc.result(), m, x.rows, bias, op);
+                },
+                (y, m) -> ys[m] = y);
         return new EncryptedTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
     }
 
@@ -99,7 +102,9 @@ final class BlockLinear {
         for (int k = 0; k < xs.length; k++) {
             rotated[k][0] = xs[k];
             boolean[] use = needed[k];
-            int[] steps = java.util.stream.IntStream.range(1, babies).filter(a -> use[a]).map(a -> a * slots)
+            int[] steps = java.util.stream.IntStream.range(1, babies)
+                    .filter(a -> use[a])
+                    .map(a -> a * slots)
                     .toArray();
             Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations.hoisted(xs[k], steps, op);
             for (int i = 0; i < steps.length; i++) {
@@ -108,47 +113,55 @@ final class BlockLinear {
         }
         boolean symbolic = engine.valuesIgnored();
         Ciphertext[] ys = new Ciphertext[outBlocks];
-        engine.independently(outBlocks, m -> {
-            List<ProductSum> parts = new ArrayList<>();
-            List<Integer> shifts = new ArrayList<>();
-            for (int g = 0; g < giants; g++) {
-                int shift = g * babies * slots;
-                ProductSum inner = new ProductSum(engine, op);
-                for (int k = 0; k < xs.length; k++) {
-                    for (int a = 0; a < babies; a++) {
-                        int d = g * babies + a;
-                        Plaintext w;
-                        if (symbolic) {
-                            // a planning run: which products happen and how large the weights are, not the weights
-                            double maxAbs = diagonalMaxAbs(weight, x.cols, m, k, d);
-                            if (maxAbs == 0) {
-                                continue;
+        engine.independently(
+                outBlocks,
+                m -> {
+                    List<ProductSum> parts = new ArrayList<>();
+                    List<Integer> shifts = new ArrayList<>();
+                    for (int g = 0; g < giants; g++) {
+                        int shift = g * babies * slots;
+                        ProductSum inner = new ProductSum(engine, op);
+                        for (int k = 0; k < xs.length; k++) {
+                            for (int a = 0; a < babies; a++) {
+                                int d = g * babies + a;
+                                Plaintext w;
+                                if (symbolic) {
+                                    // a planning run: which products happen and how large the weights are, not the
+                                    // weights
+                                    double maxAbs = diagonalMaxAbs(weight, x.cols, m, k, d);
+                                    if (maxAbs == 0) {
+                                        continue;
+                                    }
+                                    w = ops.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
+                                } else {
+                                    double[] diag = diagonal(weight, x.cols, m, k, d);
+                                    if (diag == null) {
+                                        continue;
+                                    }
+                                    double[] pre = new double[width];
+                                    for (int i = 0; i < width; i++) {
+                                        pre[(i + shift) % width] = diag[i];
+                                    }
+                                    w = ops.encodeForProduct(pre, width, rotated[k][a], target, op);
+                                }
+                                inner.addPlainProduct(rotated[k][a], w);
                             }
-                            w = ops.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
-                        } else {
-                            double[] diag = diagonal(weight, x.cols, m, k, d);
-                            if (diag == null) {
-                                continue;
-                            }
-                            double[] pre = new double[width];
-                            for (int i = 0; i < width; i++) {
-                                pre[(i + shift) % width] = diag[i];
-                            }
-                            w = ops.encodeForProduct(pre, width, rotated[k][a], target, op);
                         }
-                        inner.addPlainProduct(rotated[k][a], w);
+                        if (inner.isEmpty()) {
+                            continue;
+                        }
+                        parts.add(inner);
+                        shifts.add(shift);
                     }
-                }
-                if (inner.isEmpty()) {
-                    continue;
-                }
-                parts.add(inner);
-                shifts.add(shift);
-            }
-            Ciphertext sum = parts.isEmpty() ? engine.levels().rescale(ops.zeroProduct(xs[0], target, op), op)
-                    : giantSteps(parts, shifts.stream().mapToInt(Integer::intValue).toArray(), op);
-            return withBias(sum, m, x.rows, bias, op);
-        }, (y, m) -> ys[m] = y);
+                    Ciphertext sum = parts.isEmpty()
+                            ? engine.levels().rescale(ops.zeroProduct(xs[0], target, op), op)
+                            : giantSteps(
+                                    parts,
+                                    shifts.stream().mapToInt(Integer::intValue).toArray(),
+                                    op);
+                    return withBias(sum, m, x.rows, bias, op);
+                },
+                (y, m) -> ys[m] = y);
         return new EncryptedTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
     }
 
@@ -240,37 +253,40 @@ final class BlockLinear {
         Ciphertext[] xs = engine.levels().atCommonLevel(m.cts, op);
         double target = engine.levels().commonProductScale(xs);
         Ciphertext[] out = new Ciphertext[(source.length + b - 1) / b];
-        engine.independently(out.length, ob -> {
-            Map<Long, double[]> moves = new java.util.TreeMap<>();
-            for (int c = 0; c < b && ob * b + c < source.length; c++) {
-                int col = ob * b + c;
-                int src = source[col];
-                if (src >= m.cols) {
-                    throw new IllegalArgumentException("permuteColumns: column " + col + " reads column " + src
-                            + " of a matrix with " + m.cols);
-                }
-                if (src < 0) {
-                    continue;
-                }
-                long key = (long) (src / b) * b * 2 + (src % b - c + b);
-                double[] mask = moves.computeIfAbsent(key, k -> new double[b * slots]);
-                for (int t = 0; t < m.rows; t++) {
-                    mask[c * slots + t] = weights.get(t, col);
-                }
-            }
-            ProductSum acc = new ProductSum(engine, op);
-            for (var e : moves.entrySet()) {
-                int sourceBlock = (int) (e.getKey() / (2L * b));
-                int shift = (int) (e.getKey() % (2L * b)) - b;
-                Ciphertext moved = rotations.rotateSegments(xs[sourceBlock], shift, op);
-                Plaintext mask = ops.encodeForProduct(e.getValue(), b * slots, moved, target, op);
-                acc.addPlainProduct(moved, mask);
-            }
-            if (acc.isEmpty()) {
-                acc.add(ops.zeroProduct(xs[0], target, op));
-            }
-            return acc.result();
-        }, (y, ob) -> out[ob] = y);
+        engine.independently(
+                out.length,
+                ob -> {
+                    Map<Long, double[]> moves = new java.util.TreeMap<>();
+                    for (int c = 0; c < b && ob * b + c < source.length; c++) {
+                        int col = ob * b + c;
+                        int src = source[col];
+                        if (src >= m.cols) {
+                            throw new IllegalArgumentException("permuteColumns: column " + col + " reads column " + src
+                                    + " of a matrix with " + m.cols);
+                        }
+                        if (src < 0) {
+                            continue;
+                        }
+                        long key = (long) (src / b) * b * 2 + (src % b - c + b);
+                        double[] mask = moves.computeIfAbsent(key, k -> new double[b * slots]);
+                        for (int t = 0; t < m.rows; t++) {
+                            mask[c * slots + t] = weights.get(t, col);
+                        }
+                    }
+                    ProductSum acc = new ProductSum(engine, op);
+                    for (var e : moves.entrySet()) {
+                        int sourceBlock = (int) (e.getKey() / (2L * b));
+                        int shift = (int) (e.getKey() % (2L * b)) - b;
+                        Ciphertext moved = rotations.rotateSegments(xs[sourceBlock], shift, op);
+                        Plaintext mask = ops.encodeForProduct(e.getValue(), b * slots, moved, target, op);
+                        acc.addPlainProduct(moved, mask);
+                    }
+                    if (acc.isEmpty()) {
+                        acc.add(ops.zeroProduct(xs[0], target, op));
+                    }
+                    return acc.result();
+                },
+                (y, ob) -> out[ob] = y);
         return new EncryptedTensor(Layout.BLOCKS, m.rows, source.length, out, true, b);
     }
 }

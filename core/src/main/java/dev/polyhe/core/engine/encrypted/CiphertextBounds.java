@@ -18,8 +18,7 @@ import java.util.WeakHashMap;
  * <p>Synchronized: {@link ForkedTasks} run primitives on several threads, and a WeakHashMap's reads expunge.
  */
 final class CiphertextBounds {
-    private record Bound(double value, boolean tight) {
-    }
+    private record Bound(double value, boolean tight) {}
 
     private final Map<Ciphertext, Bound> ciphertexts = new WeakHashMap<>();
     private final Map<Plaintext, Double> plaintexts = new WeakHashMap<>();

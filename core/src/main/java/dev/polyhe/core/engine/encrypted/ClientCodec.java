@@ -28,8 +28,16 @@ final class ClientCodec {
     private final double scale;
 
     /** @param engine whose encoding, timing and value ranges the codec's tensors get */
-    ClientCodec(EncryptedEngine engine, Encoder encoder, Encryptor encryptor, Decryptor decryptor, CiphertextBounds bounds,
-            SlotLayout layout, Packing packing, int maxLevel, double scale) {
+    ClientCodec(
+            EncryptedEngine engine,
+            Encoder encoder,
+            Encryptor encryptor,
+            Decryptor decryptor,
+            CiphertextBounds bounds,
+            SlotLayout layout,
+            Packing packing,
+            int maxLevel,
+            double scale) {
         this.engine = engine;
         this.encoder = encoder;
         this.encryptor = encryptor;
@@ -52,8 +60,8 @@ final class ClientCodec {
         }
         EncryptedTensor shape = blockColumns == 1
                 ? new EncryptedTensor(Layout.COLUMNS, m.rows(), m.cols(), new Ciphertext[m.cols()], true)
-                : new EncryptedTensor(Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[engine.blocks(m.cols())], true,
-                        blockColumns);
+                : new EncryptedTensor(
+                        Layout.BLOCKS, m.rows(), m.cols(), new Ciphertext[engine.blocks(m.cols())], true, blockColumns);
         return encrypted(shape, m, "fromPlain");
     }
 
@@ -63,7 +71,8 @@ final class ClientCodec {
         Ciphertext[] cts = new Ciphertext[vecs.length];
         for (int i = 0; i < cts.length; i++) {
             Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
-            cts[i] = bounds.set(engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
+            cts[i] = bounds.set(
+                    engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
                     LeveledOps.maxAbs(vecs[i]));
         }
         return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
@@ -90,8 +99,8 @@ final class ClientCodec {
                     + scores.rows() + ", " + scores.cols() + "]");
         }
         int d = diagonalsPerCiphertext;
-        EncryptedTensor shape = new EncryptedTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d],
-                true, d);
+        EncryptedTensor shape =
+                new EncryptedTensor(Layout.DIAGONALS, scores.rows(), scores.cols(), new Ciphertext[slots / d], true, d);
         return encrypted(shape, scores, "fromPlainScores");
     }
 
@@ -102,8 +111,10 @@ final class ClientCodec {
         Map<Ciphertext, double[][]> decrypted = new IdentityHashMap<>();
         double[][][] complexOf = new double[m.cts.length][][];
         for (int i = 0; i < m.cts.length; i++) {
-            complexOf[i] = decrypted.computeIfAbsent(m.cts[i], c -> encoder.decodeComplex(
-                    engine.timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
+            complexOf[i] = decrypted.computeIfAbsent(
+                    m.cts[i],
+                    c -> encoder.decodeComplex(
+                            engine.timed(OperatorKind.OTHER, PrimitiveKind.DECRYPT, () -> decryptor.decrypt(c))));
         }
         NoiseFlooding.Applied applied = null;
         if (flooding.enabled()) {
@@ -113,7 +124,8 @@ final class ClientCodec {
             for (int i = 0; i < m.cts.length; i++) {
                 imaginaryOf[i] = complexOf[i][1];
             }
-            double t = NoiseFlooding.errorEstimate(new double[][] {layout.arranged(m, imaginaryOf).data()}, 1 / scale);
+            double t = NoiseFlooding.errorEstimate(
+                    new double[][] {layout.arranged(m, imaginaryOf).data()}, 1 / scale);
             applied = new NoiseFlooding.Applied(flooding, t, flooding.sigma(t));
             for (double[][] z : decrypted.values()) {
                 NoiseFlooding.flood(z[0], applied.sigma(), random);

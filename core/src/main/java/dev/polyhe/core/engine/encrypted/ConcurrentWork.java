@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ConcurrentWork {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private ConcurrentWork() {
-    }
+    private ConcurrentWork() {}
 
     /**
      * Runs every piece of work, at most {@code concurrency} at once (in order on the caller when 1 or when there is one

@@ -24,8 +24,11 @@ final class ElementWise {
     }
 
     private static void sameShape(EncryptedTensor a, EncryptedTensor b, String op) {
-        if (a.layout != b.layout || a.rows != b.rows || a.cols != b.cols
-                || a.perCiphertext != b.perCiphertext || !Objects.equals(a.heads, b.heads)) {
+        if (a.layout != b.layout
+                || a.rows != b.rows
+                || a.cols != b.cols
+                || a.perCiphertext != b.perCiphertext
+                || !Objects.equals(a.heads, b.heads)) {
             throw new IllegalArgumentException(op + ": operands differ, " + a + " vs " + b);
         }
     }
@@ -38,7 +41,8 @@ final class ElementWise {
     }
     /**
      * {@link #map}; {@code atOnce}: f multiplies, enough work per ciphertext to run the distinct ones as independent
-     * tasks ({@link EncryptedEngine#independently}; one that would refresh runs again on this thread, with those after it).
+     * tasks ({@link EncryptedEngine#independently}; one that would refresh runs again on this thread, with those after
+     * it).
      */
     EncryptedTensor map(EncryptedTensor a, boolean clean, boolean atOnce, UnaryOperator<Ciphertext> f) {
         Map<Ciphertext, Ciphertext> done = new IdentityHashMap<>();
@@ -50,7 +54,8 @@ final class ElementWise {
                     distinct.add(c);
                 }
             }
-            engine.independently(distinct.size(), i -> f.apply(distinct.get(i)), (r, i) -> done.put(distinct.get(i), r));
+            engine.independently(
+                    distinct.size(), i -> f.apply(distinct.get(i)), (r, i) -> done.put(distinct.get(i), r));
         }
         Ciphertext[] out = new Ciphertext[a.cts.length];
         for (int i = 0; i < out.length; i++) {
@@ -58,16 +63,23 @@ final class ElementWise {
         }
         return a.with(out, clean);
     }
-    EncryptedTensor zip(EncryptedTensor first, EncryptedTensor second, String op, boolean clean,
-            BinaryOperator<Ciphertext> f) {
+
+    EncryptedTensor zip(
+            EncryptedTensor first, EncryptedTensor second, String op, boolean clean, BinaryOperator<Ciphertext> f) {
         return zip(first, second, op, clean, false, f);
     }
     /** {@link #zip}; {@code atOnce} as for {@link #map(EncryptedTensor, boolean, boolean, UnaryOperator)}. */
-    EncryptedTensor zip(EncryptedTensor first, EncryptedTensor second, String op, boolean clean, boolean atOnce,
+    EncryptedTensor zip(
+            EncryptedTensor first,
+            EncryptedTensor second,
+            String op,
+            boolean clean,
+            boolean atOnce,
             BinaryOperator<Ciphertext> f) {
         // Blocks meet columns where a rotary embedding recombines unpacked columns: both as columns then.
         boolean mixed = first.layout != second.layout;
-        EncryptedTensor[] matched = mixed ? new EncryptedTensor[] {layoutOps.asColumns(first), layoutOps.asColumns(second)}
+        EncryptedTensor[] matched = mixed
+                ? new EncryptedTensor[] {layoutOps.asColumns(first), layoutOps.asColumns(second)}
                 : engine.matched(first, second);
         EncryptedTensor a = matched[0];
         EncryptedTensor b = matched[1];
@@ -82,7 +94,9 @@ final class ElementWise {
                     distinct.add(i);
                 }
             }
-            engine.independently(distinct.size(), j -> f.apply(a.cts[distinct.get(j)], b.cts[distinct.get(j)]),
+            engine.independently(
+                    distinct.size(),
+                    j -> f.apply(a.cts[distinct.get(j)], b.cts[distinct.get(j)]),
                     (r, j) -> done.get(a.cts[distinct.get(j)]).put(b.cts[distinct.get(j)], r));
         }
         Ciphertext[] out = new Ciphertext[a.cts.length];

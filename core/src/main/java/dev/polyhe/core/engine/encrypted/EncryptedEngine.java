@@ -122,8 +122,13 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
      * @param decryptor client side only, else null
      * @param packingSlots P: a power of two ≥ the number of tokens, ≤ N/2
      */
-    public EncryptedEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
-            Decryptor decryptor, int packingSlots) {
+    public EncryptedEngine(
+            HeContext context,
+            Evaluator evaluator,
+            EvaluationKeys keys,
+            Encryptor encryptor,
+            Decryptor decryptor,
+            int packingSlots) {
         this(context, evaluator, keys, encryptor, decryptor, Packing.columns(packingSlots));
     }
 
@@ -131,14 +136,19 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
      * @param packing the slots per column, and the columns and score diagonals per ciphertext; rotation keys for
      *     {@link Packing#rotationSteps()} and, to bootstrap, keys for {@link Packing#ciphertextSlots()}
      */
-    public EncryptedEngine(HeContext context, Evaluator evaluator, EvaluationKeys keys, Encryptor encryptor,
-            Decryptor decryptor, Packing packing) {
+    public EncryptedEngine(
+            HeContext context,
+            Evaluator evaluator,
+            EvaluationKeys keys,
+            Encryptor encryptor,
+            Decryptor decryptor,
+            Packing packing) {
         int maxSlots = context.parameters().slots();
         int packingSlots = packing.slots();
         for (int width : packing.ciphertextSlots()) {
             if (width > maxSlots) {
-                throw new IllegalArgumentException(packing + " spans " + width + " slots per ciphertext but N/2 = "
-                        + maxSlots);
+                throw new IllegalArgumentException(
+                        packing + " spans " + width + " slots per ciphertext but N/2 = " + maxSlots);
             }
         }
         this.context = context;
@@ -148,7 +158,12 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.blockColumns = packing.columnsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
-        this.levels = new LevelsAndScales(evaluator, encoder, accounting, bounds, scale,
+        this.levels = new LevelsAndScales(
+                evaluator,
+                encoder,
+                accounting,
+                bounds,
+                scale,
                 context.parameters().maxLevel());
         this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
         levels.refreshBy(refresher);
@@ -157,11 +172,22 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.layoutOps = new LayoutOps(this, ops, rotations, refresher, levels, packingSlots);
         this.elementWise = new ElementWise(this, layoutOps);
         this.slotLayout = new SlotLayout(packingSlots);
-        this.client = new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel,
-                scale);
+        this.client =
+                new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel, scale);
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
-        this.linearMaps = new LinearMaps(this, context, evaluator, accounting, bounds, refresher, levels, ops,
-                packingSlots, blockColumns, maxLevel, scale);
+        this.linearMaps = new LinearMaps(
+                this,
+                context,
+                evaluator,
+                accounting,
+                bounds,
+                refresher,
+                levels,
+                ops,
+                packingSlots,
+                blockColumns,
+                maxLevel,
+                scale);
     }
 
     /**
@@ -300,20 +326,26 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
 
     @Override
     public EncryptedTensor add(EncryptedTensor a, EncryptedTensor b) {
-        return ranged(elementWise.zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
+        return ranged(
+                elementWise.zip(a, b, "add", a.clean && b.clean, (x, y) -> ops.add(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::plus));
     }
 
     @Override
     public EncryptedTensor sub(EncryptedTensor a, EncryptedTensor b) {
-        return ranged(elementWise.zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
+        return ranged(
+                elementWise.zip(a, b, "sub", a.clean && b.clean, (x, y) -> ops.sub(x, y, OperatorKind.OTHER)),
                 bothRanges(a.range, b.range, ValueRange::minus));
     }
 
     @Override
     public EncryptedTensor negate(EncryptedTensor a) {
-        return ranged(elementWise.map(a, a.clean, x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
-                () -> evaluator.negate(x)), x)), mapRange(a.range, v -> -v));
+        return ranged(
+                elementWise.map(
+                        a,
+                        a.clean,
+                        x -> bounds.same(timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.negate(x)), x)),
+                mapRange(a.range, v -> -v));
     }
 
     @Override
@@ -323,7 +355,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         EncryptedTensor b = matched[1];
         return expecting(bothRanges(a.range, b.range, ValueRange::times), () -> {
             refresher.refreshOperands(a, b);
-            return elementWise.zip(a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
+            return elementWise.zip(
+                    a, b, "mul", a.clean || b.clean, true, (x, y) -> ops.product(x, y, OperatorKind.OTHER));
         });
     }
 
@@ -351,33 +384,49 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         if (c == 0) {
             return a;
         }
-        return padded(ranged(elementWise.map(a, false, x -> bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
-                () -> evaluator.addConstant(x, c)), bounds.of(x) + Math.abs(c))), mapRange(a.range, v -> v + c)),
-                a.padding, v -> v + c);
+        return padded(
+                ranged(
+                        elementWise.map(
+                                a,
+                                false,
+                                x -> bounds.set(
+                                        timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, c)),
+                                        bounds.of(x) + Math.abs(c))),
+                        mapRange(a.range, v -> v + c)),
+                a.padding,
+                v -> v + c);
     }
 
     /** t whose padding rows hold what a's held, mapped by f (nothing when unknown). */
-    private static EncryptedTensor padded(EncryptedTensor t, EncryptedTensor.PaddingRows padding, DoubleUnaryOperator f) {
+    private static EncryptedTensor padded(
+            EncryptedTensor t, EncryptedTensor.PaddingRows padding, DoubleUnaryOperator f) {
         t.padding = padding == null ? null : padding.map(f);
         return t;
     }
 
     @Override
     public EncryptedTensor mulConstant(EncryptedTensor a, double c) {
-        return padded(expecting(mapRange(a.range, v -> v * c), () -> {
-            // those no spent ciphertext would partner (see refresh) pair among themselves
-            refresher.refreshTogether(Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
-                    refresher::levelsFor, OperatorKind.OTHER);
-            return elementWise.map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
-        }), a.padding, v -> v * c);
+        return padded(
+                expecting(mapRange(a.range, v -> v * c), () -> {
+                    // those no spent ciphertext would partner (see refresh) pair among themselves
+                    refresher.refreshTogether(
+                            Arrays.stream(a.cts).filter(refresher::looselyLarge).toList(),
+                            refresher::levelsFor,
+                            OperatorKind.OTHER);
+                    return elementWise.map(a, a.clean, true, x -> ops.constantProduct(x, c, OperatorKind.OTHER));
+                }),
+                a.padding,
+                v -> v * c);
     }
 
     @Override
     public EncryptedTensor constantLike(EncryptedTensor like, double c) {
-        return ranged(elementWise.map(like, c == 0 && like.clean, x -> {
-            Ciphertext zero = evaluator.multiplyInteger(x, 0);
-            return bounds.set(c == 0 ? zero : evaluator.addConstant(zero, c), Math.abs(c));
-        }), ValueRange.constant(c));
+        return ranged(
+                elementWise.map(like, c == 0 && like.clean, x -> {
+                    Ciphertext zero = evaluator.multiplyInteger(x, 0);
+                    return bounds.set(c == 0 ? zero : evaluator.addConstant(zero, c), Math.abs(c));
+                }),
+                ValueRange.constant(c));
     }
 
     @Override
@@ -399,11 +448,21 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         }
         // the tensor's ciphertexts that need it are refreshed two by two (a pair bootstrap costs about one), and the
         // bootstraps of different pairs at once where the evaluator gains from it
-        List<Ciphertext> due = Arrays.stream(a.cts).filter(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))
+        List<Ciphertext> due = Arrays.stream(a.cts)
+                .filter(c -> c.level() < wanted && refresher.refreshable(c, maxAbs))
                 .toList();
         refresher.refreshAtOnce(due, wanted, OperatorKind.OTHER);
-        return padded(ranged(elementWise.map(a, a.clean, c -> refresher.refreshable(c, maxAbs)
-                ? refresher.withLevels(c, wanted, OperatorKind.OTHER) : c), a.range), a.padding, v -> v);
+        return padded(
+                ranged(
+                        elementWise.map(
+                                a,
+                                a.clean,
+                                c -> refresher.refreshable(c, maxAbs)
+                                        ? refresher.withLevels(c, wanted, OperatorKind.OTHER)
+                                        : c),
+                        a.range),
+                a.padding,
+                v -> v);
     }
 
     /** The calibrated range of a's values (see {@link dev.polyhe.api.arith.Arith#bound}). */
@@ -542,8 +601,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         LayoutOps.requireColumns(q, "matmulTransposed");
         LayoutOps.requireColumns(k, "matmulTransposed");
         if (q.cols != k.cols || q.rows != k.rows) {
-            throw new IllegalArgumentException("matmulTransposed: [" + q.rows + ", " + q.cols + "] x [" + k.rows
-                    + ", " + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
+            throw new IllegalArgumentException("matmulTransposed: [" + q.rows + ", " + q.cols + "] x [" + k.rows + ", "
+                    + k.cols + "]ᵀ: the engine multiplies square score blocks (same token count)");
         }
         OperatorKind op = OperatorKind.CIPHERTEXT_MATMUL;
         ProductSum[] sums = new ProductSum[slots];
@@ -562,7 +621,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         for (int s = 0; s < slots; s++) {
             diag[s] = sums[s].result();
         }
-        return ranged(new EncryptedTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean),
+        return ranged(
+                new EncryptedTensor(Layout.DIAGONALS, q.rows, k.rows, diag, k.clean),
                 sumRange(bothRanges(q.range, k.range, ValueRange::times), q.cols));
     }
 
@@ -574,8 +634,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
                     + "column-packed values; got " + a.layout + " x " + v.layout);
         }
         if (a.cols != v.rows) {
-            throw new IllegalArgumentException("matmul: [" + a.rows + ", " + a.cols + "] x [" + v.rows + ", "
-                    + v.cols + "] do not chain");
+            throw new IllegalArgumentException(
+                    "matmul: [" + a.rows + ", " + a.cols + "] x [" + v.rows + ", " + v.cols + "] do not chain");
         }
         if (a.perCiphertext != 1) {
             throw new UnsupportedOperationException("matmul reads one diagonal per ciphertext; got " + a);
@@ -592,7 +652,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             }
             out[j] = acc.result();
         }
-        return ranged(new EncryptedTensor(Layout.COLUMNS, a.rows, v.cols, out, false),
+        return ranged(
+                new EncryptedTensor(Layout.COLUMNS, a.rows, v.cols, out, false),
                 sumRange(bothRanges(a.range, v.range, ValueRange::times), a.cols));
     }
 
@@ -623,8 +684,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         Arrays.fill(out, sum);
         // Every entry of a row now holds the row's sum, padding columns of the diagonal layout included.
         // clean where every column the sum lands in is a real one: padding columns of blocks would hold real sums
-        boolean realColumnsOnly = m.layout == Layout.COLUMNS
-                || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext == 0;
+        boolean realColumnsOnly =
+                m.layout == Layout.COLUMNS || m.layout == Layout.BLOCKS && m.cols % m.perCiphertext == 0;
         EncryptedTensor r = m.with(out, realColumnsOnly && (src.clean || zeroed));
         r.padding = m.rows < slots && (zeroed || src.clean) ? new EncryptedTensor.PaddingRows(m.rows, 0) : null;
         return ranged(r, sums);
@@ -684,8 +745,11 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         for (int c = 0; c < m.cols; c++) {
             Ciphertext x = m.cts[c];
             double b = v[c];
-            out[c] = b == 0 ? x : bounds.set(timed(OperatorKind.OTHER, PrimitiveKind.ADD,
-                    () -> evaluator.addConstant(x, b)), bounds.of(x) + Math.abs(b));
+            out[c] = b == 0
+                    ? x
+                    : bounds.set(
+                            timed(OperatorKind.OTHER, PrimitiveKind.ADD, () -> evaluator.addConstant(x, b)),
+                            bounds.of(x) + Math.abs(b));
         }
         return ranged(new EncryptedTensor(m.layout, m.rows, m.cols, out, false), r);
     }
@@ -697,7 +761,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             return ranged(layoutOps.unpack(m, from, to), m.range);
         }
         LayoutOps.requireColumns(m, "columns");
-        return ranged(new EncryptedTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean),
+        return ranged(
+                new EncryptedTensor(Layout.COLUMNS, m.rows, to - from, Arrays.copyOfRange(m.cts, from, to), m.clean),
                 m.range);
     }
 
@@ -752,8 +817,11 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     public EncryptedTensor permuteColumns(EncryptedTensor m, int[] source, Matrix weights) {
         boolean dropsColumns = Arrays.stream(source).anyMatch(j -> j < 0);
         ValueRange r = bothRanges(m.range, ValueRange.of(weights.data(), dropsColumns), ValueRange::times);
-        return ranged(m.layout == Layout.BLOCKS ? linearMaps.blocks().permute(m, source, weights)
-                : TensorOps.super.permuteColumns(m, source, weights), r);
+        return ranged(
+                m.layout == Layout.BLOCKS
+                        ? linearMaps.blocks().permute(m, source, weights)
+                        : TensorOps.super.permuteColumns(m, source, weights),
+                r);
     }
 
     @Override

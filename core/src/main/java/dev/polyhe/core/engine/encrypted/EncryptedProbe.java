@@ -7,6 +7,7 @@ public final class EncryptedProbe implements Probe<EncryptedTensor> {
     private final EncryptedEngine engine;
     /** The tensor last decrypted and its largest |real| and |imaginary| parts: a step asks for both. */
     private EncryptedTensor decrypted;
+
     private double[] parts;
 
     public EncryptedProbe(EncryptedEngine engine) {

@@ -58,8 +58,8 @@ public final class EncryptedTensor {
         this(Layout.HEAD_DIAGONALS, rows, cols, cts, clean, 1, heads);
     }
 
-    private EncryptedTensor(Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int perCiphertext,
-            HeadPacking heads) {
+    private EncryptedTensor(
+            Layout layout, int rows, int cols, Ciphertext[] cts, boolean clean, int perCiphertext, HeadPacking heads) {
         this.heads = heads;
         this.layout = layout;
         this.rows = rows;
@@ -108,9 +108,9 @@ public final class EncryptedTensor {
 
     @Override
     public String toString() {
-        String packing = heads != null ? " (" + heads + ")"
-                : perCiphertext > 1 ? " (" + perCiphertext + " per ciphertext)" : "";
-        return "EncryptedTensor[" + rows + "x" + cols + ", " + layout + packing + ", " + cts.length + " ciphertexts, level "
-                + level() + "]";
+        String packing =
+                heads != null ? " (" + heads + ")" : perCiphertext > 1 ? " (" + perCiphertext + " per ciphertext)" : "";
+        return "EncryptedTensor[" + rows + "x" + cols + ", " + layout + packing + ", " + cts.length
+                + " ciphertexts, level " + level() + "]";
     }
 }

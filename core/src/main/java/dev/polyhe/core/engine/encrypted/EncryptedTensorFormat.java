@@ -29,12 +29,19 @@ public final class EncryptedTensorFormat {
     private static final int MAGIC = 0x50484554; // "PHET"
     /** 3 names the key set after the packing width; 2 (still read) did not. */
     private static final int VERSION = 3;
+
     private static final int OLDEST_READ = 2;
 
     private EncryptedTensorFormat() {}
 
-    public static void write(HeContext context, String backend, int packingSlots, Map<String, String> metadata,
-            Map<String, EncryptedTensor> tensors, OutputStream out) throws IOException {
+    public static void write(
+            HeContext context,
+            String backend,
+            int packingSlots,
+            Map<String, String> metadata,
+            Map<String, EncryptedTensor> tensors,
+            OutputStream out)
+            throws IOException {
         for (var e : tensors.entrySet()) {
             if (e.getValue().layout == Layout.HEAD_DIAGONALS) {
                 throw new IllegalArgumentException("tensor '" + e.getKey() + "' holds stacked attention scores, which "
@@ -46,8 +53,11 @@ public final class EncryptedTensorFormat {
         h.writeUTF(backend);
         h.writeUTF(context.parameterHash());
         h.writeInt(packingSlots);
-        h.writeUTF(tensors.values().stream().flatMap(t -> java.util.Arrays.stream(t.cts)).findFirst()
-                .map(Ciphertext::keySetId).orElse(""));
+        h.writeUTF(tensors.values().stream()
+                .flatMap(t -> java.util.Arrays.stream(t.cts))
+                .findFirst()
+                .map(Ciphertext::keySetId)
+                .orElse(""));
         h.writeInt(metadata.size());
         for (var m : metadata.entrySet()) {
             h.writeUTF(m.getKey());
@@ -94,8 +104,7 @@ public final class EncryptedTensorFormat {
     }
 
     /** The tensors, the packing width they were written with, and free-form metadata (model type, ...). */
-    public record Contents(int packingSlots, Map<String, String> metadata, Map<String, EncryptedTensor> tensors) {
-    }
+    public record Contents(int packingSlots, Map<String, String> metadata, Map<String, EncryptedTensor> tensors) {}
 
     /** A header's format version and bytes. */
     private record Header(int version, byte[] bytes) {
@@ -111,8 +120,8 @@ public final class EncryptedTensorFormat {
         try {
             int magic = d.readInt();
             if (magic != MAGIC) {
-                throw new HeException("not a PolyHE encrypted tensor file (bad magic 0x" + Integer.toHexString(magic)
-                        + ")");
+                throw new HeException(
+                        "not a PolyHE encrypted tensor file (bad magic 0x" + Integer.toHexString(magic) + ")");
             }
             version = d.readInt();
             if (version < OLDEST_READ || version > VERSION) {
@@ -141,8 +150,7 @@ public final class EncryptedTensorFormat {
 
     /** Which key set and packing a file was written for, from its header alone (nothing else is read). */
     /** @param keySetId the key set the ciphertexts were encrypted under; empty in a version-2 file (unknown) */
-    public record Identity(String backend, String parameterHash, int packingSlots, String keySetId) {
-    }
+    public record Identity(String backend, String parameterHash, int packingSlots, String keySetId) {}
 
     /**
      * The file's {@link Identity}, so that a server can refuse a file of another key set or packing before it is
@@ -183,8 +191,8 @@ public final class EncryptedTensorFormat {
      * The header's fields, each checked against a limit worked out from trusted values (the context's ring, the
      * packing width, the shapes already read) before anything is allocated on its word.
      */
-    private static Contents contents(HeContext context, String backend, int version, DataInputStream h,
-            InputStream in) throws IOException {
+    private static Contents contents(HeContext context, String backend, int version, DataInputStream h, InputStream in)
+            throws IOException {
         String fileBackend = h.readUTF();
         String hash = h.readUTF();
         if (!fileBackend.equals(backend)) {
@@ -198,8 +206,8 @@ public final class EncryptedTensorFormat {
         int ringSlots = context.parameters().slots();
         int packingSlots = field("packing width", h.readInt(), 1, ringSlots);
         if (Integer.bitCount(packingSlots) != 1) {
-            throw new HeException("encrypted tensor file is corrupted: packing width " + packingSlots
-                    + " is not a power of two");
+            throw new HeException(
+                    "encrypted tensor file is corrupted: packing width " + packingSlots + " is not a power of two");
         }
         if (version >= 3) {
             h.readUTF(); // the key set: each ciphertext names its own, and the evaluator checks those
@@ -226,10 +234,13 @@ public final class EncryptedTensorFormat {
             int maxCols = l == Layout.DIAGONALS ? packingSlots : ringSlots * MAX_ENTRIES;
             int cols = field("tensor '" + name + "' columns", h.readInt(), 1, maxCols);
             boolean clean = h.readBoolean();
-            int perCiphertext = field("tensor '" + name + "' columns per ciphertext", h.readInt(), 1,
-                    ringSlots / packingSlots);
-            int expected = l == Layout.COLUMNS ? cols : l == Layout.BLOCKS ? (cols + perCiphertext - 1) / perCiphertext
-                    : (packingSlots + perCiphertext - 1) / perCiphertext;
+            int perCiphertext =
+                    field("tensor '" + name + "' columns per ciphertext", h.readInt(), 1, ringSlots / packingSlots);
+            int expected = l == Layout.COLUMNS
+                    ? cols
+                    : l == Layout.BLOCKS
+                            ? (cols + perCiphertext - 1) / perCiphertext
+                            : (packingSlots + perCiphertext - 1) / perCiphertext;
             if ((long) rows * cols > MAX_TENSOR_ENTRIES) {
                 throw new HeException("encrypted tensor file is corrupted: tensor '" + name + "' [" + rows + ", " + cols
                         + "] has more than " + MAX_TENSOR_ENTRIES + " entries");
@@ -254,8 +265,8 @@ public final class EncryptedTensorFormat {
             try {
                 cts[i] = context.serializer().readCiphertext(in);
             } catch (EOFException e) {
-                throw new HeException("encrypted tensor file is truncated: ciphertext " + (i + 1) + " of " + unique
-                        + " is missing");
+                throw new HeException(
+                        "encrypted tensor file is truncated: ciphertext " + (i + 1) + " of " + unique + " is missing");
             }
         }
         Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();

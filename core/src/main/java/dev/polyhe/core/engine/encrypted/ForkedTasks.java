@@ -8,7 +8,8 @@ import java.util.function.ObjIntConsumer;
 
 /**
  * The independent ciphertexts of one operator computed at once (issue 17, item 3): a linear map's output blocks, an
- * attention's shifts, a tensor's element-wise products. On a many-core server one ciphertext's operation spreads over as many threads as it has limbs
+ * attention's shifts, a tensor's element-wise products. On a many-core server one ciphertext's operation spreads over
+ * as many threads as it has limbs
  * (4 to 12 at a layer's levels), so one at a time leaves most cores idle.
  *
  * <p>The engine's state is single-threaded; a task keeps it so by deferral. What a primitive does to that state on a
@@ -26,8 +27,7 @@ final class ForkedTasks {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ForkedTasks.class);
     private static final ThreadLocal<Log> CURRENT = new ThreadLocal<>();
 
-    private ForkedTasks() {
-    }
+    private ForkedTasks() {}
 
     /** A change to the engine's state, made with the share of recorded time that the batch's overlap leaves. */
     interface Effect {
@@ -135,7 +135,10 @@ final class ForkedTasks {
             }
         }
         if (i < count) {
-            LOG.debug("task {} of {}: {}; it and those after it run again on the engine's thread", i, count,
+            LOG.debug(
+                    "task {} of {}: {}; it and those after it run again on the engine's thread",
+                    i,
+                    count,
                     logs[i].stopped);
         }
         for (; i < count; i++) {

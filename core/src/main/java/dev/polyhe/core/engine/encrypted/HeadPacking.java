@@ -19,7 +19,10 @@ package dev.polyhe.core.engine.encrypted;
  */
 record HeadPacking(int heads, int groups, int stride, int diagonals, int segments, int sumBlocks) {
     HeadPacking {
-        if (heads < 1 || groups < 1 || diagonals < 1 || diagonals > stride
+        if (heads < 1
+                || groups < 1
+                || diagonals < 1
+                || diagonals > stride
                 || (groups - 1) * stride + diagonals > segments) {
             throw new IllegalArgumentException("head packing: " + heads + " heads, " + groups + " per ciphertext "
                     + stride + " segments apart with " + diagonals + " diagonals each do not fit " + segments

@@ -22,7 +22,8 @@ package dev.polyhe.core.engine.encrypted;
  *       segments its columns held, E = min(d, P) per ciphertext: the scores of 8 heads of 64 columns at 128 tokens
  *       are 4 ciphertexts. Row sums add a head's ciphertexts, then rotate and add log2 E times, then mask and
  *       spread back over the head's d segments (log2 d rotations), the sums of several head blocks interleaved in
- *       one ciphertext ({@link HeadPacking}'s sumBlocks) until they meet scores again. Scores of heads on columns are stacked one diagonal per ciphertext.</li>
+ *       one ciphertext ({@link HeadPacking}'s sumBlocks) until they meet scores again. Scores of heads on columns are
+ * stacked one diagonal per ciphertext.</li>
  * </ul>
  */
 public enum Layout {

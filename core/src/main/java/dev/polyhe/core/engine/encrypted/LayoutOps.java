@@ -21,7 +21,12 @@ final class LayoutOps {
     private final int slots;
 
     /** @param engine whose mulPlain masks padding */
-    LayoutOps(EncryptedEngine engine, LeveledOps ops, Rotations rotations, Refresher refresher, LevelsAndScales levels,
+    LayoutOps(
+            EncryptedEngine engine,
+            LeveledOps ops,
+            Rotations rotations,
+            Refresher refresher,
+            LevelsAndScales levels,
             int slots) {
         this.engine = engine;
         this.ops = ops;
@@ -41,6 +46,7 @@ final class LayoutOps {
         Matrix ones = new Matrix(a.rows, a.cols, filled(a.rows * a.cols, 1.0));
         return engine.mulPlain(a, ones);
     }
+
     private static double[] filled(int n, double v) {
         double[] d = new double[n];
         Arrays.fill(d, v);
@@ -94,10 +100,13 @@ final class LayoutOps {
         }
         return new EncryptedTensor(Layout.COLUMNS, m.rows, to - from, out, true);
     }
+
     EncryptedTensor rowSlice(EncryptedTensor m, int from, int to) {
         ShapeCheck.range("rows", from, to, m.rows);
-        if (m.layout == Layout.HEAD_DIAGONALS && m.heads.groups() * m.heads.diagonals() == 1
-                && from % m.cols == 0 && to % m.cols == 0) {
+        if (m.layout == Layout.HEAD_DIAGONALS
+                && m.heads.groups() * m.heads.diagonals() == 1
+                && from % m.cols == 0
+                && to % m.cols == 0) {
             return heads(m, from / m.cols, to / m.cols);
         }
         if (m.layout == Layout.DIAGONALS || m.layout == Layout.HEAD_DIAGONALS) {
@@ -117,9 +126,11 @@ final class LayoutOps {
     /** Heads [from, to) of stacked head scores of one diagonal per ciphertext (head h: P ciphertexts from h·P). */
     private EncryptedTensor heads(EncryptedTensor m, int from, int to) {
         Ciphertext[] cts = Arrays.copyOfRange(m.cts, from * slots, to * slots);
-        return to - from == 1 ? new EncryptedTensor(Layout.DIAGONALS, m.cols, m.cols, cts, m.clean)
+        return to - from == 1
+                ? new EncryptedTensor(Layout.DIAGONALS, m.cols, m.cols, cts, m.clean)
                 : new EncryptedTensor((to - from) * m.cols, m.cols, cts, m.clean, HeadPacking.stacked(to - from));
     }
+
     EncryptedTensor joinColumns(List<EncryptedTensor> parts) {
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("concatColumns: nothing to concatenate");
@@ -138,6 +149,7 @@ final class LayoutOps {
         }
         return new EncryptedTensor(Layout.COLUMNS, rows, cts.size(), cts.toArray(Ciphertext[]::new), clean);
     }
+
     EncryptedTensor joinRows(List<EncryptedTensor> parts) {
         if (parts.isEmpty()) {
             throw new IllegalArgumentException("concatRows: nothing to concatenate");
@@ -153,7 +165,11 @@ final class LayoutOps {
             cts.addAll(Arrays.asList(p.cts));
             clean &= p.clean;
         }
-        return new EncryptedTensor(parts.size() * first.rows, first.cols, cts.toArray(Ciphertext[]::new), clean,
+        return new EncryptedTensor(
+                parts.size() * first.rows,
+                first.cols,
+                cts.toArray(Ciphertext[]::new),
+                clean,
                 HeadPacking.stacked(parts.size()));
     }
 }

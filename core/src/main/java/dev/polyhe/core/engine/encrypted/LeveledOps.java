@@ -22,8 +22,14 @@ final class LeveledOps {
     private final double scale;
     private WeightCache weights;
 
-    LeveledOps(Evaluator evaluator, Encoder encoder, Accounting accounting, CiphertextBounds bounds,
-            Refresher refresher, LevelsAndScales levels, double scale) {
+    LeveledOps(
+            Evaluator evaluator,
+            Encoder encoder,
+            Accounting accounting,
+            CiphertextBounds bounds,
+            Refresher refresher,
+            LevelsAndScales levels,
+            double scale) {
         this.evaluator = evaluator;
         this.encoder = encoder;
         this.accounting = accounting;
@@ -46,6 +52,7 @@ final class LeveledOps {
         Ciphertext[] ab = levels.aligned(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
     }
+
     Ciphertext sub(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext[] ab = levels.aligned(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.sub(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
@@ -73,8 +80,8 @@ final class LeveledOps {
     Ciphertext product(Ciphertext a, Ciphertext b, OperatorKind op) {
         double bound = bounds.of(a) * bounds.of(b);
         Ciphertext[] xy = productOperands(a, b, op); // at level 1 or above: withLevels leaves a level or fails
-        Ciphertext r = bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])),
-                bound);
+        Ciphertext r =
+                bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyAndRescale(xy[0], xy[1])), bound);
         return levels.settled(levels.rescaled(xy[0].level(), xy[0].scale() * xy[1].scale(), r), op);
     }
     /** ct·c: integers cost nothing; a real constant costs one level (encoded at the prime the rescale removes). */
@@ -87,13 +94,14 @@ final class LeveledOps {
         // on Δ, the terms of a linear combination (a polynomial's baby steps, each off Δ by its own primes) add at one
         // scale, where aligning two scales at one level costs a level
         double at = levels.onDeltaWith(x);
-        return levels.rescale(bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c,
-                at)), x, c), op);
+        return levels.rescale(
+                bounds.scaled(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, c, at)), x, c), op);
     }
     /** Values encoded at Δ and {@code level}, their bound noted. */
     Plaintext encode(double[] values, int width, int level, OperatorKind op) {
         return encode(values, width, level, scale, op);
     }
+
     private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
         return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
     }
@@ -103,8 +111,8 @@ final class LeveledOps {
      */
     Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
-        Supplier<Plaintext> encode = () -> timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, width, operand.level(), at));
+        Supplier<Plaintext> encode =
+                () -> timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, operand.level(), at));
         if (weights == null) {
             return bounds.set(encode.get(), values);
         }
@@ -117,14 +125,16 @@ final class LeveledOps {
         return bounds.set(p, values);
     }
     /**
-     * {@link #encodeForProduct} on a planning engine ({@link EncryptedEngine#valuesIgnored}): no values, only their largest
+     * {@link #encodeForProduct} on a planning engine ({@link EncryptedEngine#valuesIgnored}): no values, only their
+     * largest
      * magnitude, which the bounds (and so the bootstrap decisions) follow.
      */
-    Plaintext encodeForProductSymbolic(double maxAbs, int width, Ciphertext operand, double productScale,
-            OperatorKind op) {
+    Plaintext encodeForProductSymbolic(
+            double maxAbs, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(),
-                at)), maxAbs);
+        return bounds.set(
+                timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(), at)),
+                maxAbs);
     }
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
@@ -135,6 +145,7 @@ final class LeveledOps {
         Ciphertext raw = timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p));
         return levels.rescale(bounds.set(raw, bound), op);
     }
+
     static double maxAbs(double[] values) {
         double m = 0;
         for (double v : values) {
@@ -145,8 +156,8 @@ final class LeveledOps {
     /** ct·pt, not rescaled (sums of products rescale once). */
     Ciphertext plainProductRaw(Ciphertext x, Plaintext p, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)),
-                bounds.of(x) * bounds.of(p));
+        return bounds.set(
+                timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)), bounds.of(x) * bounds.of(p));
     }
     /**
      * sum + x·p, not rescaled, in one backend call ({@link Evaluator#multiplyPlainAndAdd}): for a
@@ -154,7 +165,8 @@ final class LeveledOps {
      */
     Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
+        return bounds.set(
+                timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
                 bounds.of(sum) + bounds.of(x) * bounds.of(p));
     }
     /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
@@ -165,8 +177,8 @@ final class LeveledOps {
     }
     /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
     Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
-        Plaintext p = timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(values, values.length, c.level(), c.scale()));
+        Plaintext p =
+                timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, values.length, c.level(), c.scale()));
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
     }
 }

@@ -31,11 +31,17 @@ final class LevelsAndScales {
     private final double scale;
     /** The prime each level's rescale divides by, learnt from the rescales (0: not yet). */
     private final double[] primes;
+
     private Refresher refresher;
 
     /** @param chainTop the modulus chain's top level (above the model's, on a bootstrapping chain) */
-    LevelsAndScales(Evaluator evaluator, Encoder encoder, Accounting accounting, CiphertextBounds bounds,
-            double scale, int chainTop) {
+    LevelsAndScales(
+            Evaluator evaluator,
+            Encoder encoder,
+            Accounting accounting,
+            CiphertextBounds bounds,
+            double scale,
+            int chainTop) {
         this.evaluator = evaluator;
         this.encoder = encoder;
         this.accounting = accounting;
@@ -69,7 +75,8 @@ final class LevelsAndScales {
 
     /** A result just rescaled, its scale corrected where it drifted, noted as a bootstrap partner when spent. */
     Ciphertext settled(Ciphertext r, OperatorKind op) {
-        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2) && r.level() >= 1
+        if (Math.abs(Math.log(r.scale() / scale)) > MAX_SCALE_DRIFT_BITS * Math.log(2)
+                && r.level() >= 1
                 && !refresher.keptToScaleDown(r)) {
             r = adjust(r, r.level() - 1, scale, op);
         }
@@ -80,8 +87,10 @@ final class LevelsAndScales {
 
     /** Rescales by the last prime, nothing more. */
     private Ciphertext rescaleExact(Ciphertext c, OperatorKind op) {
-        return rescaled(c.level(), c.scale(), bounds.same(accounting.timed(op, PrimitiveKind.RESCALE,
-                () -> evaluator.rescale(c)), c));
+        return rescaled(
+                c.level(),
+                c.scale(),
+                bounds.same(accounting.timed(op, PrimitiveKind.RESCALE, () -> evaluator.rescale(c)), c));
     }
 
     /** r, a rescale of something at {@code level} and {@code scale}: the level spent and the prime learnt. */
@@ -118,7 +127,8 @@ final class LevelsAndScales {
         }
         // the larger scale onto the smaller one level lower (products not yet rescaled, at about Δ², included)
         int level = a.level() - 1;
-        return a.scale() > b.scale() ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
+        return a.scale() > b.scale()
+                ? new Ciphertext[] {adjust(a, level, b.scale(), op), atLevel(b, level)}
                 : new Ciphertext[] {atLevel(a, level), adjust(b, level, a.scale(), op)};
     }
 
@@ -137,8 +147,8 @@ final class LevelsAndScales {
         double q = prime(x);
         double[] ones = new double[x.slots()];
         Arrays.fill(ones, factor);
-        Plaintext one = accounting.timed(op, PrimitiveKind.ENCODE,
-                () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
+        Plaintext one = accounting.timed(
+                op, PrimitiveKind.ENCODE, () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
         accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
         Ciphertext raw = accounting.timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
         return rescaleExact(factor == 1 ? bounds.same(raw, c) : bounds.scaled(raw, c, factor), op);

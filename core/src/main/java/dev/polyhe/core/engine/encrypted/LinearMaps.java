@@ -47,9 +47,19 @@ final class LinearMaps {
     private final Map<String, Integer> sites = new HashMap<>();
 
     /** @param engine whose reserve refreshes a map's input as planned, and whose ranges its output gets */
-    LinearMaps(EncryptedEngine engine, HeContext context, Evaluator evaluator, Accounting accounting,
-            CiphertextBounds bounds, Refresher refresher, LevelsAndScales levels, LeveledOps ops, int slots,
-            int blockColumns, int maxLevel, double scale) {
+    LinearMaps(
+            EncryptedEngine engine,
+            HeContext context,
+            Evaluator evaluator,
+            Accounting accounting,
+            CiphertextBounds bounds,
+            Refresher refresher,
+            LevelsAndScales levels,
+            LeveledOps ops,
+            int slots,
+            int blockColumns,
+            int maxLevel,
+            double scale) {
         this.engine = engine;
         this.context = context;
         this.evaluator = evaluator;
@@ -85,9 +95,11 @@ final class LinearMaps {
         x = refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
         String site = RefreshPlan.exactSite(path, ordinal);
         ValueRange range = linearRange(x.range, weight, bias);
-        EncryptedTensor y = blockColumns == 1 ? linearOnColumns(x, weight, bias, site, range)
-                : x.layout == Layout.BLOCKS ? blocks.onBlocks(x, weight, bias, site, range)
-                : blocks.intoBlocks(x, weight, bias, site, range);
+        EncryptedTensor y = blockColumns == 1
+                ? linearOnColumns(x, weight, bias, site, range)
+                : x.layout == Layout.BLOCKS
+                        ? blocks.onBlocks(x, weight, bias, site, range)
+                        : blocks.intoBlocks(x, weight, bias, site, range);
         return engine.ranged(y, range);
     }
     /**
@@ -121,7 +133,8 @@ final class LinearMaps {
      * ({@link LevelsAndScales#commonProductScale}), given the range of its output: Δ·q, except for a map the plan
      * lowers (the tail, after the last bootstrap, whose output goes to the client) whose products rescale onto level
      * 0, where values above (q_0/Δ)/2/{@link #DECRYPTION_HEADROOM} would wrap around: it lands on the largest scale
-     * at which its range fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight encodes, products and
+     * at which its range fits, down to Δ·{@link #LANDING_BELOW_DELTA}. One limb less in each of the map's weight
+     * encodes, products and
      * rotations than landing on Δ at level 1 (the Pythia-70M shape's LM head: about 100 000 of each).
      */
     double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
@@ -148,7 +161,8 @@ final class LinearMaps {
         return refresher.planned(() -> engine.reserve(x, maxLevel, x.range == null ? Double.NaN : x.range.maxAbs()));
     }
     /** One column per ciphertext: each output column a sum of input columns times constants (one level). */
-    private EncryptedTensor linearOnColumns(EncryptedTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
+    private EncryptedTensor linearOnColumns(
+            EncryptedTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         int in = x.cols;
         int out = weight.rows();
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
@@ -164,16 +178,23 @@ final class LinearMaps {
                 }
                 Ciphertext xj = xs[j];
                 accounting.countMultiplication(MultiplicationKind.CONSTANT);
-                acc.add(bounds.set(accounting.timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(xj, w,
-                        target / xj.scale())), bounds.of(xj) * Math.abs(w)));
+                acc.add(bounds.set(
+                        accounting.timed(
+                                op,
+                                PrimitiveKind.MULTIPLY,
+                                () -> evaluator.multiplyConstant(xj, w, target / xj.scale())),
+                        bounds.of(xj) * Math.abs(w)));
             }
             if (acc.isEmpty()) {
                 acc.add(ops.zeroProduct(xs[0], target, op));
             }
             Ciphertext y = acc.result();
             double b = bias == null ? 0 : bias[o];
-            ys[o] = b == 0 ? y : bounds.set(accounting.timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b)),
-                    bounds.of(y) + Math.abs(b));
+            ys[o] = b == 0
+                    ? y
+                    : bounds.set(
+                            accounting.timed(op, PrimitiveKind.ADD, () -> evaluator.addConstant(y, b)),
+                            bounds.of(y) + Math.abs(b));
         }
         return new EncryptedTensor(Layout.COLUMNS, x.rows, out, ys, x.clean && bias == null);
     }

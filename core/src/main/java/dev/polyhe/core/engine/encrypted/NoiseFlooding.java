@@ -28,6 +28,7 @@ public record NoiseFlooding(int statisticalBits, int queries) {
     public static final NoiseFlooding OFF = new NoiseFlooding(0, 1);
     /** Bounds on s: beyond 128 bits the noise would drown any output CKKS can hold. */
     public static final int MAX_STATISTICAL_BITS = 128;
+
     public static final int MAX_QUERIES = 1 << 30;
 
     public NoiseFlooding {

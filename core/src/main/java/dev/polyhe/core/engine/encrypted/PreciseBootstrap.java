@@ -47,8 +47,7 @@ final class PreciseBootstrap {
      * either alone would take: a pair bootstrap errs up to a bit more). Equal factors keep every result's scale label
      * its input's, so the corrections add onto the first results exactly.
      */
-    Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA,
-            double boundB) {
+    Ciphertext[] bootstrapTwicePair(Ciphertext inA, Ciphertext inB, double factor, double boundA, double boundB) {
         Ciphertext xa = bottom(inA);
         Ciphertext xb = bottom(inB);
         Ciphertext[] first = evaluator.bootstrapPair(xa, xb, factor, factor);
@@ -56,8 +55,8 @@ final class PreciseBootstrap {
         Residual rb = residual(xb, first[1], factor, boundB, 2);
         int t = Math.min(ra.bits(), rb.bits());
         double correctionFactor = ra.factor() * Math.scalb(1.0, -t);
-        Ciphertext[] corrections = evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor,
-                correctionFactor);
+        Ciphertext[] corrections =
+                evaluator.bootstrapPair(scaledUp(ra, t), scaledUp(rb, t), correctionFactor, correctionFactor);
         return new Ciphertext[] {evaluator.add(first[0], corrections[0]), evaluator.add(first[1], corrections[1])};
     }
     /** c at level 0, by the evaluator alone (no bookkeeping: a refresh's intermediates are its own). */
@@ -83,11 +82,19 @@ final class PreciseBootstrap {
         // what the first got wrong: its usual error, plus the sine's on values it could not scale down, (2π·b/h)²/6
         // of them at headroom h = q_0/Δ (the worst case, a constant vector)
         double b = Math.max(scaledBound, Refresher.BOOTSTRAP_TARGET);
-        double sine = 2 * Math.PI * b * x.scale() / Math.pow(2, context.parameters().logQ().get(0));
-        double residualBound = b * (factor > 1 ? factor : 1)
+        double sine = 2
+                * Math.PI
+                * b
+                * x.scale()
+                / Math.pow(2, context.parameters().logQ().get(0));
+        double residualBound = b
+                * (factor > 1 ? factor : 1)
                 * (Math.scalb(1.0, -(int) Math.floor(singleBootstrapBits())) + sine * sine / 6);
-        int t = Math.max(0, Math.min(30,
-                (int) Math.floor(Math.log(Refresher.BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
+        int t = Math.max(
+                0,
+                Math.min(
+                        30,
+                        (int) Math.floor(Math.log(Refresher.BOOTSTRAP_TARGET / residualBound) / Math.log(2)) - margin));
         return new Residual(residual, residualFactor, t);
     }
     /** A first bootstrap's error, the factor its own bootstrap applies, and how far it can be scaled up. */

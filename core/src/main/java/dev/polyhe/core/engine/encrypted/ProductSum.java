@@ -39,7 +39,9 @@ final class ProductSum {
      * adds in a single pass (no product polynomial of its own); else as {@link #add}.
      */
     void addPlainProduct(Ciphertext x, Plaintext w) {
-        if (rescaled == null && raw != null && raw.level() == Math.min(x.level(), w.level())
+        if (rescaled == null
+                && raw != null
+                && raw.level() == Math.min(x.level(), w.level())
                 && LevelsAndScales.sameScale(raw.scale(), x.scale() * w.scale())) {
             raw = engine.ops().plainProductAdded(raw, x, w, op);
             return;

@@ -72,7 +72,8 @@ public record RefreshPlan(Set<String> sites, Map<String, Integer> lowered) {
     public String toString() {
         String refresh = sites.isEmpty() ? "greedy" : "refresh before " + String.join(", ", sites);
         StringBuilder sb = new StringBuilder(refresh);
-        lowered.forEach((site, level) -> sb.append("; ").append(site).append(" at level ").append(level));
+        lowered.forEach((site, level) ->
+                sb.append("; ").append(site).append(" at level ").append(level));
         return sb.toString();
     }
 }

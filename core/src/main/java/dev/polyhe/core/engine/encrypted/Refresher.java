@@ -32,7 +32,8 @@ final class Refresher {
 
     /**
      * Two ciphertexts share a bootstrap only when their prescaling exponents differ by at most this: the second leaves
-     * with its scale label 2^-gap below Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double, double)}),
+     * with its scale label 2^-gap below Δ (see {@link Evaluator#bootstrapPair(Ciphertext, Ciphertext, double,
+     * double)}),
      * which the engine's scale alignment absorbs when it is small.
      */
     static final int MAX_PAIR_PRESCALE_GAP = 4;
@@ -79,8 +80,9 @@ final class Refresher {
     private final Map<Ciphertext, Ciphertext> refreshedCopies = Collections.synchronizedMap(
             new WeakHashMap<>()); // read by forked tasks; a WeakHashMap's get expunges, so even reads lock
     /** The copies in {@link #refreshedCopies} that two bootstraps made precise ({@link PreciseBootstrap}). */
-    private final Set<Ciphertext> preciseCopies = Collections.synchronizedSet(
-            Collections.newSetFromMap(new WeakHashMap<>()));
+    private final Set<Ciphertext> preciseCopies =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
     private EncryptedEngine.BootstrapObserver bootstrapObserver;
     /** Set while a planned refresh runs, so that its bootstraps are explained as planned. */
     private boolean plannedRefresh;
@@ -89,8 +91,14 @@ final class Refresher {
     /** The largest |value| the element-wise operation under way yields, from its operands' ranges (NaN: unknown). */
     private double expectedMagnitude = Double.NaN;
 
-    Refresher(LevelsAndScales scales, HeContext context, Evaluator evaluator, EvaluationKeys keys,
-            Accounting accounting, CiphertextBounds bounds, double scale) {
+    Refresher(
+            LevelsAndScales scales,
+            HeContext context,
+            Evaluator evaluator,
+            EvaluationKeys keys,
+            Accounting accounting,
+            CiphertextBounds bounds,
+            double scale) {
         this.scales = scales;
         this.context = context;
         this.evaluator = evaluator;
@@ -223,8 +231,9 @@ final class Refresher {
             // a scale label above Δ leaves bootstrapping less than q_0/Δ of headroom: back onto Δ first (values
             // scaled down before their bootstrap land on Δ in the same product, see prescaled)
             Ciphertext onDelta = bounds.same(scales.adjust(c, c.level() - 1, scale, op), c);
-            Refresh r = onDelta.level() >= levels ? new Refresh(onDelta, levels, op) : refresh(onDelta, levels, op,
-                    claimed);
+            Refresh r = onDelta.level() >= levels
+                    ? new Refresh(onDelta, levels, op)
+                    : refresh(onDelta, levels, op, claimed);
             r.aliases.add(c);
             return r;
         }
@@ -241,21 +250,32 @@ final class Refresher {
         // Values large only by interval arithmetic (a residual stream at level 0, its bound loose) pair with another
         // ciphertext of their tensor in the same state: neither can be scaled down, and whatever they really are, each
         // spoils the other no more than itself.
-        Ciphertext found = wellScaled(c, alone) ? partners.partnerFor(c, p -> precise
-                ? preciseShare(c, alone, p, prescale(p)) && wellScaled(p, Math.min(alone, prescale(p)))
-                        && !Double.isNaN(bounds.of(p))
-                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)))
-                : precise || bounds.tight(c) ? null
-                : partners.groupPartnerFor(c, p -> looselyLarge(p) && prescale(p) == alone && !wantsPrecise(p));
-        Ciphertext partner = found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null
-                : found;
-        int k = partner == null ? alone
-                : pairPrescale(precise ? Math.min(alone, prescale(partner)) : alone);
+        Ciphertext found = wellScaled(c, alone)
+                ? partners.partnerFor(
+                        c,
+                        p -> precise
+                                ? preciseShare(c, alone, p, prescale(p))
+                                        && wellScaled(p, Math.min(alone, prescale(p)))
+                                        && !Double.isNaN(bounds.of(p))
+                                : Math.abs(prescale(p) - alone) <= MAX_PAIR_PRESCALE_GAP && wellScaled(p, prescale(p)))
+                : precise || bounds.tight(c)
+                        ? null
+                        : partners.groupPartnerFor(c, p -> looselyLarge(p) && prescale(p) == alone && !wantsPrecise(p));
+        Ciphertext partner =
+                found == null || refreshedCopies.containsKey(found) || claimed.contains(found) ? null : found;
+        int k = partner == null ? alone : pairPrescale(precise ? Math.min(alone, prescale(partner)) : alone);
         accounting.placed(c.level(), levels, partner != null, precise, plannedRefresh);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}", accounting.currentPath(),
-                    op.label(), c.level(), bounds.of(c), Math.scalb(1.0, -k),
-                    partner == null ? "alone" : "paired with level " + partner.level() + ", bound " + bounds.of(partner),
+            LOG.debug(
+                    "bootstrap in {} ({}): level {}, bound {}, input factor {}, {}{}",
+                    accounting.currentPath(),
+                    op.label(),
+                    c.level(),
+                    bounds.of(c),
+                    Math.scalb(1.0, -k),
+                    partner == null
+                            ? "alone"
+                            : "paired with level " + partner.level() + ", bound " + bounds.of(partner),
                     precise ? ", twice for precision" : "");
         }
         Ciphertext in = prescaled(c, k, op);
@@ -289,16 +309,26 @@ final class Refresher {
         final double askedBits;
         /** Ciphertexts that stand for c (c before its scale was brought back onto Δ): served c's refreshed copy. */
         final List<Ciphertext> aliases = new ArrayList<>();
+
         Ciphertext out;
         Ciphertext partnerOut;
         /** Decided by run (see scaledDownAfter), done by finish. */
         boolean scaledDown;
+
         boolean partnerScaledDown;
         int bootstrapCalls;
         long nanos;
 
-        Refresh(Ciphertext c, Ciphertext in, int k, Ciphertext partner, Ciphertext inPartner, int kp, boolean precise,
-                int levels, OperatorKind op) {
+        Refresh(
+                Ciphertext c,
+                Ciphertext in,
+                int k,
+                Ciphertext partner,
+                Ciphertext inPartner,
+                int kp,
+                boolean precise,
+                int levels,
+                OperatorKind op) {
             this.c = c;
             this.in = in;
             this.k = k;
@@ -324,8 +354,11 @@ final class Refresher {
          * that costs is to spare, as far as an earlier bootstrap tells.
          */
         boolean scaledDownAfter(boolean ofPartner) {
-            return !precise && bootstrappedLevel > levels && (partner == null ? !ofPartner && k >= SCALED_DOWN_AFTER
-                    : k >= SCALED_DOWN_AFTER && kp >= SCALED_DOWN_AFTER);
+            return !precise
+                    && bootstrappedLevel > levels
+                    && (partner == null
+                            ? !ofPartner && k >= SCALED_DOWN_AFTER
+                            : k >= SCALED_DOWN_AFTER && kp >= SCALED_DOWN_AFTER);
         }
 
         void run() {
@@ -338,8 +371,8 @@ final class Refresher {
             double factor = scaledDown ? 1 : Math.scalb(1.0, -k);
             double partnerFactor = partnerScaledDown ? 1 : Math.scalb(1.0, -kp);
             if (precise && partner != null) {
-                Ciphertext[] both = twice.bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k),
-                        Math.scalb(boundP, k));
+                Ciphertext[] both =
+                        twice.bootstrapTwicePair(in, inPartner, factor, Math.scalb(boundC, k), Math.scalb(boundP, k));
                 out = both[0];
                 partnerOut = both[1];
                 bootstrapCalls = 2;
@@ -404,8 +437,8 @@ final class Refresher {
                 refreshedCopies.put(alias, out);
             }
             if (out.level() < levels) {
-                throw new HeException("bootstrapping left " + out.level() + " level(s) but the operator needs "
-                        + levels);
+                throw new HeException(
+                        "bootstrapping left " + out.level() + " level(s) but the operator needs " + levels);
             }
         }
     }
@@ -441,8 +474,8 @@ final class Refresher {
             jobs.add(r);
         }
         long t0 = System.nanoTime();
-        ConcurrentWork.runAll(jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency(),
-                "polyhe-refresh");
+        ConcurrentWork.runAll(
+                jobs.stream().<Runnable>map(r -> r::run).toList(), evaluator.concurrency(), "polyhe-refresh");
         long wall = System.nanoTime() - t0;
         long sum = jobs.stream().mapToLong(r -> r.nanos).sum();
         double share = sum == 0 ? 1.0 : Math.min(1.0, (double) wall / sum);
@@ -475,8 +508,9 @@ final class Refresher {
      * 1 + e), not against e. A factor below 1 costs both a level.
      */
     private static boolean preciseShare(Ciphertext c, int k, Ciphertext p, int kp) {
-        return k == kp || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
-                && (Math.min(k, kp) >= 0 || c.level() >= 1 && p.level() >= 1);
+        return k == kp
+                || Math.abs(k - kp) <= PRECISE_PAIR_PRESCALE_GAP
+                        && (Math.min(k, kp) >= 0 || c.level() >= 1 && p.level() >= 1);
     }
 
     /**
@@ -517,8 +551,10 @@ final class Refresher {
             return c;
         }
         if (k > 0) {
-            return bounds.scaled(accounting.timed(op, PrimitiveKind.MULTIPLY,
-                    () -> evaluator.multiplyInteger(c, 1L << k)), c, Math.scalb(1.0, k));
+            return bounds.scaled(
+                    accounting.timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyInteger(c, 1L << k)),
+                    c,
+                    Math.scalb(1.0, k));
         }
         // down: the level it costs also puts the label back onto Δ, which a drifted label would otherwise take a level
         // of its own for (see refresh)
@@ -589,8 +625,7 @@ final class Refresher {
      * Refreshes as one group the distinct ciphertexts of {@code cts} that bootstrap and lack the levels
      * {@code needed} gives each (the group gets the most any needs).
      */
-    void refreshTogether(List<Ciphertext> cts, ToIntFunction<Ciphertext> needed,
-            OperatorKind op) {
+    void refreshTogether(List<Ciphertext> cts, ToIntFunction<Ciphertext> needed, OperatorKind op) {
         Set<Ciphertext> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         List<Ciphertext> due = new ArrayList<>();
         int levels = 0;
@@ -615,8 +650,8 @@ final class Refresher {
      */
     boolean refreshable(Ciphertext c, double maxAbs) {
         double b = bounds.of(c);
-        return bootstraps(c) && ((Double.isNaN(b) ? maxAbs : b) <= safeBootstrapMagnitude() || c.level() >= 1
-                && !Double.isNaN(b));
+        return bootstraps(c)
+                && ((Double.isNaN(b) ? maxAbs : b) <= safeBootstrapMagnitude() || c.level() >= 1 && !Double.isNaN(b));
     }
 
     /**

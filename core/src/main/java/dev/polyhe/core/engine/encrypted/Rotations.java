@@ -22,8 +22,14 @@ final class Rotations {
     private final CiphertextBounds bounds;
     private final int slots;
 
-    Rotations(LeveledOps ops, LevelsAndScales levels, Evaluator evaluator, EvaluationKeys keys,
-            Accounting accounting, CiphertextBounds bounds, int slots) {
+    Rotations(
+            LeveledOps ops,
+            LevelsAndScales levels,
+            Evaluator evaluator,
+            EvaluationKeys keys,
+            Accounting accounting,
+            CiphertextBounds bounds,
+            int slots) {
         this.ops = ops;
         this.levels = levels;
         this.evaluator = evaluator;
@@ -71,8 +77,8 @@ final class Rotations {
         if (!sharesDivision(xs, steps) || xs[0].level() == 0) {
             return levels.rescale(rotateSum(xs, steps, op), op);
         }
-        Ciphertext r = bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)),
-                boundOfSum(xs));
+        Ciphertext r =
+                bounds.set(timedRotations(steps, op, () -> evaluator.rotateSumAndRescale(xs, steps)), boundOfSum(xs));
         return levels.settled(levels.rescaled(xs[0].level(), xs[0].scale(), r), op);
     }
     /** Whether a rotate-sum's parts share level and scale (their key switches can share a division) and any moves. */
@@ -86,6 +92,7 @@ final class Rotations {
         }
         return moved;
     }
+
     private double boundOfSum(Ciphertext[] xs) {
         double bound = 0;
         for (Ciphertext x : xs) {
@@ -105,7 +112,8 @@ final class Rotations {
         return r;
     }
     /**
-     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link EncryptedEngine#rotationSteps}: the
+     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link EncryptedEngine#rotationSteps}:
+     * the
      * giant steps hoisted on c, then the baby steps hoisted on each giant rotation. P−1 key switches, as many as
      * rotating by every step directly, with one decomposition per giant step instead of one in all.
      */
@@ -141,7 +149,9 @@ final class Rotations {
         }
         return out;
     }
-    /** c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link EncryptedEngine#rotationSteps}. */
+    /**
+     * c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link EncryptedEngine#rotationSteps}.
+     */
     Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
         int b = EncryptedEngine.babyStep(slots);
         Ciphertext r = c;
@@ -189,7 +199,7 @@ final class Rotations {
         int segments = c.slots() / slots;
         int b = EncryptedEngine.babyStep(segments);
         Ciphertext r = c;
-        for (int k = step; k < n;) {
+        for (int k = step; k < n; ) {
             int radix = n > segments ? 2 : k < b ? Math.min(b / k, n / k) : n / k;
             if (radix > 2 && !hasRotations(c.slots(), k * slots, radix)) {
                 radix = 2;

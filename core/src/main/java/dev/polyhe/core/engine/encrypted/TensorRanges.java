@@ -15,9 +15,11 @@ final class TensorRanges {
     static ValueRange mapRange(ValueRange r, DoubleUnaryOperator f) {
         return r == null ? null : r.map(f);
     }
+
     static ValueRange bothRanges(ValueRange a, ValueRange b, BinaryOperator<ValueRange> f) {
         return a == null || b == null ? null : f.apply(a, b);
     }
+
     static ValueRange sumRange(ValueRange a, int n) {
         return a == null ? null : a.sumOf(n);
     }
@@ -56,9 +58,11 @@ final class TensorRanges {
         }
         return ValueRange.interval(Math.min(0, r.lo()), Math.max(0, r.hi()), r);
     }
+
     static ValueRange plainRange(Matrix m) {
         return ValueRange.of(m.data(), false);
     }
+
     static ValueRange rowRangeOf(double[] v) {
         return ValueRange.of(v, false);
     }

@@ -13,7 +13,8 @@ import java.util.function.DoubleUnaryOperator;
  * forget that e and x·y are functions of the same x and blow up within a few iterations. Operations that mix entries
  * (sums, matrix products) or values of different sources fall back to interval arithmetic and start a new source.
  *
- * <p>The engine uses ranges to scale values into the range where bootstrapping is accurate ({@link EncryptedEngine}); they
+ * <p>The engine uses ranges to scale values into the range where bootstrapping is accurate ({@link EncryptedEngine});
+ * they
  * are bounds on the entries of the matrix, from calibration where it supplies them, so they are estimates of
  * magnitude rather than guarantees. A range is <em>tight</em> when it was announced ({@link #interval}) or follows
  * from one pointwise: interval arithmetic across sources, sums and matrix products can overestimate by orders of
@@ -27,7 +28,9 @@ final class ValueRange {
      * are tight.
      */
     enum Origin {
-        CALIBRATED("calibrated"), DATA("data"), INTERVAL("interval arithmetic");
+        CALIBRATED("calibrated"),
+        DATA("data"),
+        INTERVAL("interval arithmetic");
 
         final String label;
 
@@ -41,6 +44,7 @@ final class ValueRange {
 
     /** Identity only: ranges with the same source are co-indexed. Null for a constant. */
     private final Object source;
+
     private final double[] samples;
     private final Origin origin;
 
@@ -164,7 +168,8 @@ final class ValueRange {
         double p2 = alo * bhi;
         double p3 = ahi * blo;
         double p4 = ahi * bhi;
-        return new double[] {Math.min(Math.min(p1, p2), Math.min(p3, p4)), Math.max(Math.max(p1, p2), Math.max(p3, p4))};
+        return new double[] {Math.min(Math.min(p1, p2), Math.min(p3, p4)), Math.max(Math.max(p1, p2), Math.max(p3, p4))
+        };
     }
 
     /**
@@ -176,20 +181,24 @@ final class ValueRange {
             int n = Math.max(a.samples.length, b.samples.length);
             double[] out = new double[n];
             for (int i = 0; i < n; i++) {
-                out[i] = f.applyAsDouble(a.samples[a.samples.length == 1 ? 0 : i], b.samples[b.samples.length == 1 ? 0 : i]);
+                out[i] = f.applyAsDouble(
+                        a.samples[a.samples.length == 1 ? 0 : i], b.samples[b.samples.length == 1 ? 0 : i]);
             }
             if (!finite(out)) {
                 return null;
             }
-            return new ValueRange(a.source != null ? a.source : b.source, out, a.source == null ? b.origin
-                    : b.source == null ? a.origin : weaker(a.origin, b.origin));
+            return new ValueRange(
+                    a.source != null ? a.source : b.source,
+                    out,
+                    a.source == null ? b.origin : b.source == null ? a.origin : weaker(a.origin, b.origin));
         }
         return loose(lo, hi);
     }
 
     /** The origin of a range from two: interval arithmetic if either is, else calibrated if either is. */
     private static Origin weaker(Origin a, Origin b) {
-        return a == Origin.INTERVAL || b == Origin.INTERVAL ? Origin.INTERVAL
+        return a == Origin.INTERVAL || b == Origin.INTERVAL
+                ? Origin.INTERVAL
                 : a == Origin.CALIBRATED || b == Origin.CALIBRATED ? Origin.CALIBRATED : Origin.DATA;
     }
 

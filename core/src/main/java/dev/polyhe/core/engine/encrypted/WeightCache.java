@@ -42,8 +42,12 @@ public final class WeightCache {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && k.width == width && k.level == level
-                    && k.scaleBits == scaleBits && Arrays.equals(k.values, values);
+            return o instanceof Key k
+                    && k.hash == hash
+                    && k.width == width
+                    && k.level == level
+                    && k.scaleBits == scaleBits
+                    && Arrays.equals(k.values, values);
         }
 
         @Override

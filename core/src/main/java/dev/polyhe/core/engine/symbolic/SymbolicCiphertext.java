@@ -34,7 +34,11 @@ record SymbolicCiphertext(int level, double scale, int slots, String parameterHa
 
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT, "symbolic ciphertext (level %d, scale 2^%.2f, %d slots)", level,
-                Math.log(scale) / Math.log(2), slots);
+        return String.format(
+                java.util.Locale.ROOT,
+                "symbolic ciphertext (level %d, scale 2^%.2f, %d slots)",
+                level,
+                Math.log(scale) / Math.log(2),
+                slots);
     }
 }

@@ -39,7 +39,9 @@ public final class SymbolicContext implements HeContext {
         this.hash = "symbolic-" + parameters.logN() + "-" + parameters.logQ();
         double[] q = new double[parameters.maxLevel() + 1];
         for (int i = 0; i < q.length; i++) {
-            q[i] = this.primes != null ? this.primes[i] : Math.scalb(1.0, parameters.logQ().get(i));
+            q[i] = this.primes != null
+                    ? this.primes[i]
+                    : Math.scalb(1.0, parameters.logQ().get(i));
         }
         this.evaluator = new SymbolicEvaluator(q, bootstrappedLevel);
     }
@@ -75,16 +77,16 @@ public final class SymbolicContext implements HeContext {
     }
 
     @Override
-    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
-            boolean bootstrapping) {
+    public EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, boolean bootstrapping) {
         return new SymbolicKeys(hash, Set.copyOf(rotationSteps), conjugation, bootstrapping, Set.of());
     }
 
     @Override
-    public EvaluationKeys generateEvaluationKeys(SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation,
-            Set<Integer> bootstrapSlots) {
-        return new SymbolicKeys(hash, Set.copyOf(rotationSteps), conjugation, !bootstrapSlots.isEmpty(),
-                Set.copyOf(bootstrapSlots));
+    public EvaluationKeys generateEvaluationKeys(
+            SecretKey secretKey, Set<Integer> rotationSteps, boolean conjugation, Set<Integer> bootstrapSlots) {
+        return new SymbolicKeys(
+                hash, Set.copyOf(rotationSteps), conjugation, !bootstrapSlots.isEmpty(), Set.copyOf(bootstrapSlots));
     }
 
     @Override
@@ -142,8 +144,7 @@ public final class SymbolicContext implements HeContext {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     private record SymbolicKey(String parameterHash) implements SecretKey, PublicKey {
         @Override
@@ -152,8 +153,13 @@ public final class SymbolicContext implements HeContext {
         }
     }
 
-    private record SymbolicKeys(String parameterHash, Set<Integer> rotationSteps, boolean hasConjugation,
-            boolean hasBootstrapping, Set<Integer> bootstrapSlots) implements EvaluationKeys {
+    private record SymbolicKeys(
+            String parameterHash,
+            Set<Integer> rotationSteps,
+            boolean hasConjugation,
+            boolean hasBootstrapping,
+            Set<Integer> bootstrapSlots)
+            implements EvaluationKeys {
         @Override
         public String keySetId() {
             return KEY_SET;

@@ -46,16 +46,19 @@ final class SymbolicEvaluator implements Evaluator {
 
     private static void sameScale(double a, double b, String op) {
         if (Math.abs(a - b) > SCALE_MATCH * Math.max(a, b)) {
-            throw new HeException(String.format("%s: scales 2^%.4f and 2^%.4f differ; align them first", op,
-                    Math.log(a) / Math.log(2), Math.log(b) / Math.log(2)));
+            throw new HeException(String.format(
+                    "%s: scales 2^%.4f and 2^%.4f differ; align them first",
+                    op, Math.log(a) / Math.log(2), Math.log(b) / Math.log(2)));
         }
     }
 
     private double productScale(double a, double b, int level, String op) {
         double s = a * b;
         if (Math.log(s) / Math.log(2) + 1 >= logModulus[level]) {
-            throw new HeException(String.format("%s: out of levels: the product's scale 2^%.1f does not fit the "
-                    + "modulus 2^%.1f left at level %d", op, Math.log(s) / Math.log(2), logModulus[level], level));
+            throw new HeException(String.format(
+                    "%s: out of levels: the product's scale 2^%.1f does not fit the "
+                            + "modulus 2^%.1f left at level %d",
+                    op, Math.log(s) / Math.log(2), logModulus[level], level));
         }
         return s;
     }
@@ -119,8 +122,8 @@ final class SymbolicEvaluator implements Evaluator {
             throw new IllegalArgumentException("constant " + c + " is not a finite number");
         }
         if (!(scale >= 1) || Double.isInfinite(scale)) {
-            throw new IllegalArgumentException("the scale " + scale + " to encode a constant at must be a finite number "
-                    + "of at least 1");
+            throw new IllegalArgumentException(
+                    "the scale " + scale + " to encode a constant at must be a finite number " + "of at least 1");
         }
         return x.with(x.level(), productScale(x.scale(), scale, x.level(), "multiplyConstant"));
     }
@@ -186,7 +189,8 @@ final class SymbolicEvaluator implements Evaluator {
             throw new HeException("bootstrap: a ciphertext of " + x.slots() + " slot cannot be bootstrapped");
         }
         if (primes[0] / x.scale() < MIN_HEADROOM) {
-            throw new HeException(String.format("bootstrap: the scale 2^%.1f is too close to q_0 = 2^%.1f",
+            throw new HeException(String.format(
+                    "bootstrap: the scale 2^%.1f is too close to q_0 = 2^%.1f",
                     Math.log(x.scale()) / Math.log(2), Math.log(primes[0]) / Math.log(2)));
         }
         return x.with(bootstrappedLevel, x.scale());

@@ -34,9 +34,22 @@ public final class ErrorTrace {
      * {@code slotMagnitude}: the largest |value| in any slot, padding included, which is what a bootstrap sees (NaN:
      * not known); {@code boundSource}: where the bound came from (see {@link Probe#boundSource}; null: no bound).
      */
-    public record Step(int index, String operator, String op, int rows, int cols, int level, double logScale,
-            double maxReference, double maxError, double bits, double inputBits, double bound, double imaginary,
-            double slotMagnitude, String boundSource) {
+    public record Step(
+            int index,
+            String operator,
+            String op,
+            int rows,
+            int cols,
+            int level,
+            double logScale,
+            double maxReference,
+            double maxError,
+            double bits,
+            double inputBits,
+            double bound,
+            double imaginary,
+            double slotMagnitude,
+            String boundSource) {
         /** Bits fewer than the worst operand had. */
         public double loss() {
             return Math.max(0, inputBits - bits);
@@ -45,18 +58,36 @@ public final class ErrorTrace {
 
     /**
      * One bootstrap: the slots, level and scale it was handed, the largest |value| going in, real and imaginary parts
-     * (after any scaling the engine applied for it: {@code inputFactor} is that scaling), the bound the engine assumed for the values before
+     * (after any scaling the engine applied for it: {@code inputFactor} is that scaling), the bound the engine assumed
+     * for the values before
      * scaling (NaN: none), and the error it added (relative to the largest value, in bits, but no finer than the
      * scale resolves: values below 2^10/Δ are rescaling noise whatever a bootstrap does with them).
      */
-    public record Bootstrap(int index, int afterStep, String operator, int slots, int levelIn, double logScaleIn,
-            double maxIn, double imaginaryIn, double inputFactor, double bound, double maxError, double bits) {
-    }
+    public record Bootstrap(
+            int index,
+            int afterStep,
+            String operator,
+            int slots,
+            int levelIn,
+            double logScaleIn,
+            double maxIn,
+            double imaginaryIn,
+            double inputFactor,
+            double bound,
+            double maxError,
+            double bits) {}
 
     /** Per operator path: its steps and bootstraps summarised. */
-    public record OperatorSummary(String operator, int steps, double outputBits, double worstBits, double worstLoss,
-            int minLevel, int bootstraps, double maxBootstrapIn, double worstBootstrapBits) {
-    }
+    public record OperatorSummary(
+            String operator,
+            int steps,
+            double outputBits,
+            double worstBits,
+            double worstLoss,
+            int minLevel,
+            int bootstraps,
+            double maxBootstrapIn,
+            double worstBootstrapBits) {}
 
     private final List<Step> steps = new ArrayList<>();
     private final List<Bootstrap> bootstraps = new ArrayList<>();
@@ -104,7 +135,9 @@ public final class ErrorTrace {
         List<OperatorSummary> out = new ArrayList<>();
         byOp.forEach((op, list) -> {
             List<Bootstrap> bs = boots.getOrDefault(op, List.of());
-            out.add(new OperatorSummary(op, list.size(),
+            out.add(new OperatorSummary(
+                    op,
+                    list.size(),
                     list.isEmpty() ? MAX_BITS : list.get(list.size() - 1).bits(),
                     list.stream().mapToDouble(Step::bits).min().orElse(MAX_BITS),
                     list.stream().mapToDouble(Step::loss).max().orElse(0),
@@ -118,66 +151,138 @@ public final class ErrorTrace {
 
     /** The steps that lost most, worst first (at most {@code n}). */
     public List<Step> worstSteps(int n) {
-        return steps.stream().filter(s -> s.loss() > 0).sorted(Comparator.comparingDouble(Step::loss).reversed())
-                .limit(n).toList();
+        return steps.stream()
+                .filter(s -> s.loss() > 0)
+                .sorted(Comparator.comparingDouble(Step::loss).reversed())
+                .limit(n)
+                .toList();
     }
 
     /** The report for a terminal: per operator, the first jump, the steps that lost most, the bootstraps' worst. */
     public String toTable() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "error trace: %d steps, %d bootstraps (precision in bits relative to "
-                + "the largest reference value; loss: bits fewer than the operands had)%n", steps.size(),
+        sb.append(String.format(
+                Locale.ROOT,
+                "error trace: %d steps, %d bootstraps (precision in bits relative to "
+                        + "the largest reference value; loss: bits fewer than the operands had)%n",
+                steps.size(),
                 bootstraps.size()));
-        sb.append(String.format(Locale.ROOT, "%-58s %6s %8s %8s %8s %6s %6s %11s %9s%n", "operator", "steps",
-                "out bits", "worst", "max loss", "level", "boots", "max|boot in|", "boot bits"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%-58s %6s %8s %8s %8s %6s %6s %11s %9s%n",
+                "operator",
+                "steps",
+                "out bits",
+                "worst",
+                "max loss",
+                "level",
+                "boots",
+                "max|boot in|",
+                "boot bits"));
         for (OperatorSummary o : operators()) {
-            sb.append(String.format(Locale.ROOT, "%-58s %6d %8.1f %8.1f %8.1f %6d %6d %11s %9s%n",
-                    abbreviate(o.operator(), 58), o.steps(), o.outputBits(), o.worstBits(), o.worstLoss(),
-                    o.minLevel(), o.bootstraps(), o.bootstraps() == 0 ? "-" : String.format(Locale.ROOT, "%.3g",
-                            o.maxBootstrapIn()), o.bootstraps() == 0 ? "-" : String.format(Locale.ROOT, "%.1f",
-                            o.worstBootstrapBits())));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-58s %6d %8.1f %8.1f %8.1f %6d %6d %11s %9s%n",
+                    abbreviate(o.operator(), 58),
+                    o.steps(),
+                    o.outputBits(),
+                    o.worstBits(),
+                    o.worstLoss(),
+                    o.minLevel(),
+                    o.bootstraps(),
+                    o.bootstraps() == 0 ? "-" : String.format(Locale.ROOT, "%.3g", o.maxBootstrapIn()),
+                    o.bootstraps() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", o.worstBootstrapBits())));
         }
         Step jump = firstJump();
-        sb.append(jump == null ? String.format(Locale.ROOT, "no step lost %.0f bits or more%n", JUMP_BITS)
-                : String.format(Locale.ROOT, "first jump: step %d, %s %s: %.1f -> %.1f bits (level %d, scale 2^%.2f, "
-                        + "max|ref| %.3g)%n", jump.index(), jump.operator(), jump.op(), jump.inputBits(), jump.bits(),
-                        jump.level(), jump.logScale(), jump.maxReference()));
+        sb.append(
+                jump == null
+                        ? String.format(Locale.ROOT, "no step lost %.0f bits or more%n", JUMP_BITS)
+                        : String.format(
+                                Locale.ROOT,
+                                "first jump: step %d, %s %s: %.1f -> %.1f bits (level %d, scale 2^%.2f, "
+                                        + "max|ref| %.3g)%n",
+                                jump.index(),
+                                jump.operator(),
+                                jump.op(),
+                                jump.inputBits(),
+                                jump.bits(),
+                                jump.level(),
+                                jump.logScale(),
+                                jump.maxReference()));
         List<Step> worst = worstSteps(8);
         if (!worst.isEmpty()) {
             sb.append("steps that lost most:\n");
             for (Step s : worst) {
-                sb.append(String.format(Locale.ROOT, "  #%-6d %-50s %-18s %5.1f -> %5.1f bits, level %d, max|ref| %.3g%s%n",
-                        s.index(), abbreviate(s.operator(), 50), s.op(), s.inputBits(), s.bits(), s.level(),
-                        s.maxReference(), Double.isNaN(s.bound()) ? ""
-                                : String.format(Locale.ROOT, ", bound %.3g", s.bound())));
+                sb.append(String.format(
+                        Locale.ROOT,
+                        "  #%-6d %-50s %-18s %5.1f -> %5.1f bits, level %d, max|ref| %.3g%s%n",
+                        s.index(),
+                        abbreviate(s.operator(), 50),
+                        s.op(),
+                        s.inputBits(),
+                        s.bits(),
+                        s.level(),
+                        s.maxReference(),
+                        Double.isNaN(s.bound()) ? "" : String.format(Locale.ROOT, ", bound %.3g", s.bound())));
             }
         }
         if (!bootstraps.isEmpty()) {
-            Bootstrap worstBoot = bootstraps.stream().min(Comparator.comparingDouble(Bootstrap::bits)).orElseThrow();
-            Bootstrap largest = bootstraps.stream().max(Comparator.comparingDouble(Bootstrap::maxIn)).orElseThrow();
-            Bootstrap smallest = bootstraps.stream().min(Comparator.comparingDouble(Bootstrap::maxIn)).orElseThrow();
-            sb.append(String.format(Locale.ROOT, "bootstraps: worst %.1f bits (max|in| %.3g, %s); inputs from %.3g "
-                    + "(%s) to %.3g (%s)%n", worstBoot.bits(), worstBoot.maxIn(), worstBoot.operator(),
-                    smallest.maxIn(), smallest.operator(), largest.maxIn(), largest.operator()));
+            Bootstrap worstBoot = bootstraps.stream()
+                    .min(Comparator.comparingDouble(Bootstrap::bits))
+                    .orElseThrow();
+            Bootstrap largest = bootstraps.stream()
+                    .max(Comparator.comparingDouble(Bootstrap::maxIn))
+                    .orElseThrow();
+            Bootstrap smallest = bootstraps.stream()
+                    .min(Comparator.comparingDouble(Bootstrap::maxIn))
+                    .orElseThrow();
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "bootstraps: worst %.1f bits (max|in| %.3g, %s); inputs from %.3g " + "(%s) to %.3g (%s)%n",
+                    worstBoot.bits(),
+                    worstBoot.maxIn(),
+                    worstBoot.operator(),
+                    smallest.maxIn(),
+                    smallest.operator(),
+                    largest.maxIn(),
+                    largest.operator()));
         }
         List<Step> under = boundsBelowTheValues();
-        sb.append(under.isEmpty() ? "bounds: none below the values" : String.format(Locale.ROOT,
-                "bounds: %d below the values, first at step %d (%s %s: bound %.3g from %s, max|ref| %.3g)",
-                under.size(), under.get(0).index(), under.get(0).operator(), under.get(0).op(), under.get(0).bound(),
-                under.get(0).boundSource(), under.get(0).maxReference()));
+        sb.append(
+                under.isEmpty()
+                        ? "bounds: none below the values"
+                        : String.format(
+                                Locale.ROOT,
+                                "bounds: %d below the values, first at step %d (%s %s: bound "
+                                        + "%.3g from %s, max|ref| %.3g)",
+                                under.size(),
+                                under.get(0).index(),
+                                under.get(0).operator(),
+                                under.get(0).op(),
+                                under.get(0).bound(),
+                                under.get(0).boundSource(),
+                                under.get(0).maxReference()));
         Map<String, Long> sources = boundSources();
         if (!sources.isEmpty()) {
             StringBuilder from = new StringBuilder();
-            sources.forEach((src, n) -> from.append(from.length() == 0 ? "" : ", ").append(n).append(" from ")
+            sources.forEach((src, n) -> from.append(from.length() == 0 ? "" : ", ")
+                    .append(n)
+                    .append(" from ")
                     .append(src));
             sb.append("; steps' bounds: ").append(from);
         }
         sb.append('\n');
         List<Step> padding = paddingAboveTheBounds();
         if (!padding.isEmpty()) {
-            sb.append(String.format(Locale.ROOT, "padding: %d steps hold more in some slot than their bound, first at "
-                    + "step %d (%s %s: %.3g in a slot, bound %.3g)%n", padding.size(), padding.get(0).index(),
-                    padding.get(0).operator(), padding.get(0).op(), padding.get(0).slotMagnitude(),
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "padding: %d steps hold more in some slot than their bound, first at "
+                            + "step %d (%s %s: %.3g in a slot, bound %.3g)%n",
+                    padding.size(),
+                    padding.get(0).index(),
+                    padding.get(0).operator(),
+                    padding.get(0).op(),
+                    padding.get(0).slotMagnitude(),
                     padding.get(0).bound()));
         }
         return sb.toString();
@@ -190,8 +295,9 @@ public final class ErrorTrace {
      * the polynomial one: within the slack is what a prescaling's factor-of-two target absorbs.
      */
     public List<Step> boundsBelowTheValues() {
-        return steps.stream().filter(s -> !Double.isNaN(s.bound())
-                && s.maxReference() > s.bound() * (1 + BOUND_SLACK) + 1e-9).toList();
+        return steps.stream()
+                .filter(s -> !Double.isNaN(s.bound()) && s.maxReference() > s.bound() * (1 + BOUND_SLACK) + 1e-9)
+                .toList();
     }
 
     /** How many steps had their bound from each source, in the order sources first appear. */
@@ -207,8 +313,11 @@ public final class ErrorTrace {
 
     /** Steps holding more in some slot (padding included) than their bound: a bootstrap of them would see that. */
     public List<Step> paddingAboveTheBounds() {
-        return steps.stream().filter(s -> !Double.isNaN(s.bound()) && !Double.isNaN(s.slotMagnitude())
-                && s.slotMagnitude() > s.bound() * (1 + BOUND_SLACK) + 1e-6).toList();
+        return steps.stream()
+                .filter(s -> !Double.isNaN(s.bound())
+                        && !Double.isNaN(s.slotMagnitude())
+                        && s.slotMagnitude() > s.bound() * (1 + BOUND_SLACK) + 1e-6)
+                .toList();
     }
 
     private static String abbreviate(String s, int width) {

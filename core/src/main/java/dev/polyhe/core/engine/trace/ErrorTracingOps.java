@@ -47,7 +47,13 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
     }
 
     /** Records a bootstrap seen by the traced engine while the current step ran. */
-    public void bootstrap(int slots, int levelIn, double logScaleIn, double[][] in, double[][] out, double inputFactor,
+    public void bootstrap(
+            int slots,
+            int levelIn,
+            double logScaleIn,
+            double[][] in,
+            double[][] out,
+            double inputFactor,
             double bound) {
         double maxIn = 0;
         double maxImaginary = 0;
@@ -61,8 +67,19 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
         // below it are noise, whatever a bootstrap does with them
         double resolution = Math.scalb(1.0, 10 - (int) Math.round(logScaleIn));
         double scaled = Math.max(maxIn / Math.abs(inputFactor), resolution);
-        trace.add(new ErrorTrace.Bootstrap(trace.bootstrapCount(), trace.stepCount(), operatorPath(), slots, levelIn,
-                logScaleIn, maxIn, maxImaginary, inputFactor, bound, maxErr, ErrorTrace.bits(maxErr, scaled)));
+        trace.add(new ErrorTrace.Bootstrap(
+                trace.bootstrapCount(),
+                trace.stepCount(),
+                operatorPath(),
+                slots,
+                levelIn,
+                logScaleIn,
+                maxIn,
+                maxImaginary,
+                inputFactor,
+                bound,
+                maxErr,
+                ErrorTrace.bits(maxErr, scaled)));
     }
 
     @SafeVarargs
@@ -80,18 +97,33 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
         }
         // relative to the larger of the result and its operands: a product by a tiny coefficient, or a cancellation,
         // keeps the operands' absolute error and is no loss of precision in itself
-        double magnitude = Math.max(maxRef, Arrays.stream(inputs).mapToDouble(Paired::magnitude).max().orElse(0));
+        double magnitude = Math.max(
+                maxRef,
+                Arrays.stream(inputs).mapToDouble(Paired::magnitude).max().orElse(0));
         double bits = ErrorTrace.bits(maxErr, magnitude);
         // a step with no traced operand (an encryption, a constant) starts the error: it has lost nothing
         double inputBits = Arrays.stream(inputs).mapToDouble(Paired::bits).min().orElse(bits);
-        trace.add(new ErrorTrace.Step(trace.stepCount(), operatorPath(), op, ref.rows(), ref.cols(), probe.level(t),
-                probe.logScale(t), maxRef, maxErr, bits, inputBits, probe.bound(t), probe.imaginary(t),
-                probe.slotMagnitude(t), probe.boundSource(t)));
+        trace.add(new ErrorTrace.Step(
+                trace.stepCount(),
+                operatorPath(),
+                op,
+                ref.rows(),
+                ref.cols(),
+                probe.level(t),
+                probe.logScale(t),
+                maxRef,
+                maxErr,
+                bits,
+                inputBits,
+                probe.bound(t),
+                probe.imaginary(t),
+                probe.slotMagnitude(t),
+                probe.boundSource(t)));
         return new Paired<>(r, t, bits, magnitude);
     }
 
-    private Paired<R, T> map(String op, Paired<R, T> a, Function<TensorOps<R>, R> onRef,
-            Function<TensorOps<T>, T> onTraced) {
+    private Paired<R, T> map(
+            String op, Paired<R, T> a, Function<TensorOps<R>, R> onRef, Function<TensorOps<T>, T> onTraced) {
         return step(op, onRef.apply(reference), onTraced.apply(traced), a);
     }
 
@@ -142,7 +174,10 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
 
     @Override
     public Paired<R, T> exact(Paired<R, T> a, String function, DoubleUnaryOperator f) {
-        return map("exact " + function, a, e -> e.exact(a.reference(), function, f),
+        return map(
+                "exact " + function,
+                a,
+                e -> e.exact(a.reference(), function, f),
                 e -> e.exact(a.traced(), function, f));
     }
 
@@ -153,7 +188,10 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
 
     @Override
     public Paired<R, T> reserve(Paired<R, T> a, int levels, double maxAbs) {
-        return map("reserve", a, e -> e.reserve(a.reference(), levels, maxAbs),
+        return map(
+                "reserve",
+                a,
+                e -> e.reserve(a.reference(), levels, maxAbs),
                 e -> e.reserve(a.traced(), levels, maxAbs));
     }
 
@@ -195,26 +233,38 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
 
     @Override
     public Paired<R, T> matmul(Paired<R, T> a, Paired<R, T> b) {
-        return step("matmul", reference.matmul(a.reference(), b.reference()), traced.matmul(a.traced(), b.traced()),
-                a, b);
+        return step(
+                "matmul", reference.matmul(a.reference(), b.reference()), traced.matmul(a.traced(), b.traced()), a, b);
     }
 
     @Override
     public Paired<R, T> matmulTransposed(Paired<R, T> a, Paired<R, T> b) {
-        return step("matmulTransposed", reference.matmulTransposed(a.reference(), b.reference()),
-                traced.matmulTransposed(a.traced(), b.traced()), a, b);
+        return step(
+                "matmulTransposed",
+                reference.matmulTransposed(a.reference(), b.reference()),
+                traced.matmulTransposed(a.traced(), b.traced()),
+                a,
+                b);
     }
 
     @Override
     public Paired<R, T> headScores(Paired<R, T> q, Paired<R, T> k, int heads) {
-        return step("headScores", reference.headScores(q.reference(), k.reference(), heads),
-                traced.headScores(q.traced(), k.traced(), heads), q, k);
+        return step(
+                "headScores",
+                reference.headScores(q.reference(), k.reference(), heads),
+                traced.headScores(q.traced(), k.traced(), heads),
+                q,
+                k);
     }
 
     @Override
     public Paired<R, T> headContexts(Paired<R, T> weights, Paired<R, T> values, int heads) {
-        return step("headContexts", reference.headContexts(weights.reference(), values.reference(), heads),
-                traced.headContexts(weights.traced(), values.traced(), heads), weights, values);
+        return step(
+                "headContexts",
+                reference.headContexts(weights.reference(), values.reference(), heads),
+                traced.headContexts(weights.traced(), values.traced(), heads),
+                weights,
+                values);
     }
 
     @Override
@@ -260,20 +310,29 @@ public final class ErrorTracingOps<R, T> implements TensorOps<Paired<R, T>> {
     @Override
     @SuppressWarnings("unchecked")
     public Paired<R, T> concatColumns(List<Paired<R, T>> parts) {
-        return step("concatColumns", reference.concatColumns(parts.stream().map(Paired::reference).toList()),
-                traced.concatColumns(parts.stream().map(Paired::traced).toList()), parts.toArray(Paired[]::new));
+        return step(
+                "concatColumns",
+                reference.concatColumns(parts.stream().map(Paired::reference).toList()),
+                traced.concatColumns(parts.stream().map(Paired::traced).toList()),
+                parts.toArray(Paired[]::new));
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public Paired<R, T> concatRows(List<Paired<R, T>> parts) {
-        return step("concatRows", reference.concatRows(parts.stream().map(Paired::reference).toList()),
-                traced.concatRows(parts.stream().map(Paired::traced).toList()), parts.toArray(Paired[]::new));
+        return step(
+                "concatRows",
+                reference.concatRows(parts.stream().map(Paired::reference).toList()),
+                traced.concatRows(parts.stream().map(Paired::traced).toList()),
+                parts.toArray(Paired[]::new));
     }
 
     @Override
     public Paired<R, T> permuteColumns(Paired<R, T> m, int[] source, Matrix weights) {
-        return map("permuteColumns", m, e -> e.permuteColumns(m.reference(), source, weights),
+        return map(
+                "permuteColumns",
+                m,
+                e -> e.permuteColumns(m.reference(), source, weights),
                 e -> e.permuteColumns(m.traced(), source, weights));
     }
 

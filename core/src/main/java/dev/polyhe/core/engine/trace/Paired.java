@@ -5,5 +5,4 @@ package dev.polyhe.core.engine.trace;
  * value against the reference when it was made (bits, see {@link ErrorTrace}) and the magnitude that precision is
  * relative to.
  */
-public record Paired<R, T>(R reference, T traced, double bits, double magnitude) {
-}
+public record Paired<R, T>(R reference, T traced, double bits, double magnitude) {}

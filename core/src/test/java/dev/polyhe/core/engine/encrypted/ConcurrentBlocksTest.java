@@ -31,9 +31,13 @@ class ConcurrentBlocksTest {
     private static final int TOKENS = 6;
     private static final int SLOTS = 8;
 
-    private record Outcome(List<Matrix> values, Map<PrimitiveKind, Long> counts, Map<String, String> perOperator,
-            long recordedNanos, long wallNanos, int mostAtOnce) {
-    }
+    private record Outcome(
+            List<Matrix> values,
+            Map<PrimitiveKind, Long> counts,
+            Map<String, String> perOperator,
+            long recordedNanos,
+            long wallNanos,
+            int mostAtOnce) {}
 
     private static final class Inputs {
         final Random rnd = new Random(23);
@@ -68,7 +72,8 @@ class ConcurrentBlocksTest {
         SecretKey sk = ctx.generateSecretKey();
         EvaluationKeys keys = ctx.generateEvaluationKeys(sk, narrow.rotationSteps(), false, false);
         WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> true);
-        EncryptedEngine blocks = new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), narrow);
+        EncryptedEngine blocks =
+                new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), narrow);
         EncryptedTensor y = blocks.linear(blocks.fromPlain(in.x), in.w, in.bias);
         assertEquals(Layout.BLOCKS, y.layout());
         assertEquals(5, y.ciphertexts().length, "20 columns in blocks of 4");
@@ -82,7 +87,8 @@ class ConcurrentBlocksTest {
         Packing wide = new Packing(SLOTS, 8, 1);
         EvaluationKeys headKeys = ctx.generateEvaluationKeys(sk, wide.rotationSteps(), false, false);
         WatchedEvaluator hw = WatchedEvaluator.of(ctx.evaluator(headKeys), concurrency, m -> true);
-        EncryptedEngine heads = new EncryptedEngine(ctx, hw.evaluator(), headKeys, ctx.encryptor(sk), ctx.decryptor(sk), wide);
+        EncryptedEngine heads =
+                new EncryptedEngine(ctx, hw.evaluator(), headKeys, ctx.encryptor(sk), ctx.decryptor(sk), wide);
         EncryptedTensor scores = heads.headScores(heads.fromPlain(in.q), heads.fromPlain(in.k), 3);
         assertEquals(Layout.HEAD_DIAGONALS, scores.layout());
         values.add(heads.toPlain(scores));
@@ -94,15 +100,25 @@ class ConcurrentBlocksTest {
         long recorded = 0;
         for (EncryptedEngine e : List.of(blocks, heads)) {
             e.accounting().countsByPrimitive().forEach((kind, n) -> counts.merge(kind, n, Long::sum));
-            recorded += e.accounting().nanosByPrimitive().values().stream().mapToLong(Long::longValue).sum();
-            for (Map.Entry<String, OperatorStats> op : e.accounting().operators().entrySet()) {
+            recorded += e.accounting().nanosByPrimitive().values().stream()
+                    .mapToLong(Long::longValue)
+                    .sum();
+            for (Map.Entry<String, OperatorStats> op :
+                    e.accounting().operators().entrySet()) {
                 OperatorStats s = op.getValue();
-                perOperator.put(e.packingSlots() + "/" + op.getKey(), s.rotations() + " rotations, "
-                        + s.ciphertextMultiplications() + " ct·ct, " + s.plaintextMultiplications() + " ct·pt, "
-                        + s.rescales() + " rescales, levels " + s.entryLevel() + ".." + s.lowestLevel());
+                perOperator.put(
+                        e.packingSlots() + "/" + op.getKey(),
+                        s.rotations() + " rotations, "
+                                + s.ciphertextMultiplications() + " ct·ct, " + s.plaintextMultiplications() + " ct·pt, "
+                                + s.rescales() + " rescales, levels " + s.entryLevel() + ".." + s.lowestLevel());
             }
         }
-        return new Outcome(values, counts, perOperator, recorded, wall,
+        return new Outcome(
+                values,
+                counts,
+                perOperator,
+                recorded,
+                wall,
                 Math.max(w.mostAtOnce().get(), hw.mostAtOnce().get()));
     }
 
@@ -110,10 +126,14 @@ class ConcurrentBlocksTest {
         PlainEngine plain = new PlainEngine();
         PlainTensor y = plain.linear(plain.fromPlain(in.x), in.w, in.bias);
         PlainTensor scores = plain.headScores(plain.fromPlain(in.q), plain.fromPlain(in.k), 3);
-        return List.of(y.toMatrix(), plain.linear(plain.columns(y, 3, 9), in.w2, null).toMatrix(),
+        return List.of(
+                y.toMatrix(),
+                plain.linear(plain.columns(y, 3, 9), in.w2, null).toMatrix(),
                 plain.permuteColumns(y, in.source, in.mask).toMatrix(),
-                plain.mulConstant(plain.mul(y, y), 0.7).toMatrix(), scores.toMatrix(),
-                plain.headContexts(plain.addConstant(scores, 0.25), plain.fromPlain(in.v), 3).toMatrix());
+                plain.mulConstant(plain.mul(y, y), 0.7).toMatrix(),
+                scores.toMatrix(),
+                plain.headContexts(plain.addConstant(scores, 0.25), plain.fromPlain(in.v), 3)
+                        .toMatrix());
     }
 
     @Test
@@ -122,27 +142,32 @@ class ConcurrentBlocksTest {
             HeBackend backend = polyhe.plugins().backend("ckks-cpu").withParallelism(4);
             List<Integer> q = new ArrayList<>(List.of(50));
             q.addAll(Collections.nCopies(16, 40));
-            try (HeContext ctx = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0,
-                    SecurityLevel.INSECURE_TEST))) {
+            try (HeContext ctx =
+                    backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST))) {
                 Inputs in = new Inputs();
                 List<Matrix> expected = expected(in);
                 Outcome alone = run(ctx, in, 1);
                 Outcome atOnce = run(ctx, in, 4);
 
                 assertEquals(1, alone.mostAtOnce(), "concurrency 1: one evaluator call at a time");
-                assertTrue(atOnce.mostAtOnce() >= 2, "concurrency 4: calls overlap, most at once "
-                        + atOnce.mostAtOnce());
+                assertTrue(
+                        atOnce.mostAtOnce() >= 2, "concurrency 4: calls overlap, most at once " + atOnce.mostAtOnce());
                 assertEquals(alone.counts(), atOnce.counts(), "the same primitives");
-                assertEquals(alone.perOperator(), atOnce.perOperator(), "the same work per operator, at the same "
-                        + "levels");
+                assertEquals(
+                        alone.perOperator(),
+                        atOnce.perOperator(),
+                        "the same work per operator, at the same " + "levels");
                 for (Outcome o : List.of(alone, atOnce)) {
                     for (int i = 0; i < expected.size(); i++) {
-                        double err = EncryptedEngineTest.maxAbsDiff(expected.get(i), o.values().get(i));
+                        double err = EncryptedEngineTest.maxAbsDiff(
+                                expected.get(i), o.values().get(i));
                         assertTrue(err < 1e-4, "result " + i + " off by " + err);
                     }
-                    assertTrue(o.recordedNanos() <= o.wallNanos(), "primitives recorded " + o.recordedNanos()
-                            + " ns in a run of " + o.wallNanos()
-                            + " ns: overlapping times are scaled to the wall clock");
+                    assertTrue(
+                            o.recordedNanos() <= o.wallNanos(),
+                            "primitives recorded " + o.recordedNanos()
+                                    + " ns in a run of " + o.wallNanos()
+                                    + " ns: overlapping times are scaled to the wall clock");
                 }
             }
         }

@@ -22,13 +22,13 @@ class ConcurrentRefreshTest {
     private static final int TOKENS = 6;
     private static final int SLOTS = 8;
 
-    private record Outcome(Matrix values, List<Accounting.Placement> placements, long bootstraps, int mostAtOnce) {
-    }
+    private record Outcome(Matrix values, List<Accounting.Placement> placements, long bootstraps, int mostAtOnce) {}
 
     /** Six columns (six ciphertexts) run down to level 1, then announced as the input of a 3-deep program. */
     private static Outcome run(HeContext ctx, EvaluationKeys keys, SecretKey sk, Matrix x, int concurrency) {
         WatchedEvaluator w = WatchedEvaluator.of(ctx.evaluator(keys), concurrency, m -> m.startsWith("bootstrap"));
-        EncryptedEngine engine = new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
+        EncryptedEngine engine =
+                new EncryptedEngine(ctx, w.evaluator(), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
         EncryptedTensor t = engine.fromPlain(x);
         double[] one = new double[x.data().length];
         java.util.Arrays.fill(one, 1);
@@ -38,7 +38,9 @@ class ConcurrentRefreshTest {
         }
         EncryptedTensor refreshed = engine.reserve(t, 3, 1);
         assertTrue(refreshed.level() >= 3, "levels after reserve: " + refreshed.level());
-        return new Outcome(engine.toPlain(refreshed), engine.accounting().placements(),
+        return new Outcome(
+                engine.toPlain(refreshed),
+                engine.accounting().placements(),
                 engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L),
                 w.mostAtOnce().get());
     }

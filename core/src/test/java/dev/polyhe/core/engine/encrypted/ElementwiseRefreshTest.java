@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.polyhe.api.Matrix;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -113,7 +113,8 @@ class ElementwiseRefreshTest {
         for (int i = 0; i < want.length; i++) {
             want[i] = Math.pow(x.data()[i] * m[i], 4);
         }
-        assertTrue(maxError(engine.toPlain(fourth), want) < 1e-2 * Math.pow(magnitude, 4) * 1e-3,
+        assertTrue(
+                maxError(engine.toPlain(fourth), want) < 1e-2 * Math.pow(magnitude, 4) * 1e-3,
                 "error of (x ⊙ mask)⁴ on values up to 625");
     }
 
@@ -135,7 +136,8 @@ class ElementwiseRefreshTest {
 
         long calls = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
         assertEquals(COLUMNS / 2, calls, "six ciphertexts of one tensor, three pair bootstraps");
-        assertTrue(engine.accounting().placements().stream().allMatch(Accounting.Placement::paired),
+        assertTrue(
+                engine.accounting().placements().stream().allMatch(Accounting.Placement::paired),
                 "all paired: " + engine.accounting().placements());
         double[] want = new double[m.length];
         for (int i = 0; i < want.length; i++) {

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
 import dev.polyhe.api.arith.Arith;
-import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.HeBackend;
@@ -52,8 +52,8 @@ class EncryptedEngineTest {
         context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
         SecretKey sk = context.generateSecretKey();
         EvaluationKeys keys = context.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, false);
-        ckks = new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
-                SLOTS);
+        ckks = new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), SLOTS);
     }
 
     @AfterAll
@@ -91,8 +91,8 @@ class EncryptedEngineTest {
     static EncryptedEngine engineFor(Packing packing) {
         SecretKey sk = context.generateSecretKey();
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
-        return new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk),
-                packing);
+        return new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
     }
 
     @Test
@@ -135,8 +135,8 @@ class EncryptedEngineTest {
         SecretKey sk = context.generateSecretKey();
         Packing packing = new Packing(SLOTS, 1, d);
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
-        EncryptedEngine packed = new EncryptedEngine(context, context.evaluator(keys), keys, context.encryptor(sk),
-                context.decryptor(sk), packing);
+        EncryptedEngine packed = new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
         Matrix s = random(TOKENS, TOKENS, 1);
         Matrix mask = random(TOKENS, TOKENS, 1);
         EncryptedTensor cs = packed.fromPlainScores(s);
@@ -152,8 +152,10 @@ class EncryptedEngineTest {
         assertThrows(UnsupportedOperationException.class, () -> packed.matmul(cs, packed.fromPlain(s)));
         assertThrows(IllegalArgumentException.class, () -> packed.add(cs, ckks.fromPlainScores(s)));
         assertThrows(IllegalArgumentException.class, () -> new Packing(SLOTS, 1, 2 * SLOTS));
-        assertThrows(IllegalArgumentException.class, () -> new EncryptedEngine(context, context.evaluator(keys), keys,
-                null, null, new Packing(SLOTS, 1024, 1)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new EncryptedEngine(
+                        context, context.evaluator(keys), keys, null, null, new Packing(SLOTS, 1024, 1)));
     }
 
     @Test
@@ -176,8 +178,11 @@ class EncryptedEngineTest {
         double[] bias = random(1, 10, 1).data();
         long rescales = rescaleCount(blocks);
         EncryptedTensor y = blocks.linear(cx, w, bias);
-        assertEquals(rescales, rescaleCount(blocks), "each output block's giant steps rotate before their one rescale, "
-                + "which their key switches' division makes (no rescale of its own)");
+        assertEquals(
+                rescales,
+                rescaleCount(blocks),
+                "each output block's giant steps rotate before their one rescale, "
+                        + "which their key switches' division makes (no rescale of its own)");
         assertEquals(Layout.BLOCKS, y.layout());
         assertTrue(maxAbsDiff(plain.linear(px, w, bias).toMatrix(), blocks.toPlain(y)) < 1e-5);
         assertEquals(1, blocks.depth(y), "a plaintext-weight matmul costs one level");
@@ -185,10 +190,13 @@ class EncryptedEngineTest {
         // LayerNorm's row operations, the padding columns (10 of 12) included in nothing
         double[] g = random(1, 10, 2).data();
         PlainTensor py = plain.linear(px, w, bias);
-        Matrix expected = plain.addRow(plain.mulRow(plain.sub(plain.addConstant(py, 1), plain.rowMeans(
-                plain.addConstant(py, 1))), g), g).toMatrix();
+        Matrix expected = plain.addRow(
+                        plain.mulRow(plain.sub(plain.addConstant(py, 1), plain.rowMeans(plain.addConstant(py, 1))), g),
+                        g)
+                .toMatrix();
         EncryptedTensor shifted = blocks.addConstant(y, 1);
-        Matrix actual = blocks.toPlain(blocks.addRow(blocks.mulRow(blocks.sub(shifted, blocks.rowMeans(shifted)), g), g));
+        Matrix actual =
+                blocks.toPlain(blocks.addRow(blocks.mulRow(blocks.sub(shifted, blocks.rowMeans(shifted)), g), g));
         assertTrue(maxAbsDiff(expected, actual) < 1e-5);
 
         // head slicing unpacks to columns; columns feed a linear back into blocks; rows move
@@ -207,8 +215,10 @@ class EncryptedEngineTest {
         assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
         EncryptedTensor context = blocks.matmul(scores, y);
         assertTrue(maxAbsDiff(plain.matmul(ps, py).toMatrix(), blocks.toPlain(context)) < 1e-4);
-        EncryptedTensor mixed = blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
-        PlainTensor pmixed = plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
+        EncryptedTensor mixed =
+                blocks.add(y, blocks.concatColumns(List.of(blocks.columns(y, 5, 10), blocks.columns(y, 0, 5))));
+        PlainTensor pmixed =
+                plain.add(py, plain.concatColumns(List.of(plain.columns(py, 5, 10), plain.columns(py, 0, 5))));
         assertTrue(maxAbsDiff(pmixed.toMatrix(), blocks.toPlain(mixed)) < 1e-5);
     }
 
@@ -243,11 +253,13 @@ class EncryptedEngineTest {
 
             // a masked, shifted (so padding is not zero) row sum, then the weights times V
             PlainTensor pw = plain.mul(plain.rowSums(plain.addConstant(plain.mulPlain(ps, mask), 0.5)), ps);
-            EncryptedTensor cw = blocks.mul(blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5)), scores);
+            EncryptedTensor cw =
+                    blocks.mul(blocks.rowSums(blocks.addConstant(blocks.mulPlain(scores, mask), 0.5)), scores);
             assertTrue(maxAbsDiff(pw.toMatrix(), blocks.toPlain(cw)) < 1e-4, where);
             EncryptedTensor context = blocks.headContexts(blocks.addConstant(cw, 0.25), blocks.fromPlain(v), heads);
             assertEquals(Layout.BLOCKS, context.layout(), where);
-            Matrix expected = plain.headContexts(plain.addConstant(pw, 0.25), plain.fromPlain(v), heads).toMatrix();
+            Matrix expected = plain.headContexts(plain.addConstant(pw, 0.25), plain.fromPlain(v), heads)
+                    .toMatrix();
             assertTrue(maxAbsDiff(expected, blocks.toPlain(context)) < 1e-4, where);
         }
     }
@@ -264,8 +276,8 @@ class EncryptedEngineTest {
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
         Evaluator real = context.evaluator(keys);
         Map<String, Integer> calls = new ConcurrentHashMap<>();
-        Evaluator counting = (Evaluator) Proxy.newProxyInstance(Evaluator.class.getClassLoader(),
-                new Class<?>[] {Evaluator.class}, (proxy, method, args) -> {
+        Evaluator counting = (Evaluator) Proxy.newProxyInstance(
+                Evaluator.class.getClassLoader(), new Class<?>[] {Evaluator.class}, (proxy, method, args) -> {
                     calls.merge(method.getName(), 1, Integer::sum);
                     try {
                         return method.invoke(real, args);
@@ -273,8 +285,8 @@ class EncryptedEngineTest {
                         throw e.getCause();
                     }
                 });
-        EncryptedEngine blocks = new EncryptedEngine(context, counting, keys, context.encryptor(sk), context.decryptor(sk),
-                packing);
+        EncryptedEngine blocks =
+                new EncryptedEngine(context, counting, keys, context.encryptor(sk), context.decryptor(sk), packing);
         Matrix q = random(TOKENS, 16, 1);
         Matrix k = random(TOKENS, 16, 1);
         EncryptedTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), 1);
@@ -320,8 +332,10 @@ class EncryptedEngineTest {
             EncryptedTensor weights = blocks.mul(step, scores);
             assertTrue(distinct(weights) > c[3], where);
             assertTrue(maxAbsDiff(plain.mul(pstep, ps).toMatrix(), blocks.toPlain(weights)) < 1e-4, where);
-            assertTrue(maxAbsDiff(plain.mulPlain(psums, mask).toMatrix(), blocks.toPlain(blocks.mulPlain(sums, mask)))
-                    < 1e-4, where);
+            assertTrue(
+                    maxAbsDiff(plain.mulPlain(psums, mask).toMatrix(), blocks.toPlain(blocks.mulPlain(sums, mask)))
+                            < 1e-4,
+                    where);
         }
     }
 
@@ -329,8 +343,8 @@ class EncryptedEngineTest {
      * What a division of packed row sums needs: every segment of every ciphertext holds some head's row sums (a
      * zero, or a mix of heads, would leave its domain), not only the segments the values are read from.
      */
-    private static void everySegmentHoldsAHeadsSums(EncryptedEngine engine, EncryptedTensor sums, Matrix expected, int heads,
-            String where) {
+    private static void everySegmentHoldsAHeadsSums(
+            EncryptedEngine engine, EncryptedTensor sums, Matrix expected, int heads, String where) {
         for (Ciphertext ct : sums.ciphertexts()) {
             double[] slots = engine.decryptSlots(ct);
             for (int segment = 0; segment < slots.length / SLOTS; segment++) {
@@ -364,9 +378,11 @@ class EncryptedEngineTest {
         EncryptedTensor y = blocks.permuteColumns(blocks.fromPlain(x), source, w);
         assertEquals(Layout.BLOCKS, y.layout());
         assertEquals(1, blocks.depth(y), "one plaintext product");
-        assertTrue(maxAbsDiff(plain.permuteColumns(plain.fromPlain(x), source, w).toMatrix(), blocks.toPlain(y)) < 1e-5);
-        assertThrows(IllegalArgumentException.class, () -> blocks.permuteColumns(blocks.fromPlain(x), new int[] {6},
-                random(TOKENS, 1, 1)));
+        assertTrue(
+                maxAbsDiff(plain.permuteColumns(plain.fromPlain(x), source, w).toMatrix(), blocks.toPlain(y)) < 1e-5);
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> blocks.permuteColumns(blocks.fromPlain(x), new int[] {6}, random(TOKENS, 1, 1)));
     }
 
     @Test
@@ -376,11 +392,13 @@ class EncryptedEngineTest {
         PlainTensor px = plain.fromPlain(x);
         EncryptedTensor cx = ckks.fromPlain(x);
         double[] g = {1, 0.5, -2, 3};
-        Matrix expected = plain.addRow(plain.mulRow(plain.sub(px, plain.rowMeans(px)), g), g).toMatrix();
+        Matrix expected = plain.addRow(plain.mulRow(plain.sub(px, plain.rowMeans(px)), g), g)
+                .toMatrix();
         Matrix actual = ckks.toPlain(ckks.addRow(ckks.mulRow(ckks.sub(cx, ckks.rowMeans(cx)), g), g));
         assertTrue(maxAbsDiff(expected, actual) < 1e-6);
         Matrix heads = ckks.toPlain(ckks.concatColumns(List.of(ckks.columns(cx, 2, 4), ckks.columns(cx, 0, 2))));
-        Matrix plainHeads = plain.concatColumns(List.of(plain.columns(px, 2, 4), plain.columns(px, 0, 2))).toMatrix();
+        Matrix plainHeads = plain.concatColumns(List.of(plain.columns(px, 2, 4), plain.columns(px, 0, 2)))
+                .toMatrix();
         assertTrue(maxAbsDiff(plainHeads, heads) < 1e-6);
         assertTrue(maxAbsDiff(plain.rowRange(px, 2, 4).toMatrix(), ckks.toPlain(ckks.rowRange(cx, 2, 4))) < 1e-6);
     }
@@ -456,7 +474,8 @@ class EncryptedEngineTest {
             }
             Matrix w = new Matrix(2, 2, new double[] {50, -50, -50, 50});
             PlainEngine plain = new PlainEngine();
-            Matrix diff = plain.linear(plain.fromPlain(new Matrix(TOKENS, 2, near)), w, null).toMatrix();
+            Matrix diff = plain.linear(plain.fromPlain(new Matrix(TOKENS, 2, near)), w, null)
+                    .toMatrix();
             EncryptedTensor y = engine.linear(engine.fromPlain(new Matrix(TOKENS, 2, near)), w, null);
             assertEquals(2, distinct(y), "two ciphertexts");
             EncryptedTensor ones = engine.fromPlain(new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0)));
@@ -466,14 +485,16 @@ class EncryptedEngineTest {
             long before = bootstrapCalls(engine);
             EncryptedTensor half = engine.mulConstant(y, 0.5);
             assertEquals(1, bootstrapCalls(engine) - before, "one pair bootstrap for the two ciphertexts");
-            Matrix expected = new Matrix(TOKENS, 2, java.util.Arrays.stream(diff.data()).map(v -> v / 2).toArray());
+            Matrix expected = new Matrix(
+                    TOKENS,
+                    2,
+                    java.util.Arrays.stream(diff.data()).map(v -> v / 2).toArray());
             assertTrue(maxAbsDiff(expected, engine.toPlain(half)) < 1e-3);
         }
     }
 
     private static long bootstrapCalls(EncryptedEngine engine) {
-        return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP,
-                0L);
+        return engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
     }
 
     /**
@@ -497,7 +518,8 @@ class EncryptedEngineTest {
             assertTrue(maxAbsDiff(large, engine.toPlain(y)) < 1e-3);
             return maxAbsDiff(small, engine.toPlain(z));
         });
-        assertTrue(runs.bootstraps()[1] <= 2 * runs.bootstraps()[0],
+        assertTrue(
+                runs.bootstraps()[1] <= 2 * runs.bootstraps()[0],
                 runs.bootstraps()[1] + " against " + runs.bootstraps()[0]);
     }
 
@@ -517,8 +539,8 @@ class EncryptedEngineTest {
             while (spent.level() > 0) {
                 spent = engine.mul(spent, one);
             }
-            java.util.function.LongSupplier calls = () -> engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            java.util.function.LongSupplier calls =
+                    () -> engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             double once = maxAbsDiff(half, engine.toPlain(engine.mul(spent, one)));
             assertEquals(1, calls.getAsLong(), "refreshed once");
             engine.mul(spent, one);
@@ -550,16 +572,21 @@ class EncryptedEngineTest {
             double[] errors = new double[2];
             long[] bootstraps = new long[2];
             for (int run = 0; run < 2; run++) {
-                EncryptedEngine engine = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                        ctx.decryptor(sk), SLOTS);
+                EncryptedEngine engine = new EncryptedEngine(
+                        ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
                 try (var p = engine.precision(run == 0 ? 0 : 60)) {
                     errors[run] = chain.applyAsDouble(engine);
                 }
-                bootstraps[run] = engine.accounting().countsByPrimitive()
-                        .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+                bootstraps[run] = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
                 if (run == 1) {
-                    var raised = engine.accounting().precisionRaises().values().iterator().next();
-                    assertEquals(bootstraps[1], raised.ciphertexts(),
+                    var raised = engine.accounting()
+                            .precisionRaises()
+                            .values()
+                            .iterator()
+                            .next();
+                    assertEquals(
+                            bootstraps[1],
+                            raised.ciphertexts(),
                             "each two pair bootstraps refresh two ciphertexts precisely: " + raised);
                 }
             }
@@ -591,35 +618,31 @@ class EncryptedEngineTest {
             }
             double err = maxAbsDiff(x, engine.toPlain(t));
             assertTrue(err < 1e-4, "error after the engine's bootstraps: " + err);
-            long bootstraps = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            long bootstraps = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             assertTrue(bootstraps >= 2, "bootstraps placed by the engine: " + bootstraps);
 
             // A square refreshes its operand once, not once per factor: 8 squarings, 3 levels per bootstrap.
             EncryptedTensor one1 = engine.fromPlain(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)));
-            long before = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            long before = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             EncryptedTensor p = one1;
             for (int i = 0; i < 8; i++) {
                 p = engine.square(p);
             }
-            assertTrue(maxAbsDiff(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)), engine.toPlain(p)) < 1e-3);
-            long squares = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
+            assertTrue(
+                    maxAbsDiff(new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS)), engine.toPlain(p)) < 1e-3);
+            long squares = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before;
             assertTrue(squares <= 2, "bootstraps for 8 squarings: " + squares);
 
             // Two sequences that run out of levels together are refreshed by one bootstrap each time.
             Matrix half = new Matrix(TOKENS, 1, java.util.Arrays.copyOf(one, TOKENS));
             EncryptedTensor u = engine.fromPlain(half);
             EncryptedTensor v = engine.mulConstant(engine.fromPlain(half), -1);
-            long start = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            long start = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 8; i++) {
                 u = engine.square(u);
                 v = engine.mul(v, engine.fromPlain(half));
             }
-            long pairs = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - start;
+            long pairs = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - start;
             assertTrue(maxAbsDiff(half, engine.toPlain(u)) < 1e-3, "u = 1");
             assertTrue(maxAbsDiff(engine.toPlain(engine.mulConstant(v, -1)), half) < 1e-3, "v = -1");
             assertTrue(pairs <= 3, "bootstraps for two sequences of 8 products: " + pairs + " (4 or more one by one)");
@@ -629,13 +652,11 @@ class EncryptedEngineTest {
             while (spent.level() > 0) {
                 spent = engine.mul(spent, engine.fromPlain(half));
             }
-            long first = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            long first = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             for (int i = 0; i < 3; i++) {
                 assertTrue(maxAbsDiff(half, engine.toPlain(engine.mul(spent, engine.fromPlain(half)))) < 1e-3);
             }
-            long reused = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - first;
+            long reused = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - first;
             assertEquals(1, reused, "bootstraps of one spent ciphertext used in three products");
 
             // Announced as the input of a 3-deep program, a nearly spent ciphertext is refreshed once, up front;
@@ -644,21 +665,22 @@ class EncryptedEngineTest {
             while (low.level() > 1) {
                 low = engine.mul(low, engine.fromPlain(half));
             }
-            long before3 = engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
+            long before3 = engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L);
             EncryptedTensor reserved = engine.reserve(low, 3, 1);
             assertTrue(reserved.level() >= 3, "levels after reserve: " + reserved.level());
             assertTrue(maxAbsDiff(half, engine.toPlain(reserved)) < 1e-3);
             EncryptedTensor cube = engine.mul(engine.square(reserved), reserved);
             assertTrue(maxAbsDiff(half, engine.toPlain(cube)) < 1e-3);
-            assertEquals(1, engine.accounting().countsByPrimitive()
-                    .getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before3,
+            assertEquals(
+                    1,
+                    engine.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.BOOTSTRAP, 0L) - before3,
                     "one bootstrap for a 2-deep program on a refreshed input");
             assertTrue(engine.reserve(reserved, 3, 1) == reserved, "enough levels: nothing to do");
             // Read back from a file, the engine knows nothing of its magnitude: the announced bound decides.
             EncryptedTensor unknown = roundTrip(ctx, low);
-            assertTrue(engine.reserve(unknown, 3, 1e6) == unknown, "values too large to bootstrap safely: left to the "
-                    + "program");
+            assertTrue(
+                    engine.reserve(unknown, 3, 1e6) == unknown,
+                    "values too large to bootstrap safely: left to the " + "program");
             assertTrue(engine.reserve(unknown, 3, 1).level() >= 3, "small enough: refreshed");
         }
     }
@@ -667,10 +689,10 @@ class EncryptedEngineTest {
     private static EncryptedTensor roundTrip(HeContext ctx, EncryptedTensor t) {
         try {
             var out = new java.io.ByteArrayOutputStream();
-            EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(),
-                    java.util.Map.of("t", t), out);
-            return EncryptedTensorFormat.read(ctx, "ckks-cpu",
-                    new java.io.ByteArrayInputStream(out.toByteArray())).tensors().get("t");
+            EncryptedTensorFormat.write(ctx, "ckks-cpu", SLOTS, java.util.Map.of(), java.util.Map.of("t", t), out);
+            return EncryptedTensorFormat.read(ctx, "ckks-cpu", new java.io.ByteArrayInputStream(out.toByteArray()))
+                    .tensors()
+                    .get("t");
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -698,18 +720,24 @@ class EncryptedEngineTest {
     @Test
     void aLinearCombinationOfTermsOffDeltaCostsOneLevel() {
         Matrix x = random(TOKENS, 4, 1);
-        Matrix ones = new Matrix(TOKENS, 4, java.util.stream.DoubleStream.generate(() -> 1).limit(TOKENS * 4L)
-                .toArray());
+        Matrix ones = new Matrix(
+                TOKENS,
+                4,
+                java.util.stream.DoubleStream.generate(() -> 1)
+                        .limit(TOKENS * 4L)
+                        .toArray());
         EncryptedTensor cx = ckks.fromPlain(x);
         EncryptedTensor a = ckks.mul(ckks.mul(cx, ckks.fromPlain(ones)), ckks.fromPlain(ones));
         EncryptedTensor squared = ckks.mul(cx, cx);
         EncryptedTensor b = ckks.mul(squared, squared); // Δ⁴/(q²q') against a's Δ³/(q·q')
         assertEquals(a.level(), b.level());
-        assertTrue(Math.abs(a.scale() / b.scale() - 1) > 1e-9, "precondition: the terms differ in scale: "
-                + a.scale() + ", " + b.scale());
+        assertTrue(
+                Math.abs(a.scale() / b.scale() - 1) > 1e-9,
+                "precondition: the terms differ in scale: " + a.scale() + ", " + b.scale());
         double[] half = {0.5, 0.5, 0.5, 0.5};
 
-        EncryptedTensor sum = ckks.add(ckks.add(ckks.mulConstant(a, 0.3), ckks.mulConstant(b, -0.7)), ckks.mulRow(a, half));
+        EncryptedTensor sum =
+                ckks.add(ckks.add(ckks.mulConstant(a, 0.3), ckks.mulConstant(b, -0.7)), ckks.mulRow(a, half));
 
         assertEquals(a.level() - 1, sum.level(), "one level for the combination");
         double delta = context.parameters().scale();
@@ -719,8 +747,9 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         PlainTensor px = plain.fromPlain(x);
         PlainTensor pb = plain.mul(plain.mul(px, px), plain.mul(px, px));
-        Matrix want = plain.add(plain.add(plain.mulConstant(px, 0.3), plain.mulConstant(pb, -0.7)),
-                plain.mulRow(px, half)).toMatrix();
+        Matrix want = plain.add(
+                        plain.add(plain.mulConstant(px, 0.3), plain.mulConstant(pb, -0.7)), plain.mulRow(px, half))
+                .toMatrix();
         assertTrue(maxAbsDiff(want, ckks.toPlain(sum)) < 1e-5, "0.3·x − 0.7·x⁴ + 0.5·x");
     }
 }

@@ -77,7 +77,9 @@ class ForkedTasksTest {
             return where;
         });
         assertEquals(List.of("task", "task", "caller", "caller", "caller"), results);
-        assertEquals(List.of("0@task", "1@task", "2@caller", "3@caller", "4@caller"), played,
+        assertEquals(
+                List.of("0@task", "1@task", "2@caller", "3@caller", "4@caller"),
+                played,
                 "effects of the tasks run twice are played once, from their run on the caller");
     }
 
@@ -85,24 +87,30 @@ class ForkedTasksTest {
     void oneThreadOrOneTaskRunsOnTheCallerAndJoinsEachAtOnce() {
         Thread caller = Thread.currentThread();
         List<String> order = new ArrayList<>();
-        ForkedTasks.forEach(3, 1, i -> {
-            assertEquals(caller, Thread.currentThread());
-            assertFalse(ForkedTasks.inTask());
-            order.add("task" + i);
-            return i;
-        }, (r, i) -> order.add("join" + r));
+        ForkedTasks.forEach(
+                3,
+                1,
+                i -> {
+                    assertEquals(caller, Thread.currentThread());
+                    assertFalse(ForkedTasks.inTask());
+                    order.add("task" + i);
+                    return i;
+                },
+                (r, i) -> order.add("join" + r));
         assertEquals(List.of("task0", "join0", "task1", "join1", "task2", "join2"), order);
         ForkedTasks.requireEngineThread("anything"); // no task: allowed
     }
 
     @Test
     void aTasksFailureIsThrownAsItWasAfterAllEnd() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ForkedTasks.map(3, 3, i -> {
-            if (i == 1) {
-                throw new IllegalArgumentException("bad block 1");
-            }
-            return i;
-        }));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> ForkedTasks.map(3, 3, i -> {
+                    if (i == 1) {
+                        throw new IllegalArgumentException("bad block 1");
+                    }
+                    return i;
+                }));
         assertEquals("bad block 1", e.getMessage());
     }
 

@@ -37,7 +37,8 @@ class PackingTest {
             for (int k = 1; k < b; k <<= 1) {
                 assertTrue(keys.contains(k * p), "B = " + b + ": row sums and unpacking rotate by " + k + "·P");
             }
-            assertTrue(keys.size() <= EncryptedEngine.rotationSteps(p).size() + 2 * Math.sqrt(2 * b),
+            assertTrue(
+                    keys.size() <= EncryptedEngine.rotationSteps(p).size() + 2 * Math.sqrt(2 * b),
                     "about 2√B keys, got " + keys.size() + " for B = " + b);
         }
     }

@@ -90,7 +90,8 @@ class ResidualRefreshTest {
         }
         assertEquals(1, a.level());
         double delta = ring.context().parameters().scale();
-        assertTrue(Math.abs(a.scale() / delta - 1) > 1e-9 && Math.abs(b.scale() / delta - 1) > 1e-9,
+        assertTrue(
+                Math.abs(a.scale() / delta - 1) > 1e-9 && Math.abs(b.scale() / delta - 1) > 1e-9,
                 "precondition: the inputs are off Δ: " + a.scale() + ", " + b.scale());
         EncryptedTensor ya = engine.linear(a, w1, null);
         EncryptedTensor yb = engine.linear(b, w2, null);
@@ -112,7 +113,8 @@ class ResidualRefreshTest {
         for (int i = 0; i < squarings; i++) {
             pb = plain.mul(pb, pb);
         }
-        Matrix want = plain.add(plain.linear(px, w1, null), plain.linear(pb, w2, null)).toMatrix();
+        Matrix want = plain.add(plain.linear(px, w1, null), plain.linear(pb, w2, null))
+                .toMatrix();
         assertTrue(maxAbsDiff(want, engine.toPlain(sum)) < 1e-4, "the sum's values");
     }
 

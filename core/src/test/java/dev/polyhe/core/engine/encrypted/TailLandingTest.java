@@ -54,29 +54,35 @@ class TailLandingTest {
             try (HeContext ctx = backend.open(backend.preset(PRESET))) {
                 double delta = ctx.parameters().scale();
                 double levelZeroRoom = ctx.chainPrimes()[0] / delta / 2;
-                for (Packing packing : new Packing[] {Packing.columns(TOKENS), Packing.blocks(TOKENS, IN,
-                        ctx.parameters().slots())}) {
+                for (Packing packing : new Packing[] {
+                    Packing.columns(TOKENS),
+                    Packing.blocks(TOKENS, IN, ctx.parameters().slots())
+                }) {
                     SecretKey sk = ctx.generateSecretKey();
                     EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
                     String what = packing.toString();
                     // a run as placed greedily: the map at the level the input had, and its site
-                    EncryptedEngine greedy = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                            ctx.decryptor(sk), packing);
+                    EncryptedEngine greedy = new EncryptedEngine(
+                            ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), packing);
                     EncryptedTensor g = greedy.linear(greedy.bound(greedy.fromPlain(x), -1, 1), w, bias);
                     String site = greedy.accounting().linearMaps().get(0).site();
                     double bound = greedy.assumedRange(g)[1];
-                    assertTrue(bound * 16 > levelZeroRoom, what + ": the output's bound " + bound
-                            + " must not fit level 0 at Δ (room " + levelZeroRoom + ") for this test to mean anything");
+                    assertTrue(
+                            bound * 16 > levelZeroRoom,
+                            what + ": the output's bound " + bound + " must not fit level 0 at Δ (room " + levelZeroRoom
+                                    + ") for this test to mean anything");
                     assertTrue(g.level() > 1, what + ": " + g);
                     assertEquals(0, greedy.decryptionFloor(g), what + ": it can be landed at level 0");
 
-                    EncryptedEngine lowered = new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk),
-                            ctx.decryptor(sk), packing);
+                    EncryptedEngine lowered = new EncryptedEngine(
+                            ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), packing);
                     lowered.follow(RefreshPlan.GREEDY.lowering(site, 1));
                     EncryptedTensor y = lowered.linear(lowered.bound(lowered.fromPlain(x), -1, 1), w, bias);
                     assertEquals(0, y.level(), what + ": " + y);
-                    assertTrue(y.scale() < delta && y.scale() >= delta / 1024, what + ": landed on 2^"
-                            + Math.log(y.scale()) / Math.log(2) + ", Δ = 2^" + Math.log(delta) / Math.log(2));
+                    assertTrue(
+                            y.scale() < delta && y.scale() >= delta / 1024,
+                            what + ": landed on 2^" + Math.log(y.scale()) / Math.log(2) + ", Δ = 2^"
+                                    + Math.log(delta) / Math.log(2));
                     assertEquals(0, lowered.decryptionFloor(y), what);
                     double[] got = lowered.toPlain(y).data();
                     for (int i = 0; i < expected.length; i++) {

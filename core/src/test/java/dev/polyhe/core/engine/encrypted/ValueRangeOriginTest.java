@@ -40,9 +40,13 @@ class ValueRangeOriginTest {
         ValueRange calibrated = ValueRange.interval(0, 1);
         ValueRange data = ValueRange.of(new double[] {3}, true);
         assertEquals(Origin.CALIBRATED, calibrated.union(data).origin());
-        assertEquals(Origin.DATA, data.union(ValueRange.of(new double[] {-3}, false)).origin());
+        assertEquals(
+                Origin.DATA, data.union(ValueRange.of(new double[] {-3}, false)).origin());
         assertEquals(Origin.INTERVAL, calibrated.union(ValueRange.loose(0, 9)).origin());
-        assertEquals(Origin.CALIBRATED, TensorRanges.maskedRange(calibrated,
-                new dev.polyhe.api.Matrix(1, 2, new double[] {0, 1})).origin(), "a mask keeps its operand's origin");
+        assertEquals(
+                Origin.CALIBRATED,
+                TensorRanges.maskedRange(calibrated, new dev.polyhe.api.Matrix(1, 2, new double[] {0, 1}))
+                        .origin(),
+                "a mask keeps its operand's origin");
     }
 }

@@ -14,8 +14,8 @@ record WatchedEvaluator(Evaluator evaluator, AtomicInteger mostAtOnce) {
     static WatchedEvaluator of(Evaluator inner, int concurrency, Predicate<String> watched) {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
-        Evaluator proxy = (Evaluator) Proxy.newProxyInstance(Evaluator.class.getClassLoader(),
-                new Class<?>[] {Evaluator.class}, (self, method, args) -> {
+        Evaluator proxy = (Evaluator) Proxy.newProxyInstance(
+                Evaluator.class.getClassLoader(), new Class<?>[] {Evaluator.class}, (self, method, args) -> {
                     if (method.getName().equals("concurrency")) {
                         return concurrency;
                     }

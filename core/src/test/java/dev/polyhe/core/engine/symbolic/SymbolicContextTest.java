@@ -19,10 +19,11 @@ import org.junit.jupiter.api.Test;
 class SymbolicContextTest {
     // q_0 of 52 bits, three 40-bit moduli off 2^40 (the last by 2^-15 of it, beyond what adds as rounding), and one
     // of 60 bits for bootstrapping; only their sizes matter here
-    private static final long[] PRIMES = {(1L << 52) - 47, (1L << 40) - 195, (1L << 40) + 61,
-        (1L << 40) + (1L << 25), (1L << 60) - 93};
-    private static final CkksParameters PARAMS = new CkksParameters(10, List.of(52, 40, 40, 40, 60), List.of(60), 2,
-            40, 0, SecurityLevel.INSECURE_TEST);
+    private static final long[] PRIMES = {
+        (1L << 52) - 47, (1L << 40) - 195, (1L << 40) + 61, (1L << 40) + (1L << 25), (1L << 60) - 93
+    };
+    private static final CkksParameters PARAMS =
+            new CkksParameters(10, List.of(52, 40, 40, 40, 60), List.of(60), 2, 40, 0, SecurityLevel.INSECURE_TEST);
 
     private final SymbolicContext ctx = new SymbolicContext(PARAMS, PRIMES, 3);
     private final dev.polyhe.api.he.SecretKey sk = ctx.generateSecretKey();

@@ -54,8 +54,11 @@ class ErrorTracingOpsTest {
             assertEquals(0, s.maxError(), 0);
         }
         assertNull(trace.firstJump());
-        assertEquals(java.util.List.of("(top level)", "layers.0", "layers.0/square"),
-                trace.operators().stream().map(ErrorTrace.OperatorSummary::operator).toList());
+        assertEquals(
+                java.util.List.of("(top level)", "layers.0", "layers.0/square"),
+                trace.operators().stream()
+                        .map(ErrorTrace.OperatorSummary::operator)
+                        .toList());
         assertTrue(trace.toTable().contains("no step lost 4 bits or more"), trace.toTable());
     }
 
@@ -63,8 +66,8 @@ class ErrorTracingOpsTest {
     @SuppressWarnings("unchecked")
     private static TensorOps<PlainTensor> lossyRowSums() {
         PlainEngine engine = new PlainEngine();
-        return (TensorOps<PlainTensor>) Proxy.newProxyInstance(TensorOps.class.getClassLoader(),
-                new Class<?>[] {TensorOps.class}, (proxy, method, args) -> {
+        return (TensorOps<PlainTensor>) Proxy.newProxyInstance(
+                TensorOps.class.getClassLoader(), new Class<?>[] {TensorOps.class}, (proxy, method, args) -> {
                     try {
                         Object r = method.invoke(engine, args);
                         return method.getName().equals("rowSums") ? engine.addConstant((PlainTensor) r, 1e-6) : r;
@@ -85,7 +88,8 @@ class ErrorTracingOpsTest {
         assertEquals(ErrorTrace.MAX_BITS, jump.inputBits(), 0);
         // 1e-6 on row sums of squares up to 4.5: 22 bits
         assertEquals(-Math.log(1e-6 / 4.5) / Math.log(2), jump.bits(), 0.01);
-        assertTrue(ops.trace().toTable().contains("first jump: step " + jump.index() + ", layers.0/square rowSums"),
+        assertTrue(
+                ops.trace().toTable().contains("first jump: step " + jump.index() + ", layers.0/square rowSums"),
                 ops.trace().toTable());
     }
 
@@ -93,8 +97,14 @@ class ErrorTracingOpsTest {
     void bootstrapsAreRecordedWithTheirMagnitudeAndError() throws Exception {
         var ops = new ErrorTracingOps<>(new PlainEngine(), new PlainEngine(), PLAIN_PROBE);
         try (var scope = ops.operator("layers.1")) {
-            ops.bootstrap(4, 0, 40, new double[][] {{0.5, -1, 0.25, 0.75}, {1e-9, 0, 0, 0}},
-                    new double[][] {{0.25 + 1e-7, -0.5, 0.125, 0.375}, {0, 0, 0, 0}}, 2, 0.6);
+            ops.bootstrap(
+                    4,
+                    0,
+                    40,
+                    new double[][] {{0.5, -1, 0.25, 0.75}, {1e-9, 0, 0, 0}},
+                    new double[][] {{0.25 + 1e-7, -0.5, 0.125, 0.375}, {0, 0, 0, 0}},
+                    2,
+                    0.6);
         }
         ErrorTrace.Bootstrap b = ops.trace().bootstraps().get(0);
         assertEquals("layers.1", b.operator());
@@ -102,7 +112,8 @@ class ErrorTracingOpsTest {
         assertEquals(1e-9, b.imaginaryIn(), 0);
         assertEquals(1e-7, b.maxError(), 1e-12);
         assertEquals(-Math.log(1e-7 / 0.5) / Math.log(2), b.bits(), 1e-6, "relative to the values before scaling");
-        JsonNode json = new ObjectMapper().readTree(ops.trace().toJson(new ObjectMapper()).toString());
+        JsonNode json = new ObjectMapper()
+                .readTree(ops.trace().toJson(new ObjectMapper()).toString());
         assertEquals(1, json.get("bootstraps_total").asInt());
         assertEquals(0.6, json.get("bootstraps").get(0).get("bound").asDouble(), 0);
         assertEquals("layers.1", json.get("operators").get(0).get("operator").asText());

@@ -38,15 +38,19 @@ public final class HostApp {
     public static final String TEST_PRESET = "insecure-test-boot-dense-N10";
 
     /** What one private query gave: the decrypted answer, the plaintext reference and how well they agree. */
-    public record Result(String backend, Prediction decrypted, Prediction plaintext, Agreement agreement,
-            long bootstraps, double serverSeconds) {
-    }
+    public record Result(
+            String backend,
+            Prediction decrypted,
+            Prediction plaintext,
+            Agreement agreement,
+            long bootstraps,
+            double serverSeconds) {}
 
-    private HostApp() {
-    }
+    private HostApp() {}
 
     /**
-     * Usage: {@code HostApp CONFIG.yaml MODEL_DIR QUERY.json WORK_DIR [PRESET]}. Prints the agreement of the decrypted answer
+     * Usage: {@code HostApp CONFIG.yaml MODEL_DIR QUERY.json WORK_DIR [PRESET]}. Prints the agreement of the decrypted
+     * answer
      * with the plaintext polynomial model; exits 1 if they disagree beyond 1e-4 (MSE) or on a predicted token.
      */
     public static void main(String[] args) throws IOException {
@@ -55,11 +59,16 @@ public final class HostApp {
                     + TEST_PRESET + " by default, insecure)");
             System.exit(2);
         }
-        Result r = run(Path.of(args[0]), Path.of(args[1]), Path.of(args[2]), Path.of(args[3]),
+        Result r = run(
+                Path.of(args[0]),
+                Path.of(args[1]),
+                Path.of(args[2]),
+                Path.of(args[3]),
                 args.length == 5 ? args[4] : TEST_PRESET);
-        System.out.printf("backend %s: %d bootstraps, %.1f s on the server%n", r.backend(), r.bootstraps(),
-                r.serverSeconds());
-        System.out.printf("decrypted vs plaintext polynomial model: MSE %.2e, max %.2e, same prediction: %s%n",
+        System.out.printf(
+                "backend %s: %d bootstraps, %.1f s on the server%n", r.backend(), r.bootstraps(), r.serverSeconds());
+        System.out.printf(
+                "decrypted vs plaintext polynomial model: MSE %.2e, max %.2e, same prediction: %s%n",
                 r.agreement().mse(), r.agreement().maxAbs(), r.agreement().samePrediction());
         if (!(r.agreement().mse() <= 1e-4 && r.agreement().samePrediction())) {
             System.exit(1);
@@ -89,22 +98,26 @@ public final class HostApp {
                 EncryptedAnswer served = Server.answer(inference, domains, work);
                 Prediction decrypted = Client.decrypt(inference, keys, work);
                 Prediction plaintext = inference.plaintextPolynomial(query, domains);
-                return new Result(backend, decrypted, plaintext, decrypted.agreementWith(plaintext),
-                        served.bootstraps(), served.seconds());
+                return new Result(
+                        backend,
+                        decrypted,
+                        plaintext,
+                        decrypted.agreementWith(plaintext),
+                        served.bootstraps(),
+                        served.seconds());
             }
         }
     }
 
     /** The client's side: it alone holds the secret key. */
     static final class Client {
-        private Client() {
-        }
+        private Client() {}
 
         /** Keys for the query's length (with bootstrapping keys), written as two halves; the query encrypted. */
         static ClientKeys keysAndQuery(PrivateInference inference, String preset, ModelInput query, Path work)
                 throws IOException {
-            ClientKeys keys = inference.generateKeys(preset, query.inputIds().length, true);   // a token model
-            keys.write(work.resolve("keys"));                     // keys/server: the half the server is given
+            ClientKeys keys = inference.generateKeys(preset, query.inputIds().length, true); // a token model
+            keys.write(work.resolve("keys")); // keys/server: the half the server is given
             EncryptedQuery encrypted = inference.encrypt(keys, query);
             inference.write(keys.serverKeys(), encrypted, work.resolve("in.ct"));
             return keys;
@@ -118,15 +131,14 @@ public final class HostApp {
 
     /** The server's side: evaluation keys only, read from the folder the client gave it. */
     static final class Server {
-        private Server() {
-        }
+        private Server() {}
 
         static EncryptedAnswer answer(PrivateInference inference, Calibration domains, Path work) throws IOException {
             // true: this server consents to an insecure test key set (a 128-bit preset needs no consent)
             try (ServerKeys keys = inference.loadServerKeys(work.resolve("keys/server"), true)) {
                 EncryptedQuery query = inference.readQuery(keys, work.resolve("in.ct"));
-                EncryptedAnswer answer = inference.evaluate(keys, query, domains,
-                        event -> System.err.println("server: " + event));
+                EncryptedAnswer answer =
+                        inference.evaluate(keys, query, domains, event -> System.err.println("server: " + event));
                 inference.write(keys, answer, work.resolve("out.ct"));
                 return answer;
             }

@@ -19,8 +19,11 @@ class HostAppTest {
 
     @Test
     void theDecryptedAnswerAgreesWithThePlaintextPolynomialModel() throws Exception {
-        var r = HostApp.run(ROOT.resolve("examples/host-app/polyhe.yaml"), ROOT.resolve("models/tiny-pythia"),
-                ROOT.resolve("examples/host-app/query.json"), work,
+        var r = HostApp.run(
+                ROOT.resolve("examples/host-app/polyhe.yaml"),
+                ROOT.resolve("models/tiny-pythia"),
+                ROOT.resolve("examples/host-app/query.json"),
+                work,
                 HostApp.TEST_PRESET);
 
         assertEquals("ckks-cpu", r.backend(), "the backend the config file names");

@@ -45,12 +45,18 @@ public final class TaylorSoftmax implements AttentionMechanism {
         String division = options.getString("division", "exact");
         Approximation inverse = switch (division) {
             case "exact" -> null;
-            case "goldschmidt" -> approximations.approximate("goldschmidt-inverse",
-                    ApproximationSpec.of("1/x", x -> 1 / x, options.getDouble("lo", 0.5, 1e-9, 1e9),
-                            options.getDouble("hi", 2.0, 1e-9, 1e9))
-                            .withOption("iterations", options.getInt("iterations", 12, 1, 64)));
-            default -> throw new Options.InvalidOptionException(options.owner() + ": option 'division' = '"
-                    + division + "' is not allowed; allowed: exact, goldschmidt");
+            case "goldschmidt" ->
+                approximations.approximate(
+                        "goldschmidt-inverse",
+                        ApproximationSpec.of(
+                                        "1/x",
+                                        x -> 1 / x,
+                                        options.getDouble("lo", 0.5, 1e-9, 1e9),
+                                        options.getDouble("hi", 2.0, 1e-9, 1e9))
+                                .withOption("iterations", options.getInt("iterations", 12, 1, 64)));
+            default ->
+                throw new Options.InvalidOptionException(options.owner() + ": option 'division' = '" + division
+                        + "' is not allowed; allowed: exact, goldschmidt");
         };
         return new Kernel(inverse);
     }

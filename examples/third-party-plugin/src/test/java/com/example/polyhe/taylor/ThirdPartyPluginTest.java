@@ -35,7 +35,8 @@ class ThirdPartyPluginTest {
     @BeforeAll
     static void locateLauncher() {
         launcherTarget = Path.of(System.getProperty("polyhe.launcher.target", "../../launcher/target"));
-        assertTrue(Files.isDirectory(launcherTarget.resolve("lib")),
+        assertTrue(
+                Files.isDirectory(launcherTarget.resolve("lib")),
                 "the launcher's module path " + launcherTarget.resolve("lib") + " is missing: build the reactor "
                         + "with 'mvn verify' (or install), which packages the launcher before this test");
     }
@@ -48,7 +49,8 @@ class ThirdPartyPluginTest {
         mf.getMainAttributes().putValue(PolyHeApi.MANIFEST_ATTRIBUTE, apiVersion);
         Files.createDirectories(dir);
         Path jar = dir.resolve("taylor-softmax-plugin.jar");
-        try (OutputStream os = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(os, mf);
+        try (OutputStream os = Files.newOutputStream(jar);
+                JarOutputStream out = new JarOutputStream(os, mf);
                 Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
                 out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
@@ -59,22 +61,33 @@ class ThirdPartyPluginTest {
         return jar;
     }
 
-    record Result(int exitCode, String out, String err) { }
+    record Result(int exitCode, String out, String err) {}
 
     static Result polyhe(String... args) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         String modulePath;
         try (Stream<Path> jars = Files.list(launcherTarget)) {
             Path launcherJar = jars.filter(p -> p.getFileName().toString().matches("polyhe-launcher-.*\\.jar"))
-                    .findFirst().orElseThrow(() -> new AssertionError("no launcher jar in " + launcherTarget));
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no launcher jar in " + launcherTarget));
             modulePath = launcherJar + File.pathSeparator + launcherTarget.resolve("lib");
         }
-        List<String> cmd = new ArrayList<>(List.of(java, "-Dguice_bytecode_gen_option=DISABLED", "--module-path",
-                modulePath, "--add-modules", "ALL-MODULE-PATH", "-m", "dev.polyhe.launcher/dev.polyhe.launcher.Main"));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "-Dguice_bytecode_gen_option=DISABLED",
+                "--module-path",
+                modulePath,
+                "--add-modules",
+                "ALL-MODULE-PATH",
+                "-m",
+                "dev.polyhe.launcher/dev.polyhe.launcher.Main"));
         cmd.addAll(List.of(args));
         Path out = work.resolve("out.txt");
         Path err = work.resolve("err.txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "polyhe did not finish");
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     }
@@ -87,9 +100,12 @@ class ThirdPartyPluginTest {
         Result list = polyhe("plugins", "--plugins-dir", plugins.toString(), "--format", "json");
         assertEquals(0, list.exitCode(), list.err());
         String json = list.out().replaceAll("\\s+", "");
-        assertTrue(json.contains("{\"kind\":\"attention\",\"name\":\"taylor-softmax\",\"module\":"
-                + "\"com.example.polyhe.taylor\",\"version\":\"unversioned\",\"origin\":\"" + jar + "\"}")
-                || json.contains("\"name\":\"taylor-softmax\",\"module\":\"com.example.polyhe.taylor\""), json);
+        assertTrue(
+                json.contains("{\"kind\":\"attention\",\"name\":\"taylor-softmax\",\"module\":"
+                                + "\"com.example.polyhe.taylor\",\"version\":\"unversioned\",\"origin\":\"" + jar
+                                + "\"}")
+                        || json.contains("\"name\":\"taylor-softmax\",\"module\":\"com.example.polyhe.taylor\""),
+                json);
         assertTrue(json.contains("\"origin\":\"" + jar + "\""), json);
 
         Path config = work.resolve("taylor.yaml");
@@ -100,7 +116,10 @@ class ThirdPartyPluginTest {
                 """, StandardCharsets.UTF_8);
         Result run = polyhe("run", config.toString(), "--plugins-dir", plugins.toString());
         assertEquals(0, run.exitCode(), run.err());
-        String row = run.out().lines().filter(l -> l.startsWith("taylor-softmax ")).findFirst()
+        String row = run.out()
+                .lines()
+                .filter(l -> l.startsWith("taylor-softmax "))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no taylor-softmax row in:\n" + run.out()));
         String[] cols = row.trim().split("\\s+");
         double maxVsSoftmax = Double.parseDouble(cols[4]);

@@ -17,7 +17,10 @@ public final class ChebyshevApproximator extends DeclaredApproximator {
     public static final int MAX_DEGREE = 255;
 
     public ChebyshevApproximator() {
-        super(NAME, "Chebyshev interpolation of any function on [a, b], Paterson–Stockmeyer evaluation, depth ⌈log2(d+1)⌉ (+1 for a non-integer map)");
+        super(
+                NAME,
+                "Chebyshev interpolation of any function on [a, b], Paterson–Stockmeyer evaluation, depth "
+                        + "⌈log2(d+1)⌉ (+1 for a non-integer map)");
     }
 
     @Override

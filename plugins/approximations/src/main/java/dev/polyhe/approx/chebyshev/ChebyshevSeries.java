@@ -21,7 +21,8 @@ public final class ChebyshevSeries implements Approximation {
     private final Domain domain;
     private final double[] coefficients;
 
-    public ChebyshevSeries(String name, String function, DoubleUnaryOperator target, Domain domain, double[] coefficients) {
+    public ChebyshevSeries(
+            String name, String function, DoubleUnaryOperator target, Domain domain, double[] coefficients) {
         this.name = name;
         this.function = function;
         this.target = target;
@@ -30,10 +31,10 @@ public final class ChebyshevSeries implements Approximation {
     }
 
     /** Interpolates {@code target} at the Chebyshev nodes of {@code domain}. */
-    public static ChebyshevSeries interpolate(String name, String function, DoubleUnaryOperator target, Domain domain,
-            int degree) {
-        return new ChebyshevSeries(name, function, target, domain,
-                ChebyshevInterpolation.coefficients(function, target, domain, degree));
+    public static ChebyshevSeries interpolate(
+            String name, String function, DoubleUnaryOperator target, Domain domain, int degree) {
+        return new ChebyshevSeries(
+                name, function, target, domain, ChebyshevInterpolation.coefficients(function, target, domain, degree));
     }
 
     @Override

@@ -21,8 +21,8 @@ public final class GeluSigmoid implements Approximation {
     public GeluSigmoid(Domain domain, int sigmoidDegree) {
         this.domain = domain;
         Domain scaled = new Domain(SIGMOID_SCALE * domain.lo(), SIGMOID_SCALE * domain.hi());
-        this.sigmoid = ChebyshevSeries.interpolate(ChebyshevApproximator.NAME, "sigmoid", TargetFunctions::sigmoid,
-                scaled, sigmoidDegree);
+        this.sigmoid = ChebyshevSeries.interpolate(
+                ChebyshevApproximator.NAME, "sigmoid", TargetFunctions::sigmoid, scaled, sigmoidDegree);
     }
 
     /** The polynomial sigmoid on [1.702a, 1.702b]. */

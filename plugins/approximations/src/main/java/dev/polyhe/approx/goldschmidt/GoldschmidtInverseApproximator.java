@@ -11,7 +11,9 @@ public final class GoldschmidtInverseApproximator extends DeclaredApproximator {
     public static final int MAX_ITERATIONS = 30;
 
     public GoldschmidtInverseApproximator() {
-        super(GoldschmidtInverse.NAME, "Goldschmidt division 1/x on [a, b] ⊂ (0, ∞); relative error ((b−a)/(b+a))^(2^n), depth n+1");
+        super(
+                GoldschmidtInverse.NAME,
+                "Goldschmidt division 1/x on [a, b] ⊂ (0, ∞); relative error ((b−a)/(b+a))^(2^n), depth n+1");
     }
 
     @Override

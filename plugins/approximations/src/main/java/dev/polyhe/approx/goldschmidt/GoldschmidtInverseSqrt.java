@@ -34,7 +34,9 @@ public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements A
     /** The contraction d_n below which no further iteration is run (see above). */
     static final double CONVERGED = 0x1p-40;
 
-    /** The iterations until d_n < {@link #CONVERGED} on the domain (d₀ ≥ 1/2, see above): at most {@code iterations}. */
+    /**
+     * The iterations until d_n < {@link #CONVERGED} on the domain (d₀ ≥ 1/2, see above): at most {@code iterations}.
+     */
     public int effectiveIterations() {
         double d = Math.max(PositiveDomain.contraction(domain), PositiveDomain.ROBUST_CONTRACTION);
         int n = 0;

@@ -11,7 +11,9 @@ public final class GoldschmidtInverseSqrtApproximator extends DeclaredApproximat
     public static final int MAX_ITERATIONS = 20;
 
     public GoldschmidtInverseSqrtApproximator() {
-        super(GoldschmidtInverseSqrt.NAME, "Goldschmidt inverse square root 1/√x on [a, b] ⊂ (0, ∞) for LayerNorm; depth 2n");
+        super(
+                GoldschmidtInverseSqrt.NAME,
+                "Goldschmidt inverse square root 1/√x on [a, b] ⊂ (0, ∞) for LayerNorm; depth 2n");
     }
 
     @Override

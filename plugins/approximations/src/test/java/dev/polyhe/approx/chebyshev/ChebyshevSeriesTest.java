@@ -68,7 +68,8 @@ class ChebyshevSeriesTest {
         assertTrue(exp.maxError() < 1e-13, "exp: " + exp.maxError());
         ChebyshevSeries tanh = ChebyshevSeries.interpolate("chebyshev", "tanh", Math::tanh, new Domain(-3, 3), 41);
         assertTrue(tanh.maxError() < 1e-7, "tanh: " + tanh.maxError());
-        ChebyshevSeries cubic = ChebyshevSeries.interpolate("chebyshev", "cubic", x -> x * x * x - 2 * x, new Domain(-2, 5), 3);
+        ChebyshevSeries cubic =
+                ChebyshevSeries.interpolate("chebyshev", "cubic", x -> x * x * x - 2 * x, new Domain(-2, 5), 3);
         assertTrue(cubic.maxError() < 1e-12, "a cubic is reproduced: " + cubic.maxError());
     }
 

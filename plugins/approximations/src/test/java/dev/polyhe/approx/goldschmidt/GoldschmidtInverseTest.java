@@ -36,7 +36,8 @@ class GoldschmidtInverseTest {
         for (int n = 1; n <= 9; n++) {
             GoldschmidtInverse g = new GoldschmidtInverse(DOMAIN, n);
             double rho = 4.95 / 5.05;
-            assertEquals(Math.pow(rho, 1 << n), g.maxRelativeError(), 1e-12 + 1e-9 * g.relativeErrorBound(), g.describe());
+            assertEquals(
+                    Math.pow(rho, 1 << n), g.maxRelativeError(), 1e-12 + 1e-9 * g.relativeErrorBound(), g.describe());
             assertEquals(g.relativeErrorBound(), g.maxRelativeError(), 1e-12, g.describe());
         }
     }

@@ -59,8 +59,8 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
      */
     private final int iterations;
 
-    GuessedGoldschmidt(Approximations approximations, String owner, int maxIterations, int guessDegree, double lo,
-            double hi) {
+    GuessedGoldschmidt(
+            Approximations approximations, String owner, int maxIterations, int guessDegree, double lo, double hi) {
         super(approximations, new Options(owner, Map.of("iterations", String.valueOf(maxIterations))), lo, hi);
         this.maxIterations = maxIterations;
         this.guessDegree = guessDegree;
@@ -75,11 +75,15 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
         this.iterations = k;
     }
 
-    /** The first guess for denominators scaled by {@code domainScale} (Chebyshev interpolation is scale-equivariant). */
+    /**
+     * The first guess for denominators scaled by {@code domainScale} (Chebyshev interpolation is scale-equivariant).
+     */
     Approximation guess(double domainScale) {
-        ApproximationSpec spec = new ApproximationSpec("1/x (first guess)", x -> 1 / x,
-                new Domain(domainScale * lo, domainScale * hi), new Options(options.owner(), Map.of("degree",
-                        String.valueOf(guessDegree))));
+        ApproximationSpec spec = new ApproximationSpec(
+                "1/x (first guess)",
+                x -> 1 / x,
+                new Domain(domainScale * lo, domainScale * hi),
+                new Options(options.owner(), Map.of("degree", String.valueOf(guessDegree))));
         return approximations.approximate("chebyshev", spec);
     }
 
@@ -129,11 +133,13 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
         try (var p = ops.precision(workingBits + kappaBits)) {
             e = ops.bound(ops.addConstant(ops.mulConstant(ops.mul(d, y0), -1), 1), -rho, rho);
             product = ops.bound(ops.addConstant(scaledProduct(ops, d, y0, -c), 2 * c), 0, 1);
-            w = numerator == null ? ops.mulConstant(y0, 1 / c)
+            w = numerator == null
+                    ? ops.mulConstant(y0, 1 / c)
                     : ops.bound(scaledProduct(ops, numerator, y0, 1 / c), 0, (1 + rho) / c);
         }
         // c·P = c·(1 − e0^{2^i})/(1 − e0) stays within [c/(1 + ρ), 1], and its errors count against 1. An error in
-        // e_{i−1} = e0^{2^{i−1}}, refreshed for iteration i, reaches the quotient times 1/(1 − |e_{i−1}|), the rest of the
+        // e_{i−1} = e0^{2^{i−1}}, refreshed for iteration i, reaches the quotient times 1/(1 − |e_{i−1}|), the rest of
+        // the
         // product's sensitivity to it, which falls as e does: each iteration asks for what it needs
         double ePower = rho;
         for (int i = 1; i < iterations; i++) {

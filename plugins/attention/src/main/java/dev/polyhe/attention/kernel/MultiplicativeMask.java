@@ -35,7 +35,8 @@ public final class MultiplicativeMask {
                 visible += mask.get(r, c);
             }
             if (!(visible > 0)) {
-                throw new IllegalArgumentException("attention mask row " + r + " hides every key; at least one must be visible");
+                throw new IllegalArgumentException(
+                        "attention mask row " + r + " hides every key; at least one must be visible");
             }
             Arrays.fill(out, r * mask.cols(), (r + 1) * mask.cols(), 1 / visible);
         }

@@ -15,7 +15,8 @@ public final class OptionRules {
     public static Options requireOnly(Options options, Set<String> allowed) {
         if (allowed.isEmpty() && !options.values().isEmpty()) {
             String key = options.values().keySet().iterator().next();
-            throw new Options.InvalidOptionException(options.owner() + ": unknown option '" + key + "'; this mechanism takes no options");
+            throw new Options.InvalidOptionException(
+                    options.owner() + ": unknown option '" + key + "'; this mechanism takes no options");
         }
         return options.requireOnly(allowed);
     }
@@ -23,8 +24,8 @@ public final class OptionRules {
     public static double atLeast(Options options, String key, double fallback, double min, String why) {
         double v = options.getDouble(key, fallback);
         if (v < min) {
-            throw new Options.InvalidOptionException(options.owner() + ": option '" + key + "' = " + options.values().get(key)
-                    + " is out of range; allowed: ≥ " + min + " (" + why + ")");
+            throw new Options.InvalidOptionException(options.owner() + ": option '" + key + "' = "
+                    + options.values().get(key) + " is out of range; allowed: ≥ " + min + " (" + why + ")");
         }
         return v;
     }
@@ -32,8 +33,8 @@ public final class OptionRules {
     public static double positive(Options options, String key, double fallback, String why) {
         double v = options.getDouble(key, fallback);
         if (!(v > 0)) {
-            throw new Options.InvalidOptionException(options.owner() + ": option '" + key + "' = " + options.values().get(key)
-                    + " is out of range; allowed: > 0 (" + why + ")");
+            throw new Options.InvalidOptionException(options.owner() + ": option '" + key + "' = "
+                    + options.values().get(key) + " is out of range; allowed: > 0 (" + why + ")");
         }
         return v;
     }
@@ -50,7 +51,8 @@ public final class OptionRules {
     /** Fails if {@code key} is set while its precondition does not hold. */
     public static void onlyWith(Options options, String key, boolean precondition, String condition) {
         if (options.has(key) && !precondition) {
-            throw new Options.InvalidOptionException(options.owner() + ": option '" + key + "' applies only with " + condition);
+            throw new Options.InvalidOptionException(
+                    options.owner() + ": option '" + key + "' applies only with " + condition);
         }
     }
 }

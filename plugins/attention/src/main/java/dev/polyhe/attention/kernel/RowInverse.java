@@ -48,7 +48,9 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
      */
     public abstract double domainMiddle(double domainScale);
 
-    /** κ = hi/lo of the domain: how much an error relative to the largest denominator grows at the smallest; 1 exact. */
+    /**
+     * κ = hi/lo of the domain: how much an error relative to the largest denominator grows at the smallest; 1 exact.
+     */
     public abstract double conditionNumber();
 
     /** log2 κ: the bits of precision the spread of the denominators costs; 0 for exact division. */
@@ -67,7 +69,8 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
      * Goldschmidt through the host's {@code approximations}; checks the domain and iterations now, so that a
      * bad config fails when the kernel is created and names the option.
      */
-    public static RowInverse goldschmidt(Approximations approximations, String owner, int iterations, double lo, double hi) {
+    public static RowInverse goldschmidt(
+            Approximations approximations, String owner, int iterations, double lo, double hi) {
         return goldschmidt(approximations, owner, iterations, 0, lo, hi);
     }
 
@@ -77,21 +80,22 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
      * fewest levels (the smallest degree among equals): a wide domain (κ = 7e4: 22 levels plain, 16 with degree 127)
      * takes a guess, a narrow one none.
      */
-    public static RowInverse goldschmidt(Approximations approximations, String owner, int iterations, int guessDegree,
-            double lo, double hi) {
+    public static RowInverse goldschmidt(
+            Approximations approximations, String owner, int iterations, int guessDegree, double lo, double hi) {
         if (!(lo > 0)) {
             throw new Options.InvalidOptionException(owner + ": option 'lo' = " + lo
                     + " is out of range; allowed: > 0 (the Goldschmidt domain of the denominator must exclude 0)");
         }
         if (!(hi > lo)) {
-            throw new Options.InvalidOptionException(owner + ": option 'hi' = " + hi + " must be greater than lo = " + lo);
+            throw new Options.InvalidOptionException(
+                    owner + ": option 'hi' = " + hi + " must be greater than lo = " + lo);
         }
         if (guessDegree < AUTO_GUESS || guessDegree > MAX_GUESS_DEGREE) {
             throw new Options.InvalidOptionException(owner + ": option 'guess-degree' = " + guessDegree
                     + " is out of range; allowed: 0 (no first guess) .. " + MAX_GUESS_DEGREE + ", or auto");
         }
-        Goldschmidt plain = new Goldschmidt(approximations, new Options(owner, Map.of("iterations",
-                String.valueOf(iterations))), lo, hi);
+        Goldschmidt plain = new Goldschmidt(
+                approximations, new Options(owner, Map.of("iterations", String.valueOf(iterations))), lo, hi);
         int plainDepth = plain.approximation(1).depth();
         if (guessDegree == 0) {
             return plain;
@@ -153,8 +157,8 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
         }
 
         Approximation approximation(double domainScale) {
-            ApproximationSpec spec = new ApproximationSpec("inverse", x -> 1 / x,
-                    new Domain(domainScale * lo, domainScale * hi), options);
+            ApproximationSpec spec = new ApproximationSpec(
+                    "inverse", x -> 1 / x, new Domain(domainScale * lo, domainScale * hi), options);
             return approximations.approximate(GOLDSCHMIDT, spec);
         }
 
@@ -180,7 +184,8 @@ public abstract sealed class RowInverse permits RowInverse.Exact, RowInverse.Gol
 
         @Override
         public String describe() {
-            return "goldschmidt(iterations=" + options.values().get("iterations") + ", domain [" + lo + ", " + hi + "])";
+            return "goldschmidt(iterations=" + options.values().get("iterations") + ", domain [" + lo + ", " + hi
+                    + "])";
         }
     }
 }

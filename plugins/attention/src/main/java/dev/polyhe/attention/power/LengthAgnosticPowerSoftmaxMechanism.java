@@ -15,7 +15,10 @@ public final class LengthAgnosticPowerSoftmaxMechanism extends DeclaredMechanism
     public static final String NAME = "power-softmax-length-agnostic";
 
     public LengthAgnosticPowerSoftmaxMechanism() {
-        super(NAME, "PowerSoftmax for inference (Eq. 7): (x/L')^p/(ε/L + Mean x^p) with Goldschmidt division", PowerSoftmaxSettings.COMMON_OPTIONS);
+        super(
+                NAME,
+                "PowerSoftmax for inference (Eq. 7): (x/L')^p/(ε/L + Mean x^p) with Goldschmidt division",
+                PowerSoftmaxSettings.COMMON_OPTIONS);
     }
 
     @Override

@@ -26,14 +26,21 @@ final class PowerSoftmax implements AttentionKernel {
 
     @Override
     public String describe() {
-        StringBuilder sb = new StringBuilder(name).append("(p=").append(settings.p()).append(", epsilon=").append(settings.epsilon());
+        StringBuilder sb = new StringBuilder(name)
+                .append("(p=")
+                .append(settings.p())
+                .append(", epsilon=")
+                .append(settings.epsilon());
         if (settings.stable()) {
             sb.append(", stable, delta=").append(settings.stableDelta());
         }
         if (settings.lengthAgnostic()) {
             sb.append(", length-agnostic");
         }
-        return sb.append(", ").append(settings.division().describe()).append(')').toString();
+        return sb.append(", ")
+                .append(settings.division().describe())
+                .append(')')
+                .toString();
     }
 
     @Override

@@ -24,26 +24,29 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
     static final double DEFAULT_HI = 100;
 
     /** PowerSoftmax's own options and its division's Goldschmidt ones ({@link RowInverse#GOLDSCHMIDT_OPTIONS}). */
-    static final Set<String> COMMON_OPTIONS = Stream.concat(Stream.of("p", "epsilon", "stable", "delta", "division"),
-            RowInverse.GOLDSCHMIDT_OPTIONS.stream()).collect(Collectors.toUnmodifiableSet());
+    static final Set<String> COMMON_OPTIONS = Stream.concat(
+                    Stream.of("p", "epsilon", "stable", "delta", "division"), RowInverse.GOLDSCHMIDT_OPTIONS.stream())
+            .collect(Collectors.toUnmodifiableSet());
 
     boolean stable() {
         return !Double.isNaN(stableDelta);
     }
 
-    static PowerSoftmaxSettings parse(Options options, Approximations approximations, boolean lengthAgnostic,
-            String defaultDivision) {
+    static PowerSoftmaxSettings parse(
+            Options options, Approximations approximations, boolean lengthAgnostic, String defaultDivision) {
         int p = options.getInt("p", DEFAULT_P);
         if (p < 2 || p > MAX_P || p % 2 != 0) {
-            throw new Options.InvalidOptionException(options.owner() + ": option 'p' = " + options.values().get("p")
-                    + " is not allowed; allowed: an even integer from 2 to " + MAX_P
-                    + " (an even power keeps x^p ≥ 0, so the weights are a distribution)");
+            throw new Options.InvalidOptionException(
+                    options.owner() + ": option 'p' = " + options.values().get("p")
+                            + " is not allowed; allowed: an even integer from 2 to " + MAX_P
+                            + " (an even power keeps x^p ≥ 0, so the weights are a distribution)");
         }
-        double epsilon = OptionRules.atLeast(options, "epsilon", DEFAULT_EPSILON, 0,
-                "ε of the ε-Lipschitz denominator ε + Σx^p");
+        double epsilon = OptionRules.atLeast(
+                options, "epsilon", DEFAULT_EPSILON, 0, "ε of the ε-Lipschitz denominator ε + Σx^p");
         boolean stable = options.getBoolean("stable", false);
         OptionRules.onlyWith(options, "delta", stable, "stable=true");
-        double delta = stable ? OptionRules.atLeast(options, "delta", DEFAULT_DELTA, 0, "δ of the stable scaling max|x| + δ")
+        double delta = stable
+                ? OptionRules.atLeast(options, "delta", DEFAULT_DELTA, 0, "δ of the stable scaling max|x| + δ")
                 : Double.NaN;
         String division = OptionRules.choice(options, "division", defaultDivision, Set.of("exact", "goldschmidt"));
         boolean goldschmidt = division.equals("goldschmidt");
@@ -51,8 +54,13 @@ record PowerSoftmaxSettings(int p, double epsilon, double stableDelta, boolean l
             OptionRules.onlyWith(options, key, goldschmidt, "division=goldschmidt");
         }
         RowInverse inverse = goldschmidt
-                ? RowInverse.goldschmidt(approximations, options.owner(), options.getInt("iterations", DEFAULT_ITERATIONS),
-                        guessDegree(options), options.getDouble("lo", DEFAULT_LO), options.getDouble("hi", DEFAULT_HI))
+                ? RowInverse.goldschmidt(
+                        approximations,
+                        options.owner(),
+                        options.getInt("iterations", DEFAULT_ITERATIONS),
+                        guessDegree(options),
+                        options.getDouble("lo", DEFAULT_LO),
+                        options.getDouble("hi", DEFAULT_HI))
                 : RowInverse.exact();
         return new PowerSoftmaxSettings(p, epsilon, delta, lengthAgnostic, inverse);
     }

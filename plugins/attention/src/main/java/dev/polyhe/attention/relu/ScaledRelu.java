@@ -27,15 +27,15 @@ final class ScaledRelu implements AttentionKernel {
     }
 
     Approximation relu(int keys) {
-        ApproximationSpec spec = new ApproximationSpec("relu/" + keys, x -> Math.max(0, x) / keys,
-                new Domain(-range, range), approximationOptions);
+        ApproximationSpec spec = new ApproximationSpec(
+                "relu/" + keys, x -> Math.max(0, x) / keys, new Domain(-range, range), approximationOptions);
         return approximations.approximate("chebyshev", spec);
     }
 
     @Override
     public String describe() {
-        return ScaledReluMechanism.NAME + "(chebyshev degree=" + approximationOptions.values().get("degree") + " on [-" + range
-                + ", " + range + "])";
+        return ScaledReluMechanism.NAME + "(chebyshev degree="
+                + approximationOptions.values().get("degree") + " on [-" + range + ", " + range + "])";
     }
 
     @Override

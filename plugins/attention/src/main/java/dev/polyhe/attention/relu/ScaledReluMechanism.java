@@ -25,8 +25,8 @@ public final class ScaledReluMechanism extends DeclaredMechanism {
         OptionRules.requireOnly(options, OPTIONS);
         int degree = options.getInt("degree", 32);
         double range = OptionRules.positive(options, "range", 8, "the polynomial ReLU holds on [−range, range]");
-        ScaledRelu kernel = new ScaledRelu(approximations, new Options(options.owner(), Map.of("degree", String.valueOf(degree))),
-                range);
+        ScaledRelu kernel = new ScaledRelu(
+                approximations, new Options(options.owner(), Map.of("degree", String.valueOf(degree))), range);
         kernel.relu(2);
         return kernel;
     }

@@ -23,7 +23,11 @@ public final class NormalizeAndSquareMechanism extends DeclaredMechanism {
     static final Set<String> OPTIONS = Set.of("squarings", "range", "degree", "iterations", "final-iterations");
 
     public NormalizeAndSquareMechanism() {
-        super(NAME, "Cho et al. 2024 normalize-and-square softmax baseline (Taylor exp of x/2^k, k squarings with Goldschmidt normalizations)", OPTIONS);
+        super(
+                NAME,
+                "Cho et al. 2024 normalize-and-square softmax baseline (Taylor exp of x/2^k, k squarings with "
+                        + "Goldschmidt normalizations)",
+                OPTIONS);
     }
 
     @Override
@@ -35,10 +39,15 @@ public final class NormalizeAndSquareMechanism extends DeclaredMechanism {
         int iterations = options.getInt("iterations", 4, 1, 30);
         int finalIterations = options.getInt("final-iterations", 14, 1, 30);
         double small = range / Math.scalb(1.0, squarings);
-        Approximation exp = approximations.approximate("taylor-exp", new ApproximationSpec("exp", Math::exp,
-                new Domain(-small, small), new Options(options.owner(), Map.of("degree", String.valueOf(degree)))));
-        NormalizeAndSquareSoftmax kernel = new NormalizeAndSquareSoftmax(approximations, options.owner(), exp, squarings,
-                range, iterations, finalIterations);
+        Approximation exp = approximations.approximate(
+                "taylor-exp",
+                new ApproximationSpec(
+                        "exp",
+                        Math::exp,
+                        new Domain(-small, small),
+                        new Options(options.owner(), Map.of("degree", String.valueOf(degree)))));
+        NormalizeAndSquareSoftmax kernel = new NormalizeAndSquareSoftmax(
+                approximations, options.owner(), exp, squarings, range, iterations, finalIterations);
         kernel.stageDivision(0, 2);
         kernel.stageDivision(squarings, 2);
         return kernel;

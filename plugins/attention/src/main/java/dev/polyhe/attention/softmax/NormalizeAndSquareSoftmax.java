@@ -30,8 +30,14 @@ final class NormalizeAndSquareSoftmax implements AttentionKernel {
     private final int iterations;
     private final int finalIterations;
 
-    NormalizeAndSquareSoftmax(Approximations approximations, String owner, Approximation exp, int squarings, double range,
-            int iterations, int finalIterations) {
+    NormalizeAndSquareSoftmax(
+            Approximations approximations,
+            String owner,
+            Approximation exp,
+            int squarings,
+            double range,
+            int iterations,
+            int finalIterations) {
         this.approximations = approximations;
         this.owner = owner;
         this.exp = exp;

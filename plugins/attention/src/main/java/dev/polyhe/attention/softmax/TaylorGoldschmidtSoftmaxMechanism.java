@@ -22,7 +22,10 @@ public final class TaylorGoldschmidtSoftmaxMechanism extends DeclaredMechanism {
     static final Set<String> OPTIONS = Set.of("degree", "iterations", "subtract-max", "lo", "hi");
 
     public TaylorGoldschmidtSoftmaxMechanism() {
-        super(NAME, "NEXUS-style softmax baseline: Taylor exp (degree 8) and Goldschmidt division (21 iterations)", OPTIONS);
+        super(
+                NAME,
+                "NEXUS-style softmax baseline: Taylor exp (degree 8) and Goldschmidt division (21 iterations)",
+                OPTIONS);
     }
 
     @Override
@@ -30,10 +33,19 @@ public final class TaylorGoldschmidtSoftmaxMechanism extends DeclaredMechanism {
         OptionRules.requireOnly(options, OPTIONS);
         int degree = options.getInt("degree", 8);
         // The Taylor polynomial needs no domain; [−1, 1] is where its error is reported.
-        Approximation exp = approximations.approximate("taylor-exp", new ApproximationSpec("exp", Math::exp,
-                new Domain(-1, 1), new Options(options.owner(), Map.of("degree", String.valueOf(degree)))));
-        RowInverse division = RowInverse.goldschmidt(approximations, options.owner(), options.getInt("iterations", 21),
-                options.getDouble("lo", 1e-3), options.getDouble("hi", 100));
+        Approximation exp = approximations.approximate(
+                "taylor-exp",
+                new ApproximationSpec(
+                        "exp",
+                        Math::exp,
+                        new Domain(-1, 1),
+                        new Options(options.owner(), Map.of("degree", String.valueOf(degree)))));
+        RowInverse division = RowInverse.goldschmidt(
+                approximations,
+                options.owner(),
+                options.getInt("iterations", 21),
+                options.getDouble("lo", 1e-3),
+                options.getDouble("hi", 100));
         return new TaylorGoldschmidtSoftmax(exp, division, options.getBoolean("subtract-max", false));
     }
 }

@@ -22,8 +22,8 @@ class CkksCpuWideDigitConformanceTest extends HeBackendConformanceTest {
 
     @Override
     protected CkksParameters parameters() {
-        return new CkksParameters(11, CkksPresets.chain(50, 40, 8), List.of(60, 60, 60, 60), 2, 40, 0,
-                SecurityLevel.INSECURE_TEST);
+        return new CkksParameters(
+                11, CkksPresets.chain(50, 40, 8), List.of(60, 60, 60, 60), 2, 40, 0, SecurityLevel.INSECURE_TEST);
     }
 
     @Override

@@ -39,7 +39,8 @@ class ConcurrentUseTest {
                         for (int i = 0; i < slots; i++) {
                             x[i] = 2 * r.nextDouble() - 1;
                         }
-                        Ciphertext c = ctx.encryptor(sk).encrypt(ctx.encoder().encode(x, slots, p.maxLevel(), p.scale()));
+                        Ciphertext c =
+                                ctx.encryptor(sk).encrypt(ctx.encoder().encode(x, slots, p.maxLevel(), p.scale()));
                         Ciphertext y = ev.rotate(ev.rescale(ev.multiply(c, c)), 1);
                         double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(y));
                         double max = 0;

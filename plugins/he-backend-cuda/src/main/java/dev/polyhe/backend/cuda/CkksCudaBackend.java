@@ -89,7 +89,8 @@ public final class CkksCudaBackend extends SchemeBackend {
             throw new HeException(a.reason());
         }
         return new CkksContext(parameters, threads, p -> {
-            CudaRingExecutor exec = CudaRingExecutor.open(devices == null ? CudaDevice.open() : devices.get(), p, streams);
+            CudaRingExecutor exec =
+                    CudaRingExecutor.open(devices == null ? CudaDevice.open() : devices.get(), p, streams);
             exec.hopStreamsForTests(hop);
             return exec;
         });

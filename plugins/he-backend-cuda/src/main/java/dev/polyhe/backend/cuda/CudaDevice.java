@@ -78,6 +78,7 @@ final class CudaDevice implements DeviceApi {
      * default since CUDA 12.2) the driver reads a kernel from the image at its first use, not at the load.
      */
     private final ByteBuffer image;
+
     private final String loadingMode;
     private final Map<String, CUfunction> functions = new ConcurrentHashMap<>();
     private final Map<Long, CUdeviceptr> allocations = new ConcurrentHashMap<>();
@@ -87,9 +88,11 @@ final class CudaDevice implements DeviceApi {
     private final KernelProfile profile = KernelProfile.requested() ? new KernelProfile() : null;
     /** Launches timed but not yet read back, and events to reuse. */
     private final List<Timed> timed = new ArrayList<>();
+
     private final ArrayDeque<CUevent> events = new ArrayDeque<>();
     /** Streams and ordering events by handle (handle h at h - 1; stream 0 is the legacy default stream, null). */
     private final List<CUstream> streams = new CopyOnWriteArrayList<>();
+
     private final List<CUevent> orderEvents = new CopyOnWriteArrayList<>();
     /**
      * Per stream, a buffer outside the Java heap that uploads stage through: an asynchronous copy from pageable memory
@@ -97,6 +100,7 @@ final class CudaDevice implements DeviceApi {
      * thread holding a stream uploads on it.
      */
     private final Map<Long, ByteBuffer> staging = new ConcurrentHashMap<>();
+
     private final String name;
     private final int driverVersion;
     private final long totalMemory;
@@ -125,21 +129,29 @@ final class CudaDevice implements DeviceApi {
         totalMemory = mem[0];
         int[] major = {0};
         int[] minor = {0};
-        check(cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "compute capability");
-        check(cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "compute capability");
+        check(
+                cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+                "compute capability");
+        check(
+                cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+                "compute capability");
         computeCapability = 10 * major[0] + minor[0];
         if (computeCapability < 80) {
-            throw new HeException(String.format("%s has compute capability %d.%d; ckks-cuda's kernels need 8.0 or "
-                    + "newer (A100, H100, H200, ...)", name, major[0], minor[0]));
+            throw new HeException(String.format(
+                    "%s has compute capability %d.%d; ckks-cuda's kernels need 8.0 or "
+                            + "newer (A100, H100, H200, ...)",
+                    name, major[0], minor[0]));
         }
         check(cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
         bind();
         image = ByteBuffer.allocateDirect(fatbin.length).put(fatbin).flip();
-        check(cuModuleLoadDataEx(module, Pointer.to(image), 0, new int[0], new Pointer()),
+        check(
+                cuModuleLoadDataEx(module, Pointer.to(image), 0, new int[0], new Pointer()),
                 "loading the ring kernels (cuModuleLoadDataEx)");
         int[] mode = {0};
         loadingMode = cuModuleGetLoadingMode(mode) == CUresult.CUDA_SUCCESS
-                ? (mode[0] == 1 ? "eager" : mode[0] == 2 ? "lazy" : "mode " + mode[0]) : "unknown";
+                ? (mode[0] == 1 ? "eager" : mode[0] == 2 ? "lazy" : "mode " + mode[0])
+                : "unknown";
     }
 
     /** Opens GPU 0 with the kernels of this jar; the reason in an {@link HeException} where it cannot. */
@@ -355,7 +367,8 @@ final class CudaDevice implements DeviceApi {
     }
 
     @Override
-    public void launchBlocks(long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
+    public void launchBlocks(
+            long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... args) {
         if (blocks == 0 || limbs == 0) {
             return;
         }
@@ -374,8 +387,10 @@ final class CudaDevice implements DeviceApi {
         counts.launch();
         CUstream s = stream(stream);
         CUevent start = profile == null ? null : event(s);
-        check(cuLaunchKernel(function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, s, Pointer.to(params),
-                null), "launching " + kernel);
+        check(
+                cuLaunchKernel(
+                        function(kernel), blocks, limbs, 1, threads, 1, 1, sharedBytes, s, Pointer.to(params), null),
+                "launching " + kernel);
         if (profile != null) {
             CUevent stop = event(s);
             synchronized (this) { // streams launch from several threads

@@ -42,6 +42,7 @@ final class CudaRingExecutor implements RingExecutor {
     private final Lanes lanes;
     /** ModUp, ModDown and the fused key-switching forms, on the calling thread's lane. */
     private final DeviceKeySwitcher switcher;
+
     private volatile boolean closed;
 
     CudaRingExecutor(DeviceApi device, SchemeParameters params) {
@@ -211,15 +212,25 @@ final class CudaRingExecutor implements RingExecutor {
         DevicePoly out = poly(level + 1);
         for (int from = 0; from <= level; from += SCALAR_LIMBS) {
             int limbs = Math.min(SCALAR_LIMBS, level + 1 - from);
-            launch(kernel, n, limbs, limb(out, from), limb(d(a), from), scalars(w, from, level, shoup),
-                    tables.prime(from), tables.pc, n);
+            launch(
+                    kernel,
+                    n,
+                    limbs,
+                    limb(out, from),
+                    limb(d(a), from),
+                    scalars(w, from, level, shoup),
+                    tables.prime(from),
+                    tables.pc,
+                    n);
         }
         return out;
     }
 
     // ---- transforms ----------------------------------------------------------------------------------------
 
-    /** Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]: one or two launches. */
+    /**
+     * Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]: one or two launches.
+     */
     void forward(Ptr a, int limbs, Ptr primes) {
         transform("ntt_fwd_phase", a, limbs, primes, tables.psiRev, tables.psiRevShoup);
     }
@@ -231,8 +242,21 @@ final class CudaRingExecutor implements RingExecutor {
     private void transform(String kernel, Ptr a, int limbs, Ptr primes, Ptr twiddles, Ptr twiddlesShoup) {
         int logN = ring.logN();
         for (NttPhases.Phase ph : NttPhases.plan(logN)) {
-            launchBlocks(kernel, ph.blocks(logN), limbs, ph.threads(), ph.sharedBytes(), a, primes, tables.pc,
-                    twiddles, twiddlesShoup, logN, ph.s0(), ph.k(), ph.logTiles());
+            launchBlocks(
+                    kernel,
+                    ph.blocks(logN),
+                    limbs,
+                    ph.threads(),
+                    ph.sharedBytes(),
+                    a,
+                    primes,
+                    tables.pc,
+                    twiddles,
+                    twiddlesShoup,
+                    logN,
+                    ph.s0(),
+                    ph.k(),
+                    ph.logTiles());
         }
     }
 
@@ -268,8 +292,8 @@ final class CudaRingExecutor implements RingExecutor {
 
     @Override
     public String describe() {
-        return device.name() + " (compute " + device.computeCapability() + ", driver " + device.driverVersion()
-                + ", " + (device.totalMemory() >> 20) + " MiB)";
+        return device.name() + " (compute " + device.computeCapability() + ", driver " + device.driverVersion() + ", "
+                + (device.totalMemory() >> 20) + " MiB)";
     }
 
     /** Device memory this executor holds now and at most so far, in bytes. */
@@ -309,8 +333,15 @@ final class CudaRingExecutor implements RingExecutor {
             Allocation staged = memory.allocate(limbBytes);
             upload(staged.ptr, coefficients);
             DevicePoly out = poly(level + 1);
-            launch("encode_coefficients", n, level + 1, out.memory().ptr, staged.ptr, tables.identity.ptr,
-                    tables.pc, n);
+            launch(
+                    "encode_coefficients",
+                    n,
+                    level + 1,
+                    out.memory().ptr,
+                    staged.ptr,
+                    tables.identity.ptr,
+                    tables.pc,
+                    n);
             forward(out.memory().ptr, level + 1, tables.identity.ptr);
             staged.release();
             return out;
@@ -339,13 +370,33 @@ final class CudaRingExecutor implements RingExecutor {
             upload(values.ptr, staged);
             if (logSlots > 0) {
                 for (NttPhases.Phase ph : NttPhases.plan(logSlots)) {
-                    launchBlocks("fft_inv_phase", ph.blocks(logSlots), 1, ph.threads(), 2 * ph.sharedBytes(),
-                            values.ptr, tables.fftRe.ptr, tables.fftIm.ptr, logSlots, ph.s0(), ph.k(), ph.logTiles());
+                    launchBlocks(
+                            "fft_inv_phase",
+                            ph.blocks(logSlots),
+                            1,
+                            ph.threads(),
+                            2 * ph.sharedBytes(),
+                            values.ptr,
+                            tables.fftRe.ptr,
+                            tables.fftIm.ptr,
+                            logSlots,
+                            ph.s0(),
+                            ph.k(),
+                            ph.logTiles());
                 }
             }
             DevicePoly out = poly(level + 1);
-            launch("encode_slots", n, level + 1, out.memory().ptr, values.ptr, logSlots, new long[] {factor},
-                    tables.identity.ptr, tables.pc, n);
+            launch(
+                    "encode_slots",
+                    n,
+                    level + 1,
+                    out.memory().ptr,
+                    values.ptr,
+                    logSlots,
+                    new long[] {factor},
+                    tables.identity.ptr,
+                    tables.pc,
+                    n);
             forward(out.memory().ptr, level + 1, tables.identity.ptr);
             values.release();
             return out;
@@ -400,8 +451,16 @@ final class CudaRingExecutor implements RingExecutor {
         Lane lane = begin();
         try {
             DevicePoly out = poly(level + 1);
-            launch(kernel, n, level + 1, out.memory().ptr, d(a).memory().ptr,
-                    d(b).memory().ptr, tables.identity.ptr, tables.pc, n);
+            launch(
+                    kernel,
+                    n,
+                    level + 1,
+                    out.memory().ptr,
+                    d(a).memory().ptr,
+                    d(b).memory().ptr,
+                    tables.identity.ptr,
+                    tables.pc,
+                    n);
             return out;
         } finally {
             lanes.exit(lane);
@@ -419,8 +478,7 @@ final class CudaRingExecutor implements RingExecutor {
         try {
             Allocation in = d(fresh).memory();
             lanes.write(in); // in place: later readers wait for this stream
-            launch("poly_add_into", n, level + 1, in.ptr, d(b).memory().ptr,
-                    tables.identity.ptr, tables.pc, n);
+            launch("poly_add_into", n, level + 1, in.ptr, d(b).memory().ptr, tables.identity.ptr, tables.pc, n);
             return prefix(fresh, level);
         } finally {
             lanes.exit(lane);
@@ -442,8 +500,7 @@ final class CudaRingExecutor implements RingExecutor {
         Lane lane = begin();
         try {
             DevicePoly out = poly(level + 1);
-            launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr,
-                    tables.identity.ptr, tables.pc, n);
+            launch("poly_neg", n, level + 1, out.memory().ptr, d(a).memory().ptr, tables.identity.ptr, tables.pc, n);
             return out;
         } finally {
             lanes.exit(lane);
@@ -477,9 +534,20 @@ final class CudaRingExecutor implements RingExecutor {
             DevicePoly d0 = poly(level + 1);
             DevicePoly d1 = poly(level + 1);
             DevicePoly d2 = poly(level + 1);
-            launch("poly_tensor", n, level + 1, d0.memory().ptr, d1.memory().ptr,
-                    d2.memory().ptr, d(x0).memory().ptr, d(x1).memory().ptr, d(y0).memory().ptr,
-                    d(y1).memory().ptr, tables.identity.ptr, tables.pc, n);
+            launch(
+                    "poly_tensor",
+                    n,
+                    level + 1,
+                    d0.memory().ptr,
+                    d1.memory().ptr,
+                    d2.memory().ptr,
+                    d(x0).memory().ptr,
+                    d(x1).memory().ptr,
+                    d(y0).memory().ptr,
+                    d(y1).memory().ptr,
+                    tables.identity.ptr,
+                    tables.pc,
+                    n);
             return new RnsPoly[] {d0, d1, d2};
         } finally {
             lanes.exit(lane);
@@ -492,8 +560,7 @@ final class CudaRingExecutor implements RingExecutor {
         try {
             Allocation perm = permutation(g);
             DevicePoly out = poly(level + 1);
-            launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr,
-                    perm.ptr, n);
+            launch("automorphism_ntt", n, level + 1, out.memory().ptr, d(a).memory().ptr, perm.ptr, n);
             return out;
         } finally {
             lanes.exit(lane);
@@ -511,18 +578,26 @@ final class CudaRingExecutor implements RingExecutor {
             RnsPoly[] out = new RnsPoly[polys.length];
             Allocation last = memory.allocate(limbBytes);
             Ptr inv = tables.rescaleInverse.ptr.plus((long) level * ring.qCount() * Long.BYTES);
-            Ptr invShoup = tables.rescaleInverseShoup.ptr
-                    .plus((long) level * ring.qCount() * Long.BYTES);
+            Ptr invShoup = tables.rescaleInverseShoup.ptr.plus((long) level * ring.qCount() * Long.BYTES);
             for (int k = 0; k < polys.length; k++) {
                 DevicePoly x = d(polys[k]);
                 copy(last.ptr, limb(x, level), 1);
                 inverse(last.ptr, 1, tables.prime(level));
                 DevicePoly t = poly(level);
-                launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level,
-                        tables.identity.ptr, tables.pc, n);
+                launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level, tables.identity.ptr, tables.pc, n);
                 forward(t.memory().ptr, level, tables.identity.ptr);
-                launch("poly_sub_mul_scalar", n, level, t.memory().ptr, x.memory().ptr,
-                        t.memory().ptr, inv, invShoup, tables.identity.ptr, tables.pc, n);
+                launch(
+                        "poly_sub_mul_scalar",
+                        n,
+                        level,
+                        t.memory().ptr,
+                        x.memory().ptr,
+                        t.memory().ptr,
+                        inv,
+                        invShoup,
+                        tables.identity.ptr,
+                        tables.pc,
+                        n);
                 out[k] = t;
             }
             last.release();
@@ -574,9 +649,20 @@ final class CudaRingExecutor implements RingExecutor {
         try {
             DevicePoly o0 = poly(level + 1);
             DevicePoly o1 = poly(level + 1);
-            launch("poly_mul_pair", n, level + 1, o0.memory().ptr, o1.memory().ptr, d(a0).memory().ptr,
-                    d(a1).memory().ptr, d(b).memory().ptr, s0 == null ? Ptr.NULL : d(s0).memory().ptr,
-                    s1 == null ? Ptr.NULL : d(s1).memory().ptr, tables.identity.ptr, tables.pc, n);
+            launch(
+                    "poly_mul_pair",
+                    n,
+                    level + 1,
+                    o0.memory().ptr,
+                    o1.memory().ptr,
+                    d(a0).memory().ptr,
+                    d(a1).memory().ptr,
+                    d(b).memory().ptr,
+                    s0 == null ? Ptr.NULL : d(s0).memory().ptr,
+                    s1 == null ? Ptr.NULL : d(s1).memory().ptr,
+                    tables.identity.ptr,
+                    tables.pc,
+                    n);
             return new RnsPoly[] {o0, o1};
         } finally {
             lanes.exit(lane);
@@ -616,8 +702,8 @@ final class CudaRingExecutor implements RingExecutor {
 
     /** The sum above plus (d0, d1), divided by P·q_level once (KeySwitcher.switchSumRescaled); d1 null: zero. */
     @Override
-    public RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
-            RnsPoly d1, int level) {
+    public RnsPoly[] keySwitchSumRescale(
+            RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0, RnsPoly d1, int level) {
         if (ring.pCount() == 0 || level < 1) {
             return RingExecutor.super.keySwitchSumRescale(ds, keys, autos, d0, d1, level);
         }
@@ -663,11 +749,18 @@ final class CudaRingExecutor implements RingExecutor {
      * its c0; one division of the accumulator by P·q_level.
      */
     @Override
-    public RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
-            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+    public RnsPoly[] diagonalsRescale(
+            RnsPoly c0,
+            RnsPoly c1,
+            SwitchingKey[] babyKeys,
+            Automorphism[] babyAutos,
+            RnsPoly[][] diagonals,
+            SwitchingKey[] giantKeys,
+            Automorphism[] giantAutos,
+            int level) {
         if (!hoistsDiagonals()) {
-            return RingExecutor.super.diagonalsRescale(c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos,
-                    level);
+            return RingExecutor.super.diagonalsRescale(
+                    c0, c1, babyKeys, babyAutos, diagonals, giantKeys, giantAutos, level);
         }
         if (level < 1) {
             throw new IllegalArgumentException("a rescale needs level >= 1, got " + level);
@@ -700,8 +793,7 @@ final class CudaRingExecutor implements RingExecutor {
             copy(tmp.ptr, d(levelZero).memory().ptr, 1);
             inverse(tmp.ptr, 1, tables.prime(0));
             DevicePoly out = poly(top + 1);
-            launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0,
-                    tables.identity.ptr, tables.pc, n);
+            launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0, tables.identity.ptr, tables.pc, n);
             forward(out.memory().ptr, top + 1, tables.identity.ptr);
             tmp.release();
             return out;

@@ -54,7 +54,9 @@ interface DeviceApi extends AutoCloseable {
     /** Marks on {@code event} the point {@code stream} has reached (all it has queued so far); replaces older marks. */
     void record(long event, long stream);
 
-    /** Work queued on {@code stream} from now on waits for the point last recorded on {@code event}; the host does not. */
+    /**
+     * Work queued on {@code stream} from now on waits for the point last recorded on {@code event}; the host does not.
+     */
     void waitEvent(long stream, long event);
 
     /** Copies the host's words to the device in {@code stream}'s order (the host may reuse its array at once). */

@@ -51,17 +51,36 @@ final class DeviceCounts {
 
     /** The counts now. */
     Snapshot snapshot() {
-        return new Snapshot(launches.get(), synchronizations.get(), uploads.get(), uploadBytes.get(), downloads.get(),
-                allocations.get(), eventRecords.get(), streamWaits.get());
+        return new Snapshot(
+                launches.get(),
+                synchronizations.get(),
+                uploads.get(),
+                uploadBytes.get(),
+                downloads.get(),
+                allocations.get(),
+                eventRecords.get(),
+                streamWaits.get());
     }
 
     /** Counts at one moment; {@link #since} gives what happened between two. */
-    record Snapshot(long launches, long synchronizations, long uploads, long uploadBytes, long downloads,
-            long allocations, long eventRecords, long streamWaits) {
+    record Snapshot(
+            long launches,
+            long synchronizations,
+            long uploads,
+            long uploadBytes,
+            long downloads,
+            long allocations,
+            long eventRecords,
+            long streamWaits) {
         Snapshot since(Snapshot before) {
-            return new Snapshot(launches - before.launches, synchronizations - before.synchronizations,
-                    uploads - before.uploads, uploadBytes - before.uploadBytes, downloads - before.downloads,
-                    allocations - before.allocations, eventRecords - before.eventRecords,
+            return new Snapshot(
+                    launches - before.launches,
+                    synchronizations - before.synchronizations,
+                    uploads - before.uploads,
+                    uploadBytes - before.uploadBytes,
+                    downloads - before.downloads,
+                    allocations - before.allocations,
+                    eventRecords - before.eventRecords,
                     streamWaits - before.streamWaits);
         }
 

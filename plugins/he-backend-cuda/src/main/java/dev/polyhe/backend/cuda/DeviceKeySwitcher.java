@@ -16,7 +16,8 @@ import dev.polyhe.ckks.scheme.SchemeParameters;
  * Key switching on the device, as the host's KeySwitcher does it and limb for limb the same: ModUp of every digit,
  * the inner product with a key, ModDown, the ModDown fused with the rescale, sums of switches with one ModDown, the
  * double-hoisted linear transforms and the level-0 switch. Every method runs in an operation of
- * {@link CudaRingExecutor} and queues its launches on the calling thread's stream; the executor owns memory, tables, keys and the transforms.
+ * {@link CudaRingExecutor} and queues its launches on the calling thread's stream; the executor owns memory, tables,
+ * keys and the transforms.
  */
 final class DeviceKeySwitcher {
     private final CudaRingExecutor exec;
@@ -27,7 +28,11 @@ final class DeviceKeySwitcher {
     private final int n;
     private final long limbBytes;
 
-    DeviceKeySwitcher(CudaRingExecutor exec, DeviceApi device, DeviceMemory memory, DeviceTables tables,
+    DeviceKeySwitcher(
+            CudaRingExecutor exec,
+            DeviceApi device,
+            DeviceMemory memory,
+            DeviceTables tables,
             SchemeParameters params) {
         this.exec = exec;
         this.memory = memory;
@@ -90,11 +95,32 @@ final class DeviceKeySwitcher {
         Allocation scaled = memory.allocate((level + 1) * limbBytes);
         copy(coeffs.ptr, x.memory().ptr, level + 1);
         inverse(coeffs.ptr, level + 1, tables.identity.ptr);
-        exec.launch("bconv_scale", n, level + 1, scaled.ptr, coeffs.ptr, lt.modUpInverse().ptr,
-                lt.modUpInverseShoup().ptr, tables.identity.ptr, tables.pc, n);
+        exec.launch(
+                "bconv_scale",
+                n,
+                level + 1,
+                scaled.ptr,
+                coeffs.ptr,
+                lt.modUpInverse().ptr,
+                lt.modUpInverseShoup().ptr,
+                tables.identity.ptr,
+                tables.pc,
+                n);
         Allocation out = memory.allocate((long) digits * width * limbBytes);
-        exec.launch("modup_convert", n, digits * width, out.ptr, coeffs.ptr, scaled.ptr, lt.modUpPlan().ptr,
-                lt.modUpQHat().ptr, lt.modUpQHatShoup().ptr, lt.extended().ptr, width, tables.pc, n);
+        exec.launch(
+                "modup_convert",
+                n,
+                digits * width,
+                out.ptr,
+                coeffs.ptr,
+                scaled.ptr,
+                lt.modUpPlan().ptr,
+                lt.modUpQHat().ptr,
+                lt.modUpQHatShoup().ptr,
+                lt.extended().ptr,
+                width,
+                tables.pc,
+                n);
         forward(out.ptr, digits * width, lt.extendedDigits().ptr);
         coeffs.release();
         scaled.release();
@@ -109,9 +135,20 @@ final class DeviceKeySwitcher {
         int width = dd.width();
         Allocation acc0 = memory.allocate(width * limbBytes);
         Allocation acc1 = memory.allocate(width * limbBytes);
-        exec.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, dd.memory().ptr,
-                dd.digitCount(), width, k.ptr, tables.primeCount, lt.extended().ptr,
-                tables.pc, n);
+        exec.launch(
+                "keyswitch_inner_product",
+                n,
+                width,
+                acc0.ptr,
+                acc1.ptr,
+                dd.memory().ptr,
+                dd.digitCount(),
+                width,
+                k.ptr,
+                tables.primeCount,
+                lt.extended().ptr,
+                tables.pc,
+                n);
         RnsPoly[] out = {modDown(acc0, level), modDown(acc1, level)};
         acc0.release();
         acc1.release();
@@ -125,8 +162,20 @@ final class DeviceKeySwitcher {
         int width = digits.width();
         Allocation acc0 = memory.allocate(width * limbBytes);
         Allocation acc1 = memory.allocate(width * limbBytes);
-        exec.launch("keyswitch_inner_product", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
-                digits.digitCount(), width, key(key).ptr, tables.primeCount, lt.extended().ptr, tables.pc, n);
+        exec.launch(
+                "keyswitch_inner_product",
+                n,
+                width,
+                acc0.ptr,
+                acc1.ptr,
+                digits.memory().ptr,
+                digits.digitCount(),
+                width,
+                key(key).ptr,
+                tables.primeCount,
+                lt.extended().ptr,
+                tables.pc,
+                n);
         digits.memory().release();
         RnsPoly[] out = {modDownRescale(acc0, d(d[0]), level), modDownRescale(acc1, d(d[1]), level)};
         acc0.release();
@@ -147,11 +196,11 @@ final class DeviceKeySwitcher {
     }
 
     /** The sum above plus (d0, d1), divided by P·q_level once (KeySwitcher.switchSumRescaled); d1 null: zero. */
-    RnsPoly[] keySwitchSumRescale(RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0,
-            RnsPoly d1, int level) {
+    RnsPoly[] keySwitchSumRescale(
+            RnsPoly[] ds, SwitchingKey[] keys, Automorphism[] autos, RnsPoly d0, RnsPoly d1, int level) {
         Allocation[] acc = switchedSum(ds, keys, autos, level);
-        RnsPoly[] out = {modDownRescale(acc[0], d(d0), level),
-            modDownRescale(acc[1], d1 == null ? null : d(d1), level)};
+        RnsPoly[] out = {modDownRescale(acc[0], d(d0), level), modDownRescale(acc[1], d1 == null ? null : d(d1), level)
+        };
         acc[0].release();
         acc[1].release();
         return out;
@@ -163,8 +212,15 @@ final class DeviceKeySwitcher {
      * for it; each rotated giant step's c1 divided by P, decomposed, switched and permuted into one accumulator with
      * its c0; one division of the accumulator by P·q_level.
      */
-    RnsPoly[] diagonalsRescale(RnsPoly c0, RnsPoly c1, SwitchingKey[] babyKeys, Automorphism[] babyAutos,
-            RnsPoly[][] diagonals, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
+    RnsPoly[] diagonalsRescale(
+            RnsPoly c0,
+            RnsPoly c1,
+            SwitchingKey[] babyKeys,
+            Automorphism[] babyAutos,
+            RnsPoly[][] diagonals,
+            SwitchingKey[] giantKeys,
+            Automorphism[] giantAutos,
+            int level) {
         int width = level + 1 + ring.pCount();
         long bytes = width * limbBytes;
         Ptr ext = tables.level(level).extended().ptr;
@@ -186,12 +242,40 @@ final class DeviceKeySwitcher {
                 continue;
             }
             if (babyKeys[b] == null) {
-                exec.launch("baby_identity", n, width, x0.ptr, x1.ptr, d(c0).memory().ptr, d(c1).memory().ptr,
-                        tables.pModQ.ptr, tables.pModQShoup.ptr, level, ext, tables.pc, n);
+                exec.launch(
+                        "baby_identity",
+                        n,
+                        width,
+                        x0.ptr,
+                        x1.ptr,
+                        d(c0).memory().ptr,
+                        d(c1).memory().ptr,
+                        tables.pModQ.ptr,
+                        tables.pModQShoup.ptr,
+                        level,
+                        ext,
+                        tables.pc,
+                        n);
             } else {
-                exec.launch("baby_step", n, width, x0.ptr, x1.ptr, digits.memory().ptr, digits.digitCount(),
-                        width, key(babyKeys[b]).ptr, tables.primeCount, ext, permutation(babyAutos[b]).ptr,
-                        d(c0).memory().ptr, tables.pModQ.ptr, tables.pModQShoup.ptr, level, tables.pc, n);
+                exec.launch(
+                        "baby_step",
+                        n,
+                        width,
+                        x0.ptr,
+                        x1.ptr,
+                        digits.memory().ptr,
+                        digits.digitCount(),
+                        width,
+                        key(babyKeys[b]).ptr,
+                        tables.primeCount,
+                        ext,
+                        permutation(babyAutos[b]).ptr,
+                        d(c0).memory().ptr,
+                        tables.pModQ.ptr,
+                        tables.pModQShoup.ptr,
+                        level,
+                        tables.pc,
+                        n);
             }
             for (int g = 0; g < giantKeys.length; g++) {
                 RnsPoly diagonal = diagonals[g][b];
@@ -202,8 +286,19 @@ final class DeviceKeySwitcher {
                 if (first) {
                     sums[g] = new Allocation[] {memory.allocate(bytes), memory.allocate(bytes)};
                 }
-                exec.launch("diagonal_accumulate", n, width, sums[g][0].ptr, sums[g][1].ptr, x0.ptr, x1.ptr,
-                        d(diagonal).memory().ptr, first ? 1 : 0, ext, tables.pc, n);
+                exec.launch(
+                        "diagonal_accumulate",
+                        n,
+                        width,
+                        sums[g][0].ptr,
+                        sums[g][1].ptr,
+                        x0.ptr,
+                        x1.ptr,
+                        d(diagonal).memory().ptr,
+                        first ? 1 : 0,
+                        ext,
+                        tables.pc,
+                        n);
             }
         }
         x0.release();
@@ -227,25 +322,44 @@ final class DeviceKeySwitcher {
         copy(pair.ptr, d(d).memory().ptr, 1);
         copy(tmp.ptr, d(d).memory().ptr, 1);
         inverse(tmp.ptr, 1, tables.prime(0));
-        exec.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0),
-                tables.pc, n);
+        exec.launch("centred_lift", n, 1, limb(pair, 1), tmp.ptr, 0, tables.prime(p0), tables.pc, n);
         forward(limb(pair, 1), 1, tables.prime(p0));
         Allocation acc0 = memory.allocate(2 * limbBytes);
         Allocation acc1 = memory.allocate(2 * limbBytes);
-        exec.launch("keyswitch_inner_product", n, 2, acc0.ptr, acc1.ptr, pair.ptr, 1, 2,
-                k.ptr, tables.primeCount, tables.levelZeroPair.ptr, tables.pc, n);
+        exec.launch(
+                "keyswitch_inner_product",
+                n,
+                2,
+                acc0.ptr,
+                acc1.ptr,
+                pair.ptr,
+                1,
+                2,
+                k.ptr,
+                tables.primeCount,
+                tables.levelZeroPair.ptr,
+                tables.pc,
+                n);
         RnsPoly[] out = new RnsPoly[2];
         Allocation[] accs = {acc0, acc1};
         for (int part = 0; part < 2; part++) {
             Ptr onP = limb(accs[part], 1);
             inverse(onP, 1, tables.prime(p0));
-            exec.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0),
-                    tables.pc, n);
+            exec.launch("centred_lift", n, 1, tmp.ptr, onP, p0, tables.prime(0), tables.pc, n);
             forward(tmp.ptr, 1, tables.prime(0));
             DevicePoly r = poly(1);
-            exec.launch("poly_sub_mul_scalar", n, 1, r.memory().ptr, accs[part].ptr, tmp.ptr,
-                    tables.p0Inverse.ptr, tables.p0Inverse.ptr.plus(Long.BYTES),
-                    tables.prime(0), tables.pc, n);
+            exec.launch(
+                    "poly_sub_mul_scalar",
+                    n,
+                    1,
+                    r.memory().ptr,
+                    accs[part].ptr,
+                    tmp.ptr,
+                    tables.p0Inverse.ptr,
+                    tables.p0Inverse.ptr.plus(Long.BYTES),
+                    tables.prime(0),
+                    tables.pc,
+                    n);
             out[part] = r;
         }
         pair.release();
@@ -269,9 +383,23 @@ final class DeviceKeySwitcher {
                 }
                 digits = (DeviceDigits) decompose(ds[t], level);
             }
-            exec.launch("keyswitch_permuted_sum", n, width, acc0.ptr, acc1.ptr, digits.memory().ptr,
-                    digits.digitCount(), width, key(keys[t]).ptr, tables.primeCount, lt.extended().ptr,
-                    permutation(autos[t]).ptr, t == 0 ? 1 : 0, Ptr.NULL, tables.pc, n);
+            exec.launch(
+                    "keyswitch_permuted_sum",
+                    n,
+                    width,
+                    acc0.ptr,
+                    acc1.ptr,
+                    digits.memory().ptr,
+                    digits.digitCount(),
+                    width,
+                    key(keys[t]).ptr,
+                    tables.primeCount,
+                    lt.extended().ptr,
+                    permutation(autos[t]).ptr,
+                    t == 0 ? 1 : 0,
+                    Ptr.NULL,
+                    tables.pc,
+                    n);
         }
         if (digits != null) {
             digits.memory().release();
@@ -280,10 +408,11 @@ final class DeviceKeySwitcher {
     }
     /**
      * The giant steps of {@link #diagonalsRescale} summed over Q_level ∪ P: the unrotated sums added, each rotated
-     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (in the caller's operation; takes the sums).
+     * one's c1 divided by P and switched, permuted with its c0 into the accumulator (in the caller's operation; takes
+     * the sums).
      */
-    private Allocation[] giantSteps(Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos,
-            int level) {
+    private Allocation[] giantSteps(
+            Allocation[][] sums, SwitchingKey[] giantKeys, Automorphism[] giantAutos, int level) {
         int width = level + 1 + ring.pCount();
         Ptr ext = tables.level(level).extended().ptr;
         Allocation[] acc = null;
@@ -309,9 +438,23 @@ final class DeviceKeySwitcher {
             if (first) {
                 acc = new Allocation[] {memory.allocate(width * limbBytes), memory.allocate(width * limbBytes)};
             }
-            exec.launch("keyswitch_permuted_sum", n, width, acc[0].ptr, acc[1].ptr, digits.memory().ptr,
-                    digits.digitCount(), width, key(giantKeys[g]).ptr, tables.primeCount, ext,
-                    permutation(giantAutos[g]).ptr, first ? 1 : 0, sums[g][0].ptr, tables.pc, n);
+            exec.launch(
+                    "keyswitch_permuted_sum",
+                    n,
+                    width,
+                    acc[0].ptr,
+                    acc[1].ptr,
+                    digits.memory().ptr,
+                    digits.digitCount(),
+                    width,
+                    key(giantKeys[g]).ptr,
+                    tables.primeCount,
+                    ext,
+                    permutation(giantAutos[g]).ptr,
+                    first ? 1 : 0,
+                    sums[g][0].ptr,
+                    tables.pc,
+                    n);
             digits.memory().release();
             sums[g][0].release();
             sums[g][1].release();
@@ -335,23 +478,55 @@ final class DeviceKeySwitcher {
         Ptr divided = limb(x, level); // q_level, then p_0..p_{k-1}: contiguous
         Ptr dividedPrimes = ext.plus((long) level * Integer.BYTES);
         if (d != null) {
-            exec.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level,
-                    tables.pc, n);
+            exec.launch("moddown_rescale_add_pd", n, 1, divided, limb(d, level), rt.pModQl().ptr, level, tables.pc, n);
         }
         inverse(divided, k + 1, dividedPrimes);
         Allocation scaled = memory.allocate((k + 1) * limbBytes);
-        exec.launch("bconv_scale", n, k + 1, scaled.ptr, divided, rt.qHatInv().ptr, rt.qHatInvShoup().ptr,
-                dividedPrimes, tables.pc, n);
+        exec.launch(
+                "bconv_scale",
+                n,
+                k + 1,
+                scaled.ptr,
+                divided,
+                rt.qHatInv().ptr,
+                rt.qHatInvShoup().ptr,
+                dividedPrimes,
+                tables.pc,
+                n);
         Allocation excess = memory.allocate((long) n * Integer.BYTES);
         exec.launch("moddown_rescale_excess", n, 1, excess.ptr, scaled.ptr, k + 1, rt.sourceInverse().ptr, n);
         DevicePoly out = poly(level);
-        exec.launch("bconv_accumulate_excess", n, level, out.memory().ptr, scaled.ptr, k + 1, rt.qHat().ptr,
-                rt.qHatShoup().ptr, tables.identity.ptr, excess.ptr, rt.minusExcess().ptr, rt.excessOffset(),
-                tables.pc, n);
+        exec.launch(
+                "bconv_accumulate_excess",
+                n,
+                level,
+                out.memory().ptr,
+                scaled.ptr,
+                k + 1,
+                rt.qHat().ptr,
+                rt.qHatShoup().ptr,
+                tables.identity.ptr,
+                excess.ptr,
+                rt.minusExcess().ptr,
+                rt.excessOffset(),
+                tables.pc,
+                n);
         forward(out.memory().ptr, level, tables.identity.ptr);
-        exec.launch("moddown_rescale_combine", n, level, out.memory().ptr, x.ptr, out.memory().ptr,
-                d == null ? Ptr.NULL : d.memory().ptr, rt.pqInv().ptr, rt.pqInvShoup().ptr, rt.qlInv().ptr,
-                rt.qlInvShoup().ptr, tables.identity.ptr, tables.pc, n);
+        exec.launch(
+                "moddown_rescale_combine",
+                n,
+                level,
+                out.memory().ptr,
+                x.ptr,
+                out.memory().ptr,
+                d == null ? Ptr.NULL : d.memory().ptr,
+                rt.pqInv().ptr,
+                rt.pqInvShoup().ptr,
+                rt.qlInv().ptr,
+                rt.qlInvShoup().ptr,
+                tables.identity.ptr,
+                tables.pc,
+                n);
         scaled.release();
         excess.release();
         return out;
@@ -363,14 +538,42 @@ final class DeviceKeySwitcher {
         Ptr pPrimes = tables.prime(ring.qCount());
         inverse(special, k, pPrimes);
         Allocation scaled = memory.allocate(k * limbBytes);
-        exec.launch("bconv_scale", n, k, scaled.ptr, special, tables.pToQInverse.ptr,
-                tables.pToQInverseShoup.ptr, pPrimes, tables.pc, n);
+        exec.launch(
+                "bconv_scale",
+                n,
+                k,
+                scaled.ptr,
+                special,
+                tables.pToQInverse.ptr,
+                tables.pToQInverseShoup.ptr,
+                pPrimes,
+                tables.pc,
+                n);
         DevicePoly out = poly(level + 1);
-        exec.launch("bconv_accumulate", n, level + 1, out.memory().ptr, scaled.ptr, k,
-                tables.pToQ.ptr, tables.pToQShoup.ptr, tables.identity.ptr, tables.pc, n);
+        exec.launch(
+                "bconv_accumulate",
+                n,
+                level + 1,
+                out.memory().ptr,
+                scaled.ptr,
+                k,
+                tables.pToQ.ptr,
+                tables.pToQShoup.ptr,
+                tables.identity.ptr,
+                tables.pc,
+                n);
         forward(out.memory().ptr, level + 1, tables.identity.ptr);
-        exec.launch("poly_sub_mul_scalar", n, level + 1, out.memory().ptr, x.ptr, out.memory().ptr,
-                tables.pInverse.ptr, tables.pInverseShoup.ptr, tables.identity.ptr, tables.pc,
+        exec.launch(
+                "poly_sub_mul_scalar",
+                n,
+                level + 1,
+                out.memory().ptr,
+                x.ptr,
+                out.memory().ptr,
+                tables.pInverse.ptr,
+                tables.pInverseShoup.ptr,
+                tables.identity.ptr,
+                tables.pc,
                 n);
         scaled.release();
         return out;

@@ -21,10 +21,12 @@ final class DeviceMemory implements AutoCloseable {
     private final Lanes lanes;
     /** By size, per lane: a buffer goes back to the lane that wrote it last, which takes it again without a wait. */
     private final Map<Long, Free> free = new HashMap<>();
+
     private long inUse;
     private long peak;
     /** Buffers handed back so far: whether a collection freed anything. */
     private long returned;
+
     private boolean closed;
 
     DeviceMemory(DeviceApi device, Lanes lanes) {
@@ -56,8 +58,10 @@ final class DeviceMemory implements AutoCloseable {
             block = handle == DeviceApi.OUT_OF_MEMORY ? reclaim(bytes, lane) : new Block(handle, lanes.count());
             if (block == null) {
                 long[] info = device.memoryInfo();
-                throw new HeException(String.format("ckks-cuda: out of device memory on %s: needed %s more, %s free "
-                        + "of %s (%s held by this context); use fewer rotation keys, smaller parameters or a larger GPU",
+                throw new HeException(String.format(
+                        "ckks-cuda: out of device memory on %s: needed %s more, %s free "
+                                + "of %s (%s held by this context); use fewer rotation keys, "
+                                + "smaller parameters or a larger GPU",
                         device.name(), size(bytes), size(info[0]), size(info[1]), size(inUse)));
             }
         }
@@ -142,7 +146,8 @@ final class DeviceMemory implements AutoCloseable {
     }
 
     private static String size(long bytes) {
-        return bytes >= 1L << 20 ? String.format("%.1f MiB", bytes / 1048576.0)
+        return bytes >= 1L << 20
+                ? String.format("%.1f MiB", bytes / 1048576.0)
                 : String.format("%.1f KiB", bytes / 1024.0);
     }
 
@@ -198,6 +203,7 @@ final class DeviceMemory implements AutoCloseable {
         final Ptr ptr;
         /** The lane that wrote it last, and the point after that write (0 while its operation is still queuing). */
         volatile int writer;
+
         volatile long written;
         /** Per lane: the point after its last use (each lane writes its own entry only). */
         final long[] used;

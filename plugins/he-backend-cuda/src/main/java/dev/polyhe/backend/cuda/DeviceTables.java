@@ -28,6 +28,7 @@ final class DeviceTables {
     private final GadgetDecomposition gadget;
     /** Streams build levels at once (each level once): the list is shared. */
     private final List<Allocation> held = java.util.Collections.synchronizedList(new ArrayList<>());
+
     private final Map<Integer, LevelTables> levels = new ConcurrentHashMap<>();
     private final Map<Integer, RescaleTables> rescales = new ConcurrentHashMap<>();
     /** The host's key switcher: the reference the division by P·q_l takes its constants from. */
@@ -43,6 +44,7 @@ final class DeviceTables {
     final Allocation identity;
     /** ints {0, index of p_0}: the level-0 key switch's two limbs. */
     final Allocation levelZeroPair;
+
     final Allocation pToQInverse;
     final Allocation pToQInverseShoup;
     final Allocation pToQ;
@@ -51,6 +53,7 @@ final class DeviceTables {
     final Allocation pInverseShoup;
     /** P mod q_i and its Shoup companion: the baby steps of double-hoisted transforms are not divided by P. */
     final Allocation pModQ;
+
     final Allocation pModQShoup;
     final Allocation rescaleInverse;
     final Allocation rescaleInverseShoup;
@@ -58,6 +61,7 @@ final class DeviceTables {
     final Allocation p0Inverse;
     /** The special FFT's twiddles (SpecialFft.twiddles), doubles as their bits: encoding on the device. */
     final Allocation fftRe;
+
     final Allocation fftIm;
 
     DeviceTables(CudaRingExecutor exec, RnsRing ring, GadgetDecomposition gadget) {
@@ -145,8 +149,16 @@ final class DeviceTables {
      */
     static long[] primeConstants(NttTables ntt) {
         Modulus m = ntt.modulus();
-        return new long[] {m.value(), m.montgomeryInverse(), m.montgomerySquare(), m.barrettFactor(), ntt.nInverse(),
-            m.shoup(ntt.nInverse()), ntt.lastInverse(), m.shoup(ntt.lastInverse())};
+        return new long[] {
+            m.value(),
+            m.montgomeryInverse(),
+            m.montgomerySquare(),
+            m.barrettFactor(),
+            ntt.nInverse(),
+            m.shoup(ntt.nInverse()),
+            ntt.lastInverse(),
+            m.shoup(ntt.lastInverse())
+        };
     }
 
     private Allocation hold(long[] words) {
@@ -172,8 +184,14 @@ final class DeviceTables {
      * prime of each ({@code extendedDigits}: extended, once per digit), the plan {start, count, row} of each (see
      * modup_convert in ring_kernels.cu) and every digit's conversion table, concatenated.
      */
-    record LevelTables(Allocation extended, Allocation modUpInverse, Allocation modUpInverseShoup,
-            Allocation extendedDigits, Allocation modUpPlan, Allocation modUpQHat, Allocation modUpQHatShoup) {}
+    record LevelTables(
+            Allocation extended,
+            Allocation modUpInverse,
+            Allocation modUpInverseShoup,
+            Allocation extendedDigits,
+            Allocation modUpPlan,
+            Allocation modUpQHat,
+            Allocation modUpQHatShoup) {}
 
     /** Uploaded by the first stream that needs them and published: every other stream waits for them once. */
     LevelTables level(int level) {
@@ -226,8 +244,14 @@ final class DeviceTables {
             rowsShoup.add(h[3]);
             words += h[2].length;
         }
-        return new LevelTables(hold(ext), hold(inv), hold(invShoup), hold(extDigits), hold(plan), hold(concat(rows,
-                words)), hold(concat(rowsShoup, words)));
+        return new LevelTables(
+                hold(ext),
+                hold(inv),
+                hold(invShoup),
+                hold(extDigits),
+                hold(plan),
+                hold(concat(rows, words)),
+                hold(concat(rowsShoup, words)));
     }
 
     /**
@@ -235,16 +259,35 @@ final class DeviceTables {
      * ring_kernels.cu): the conversion {q_l} ∪ P → Q_(l−1), the sources' 1/s_t, the excess corrections, the
      * per-limb inverses, and P mod q_l.
      */
-    record RescaleTables(Allocation qHatInv, Allocation qHatInvShoup, Allocation qHat, Allocation qHatShoup,
-            Allocation sourceInverse, Allocation minusExcess, int excessOffset, Allocation pqInv,
-            Allocation pqInvShoup, Allocation qlInv, Allocation qlInvShoup, Allocation pModQl) {}
+    record RescaleTables(
+            Allocation qHatInv,
+            Allocation qHatInvShoup,
+            Allocation qHat,
+            Allocation qHatShoup,
+            Allocation sourceInverse,
+            Allocation minusExcess,
+            int excessOffset,
+            Allocation pqInv,
+            Allocation pqInvShoup,
+            Allocation qlInv,
+            Allocation qlInvShoup,
+            Allocation pModQl) {}
 
     RescaleTables rescale(int level) {
         RescaleTables r = rescales.computeIfAbsent(level, l -> {
             KeySwitcher.RescaleTables t = switcher.rescaleTables(l);
-            RescaleTables built = new RescaleTables(hold(t.converter()[0]), hold(t.converter()[1]),
-                    hold(t.converter()[2]), hold(t.converter()[3]), hold(t.sourceInverseBits()), hold(t.minusExcess()),
-                    t.excessOffset(), hold(t.pqInv()), hold(t.pqInvShoup()), hold(t.qlInv()), hold(t.qlInvShoup()),
+            RescaleTables built = new RescaleTables(
+                    hold(t.converter()[0]),
+                    hold(t.converter()[1]),
+                    hold(t.converter()[2]),
+                    hold(t.converter()[3]),
+                    hold(t.sourceInverseBits()),
+                    hold(t.minusExcess()),
+                    t.excessOffset(),
+                    hold(t.pqInv()),
+                    hold(t.pqInvShoup()),
+                    hold(t.qlInv()),
+                    hold(t.qlInvShoup()),
                     hold(t.pModQl()));
             exec.publish();
             return built;

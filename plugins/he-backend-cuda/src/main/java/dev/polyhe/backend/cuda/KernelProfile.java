@@ -39,13 +39,26 @@ final class KernelProfile {
         }
         List<Map.Entry<String, double[]>> rows = new ArrayList<>(totals.entrySet());
         rows.sort((a, b) -> Double.compare(b.getValue()[1], a.getValue()[1]));
-        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "ckks-cuda kernel profile: %d launches, %.1f ms of kernel time%n%-26s %10s %12s %10s %7s%n", launches,
-                all, "kernel", "launches", "total ms", "mean us", "share"));
+        StringBuilder sb = new StringBuilder(String.format(
+                Locale.ROOT,
+                "ckks-cuda kernel profile: %d launches, %.1f ms of kernel time%n%-26s %10s %12s %10s %7s%n",
+                launches,
+                all,
+                "kernel",
+                "launches",
+                "total ms",
+                "mean us",
+                "share"));
         for (Map.Entry<String, double[]> e : rows) {
             double[] t = e.getValue();
-            sb.append(String.format(Locale.ROOT, "%-26s %10d %12.2f %10.1f %6.1f%%%n", e.getKey(), (long) t[0], t[1],
-                    1000 * t[1] / t[0], all == 0 ? 0 : 100 * t[1] / all));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-26s %10d %12.2f %10.1f %6.1f%%%n",
+                    e.getKey(),
+                    (long) t[0],
+                    t[1],
+                    1000 * t[1] / t[0],
+                    all == 0 ? 0 : 100 * t[1] / all));
         }
         return sb.toString();
     }

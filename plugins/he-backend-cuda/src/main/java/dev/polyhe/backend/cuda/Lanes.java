@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The executor's streams, one per lane, and the order between them. An operation holds a lane from start to end: its
  * thread's own lane (given round robin at its first operation) where that is free, else any free one (its own from
- * then on), else it waits for its own. So operations from several threads are queued at once and run side by side on the device, a thread
+ * then on), else it waits for its own. So operations from several threads are queued at once and run side by side on
+ * the device, a thread
  * that calls alone stays on one stream, and with one lane every operation takes turns on it, as before.
  *
  * <p>Order between lanes is the standard one, without the host: each lane counts the points it has passed (its clock,
@@ -25,6 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Lanes {
     /** System property: streams of a ckks-cuda context (1 to {@value #MAX}). */
     static final String PROPERTY = "polyhe.cuda.streams";
+
     static final int DEFAULT = 4;
     static final int MAX = 16;
 
@@ -45,6 +47,7 @@ final class Lanes {
      * another stream and every wait is exercised by single-threaded tests.
      */
     volatile boolean hop;
+
     private final AtomicInteger hops = new AtomicInteger();
 
     Lanes(DeviceApi device, int count) {
@@ -54,7 +57,8 @@ final class Lanes {
         this.device = device;
         this.lanes = new Lane[count];
         for (int i = 0; i < count; i++) {
-            lanes[i] = count == 1 ? new Lane(i, DeviceApi.DEFAULT_STREAM, 0, count)
+            lanes[i] = count == 1
+                    ? new Lane(i, DeviceApi.DEFAULT_STREAM, 0, count)
                     : new Lane(i, device.createStream(), device.createEvent(), count);
         }
         this.published = new AtomicLongArray(count);
@@ -80,13 +84,16 @@ final class Lanes {
         private volatile long clock;
         /** The clock when the event was last recorded (under {@link #recording}). */
         private long recorded;
+
         private final Object recording = new Object();
         /** Per lane, the point this lane's stream already waits for. */
         private final long[] seen;
+
         private long publicationsSeen;
         private int depth;
         /** Buffers the current operation read and wrote: their points are set when it has queued everything. */
         private final ArrayList<Allocation> reads = new ArrayList<>();
+
         private final ArrayList<Allocation> writes = new ArrayList<>();
 
         private Lane(int index, long stream, long event, int count) {

@@ -4,7 +4,9 @@ import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.he.conformance.HeBackendConformanceTest;
 
-/** The whole kit against ckks-cuda on insecure-test-N12, as ckks-cpu runs it; skipped, with the reason, without a GPU. */
+/**
+ * The whole kit against ckks-cuda on insecure-test-N12, as ckks-cpu runs it; skipped, with the reason, without a GPU.
+ */
 class CkksCudaN12ConformanceTest extends HeBackendConformanceTest {
     private final HeBackend backend = new CkksCudaBackend(2);
 

@@ -38,7 +38,8 @@ class CrossBackendTest {
     /** A served model's weight cache sizes itself by the memory its encoded weights live in. */
     @Test
     void theDeviceContextReportsTheDevicesMemoryAndTheHostNone() {
-        try (HeContext host = host(); HeContext device = device()) {
+        try (HeContext host = host();
+                HeContext device = device()) {
             assertEquals(0, host.deviceMemoryBytes());
             assertEquals(4L << 30, device.deviceMemoryBytes());
         }
@@ -46,14 +47,18 @@ class CrossBackendTest {
 
     @Test
     void hostKeysEvaluateOnTheDeviceToTheHostsBytes() throws IOException {
-        try (HeContext client = host(); HeContext server = device(); HeContext reference = host()) {
+        try (HeContext client = host();
+                HeContext server = device();
+                HeContext reference = host()) {
             roundTrip(client, server, reference);
         }
     }
 
     @Test
     void deviceKeysEvaluateOnTheHostToTheDevicesBytes() throws IOException {
-        try (HeContext client = device(); HeContext server = host(); HeContext reference = device()) {
+        try (HeContext client = device();
+                HeContext server = host();
+                HeContext reference = device()) {
             roundTrip(client, server, reference);
         }
     }
@@ -77,8 +82,8 @@ class CrossBackendTest {
             x[i] = Math.cos(0.1 * i) / 2;
         }
         // at the top user level (the chain's upper primes are the bootstrap's)
-        Ciphertext query = client.encryptor(client.generatePublicKey(sk)).encrypt(client.encoder().encode(x, slots,
-                USER_LEVEL, PARAMS.scale()));
+        Ciphertext query = client.encryptor(client.generatePublicKey(sk))
+                .encrypt(client.encoder().encode(x, slots, USER_LEVEL, PARAMS.scale()));
         byte[] keyBlob = blob(s -> out -> s.writeEvaluationKeys(keys, out), client);
         byte[] queryBlob = blob(s -> out -> s.writeCiphertext(query, out), client);
 
@@ -94,7 +99,9 @@ class CrossBackendTest {
         }
     }
 
-    /** What a server does with the blobs: a square, a rotation by 3, a bootstrap of what is left, the answer's bytes. */
+    /**
+     * What a server does with the blobs: a square, a rotation by 3, a bootstrap of what is left, the answer's bytes.
+     */
     private static byte[] evaluate(HeContext server, byte[] keyBlob, byte[] queryBlob) throws IOException {
         HeSerializer s = server.serializer();
         EvaluationKeys keys = s.readEvaluationKeys(new ByteArrayInputStream(keyBlob));

@@ -131,22 +131,30 @@ class CudaLimbTest {
         for (int level : levels()) {
             Pair a = random(level);
             Pair b = random(level);
-            for (var op : new Object[][] {{"add", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.add(p[0], p[1], level)},
+            for (var op : new Object[][] {
+                {"add", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.add(p[0], p[1], level)},
                 {"sub", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.sub(p[0], p[1], level)},
                 {"multiply", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.multiply(p[0], p[1], level)},
-                {"negate", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.negate(p[0], level)}}) {
+                {"negate", (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) (x, p) -> x.negate(p[0], level)}
+            }) {
                 @SuppressWarnings("unchecked")
                 BiFunction<RingExecutor, RnsPoly[], RnsPoly> f = (BiFunction<RingExecutor, RnsPoly[], RnsPoly>) op[1];
-                same(f.apply(host, new RnsPoly[] {a.host(), b.host()}), f.apply(gpu, new RnsPoly[] {a.gpu(), b.gpu()}),
+                same(
+                        f.apply(host, new RnsPoly[] {a.host(), b.host()}),
+                        f.apply(gpu, new RnsPoly[] {a.gpu(), b.gpu()}),
                         op[0] + " at level " + level);
             }
             long[] scalars = new long[level + 1];
             for (int i = 0; i <= level; i++) {
                 scalars[i] = random.nextLong(ring.modulus(i).value());
             }
-            same(host.multiplyScalars(a.host(), scalars, level), gpu.multiplyScalars(a.gpu(), scalars, level),
+            same(
+                    host.multiplyScalars(a.host(), scalars, level),
+                    gpu.multiplyScalars(a.gpu(), scalars, level),
                     "multiplyScalars at level " + level);
-            same(host.addScalars(a.host(), scalars, level), gpu.addScalars(a.gpu(), scalars, level),
+            same(
+                    host.addScalars(a.host(), scalars, level),
+                    gpu.addScalars(a.gpu(), scalars, level),
                     "addScalars at level " + level);
             Pair c = random(level);
             Pair d = random(level);
@@ -155,8 +163,10 @@ class CudaLimbTest {
             for (int i = 0; i < 3; i++) {
                 same(th[i], tg[i], "tensor d" + i + " at level " + level);
             }
-            same(host.addInto(host.add(a.host(), b.host(), level), c.host(), level),
-                    gpu.addInto(gpu.add(a.gpu(), b.gpu(), level), c.gpu(), level), "addInto at level " + level);
+            same(
+                    host.addInto(host.add(a.host(), b.host(), level), c.host(), level),
+                    gpu.addInto(gpu.add(a.gpu(), b.gpu(), level), c.gpu(), level),
+                    "addInto at level " + level);
         }
     }
 
@@ -168,7 +178,9 @@ class CudaLimbTest {
             for (int c = 0; c < coefficients.length; c++) {
                 coefficients[c] = random.nextLong(-(1L << 61), 1L << 61) >> random.nextInt(60);
             }
-            same(host.fromCoefficients(coefficients.clone(), level), gpu.fromCoefficients(coefficients.clone(), level),
+            same(
+                    host.fromCoefficients(coefficients.clone(), level),
+                    gpu.fromCoefficients(coefficients.clone(), level),
                     "fromCoefficients at level " + level);
         }
     }
@@ -272,8 +284,11 @@ class CudaLimbTest {
     @Test
     void sumsOfKeySwitchesAgreeAtEveryLevel() {
         SwitchingKey[] keys = {randomKey(), randomKey(), randomKey()};
-        Automorphism[] autos = {new Automorphism(ring.logN(), 5), new Automorphism(ring.logN(), 25),
-            new Automorphism(ring.logN(), 2L * ring.n() - 1)};
+        Automorphism[] autos = {
+            new Automorphism(ring.logN(), 5),
+            new Automorphism(ring.logN(), 25),
+            new Automorphism(ring.logN(), 2L * ring.n() - 1)
+        };
         for (int level : levels()) {
             Pair x = random(level);
             Pair y = random(level);
@@ -308,8 +323,9 @@ class CudaLimbTest {
         SwitchingKey[] babyKeys = {null, randomKey(), randomKey()};
         Automorphism[] babyAutos = {null, new Automorphism(ring.logN(), 5), new Automorphism(ring.logN(), 25)};
         SwitchingKey[] giantKeys = {null, randomKey(), randomKey()};
-        Automorphism[] giantAutos = {null, new Automorphism(ring.logN(), 125),
-            new Automorphism(ring.logN(), 2L * ring.n() - 1)};
+        Automorphism[] giantAutos = {
+            null, new Automorphism(ring.logN(), 125), new Automorphism(ring.logN(), 2L * ring.n() - 1)
+        };
         for (int level : levels()) {
             if (level < 1) {
                 continue;
@@ -329,10 +345,10 @@ class CudaLimbTest {
             }
             Pair c0 = random(level);
             Pair c1 = random(level);
-            RnsPoly[] h = host.diagonalsRescale(c0.host(), c1.host(), babyKeys, babyAutos, hd, giantKeys, giantAutos,
-                    level);
-            RnsPoly[] g = gpu.diagonalsRescale(c0.gpu(), c1.gpu(), babyKeys, babyAutos, gd, giantKeys, giantAutos,
-                    level);
+            RnsPoly[] h =
+                    host.diagonalsRescale(c0.host(), c1.host(), babyKeys, babyAutos, hd, giantKeys, giantAutos, level);
+            RnsPoly[] g =
+                    gpu.diagonalsRescale(c0.gpu(), c1.gpu(), babyKeys, babyAutos, gd, giantKeys, giantAutos, level);
             same(h[0], g[0], "diagonalsRescale c0 at level " + level);
             same(h[1], g[1], "diagonalsRescale c1 at level " + level);
         }
@@ -363,16 +379,18 @@ class CudaLimbTest {
                 Thread.sleep(20);
             }
         }
-        assertTrue(gpu.peakBytes() - before < 60 * polyBytes, "200 dropped results raised the peak by "
-                + (gpu.peakBytes() - before) / polyBytes + " polynomials: their memory is not coming back");
+        assertTrue(
+                gpu.peakBytes() - before < 60 * polyBytes,
+                "200 dropped results raised the peak by " + (gpu.peakBytes() - before) / polyBytes
+                        + " polynomials: their memory is not coming back");
         assertTrue(gpu.describe().contains("compute"), gpu.describe());
     }
 
     @Test
     void limbsOfTheHostExecutorAreRefusedNotMisread() {
         Pair a = random(0);
-        var e = org.junit.jupiter.api.Assertions.assertThrows(dev.polyhe.ckks.executor.ForeignPolynomialException.class,
-                () -> gpu.add(a.host(), a.gpu(), 0));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.polyhe.ckks.executor.ForeignPolynomialException.class, () -> gpu.add(a.host(), a.gpu(), 0));
         assertTrue(e.getMessage().contains("another context"), e.getMessage());
     }
 
@@ -381,8 +399,8 @@ class CudaLimbTest {
         CudaRingExecutor other = executor(params);
         other.close();
         long[][] limbs = randomLimbs(1, 0);
-        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> other.upload(limbs));
+        IllegalStateException e =
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> other.upload(limbs));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 }

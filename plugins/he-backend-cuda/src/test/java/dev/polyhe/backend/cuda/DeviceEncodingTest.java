@@ -53,8 +53,10 @@ class DeviceEncodingTest {
             // coefficients beyond 2^62: the host reduces them (the device path would not be exact)
             double[] huge = {0x1p30, -0x1p29};
             double scale = 0x1p40;
-            assertArrayEquals(bytes(host, host.encoder().encode(huge, 2, PARAMS.maxLevel(), scale)),
-                    bytes(gpu, gpu.encoder().encode(huge, 2, PARAMS.maxLevel(), scale)), "huge values");
+            assertArrayEquals(
+                    bytes(host, host.encoder().encode(huge, 2, PARAMS.maxLevel(), scale)),
+                    bytes(gpu, gpu.encoder().encode(huge, 2, PARAMS.maxLevel(), scale)),
+                    "huge values");
         }
     }
 
@@ -63,7 +65,8 @@ class DeviceEncodingTest {
         DeviceApi device = device(1L << 30);
         try (HeContext gpu = new CkksCudaBackend(1, () -> device).open(PARAMS)) {
             Snapshot before = device.counts().snapshot();
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    IllegalArgumentException.class,
                     () -> gpu.encoder().encode(new double[] {1, Double.NaN}, 2, 0, PARAMS.scale()));
             assertTrue(e.getMessage().contains("real[1]"), e.getMessage());
             assertEquals(0, device.counts().snapshot().since(before).uploads());

@@ -38,10 +38,12 @@ final class EmulatedDevice implements DeviceApi {
 
     /** By handle (handles count up from 1); null once freed. */
     private volatile long[][] memory = new long[64][];
+
     private final AtomicLong handles = new AtomicLong();
     private final Map<Long, Modulus> moduli = new ConcurrentHashMap<>();
     /** One context's constants table serves all its launches: moduli by prime index. */
     private final Modulus[] byPrime = new Modulus[256];
+
     private final long capacity;
     private final boolean compute;
     private final AtomicLong used = new AtomicLong();
@@ -52,17 +54,20 @@ final class EmulatedDevice implements DeviceApi {
     static final String SEED_PROPERTY = "polyhe.cuda.emulator.seed";
     /** Streams a device holds, the legacy default stream (0) included. */
     static final int MAX_STREAMS = 17;
+
     private final List<Stream> streams = new ArrayList<>(List.of(new Stream(0)));
     private int eventCount;
     /** By event handle: the record item it marks now (a wait waits for the record it saw when it was queued). */
     private final Map<Long, Item> lastRecords = new HashMap<>();
     /** What the host knows done (from its downloads and synchronizations): work queued later is ordered after it. */
     private long[] hostClock = new long[MAX_STREAMS];
+
     private final Random interleaving = new Random(Long.getLong(SEED_PROPERTY, 42));
     /** Per allocation, the race detector's state. */
     private Access[] access = new Access[64];
     /** The item running now and a number of its own (accesses are checked once per item and allocation). */
     private Item running;
+
     private long runs;
 
     /** @param capacity bytes the device holds: allocations beyond return {@link #OUT_OF_MEMORY} */
@@ -120,8 +125,8 @@ final class EmulatedDevice implements DeviceApi {
 
     private void requireBound() {
         if (!bound.get()) {
-            throw new IllegalStateException("device call from thread " + Thread.currentThread().getName()
-                    + " with no current context (bind first)");
+            throw new IllegalStateException("device call from thread "
+                    + Thread.currentThread().getName() + " with no current context (bind first)");
         }
     }
 
@@ -393,11 +398,13 @@ final class EmulatedDevice implements DeviceApi {
         final long point;
         /** What the host knew done when it queued this: done before it. */
         final long[] host;
+
         final String what;
         final Runnable body;
         Item awaited;
         /** A record's: its stream's clock when it ran. */
         long[] seen;
+
         boolean done;
 
         Item(Stream stream, long point, long[] host, String what, Runnable body) {
@@ -415,6 +422,7 @@ final class EmulatedDevice implements DeviceApi {
         long written;
         /** Per stream, the point of its last read. */
         final long[] reads = new long[MAX_STREAMS];
+
         long readRun = -1;
         long writeRun = -1;
     }
@@ -553,10 +561,12 @@ final class EmulatedDevice implements DeviceApi {
 
     private void ordered(long handle, Access a, Stream st, String what) {
         if (a.writer >= 0 && a.writer != st.id && a.written > st.clock[a.writer]) {
-            throw new StreamRaceException("stream " + st.id + " (" + running.what + ") " + what + " allocation " + handle + ", written on stream "
+            throw new StreamRaceException("stream " + st.id + " (" + running.what + ") " + what + " allocation "
+                    + handle + ", written on stream "
                     + a.writer + " (its work " + a.written + ") with no event waited: "
-                    + (what.equals("reads") ? "read of a buffer with pending writes on another stream"
-                    : "a buffer reused before another stream's write"));
+                    + (what.equals("reads")
+                            ? "read of a buffer with pending writes on another stream"
+                            : "a buffer reused before another stream's write"));
         }
     }
 
@@ -606,7 +616,8 @@ final class EmulatedDevice implements DeviceApi {
      * memory; the stages [s0, s0 + k) are then done exactly, stage by stage.
      */
     @Override
-    public synchronized void launchBlocks(long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
+    public synchronized void launchBlocks(
+            long stream, String kernel, int blocks, int limbs, int threads, int sharedBytes, Object... a) {
         counts.launch();
         boolean fft = kernel.equals("fft_inv_phase");
         int first = fft ? 3 : 5;
@@ -616,10 +627,17 @@ final class EmulatedDevice implements DeviceApi {
         int logTiles = n(a, first + 3);
         long elems = 1L << (k + logTiles);
         long perElement = fft ? 16 : 8; // a complex double, or a residue
-        if ((long) blocks * elems != 1L << logN || sharedBytes != perElement * elems || sharedBytes > SHARED_BYTES
-                || threads < 1 || threads > 1024 || k < 1 || s0 < 0 || s0 + k > logN) {
+        if ((long) blocks * elems != 1L << logN
+                || sharedBytes != perElement * elems
+                || sharedBytes > SHARED_BYTES
+                || threads < 1
+                || threads > 1024
+                || k < 1
+                || s0 < 0
+                || s0 + k > logN) {
             throw new IllegalArgumentException(kernel + ": " + blocks + " blocks of " + threads + " threads, "
-                    + sharedBytes + " bytes shared, stages [" + s0 + ", " + (s0 + k) + ") of " + logN + ", 2^" + logTiles
+                    + sharedBytes + " bytes shared, stages [" + s0 + ", " + (s0 + k) + ") of " + logN + ", 2^"
+                    + logTiles
                     + " tiles a block: not a cover of the ring that fits a block");
         }
         live(p(a, 0), perElement * limbs << logN);
@@ -657,8 +675,12 @@ final class EmulatedDevice implements DeviceApi {
                 long o = (long) limb * size + c;
                 long x = get(p(a, 1), o);
                 long y = get(p(a, 2), o);
-                set(p(a, 0), o, kernel.equals("poly_add") ? m.add(x, y) : kernel.equals("poly_sub") ? m.sub(x, y)
-                        : m.mul(x, y));
+                set(
+                        p(a, 0),
+                        o,
+                        kernel.equals("poly_add")
+                                ? m.add(x, y)
+                                : kernel.equals("poly_sub") ? m.sub(x, y) : m.mul(x, y));
             }
             case "poly_neg" -> {
                 long o = (long) limb * n(a, 4) + c;
@@ -727,8 +749,10 @@ final class EmulatedDevice implements DeviceApi {
                 Modulus from = modulus(p(a, 4), n(a, 2));
                 Modulus m = modulus(p(a, 4), getInt(p(a, 3), limb));
                 long v = get(p(a, 1), c);
-                set(p(a, 0), (long) limb * n(a, 5) + c, v > from.value() / 2 ? m.neg(m.reduce(from.value() - v))
-                        : m.reduce(v));
+                set(
+                        p(a, 0),
+                        (long) limb * n(a, 5) + c,
+                        v > from.value() / 2 ? m.neg(m.reduce(from.value() - v)) : m.reduce(v));
             }
             case "modup_convert" -> {
                 int size = n(a, 9);
@@ -853,8 +877,10 @@ final class EmulatedDevice implements DeviceApi {
                     acc = m.add(acc, m.mul(y, get(p(a, 3), (long) limb * sources + s)));
                 }
                 int u = getInt(p(a, 6), c);
-                set(p(a, 0), (long) limb * size + c, m.add(acc, get(p(a, 7), (long) limb * (2 * offset + 1) + u
-                        + offset)));
+                set(
+                        p(a, 0),
+                        (long) limb * size + c,
+                        m.add(acc, get(p(a, 7), (long) limb * (2 * offset + 1) + u + offset)));
             }
             case "moddown_rescale_combine" -> {
                 int size = n(a, 10);

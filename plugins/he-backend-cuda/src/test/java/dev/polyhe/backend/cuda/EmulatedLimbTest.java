@@ -52,7 +52,9 @@ class EmulatedLimbTest extends CudaLimbTest {
                     held.add(exec.upload(limbsOfOne));
                 }
             });
-            assertTrue(e.getMessage().contains("out of device memory") && e.getMessage().contains("needed"),
+            assertTrue(
+                    e.getMessage().contains("out of device memory")
+                            && e.getMessage().contains("needed"),
                     e.getMessage());
             held.clear();
             for (int i = 0; i < 3 * fits; i++) {

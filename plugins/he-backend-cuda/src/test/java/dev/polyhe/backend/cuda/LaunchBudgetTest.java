@@ -56,9 +56,10 @@ class LaunchBudgetTest {
             Snapshot rescale = count(device, () -> ev.rescale(product2));
             Snapshot constants = count(device, () -> ev.addConstant(ev.multiplyConstant(ct, 0.25), 1.5));
             Snapshot encode = count(device, () -> ctx.encoder().encode(x, x.length, top, parameters.scale()));
-            System.out.printf("N16-boot-128, level %d: rotation %s%n  mul+relin+rescale %s%n  rescale %s%n"
-                    + "  constant product and sum %s%n  encode %s%n", top, rotation, product, rescale, constants,
-                    encode);
+            System.out.printf(
+                    "N16-boot-128, level %d: rotation %s%n  mul+relin+rescale %s%n  rescale %s%n"
+                            + "  constant product and sum %s%n  encode %s%n",
+                    top, rotation, product, rescale, constants, encode);
 
             within(rotation, ROTATION_LAUNCHES, "a rotation");
             within(product, PRODUCT_LAUNCHES, "mul + relin + rescale");
@@ -94,12 +95,15 @@ class LaunchBudgetTest {
             for (int i = 0; i < slots; i++) {
                 x[i] = Math.sin(i);
             }
-            Ciphertext bottom = ev.dropToLevel(ctx.encryptor(sk).encrypt(ctx.encoder().encode(x, slots,
-                    parameters.maxLevel(), parameters.scale())), 0);
+            Ciphertext bottom = ev.dropToLevel(
+                    ctx.encryptor(sk)
+                            .encrypt(ctx.encoder().encode(x, slots, parameters.maxLevel(), parameters.scale())),
+                    0);
             ev.bootstrap(bottom); // builds the circuit's diagonals and uploads them, with its keys
             Ciphertext[] out = new Ciphertext[1];
             Snapshot bootstrap = count(device, () -> out[0] = ev.bootstrap(bottom));
-            System.out.printf("insecure-test-boot-N10, %d slots, %d streams: bootstrap %s%n", slots, streams, bootstrap);
+            System.out.printf(
+                    "insecure-test-boot-N10, %d slots, %d streams: bootstrap %s%n", slots, streams, bootstrap);
             within(bootstrap, BOOTSTRAP_LAUNCHES, "a bootstrap");
 
             double[] back = ctx.encoder().decode(ctx.decryptor(sk).decrypt(out[0]));

@@ -78,8 +78,8 @@ class ManyInFlightTest {
                 // this thread's lane made the tables; the other thread's lane is the other stream
                 RnsPoly x = exec.upload(copy(limbs));
                 RnsPoly square = other.submit(() -> exec.multiply(x, x, level)).get();
-                long[][] expected = host.download(host.multiply(host.upload(copy(limbs)), host.upload(copy(limbs)),
-                        level), level + 1);
+                long[][] expected = host.download(
+                        host.multiply(host.upload(copy(limbs)), host.upload(copy(limbs)), level), level + 1);
                 assertArrayEquals(expected, exec.download(square, level + 1), "with the wait");
 
                 exec.skipReadWaitsForTests(true);
@@ -101,7 +101,8 @@ class ManyInFlightTest {
      */
     @Test
     void bootstrapsAndRotationsFromSeveralThreadsGiveTheHostsBytes() throws Exception {
-        try (HeContext client = new CkksContext(PARAMS, 2); HeContext server = device(4);
+        try (HeContext client = new CkksContext(PARAMS, 2);
+                HeContext server = device(4);
                 HeContext reference = new CkksContext(PARAMS, 2)) {
             SecretKey sk = client.generateSecretKey();
             int slots = PARAMS.slots();
@@ -132,8 +133,10 @@ class ManyInFlightTest {
             // first uses of two rotations' permutations: uploaded by one stream, published to the others
             List<Ciphertext> rotations = atOnce(12, t -> onDevice.rotate(inputs.get(t % 4), 1 + t % 3));
             Snapshot rotating = device.counts().snapshot().since(before);
-            System.out.printf("insecure-test-boot-N10, 4 streams: two bootstraps from two threads %s%n"
-                    + "  twelve rotations from four threads %s%n", bootstraps, rotating);
+            System.out.printf(
+                    "insecure-test-boot-N10, 4 streams: two bootstraps from two threads %s%n"
+                            + "  twelve rotations from four threads %s%n",
+                    bootstraps, rotating);
 
             for (int t = 0; t < 2; t++) {
                 Ciphertext q = reference.serializer().readCiphertext(new ByteArrayInputStream(queries.get(t)));
@@ -141,7 +144,9 @@ class ManyInFlightTest {
             }
             for (int t = 0; t < 12; t++) {
                 Ciphertext q = reference.serializer().readCiphertext(new ByteArrayInputStream(queries.get(t % 4)));
-                assertArrayEquals(bytes(reference, onHost.rotate(q, 1 + t % 3)), bytes(server, rotations.get(t)),
+                assertArrayEquals(
+                        bytes(reference, onHost.rotate(q, 1 + t % 3)),
+                        bytes(server, rotations.get(t)),
                         "rotation " + t);
             }
             assertEquals(0, bootstraps.synchronizations(), "the bootstraps waited for the device: " + bootstraps);
@@ -154,11 +159,15 @@ class ManyInFlightTest {
     private final List<DeviceApi> devices = new ArrayList<>();
 
     private HeContext device(int streams) {
-        return new CkksCudaBackend(2, () -> {
-            EmulatedDevice d = new EmulatedDevice(4L << 30);
-            devices.add(d);
-            return d;
-        }, streams).open(PARAMS);
+        return new CkksCudaBackend(
+                        2,
+                        () -> {
+                            EmulatedDevice d = new EmulatedDevice(4L << 30);
+                            devices.add(d);
+                            return d;
+                        },
+                        streams)
+                .open(PARAMS);
     }
 
     private interface Task {

@@ -38,6 +38,7 @@ import java.util.SplittableRandom;
 final class RingReference {
     /** Ciphertext primes q_0..q_4 and special primes p_0, p_1 (NttPrimes: some land just above 2^bits). */
     static final List<Integer> Q_BITS = List.of(60, 50, 55, 50, 60);
+
     static final List<Integer> P_BITS = List.of(60, 60);
     static final int[] DNUMS = {2, 5, 1};
 
@@ -84,8 +85,9 @@ final class RingReference {
             generate(ring);
         }
         Files.writeString(dir.resolve("params.txt"), params.toString());
-        System.out.printf("RingReference: logN=%d, %d+%d primes, vectors in %s (%.1f s)%n", logN, q.length, p.length, dir,
-                (System.nanoTime() - t0) / 1e9);
+        System.out.printf(
+                "RingReference: logN=%d, %d+%d primes, vectors in %s (%.1f s)%n",
+                logN, q.length, p.length, dir, (System.nanoTime() - t0) / 1e9);
     }
 
     private void generate(RnsRing ring) throws Exception {
@@ -183,10 +185,20 @@ final class RingReference {
         // NTT over every prime, limbs in prime order, then in reversed prime order
         long[][] coef = randomPoly(mod, RnsRing.prefix(total - 1));
         u64("ntt_fwd_in", flat(coef));
-        u64("ntt_fwd_out", flat(mapLimbs(coef, RnsRing.prefix(total - 1), (k, pr, l) -> ring.ntt(pr).forward(l))));
+        u64(
+                "ntt_fwd_out",
+                flat(mapLimbs(
+                        coef,
+                        RnsRing.prefix(total - 1),
+                        (k, pr, l) -> ring.ntt(pr).forward(l))));
         long[][] eval = randomPoly(mod, RnsRing.prefix(total - 1));
         u64("ntt_inv_in", flat(eval));
-        u64("ntt_inv_out", flat(mapLimbs(eval, RnsRing.prefix(total - 1), (k, pr, l) -> ring.ntt(pr).inverse(l))));
+        u64(
+                "ntt_inv_out",
+                flat(mapLimbs(
+                        eval,
+                        RnsRing.prefix(total - 1),
+                        (k, pr, l) -> ring.ntt(pr).inverse(l))));
         int[] reversed = new int[total];
         for (int k = 0; k < total; k++) {
             reversed[k] = total - 1 - k;
@@ -194,8 +206,12 @@ final class RingReference {
         i32("reversed_primes", reversed);
         long[][] coefR = randomPoly(mod, reversed);
         u64("ntt_fwd_rev_in", flat(coefR));
-        u64("ntt_fwd_rev_out", flat(mapLimbs(coefR, reversed, (k, pr, l) -> ring.ntt(pr).forward(l))));
-        u64("ntt_inv_rev_out", flat(mapLimbs(coefR, reversed, (k, pr, l) -> ring.ntt(pr).inverse(l))));
+        u64(
+                "ntt_fwd_rev_out",
+                flat(mapLimbs(coefR, reversed, (k, pr, l) -> ring.ntt(pr).forward(l))));
+        u64(
+                "ntt_inv_rev_out",
+                flat(mapLimbs(coefR, reversed, (k, pr, l) -> ring.ntt(pr).inverse(l))));
 
         // coefficient-wise arithmetic on Q_top
         RnsArithmetic arith = new RnsArithmetic(ring);
@@ -410,8 +426,8 @@ final class RingReference {
                     i32(pre + "ss_perm_" + t, autos[t].permutation());
                 }
                 long[][] dCopy = deepCopy(dIn);
-                long[][][] sum = switcher.switchSum(new long[][][] {dCopy, dCopy, deepCopy(d2)},
-                        new SwitchingKey[] {key, key, key}, autos, level);
+                long[][][] sum = switcher.switchSum(
+                        new long[][][] {dCopy, dCopy, deepCopy(d2)}, new SwitchingKey[] {key, key, key}, autos, level);
                 u64(pre + "ss_out0", flat(sum[0]));
                 u64(pre + "ss_out1", flat(sum[1]));
                 if (level >= 1) {
@@ -432,8 +448,8 @@ final class RingReference {
                     long[][] e1 = randomPoly(mod, RnsRing.prefix(level));
                     u64(rr + "d0", flat(e0));
                     u64(rr + "d1", flat(e1));
-                    long[][][] relin = switcher.applyRescaled(switcher.decompose(deepCopy(dIn), level), key, level, e0,
-                            e1);
+                    long[][][] relin =
+                            switcher.applyRescaled(switcher.decompose(deepCopy(dIn), level), key, level, e0, e1);
                     u64(rr + "out0", flat(relin[0]));
                     u64(rr + "out1", flat(relin[1]));
                     // double-hoisted diagonals: baby steps {identity, 5}, giant steps {identity, 25}, the same key
@@ -453,9 +469,15 @@ final class RingReference {
                     Automorphism giant = new Automorphism(logN, 25);
                     i32(dh + "baby_perm", baby.permutation());
                     i32(dh + "giant_perm", giant.permutation());
-                    long[][][] hoisted = switcher.diagonalsRescaled(h0, h1, new SwitchingKey[] {null, key},
-                            new Automorphism[] {null, baby}, diagonals, new SwitchingKey[] {null, key},
-                            new Automorphism[] {null, giant}, level);
+                    long[][][] hoisted = switcher.diagonalsRescaled(
+                            h0,
+                            h1,
+                            new SwitchingKey[] {null, key},
+                            new Automorphism[] {null, baby},
+                            diagonals,
+                            new SwitchingKey[] {null, key},
+                            new Automorphism[] {null, giant},
+                            level);
                     u64(dh + "out0", flat(hoisted[0]));
                     u64(dh + "out1", flat(hoisted[1]));
                 }

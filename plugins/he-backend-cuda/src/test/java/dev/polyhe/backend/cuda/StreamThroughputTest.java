@@ -79,8 +79,10 @@ class StreamThroughputTest {
                     for (int s = 0; s < slots; s++) {
                         x[s] = Math.sin(s + i) / 2;
                     }
-                    inputs.add(ev.dropToLevel(ctx.encryptor(sk).encrypt(ctx.encoder().encode(x, slots,
-                            parameters.maxLevel(), parameters.scale())), 0));
+                    inputs.add(ev.dropToLevel(
+                            ctx.encryptor(sk)
+                                    .encrypt(ctx.encoder().encode(x, slots, parameters.maxLevel(), parameters.scale())),
+                            0));
                 }
                 ev.bootstrap(inputs.get(0)); // the circuit's constants and the keys, uploaded once
                 drain(ctx);
@@ -95,9 +97,17 @@ class StreamThroughputTest {
                     if (k == 1) {
                         alone = median;
                     }
-                    String line = String.format(Locale.ROOT, "bootstraps at once: %d stream%s, %d thread%s: %.1f ms "
-                            + "median of %d, %.1f ms a bootstrap, %.2fx the throughput of one alone", streams,
-                            streams == 1 ? "" : "s", k, k == 1 ? "" : "s", median, ms.length, median / k,
+                    String line = String.format(
+                            Locale.ROOT,
+                            "bootstraps at once: %d stream%s, %d thread%s: %.1f ms "
+                                    + "median of %d, %.1f ms a bootstrap, %.2fx the throughput of one alone",
+                            streams,
+                            streams == 1 ? "" : "s",
+                            k,
+                            k == 1 ? "" : "s",
+                            median,
+                            ms.length,
+                            median / k,
                             k * alone / median);
                     System.out.println(line);
                     lines.add(line);

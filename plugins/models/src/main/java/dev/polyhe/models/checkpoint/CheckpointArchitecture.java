@@ -22,7 +22,11 @@ public abstract class CheckpointArchitecture<C> implements ModelArchitecture {
     private final Function<HfConfig, C> config;
     private final BiFunction<C, Weights, Model> build;
 
-    protected CheckpointArchitecture(String name, String description, boolean text, Function<HfConfig, C> config,
+    protected CheckpointArchitecture(
+            String name,
+            String description,
+            boolean text,
+            Function<HfConfig, C> config,
             BiFunction<C, Weights, Model> build) {
         this.name = name;
         this.description = description;

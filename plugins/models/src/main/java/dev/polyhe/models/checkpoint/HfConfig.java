@@ -76,7 +76,8 @@ public final class HfConfig {
         JsonNode n = root.get(key);
         if (n == null || n.isNull()) {
             if (required) {
-                throw new CheckpointException(file + ": missing required field '" + key + "' (model_type " + modelType + ")");
+                throw new CheckpointException(
+                        file + ": missing required field '" + key + "' (model_type " + modelType + ")");
             }
             return null;
         }

@@ -7,7 +7,11 @@ public final class GptNeoXArchitecture extends CheckpointArchitecture<GptNeoXCon
     public static final String NAME = "gpt_neox";
 
     public GptNeoXArchitecture() {
-        super(NAME, "GPT-NeoX / Pythia causal LM: partial rotary attention, parallel residual, causal mask",
-                true, GptNeoXConfig::from, GptNeoXModel::load);
+        super(
+                NAME,
+                "GPT-NeoX / Pythia causal LM: partial rotary attention, parallel residual, causal mask",
+                true,
+                GptNeoXConfig::from,
+                GptNeoXModel::load);
     }
 }

@@ -7,9 +7,19 @@ import java.util.List;
  * The GPT-NeoX (Pythia) fields of config.json. Newer transformers releases spell the rotary settings
  * {@code partial_rotary_factor} and {@code rope_theta}; both spellings are read.
  */
-public record GptNeoXConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
-        int intermediateSize, double rotaryPct, double rotaryEmbBase, int maxPositionEmbeddings, double layerNormEps,
-        boolean useParallelResidual, boolean tieWordEmbeddings, boolean attentionBias) {
+public record GptNeoXConfig(
+        int vocabSize,
+        int hiddenSize,
+        int numHiddenLayers,
+        int numAttentionHeads,
+        int intermediateSize,
+        double rotaryPct,
+        double rotaryEmbBase,
+        int maxPositionEmbeddings,
+        double layerNormEps,
+        boolean useParallelResidual,
+        boolean tieWordEmbeddings,
+        boolean attentionBias) {
 
     public static GptNeoXConfig from(HfConfig c) {
         c.optChoice("hidden_act", "gelu", List.of("gelu"));
@@ -27,8 +37,8 @@ public record GptNeoXConfig(int vocabSize, int hiddenSize, int numHiddenLayers, 
                 c.optBoolean("tie_word_embeddings", false),
                 c.optBoolean("attention_bias", true));
         if (g.hiddenSize % g.numAttentionHeads != 0) {
-            throw c.invalid("hidden_size " + g.hiddenSize + " is not divisible by num_attention_heads "
-                    + g.numAttentionHeads);
+            throw c.invalid(
+                    "hidden_size " + g.hiddenSize + " is not divisible by num_attention_heads " + g.numAttentionHeads);
         }
         if (!(g.rotaryPct >= 0 && g.rotaryPct <= 1)) {
             throw c.invalid("rotary_pct " + g.rotaryPct + " must lie in [0, 1]");

@@ -14,20 +14,34 @@ import dev.polyhe.models.layers.SelfAttention;
  * One GPT-NeoX block. Parallel residual (Pythia): x + Attn(LN_in(x)) + MLP(LN_post(x)); sequential otherwise:
  * x1 = x + Attn(LN_in(x)), x1 + MLP(LN_post(x1)).
  */
-record GptNeoXLayer(int index, LayerNorm inputLayerNorm, LayerNorm postAttentionLayerNorm, SelfAttention attention,
-        FeedForward mlp, boolean parallelResidual) {
+record GptNeoXLayer(
+        int index,
+        LayerNorm inputLayerNorm,
+        LayerNorm postAttentionLayerNorm,
+        SelfAttention attention,
+        FeedForward mlp,
+        boolean parallelResidual) {
 
     static GptNeoXLayer load(Weights w, String prefix, int index, GptNeoXConfig c, RotaryEmbedding rotary) {
         String p = prefix + "layers." + index + ".";
         int h = c.hiddenSize();
         Linear[] qkv = splitQueryKeyValue(w, p + "attention.query_key_value", c);
-        SelfAttention attention = SelfAttention.withScaledQuery(qkv[0], qkv[1], qkv[2],
-                Linear.load(w, p + "attention.dense", h, h, c.attentionBias()), c.numAttentionHeads(), rotary);
+        SelfAttention attention = SelfAttention.withScaledQuery(
+                qkv[0],
+                qkv[1],
+                qkv[2],
+                Linear.load(w, p + "attention.dense", h, h, c.attentionBias()),
+                c.numAttentionHeads(),
+                rotary);
         FeedForward mlp = new FeedForward(
                 Linear.load(w, p + "mlp.dense_h_to_4h", c.intermediateSize(), h, true),
                 Linear.load(w, p + "mlp.dense_4h_to_h", h, c.intermediateSize(), true));
-        return new GptNeoXLayer(index, LayerNorm.load(w, p + "input_layernorm", h, c.layerNormEps()),
-                LayerNorm.load(w, p + "post_attention_layernorm", h, c.layerNormEps()), attention, mlp,
+        return new GptNeoXLayer(
+                index,
+                LayerNorm.load(w, p + "input_layernorm", h, c.layerNormEps()),
+                LayerNorm.load(w, p + "post_attention_layernorm", h, c.layerNormEps()),
+                attention,
+                mlp,
                 c.useParallelResidual());
     }
 
@@ -62,15 +76,23 @@ record GptNeoXLayer(int index, LayerNorm inputLayerNorm, LayerNorm postAttention
 
     <M> M apply(TensorOps<M> ops, M x, Matrix causalMask, Nonlinearities nl) {
         String site = "layers." + index;
-        M attn = attention.apply(ops, inputLayerNorm.apply(ops, x, nl, site + ".input_layernorm"), causalMask, nl,
-                site + ".attention");
+        M attn = attention.apply(
+                ops, inputLayerNorm.apply(ops, x, nl, site + ".input_layernorm"), causalMask, nl, site + ".attention");
         if (parallelResidual) {
-            M ff = mlp.apply(ops, postAttentionLayerNorm.apply(ops, x, nl, site + ".post_attention_layernorm"), nl,
+            M ff = mlp.apply(
+                    ops,
+                    postAttentionLayerNorm.apply(ops, x, nl, site + ".post_attention_layernorm"),
+                    nl,
                     site + ".mlp");
             return ops.add(ops.add(x, attn), ff);
         }
         M x1 = ops.add(x, attn);
-        return ops.add(x1, mlp.apply(ops, postAttentionLayerNorm.apply(ops, x1, nl, site + ".post_attention_layernorm"),
-                nl, site + ".mlp"));
+        return ops.add(
+                x1,
+                mlp.apply(
+                        ops,
+                        postAttentionLayerNorm.apply(ops, x1, nl, site + ".post_attention_layernorm"),
+                        nl,
+                        site + ".mlp"));
     }
 }

@@ -28,8 +28,8 @@ public final class GptNeoXModel implements Model {
     private final LayerNorm finalLayerNorm;
     private final Linear head;
 
-    private GptNeoXModel(GptNeoXConfig config, Embedding embedIn, List<GptNeoXLayer> layers, LayerNorm finalLayerNorm,
-            Linear head) {
+    private GptNeoXModel(
+            GptNeoXConfig config, Embedding embedIn, List<GptNeoXLayer> layers, LayerNorm finalLayerNorm, Linear head) {
         this.config = config;
         this.embedIn = embedIn;
         this.layers = layers;
@@ -42,8 +42,8 @@ public final class GptNeoXModel implements Model {
         String p = w.basePrefix("gpt_neox", "embed_in.weight");
         int h = c.hiddenSize();
         Matrix embed = w.matrix(p + "embed_in.weight", c.vocabSize(), h);
-        RotaryEmbedding rotary = new RotaryEmbedding(c.numAttentionHeads(), c.headSize(), c.rotaryDims(),
-                c.rotaryEmbBase());
+        RotaryEmbedding rotary =
+                new RotaryEmbedding(c.numAttentionHeads(), c.headSize(), c.rotaryDims(), c.rotaryEmbBase());
         List<GptNeoXLayer> layers = new ArrayList<>();
         for (int i = 0; i < c.numHiddenLayers(); i++) {
             layers.add(GptNeoXLayer.load(w, p, i, c, rotary));
@@ -55,7 +55,8 @@ public final class GptNeoXModel implements Model {
         } else {
             head = new Linear(w.matrix("embed_out.weight", c.vocabSize(), h), null);
         }
-        return new GptNeoXModel(c, new Embedding("gpt_neox.embed_in (input_ids)", embed), List.copyOf(layers), fin, head);
+        return new GptNeoXModel(
+                c, new Embedding("gpt_neox.embed_in (input_ids)", embed), List.copyOf(layers), fin, head);
     }
 
     public GptNeoXConfig config() {
@@ -64,8 +65,14 @@ public final class GptNeoXModel implements Model {
 
     @Override
     public ModelInfo info() {
-        return new ModelInfo("gpt_neox", config.hiddenSize(), config.numHiddenLayers(), config.numAttentionHeads(),
-                config.intermediateSize(), config.maxPositionEmbeddings(), config.vocabSize());
+        return new ModelInfo(
+                "gpt_neox",
+                config.hiddenSize(),
+                config.numHiddenLayers(),
+                config.numAttentionHeads(),
+                config.intermediateSize(),
+                config.maxPositionEmbeddings(),
+                config.vocabSize());
     }
 
     @Override

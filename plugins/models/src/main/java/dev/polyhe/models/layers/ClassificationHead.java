@@ -14,7 +14,10 @@ import dev.polyhe.api.model.Nonlinearities;
  * @param outProj the projection after the activation, or null for a pooler
  */
 public record ClassificationHead(Linear dense, Activation activation, Linear outProj, String site) {
-    public enum Activation { TANH, SIGMOID }
+    public enum Activation {
+        TANH,
+        SIGMOID
+    }
 
     @SuppressWarnings("try") // the scope only brackets the work for the engine's accounting
     public <M> M apply(TensorOps<M> ops, M hidden, Nonlinearities nl) {

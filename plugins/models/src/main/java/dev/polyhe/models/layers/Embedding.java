@@ -11,8 +11,8 @@ public record Embedding(String name, Matrix table) {
         for (int t = 0; t < ids.length; t++) {
             long id = ids[t];
             if (id < 0 || id >= table.rows()) {
-                throw new IllegalArgumentException(name + ": id " + id + " at position " + t + " is outside [0, "
-                        + table.rows() + ")");
+                throw new IllegalArgumentException(
+                        name + ": id " + id + " at position " + t + " is outside [0, " + table.rows() + ")");
             }
             System.arraycopy(table.data(), (int) id * h, out, t * h, h);
         }

@@ -10,18 +10,28 @@ import dev.polyhe.api.model.Nonlinearities;
  *
  * @param sites names of the LayerNorm sites in the Hugging Face module's words ([first, second])
  */
-public record EncoderLayer(int index, SelfAttention attention, FeedForward mlp, LayerNorm first, LayerNorm second,
-        boolean preNorm, String[] sites) {
+public record EncoderLayer(
+        int index,
+        SelfAttention attention,
+        FeedForward mlp,
+        LayerNorm first,
+        LayerNorm second,
+        boolean preNorm,
+        String[] sites) {
 
     public <M> M apply(TensorOps<M> ops, M x, Nonlinearities nl) {
         String site = "layers." + index;
         if (preNorm) {
-            M x1 = ops.add(x, attention.apply(ops, first.apply(ops, x, nl, site + "." + sites[0]), null, nl,
-                    site + ".attention"));
-            return ops.add(x1, mlp.apply(ops, second.apply(ops, x1, nl, site + "." + sites[1]), nl, site + ".intermediate"));
+            M x1 = ops.add(
+                    x,
+                    attention.apply(
+                            ops, first.apply(ops, x, nl, site + "." + sites[0]), null, nl, site + ".attention"));
+            return ops.add(
+                    x1, mlp.apply(ops, second.apply(ops, x1, nl, site + "." + sites[1]), nl, site + ".intermediate"));
         }
-        M x1 = first.apply(ops, ops.add(x, attention.apply(ops, x, null, nl, site + ".attention")), nl,
-                site + "." + sites[0]);
-        return second.apply(ops, ops.add(x1, mlp.apply(ops, x1, nl, site + ".intermediate")), nl, site + "." + sites[1]);
+        M x1 = first.apply(
+                ops, ops.add(x, attention.apply(ops, x, null, nl, site + ".attention")), nl, site + "." + sites[0]);
+        return second.apply(
+                ops, ops.add(x1, mlp.apply(ops, x1, nl, site + ".intermediate")), nl, site + "." + sites[1]);
     }
 }

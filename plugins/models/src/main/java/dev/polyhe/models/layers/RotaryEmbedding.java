@@ -21,8 +21,8 @@ public final class RotaryEmbedding {
 
     public RotaryEmbedding(int heads, int headSize, int rotaryDims, double base) {
         if (rotaryDims < 0 || rotaryDims > headSize || rotaryDims % 2 != 0) {
-            throw new IllegalArgumentException("rotary dimensions " + rotaryDims + " must be even and at most the head size "
-                    + headSize);
+            throw new IllegalArgumentException(
+                    "rotary dimensions " + rotaryDims + " must be even and at most the head size " + headSize);
         }
         this.heads = heads;
         this.headSize = headSize;

@@ -10,16 +10,15 @@ import dev.polyhe.api.model.Nonlinearities;
  * Q_h K_hᵀ / √d (the 1/√d already folded into {@code query}, see {@link #withScaledQuery}) normalized by the host's
  * attention kernel (softmax, PowerSoftmax, …), the heads' contexts concatenated in order and the output projection.
  */
-public record SelfAttention(Linear query, Linear key, Linear value, Linear output, int heads,
-        RotaryEmbedding rotary) {
+public record SelfAttention(Linear query, Linear key, Linear value, Linear output, int heads, RotaryEmbedding rotary) {
 
     /**
      * Folds 1/√d into the query projection (weights and bias), so the scores need no multiplication by a
      * real constant: one multiplicative level less under encryption. Rotary is linear, so rotating the scaled
      * query gives the same scores.
      */
-    public static SelfAttention withScaledQuery(Linear query, Linear key, Linear value, Linear output, int heads,
-            RotaryEmbedding rotary) {
+    public static SelfAttention withScaledQuery(
+            Linear query, Linear key, Linear value, Linear output, int heads, RotaryEmbedding rotary) {
         int d = query.out() / heads;
         double scale = 1 / Math.sqrt(d);
         double[] w = query.weight().data().clone();
@@ -32,8 +31,13 @@ public record SelfAttention(Linear query, Linear key, Linear value, Linear outpu
                 b[i] *= scale;
             }
         }
-        return new SelfAttention(new Linear(new Matrix(query.weight().rows(), query.weight().cols(), w), b), key, value,
-                output, heads, rotary);
+        return new SelfAttention(
+                new Linear(new Matrix(query.weight().rows(), query.weight().cols(), w), b),
+                key,
+                value,
+                output,
+                heads,
+                rotary);
     }
 
     /**

@@ -7,7 +7,11 @@ public final class RobertaArchitecture extends CheckpointArchitecture<RobertaCon
     public static final String NAME = "roberta";
 
     public RobertaArchitecture() {
-        super(NAME, "RoBERTa encoder: post-LN blocks, sequence-classification head (tanh or sigmoid), pooler",
-                true, RobertaConfig::from, RobertaModel::load);
+        super(
+                NAME,
+                "RoBERTa encoder: post-LN blocks, sequence-classification head (tanh or sigmoid), pooler",
+                true,
+                RobertaConfig::from,
+                RobertaModel::load);
     }
 }

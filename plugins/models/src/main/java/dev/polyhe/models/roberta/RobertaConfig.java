@@ -9,9 +9,18 @@ import java.util.Locale;
  * The RoBERTa fields of config.json. {@code classifier_activation} ("tanh", default, or "sigmoid") is a
  * PolyHE key: the paper fine-tunes the classification head with a sigmoid in place of tanh.
  */
-public record RobertaConfig(int vocabSize, int hiddenSize, int numHiddenLayers, int numAttentionHeads,
-        int intermediateSize, int maxPositionEmbeddings, int typeVocabSize, int padTokenId, double layerNormEps,
-        int numLabels, Activation classifierActivation) {
+public record RobertaConfig(
+        int vocabSize,
+        int hiddenSize,
+        int numHiddenLayers,
+        int numAttentionHeads,
+        int intermediateSize,
+        int maxPositionEmbeddings,
+        int typeVocabSize,
+        int padTokenId,
+        double layerNormEps,
+        int numLabels,
+        Activation classifierActivation) {
 
     public static RobertaConfig from(HfConfig c) {
         c.optChoice("hidden_act", "gelu", List.of("gelu"));
@@ -31,8 +40,8 @@ public record RobertaConfig(int vocabSize, int hiddenSize, int numHiddenLayers, 
                 Activation.valueOf(c.optChoice("classifier_activation", "tanh", List.of("tanh", "sigmoid"))
                         .toUpperCase(Locale.ROOT)));
         if (r.hiddenSize % r.numAttentionHeads != 0) {
-            throw c.invalid("hidden_size " + r.hiddenSize + " is not divisible by num_attention_heads "
-                    + r.numAttentionHeads);
+            throw c.invalid(
+                    "hidden_size " + r.hiddenSize + " is not divisible by num_attention_heads " + r.numAttentionHeads);
         }
         if (r.padTokenId < 0 || r.padTokenId + 1 >= r.maxPositionEmbeddings) {
             throw c.invalid("pad_token_id " + r.padTokenId + " leaves no positions below max_position_embeddings "

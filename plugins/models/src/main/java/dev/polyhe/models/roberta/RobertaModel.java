@@ -33,8 +33,14 @@ public final class RobertaModel implements Model {
     private final List<EncoderLayer> layers;
     private final ClassificationHead head;
 
-    private RobertaModel(RobertaConfig config, Embedding words, Embedding positions, double[] tokenType0,
-            LayerNorm embeddingNorm, List<EncoderLayer> layers, ClassificationHead head) {
+    private RobertaModel(
+            RobertaConfig config,
+            Embedding words,
+            Embedding positions,
+            double[] tokenType0,
+            LayerNorm embeddingNorm,
+            List<EncoderLayer> layers,
+            ClassificationHead head) {
         this.config = config;
         this.words = words;
         this.positions = positions;
@@ -47,9 +53,11 @@ public final class RobertaModel implements Model {
     static RobertaModel load(RobertaConfig c, Weights w) {
         String p = w.basePrefix("roberta", "embeddings.word_embeddings.weight");
         int h = c.hiddenSize();
-        Embedding words = new Embedding("roberta word_embeddings (input_ids)",
+        Embedding words = new Embedding(
+                "roberta word_embeddings (input_ids)",
                 w.matrix(p + "embeddings.word_embeddings.weight", c.vocabSize(), h));
-        Embedding positions = new Embedding("roberta position_embeddings",
+        Embedding positions = new Embedding(
+                "roberta position_embeddings",
                 w.matrix(p + "embeddings.position_embeddings.weight", c.maxPositionEmbeddings(), h));
         Matrix types = w.matrix(p + "embeddings.token_type_embeddings.weight", c.typeVocabSize(), h);
         LayerNorm embNorm = LayerNorm.load(w, p + "embeddings.LayerNorm", h, c.layerNormEps());
@@ -60,20 +68,31 @@ public final class RobertaModel implements Model {
                     Linear.load(w, l + "attention.self.query", h, h, true),
                     Linear.load(w, l + "attention.self.key", h, h, true),
                     Linear.load(w, l + "attention.self.value", h, h, true),
-                    Linear.load(w, l + "attention.output.dense", h, h, true), c.numAttentionHeads(), null);
-            FeedForward mlp = new FeedForward(Linear.load(w, l + "intermediate.dense", c.intermediateSize(), h, true),
+                    Linear.load(w, l + "attention.output.dense", h, h, true),
+                    c.numAttentionHeads(),
+                    null);
+            FeedForward mlp = new FeedForward(
+                    Linear.load(w, l + "intermediate.dense", c.intermediateSize(), h, true),
                     Linear.load(w, l + "output.dense", h, c.intermediateSize(), true));
-            layers.add(new EncoderLayer(i, att, mlp, LayerNorm.load(w, l + "attention.output.LayerNorm", h, c.layerNormEps()),
-                    LayerNorm.load(w, l + "output.LayerNorm", h, c.layerNormEps()), false,
+            layers.add(new EncoderLayer(
+                    i,
+                    att,
+                    mlp,
+                    LayerNorm.load(w, l + "attention.output.LayerNorm", h, c.layerNormEps()),
+                    LayerNorm.load(w, l + "output.LayerNorm", h, c.layerNormEps()),
+                    false,
                     new String[] {"attention.output.LayerNorm", "output.LayerNorm"}));
         }
         ClassificationHead head = null;
         if (w.has("classifier.dense.weight")) {
-            head = new ClassificationHead(Linear.load(w, "classifier.dense", h, h, true), c.classifierActivation(),
-                    Linear.load(w, "classifier.out_proj", c.numLabels(), h, true), "classifier");
+            head = new ClassificationHead(
+                    Linear.load(w, "classifier.dense", h, h, true),
+                    c.classifierActivation(),
+                    Linear.load(w, "classifier.out_proj", c.numLabels(), h, true),
+                    "classifier");
         } else if (w.has(p + "pooler.dense.weight")) {
-            head = new ClassificationHead(Linear.load(w, p + "pooler.dense", h, h, true),
-                    ClassificationHead.Activation.TANH, null, "pooler");
+            head = new ClassificationHead(
+                    Linear.load(w, p + "pooler.dense", h, h, true), ClassificationHead.Activation.TANH, null, "pooler");
         }
         return new RobertaModel(c, words, positions, types.row(0), embNorm, List.copyOf(layers), head);
     }
@@ -84,8 +103,14 @@ public final class RobertaModel implements Model {
 
     @Override
     public ModelInfo info() {
-        return new ModelInfo("roberta", config.hiddenSize(), config.numHiddenLayers(), config.numAttentionHeads(),
-                config.intermediateSize(), config.maxTokens(), config.numLabels());
+        return new ModelInfo(
+                "roberta",
+                config.hiddenSize(),
+                config.numHiddenLayers(),
+                config.numAttentionHeads(),
+                config.intermediateSize(),
+                config.maxTokens(),
+                config.numLabels());
     }
 
     /** padding_idx + 1-based count among non-padding tokens; a padding token gets padding_idx. */
@@ -110,8 +135,9 @@ public final class RobertaModel implements Model {
             throw new IllegalArgumentException("roberta takes input_ids, not pixel_values");
         }
         if (ids.length == 0 || ids.length > config.maxTokens()) {
-            throw new IllegalArgumentException("roberta: " + ids.length + " input_ids; expected 1 .. " + config.maxTokens()
-                    + " (max_position_embeddings " + config.maxPositionEmbeddings() + " minus the padding offset)");
+            throw new IllegalArgumentException("roberta: " + ids.length + " input_ids; expected 1 .. "
+                    + config.maxTokens() + " (max_position_embeddings " + config.maxPositionEmbeddings()
+                    + " minus the padding offset)");
         }
         Matrix types = new Matrix(ids.length, config.hiddenSize(), new double[ids.length * config.hiddenSize()]);
         for (int t = 0; t < ids.length; t++) {

@@ -23,7 +23,7 @@ public final class Checkpoints {
         if (Files.isRegularFile(index)) {
             return ShardedSafetensors.open(index);
         }
-        throw new CheckpointException(dir + " has neither " + SINGLE + " nor " + INDEX
-                + " (PolyHE reads safetensors checkpoints only)");
+        throw new CheckpointException(
+                dir + " has neither " + SINGLE + " nor " + INDEX + " (PolyHE reads safetensors checkpoints only)");
     }
 }

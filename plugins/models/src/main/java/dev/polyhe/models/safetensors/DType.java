@@ -6,7 +6,11 @@ import java.util.stream.Collectors;
 
 /** The safetensors element types PolyHE reads, with their size in bytes and their decoding to double. */
 public enum DType {
-    F64(8), F32(4), F16(2), BF16(2), I64(8);
+    F64(8),
+    F32(4),
+    F16(2),
+    BF16(2),
+    I64(8);
 
     private final int bytes;
 

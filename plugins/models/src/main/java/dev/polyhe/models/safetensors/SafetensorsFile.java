@@ -40,7 +40,11 @@ public final class SafetensorsFile implements TensorSource {
     private final Map<String, TensorInfo> tensors;
     private final Map<String, String> metadata;
 
-    private SafetensorsFile(Path path, FileChannel channel, long dataStart, Map<String, TensorInfo> tensors,
+    private SafetensorsFile(
+            Path path,
+            FileChannel channel,
+            long dataStart,
+            Map<String, TensorInfo> tensors,
             Map<String, String> metadata) {
         this.path = path;
         this.channel = channel;
@@ -91,8 +95,8 @@ public final class SafetensorsFile implements TensorSource {
             long dataStart = 8 + headerLen;
             Map<String, String> metadata = new LinkedHashMap<>();
             Map<String, TensorInfo> tensors = parseHeader(path, json, size - dataStart, metadata);
-            return new SafetensorsFile(path, ch, dataStart, Collections.unmodifiableMap(tensors),
-                    Collections.unmodifiableMap(metadata));
+            return new SafetensorsFile(
+                    path, ch, dataStart, Collections.unmodifiableMap(tensors), Collections.unmodifiableMap(metadata));
         } catch (IOException e) {
             throw new CheckpointException("cannot read " + path + ": " + e.getMessage(), e);
         }
@@ -152,8 +156,8 @@ public final class SafetensorsFile implements TensorSource {
         }
         DType dtype = DType.parse(dt.asText());
         if (dtype == null) {
-            throw new CheckpointException(where + " has dtype " + dt.asText() + ", which PolyHE does not read; supported: "
-                    + DType.known());
+            throw new CheckpointException(
+                    where + " has dtype " + dt.asText() + ", which PolyHE does not read; supported: " + DType.known());
         }
         JsonNode sh = v.get("shape");
         if (sh == null || !sh.isArray()) {
@@ -163,12 +167,16 @@ public final class SafetensorsFile implements TensorSource {
         for (int i = 0; i < shape.length; i++) {
             JsonNode d = sh.get(i);
             if (!d.canConvertToLong() || !d.isIntegralNumber() || d.asLong() < 0) {
-                throw new CheckpointException(where + " has shape " + sh + "; dimensions must be non-negative integers");
+                throw new CheckpointException(
+                        where + " has shape " + sh + "; dimensions must be non-negative integers");
             }
             shape[i] = d.asLong();
         }
         JsonNode off = v.get("data_offsets");
-        if (off == null || !off.isArray() || off.size() != 2 || !off.get(0).isIntegralNumber()
+        if (off == null
+                || !off.isArray()
+                || off.size() != 2
+                || !off.get(0).isIntegralNumber()
                 || !off.get(1).isIntegralNumber()) {
             throw new CheckpointException(where + " needs data_offsets [begin, end], got " + off);
         }
@@ -242,8 +250,8 @@ public final class SafetensorsFile implements TensorSource {
     private ByteBuffer map(TensorInfo t) {
         long len = t.end() - t.begin();
         if (len > Integer.MAX_VALUE) {
-            throw new CheckpointException(path + ": tensor '" + t.name() + "' has " + len
-                    + " bytes, more than one Java array can hold");
+            throw new CheckpointException(
+                    path + ": tensor '" + t.name() + "' has " + len + " bytes, more than one Java array can hold");
         }
         try {
             MappedByteBuffer m = channel.map(FileChannel.MapMode.READ_ONLY, dataStart + t.begin(), len);

@@ -46,12 +46,14 @@ public final class ShardedSafetensors implements TensorSource {
         try {
             for (var e : map.properties()) {
                 if (!e.getValue().isTextual()) {
-                    throw new CheckpointException(indexFile + ": weight_map entry '" + e.getKey() + "' is not a file name");
+                    throw new CheckpointException(
+                            indexFile + ": weight_map entry '" + e.getKey() + "' is not a file name");
                 }
                 String shardName = e.getValue().asText();
                 Path shardPath = dir.resolve(shardName).normalize();
                 if (!shardPath.startsWith(dir)) {
-                    throw new CheckpointException(indexFile + ": shard '" + shardName + "' lies outside the checkpoint folder");
+                    throw new CheckpointException(
+                            indexFile + ": shard '" + shardName + "' lies outside the checkpoint folder");
                 }
                 SafetensorsFile shard = files.get(shardName);
                 if (shard == null) {
@@ -68,7 +70,8 @@ public final class ShardedSafetensors implements TensorSource {
             files.values().forEach(SafetensorsFile::close);
             throw e;
         }
-        return new ShardedSafetensors(indexFile, new ArrayList<>(files.values()), Collections.unmodifiableMap(byTensor));
+        return new ShardedSafetensors(
+                indexFile, new ArrayList<>(files.values()), Collections.unmodifiableMap(byTensor));
     }
 
     @Override

@@ -28,8 +28,12 @@ public record TensorInfo(String name, DType dtype, long[] shape, long begin, lon
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof TensorInfo t && t.name.equals(name) && t.dtype == dtype && Arrays.equals(t.shape, shape)
-                && t.begin == begin && t.end == end;
+        return o instanceof TensorInfo t
+                && t.name.equals(name)
+                && t.dtype == dtype
+                && Arrays.equals(t.shape, shape)
+                && t.begin == begin
+                && t.end == end;
     }
 
     @Override

@@ -45,8 +45,14 @@ public final class ByteLevelBpeTokenizer {
     private final long[] suffixIds;
     private final Map<String, long[]> cache = new ConcurrentHashMap<>();
 
-    private ByteLevelBpeTokenizer(Map<String, Integer> vocab, Map<String, Integer> mergeRanks,
-            Map<String, Integer> addedTokens, boolean nfc, boolean addPrefixSpace, long[] prefixIds, long[] suffixIds) {
+    private ByteLevelBpeTokenizer(
+            Map<String, Integer> vocab,
+            Map<String, Integer> mergeRanks,
+            Map<String, Integer> addedTokens,
+            boolean nfc,
+            boolean addPrefixSpace,
+            long[] prefixIds,
+            long[] suffixIds) {
         this.vocab = vocab;
         this.mergeRanks = mergeRanks;
         this.addedTokens = addedTokens;
@@ -57,9 +63,13 @@ public final class ByteLevelBpeTokenizer {
         this.idToToken = new HashMap<>();
         vocab.forEach((t, id) -> idToToken.put(id, t));
         addedTokens.forEach((t, id) -> idToToken.put(id, t));
-        this.addedTokenPattern = addedTokens.isEmpty() ? null : Pattern.compile(addedTokens.keySet().stream()
-                .sorted((a, b) -> b.length() - a.length()).map(Pattern::quote)
-                .reduce((a, b) -> a + "|" + b).orElseThrow());
+        this.addedTokenPattern = addedTokens.isEmpty()
+                ? null
+                : Pattern.compile(addedTokens.keySet().stream()
+                        .sorted((a, b) -> b.length() - a.length())
+                        .map(Pattern::quote)
+                        .reduce((a, b) -> a + "|" + b)
+                        .orElseThrow());
     }
 
     /** The tokenizer of a checkpoint folder, if it has a {@code tokenizer.json}. */
@@ -76,7 +86,8 @@ public final class ByteLevelBpeTokenizer {
         try {
             long size = Files.size(file);
             if (size > MAX_BYTES) {
-                throw new CheckpointException(file + ": " + size + " bytes; a tokenizer.json holds at most " + MAX_BYTES);
+                throw new CheckpointException(
+                        file + ": " + size + " bytes; a tokenizer.json holds at most " + MAX_BYTES);
             }
             root = new ObjectMapper().readTree(Files.readString(file));
         } catch (IOException e) {
@@ -86,12 +97,15 @@ public final class ByteLevelBpeTokenizer {
             throw new CheckpointException(file + ": expected a JSON object");
         }
         JsonNode model = root.path("model");
-        if (!"BPE".equals(model.path("type").asText("BPE")) || !model.path("vocab").isObject()) {
-            throw new CheckpointException(file + ": only byte-level BPE tokenizers are supported (model.type BPE with a vocab)");
+        if (!"BPE".equals(model.path("type").asText("BPE"))
+                || !model.path("vocab").isObject()) {
+            throw new CheckpointException(
+                    file + ": only byte-level BPE tokenizers are supported (model.type BPE with a vocab)");
         }
         Map<String, Integer> vocab = new HashMap<>();
-        model.get("vocab").properties().forEach(e -> vocab.put(e.getKey(), id(file, "model.vocab." + e.getKey(),
-                e.getValue())));
+        model.get("vocab")
+                .properties()
+                .forEach(e -> vocab.put(e.getKey(), id(file, "model.vocab." + e.getKey(), e.getValue())));
         Map<String, Integer> ranks = new HashMap<>();
         JsonNode merges = model.path("merges");
         if (!merges.isMissingNode() && !merges.isArray()) {
@@ -99,9 +113,13 @@ public final class ByteLevelBpeTokenizer {
         }
         for (int i = 0; i < merges.size(); i++) {
             JsonNode m = merges.get(i);
-            boolean pairOfStrings = m.isArray() && m.size() == 2 && m.get(0).isTextual() && m.get(1).isTextual();
+            boolean pairOfStrings = m.isArray()
+                    && m.size() == 2
+                    && m.get(0).isTextual()
+                    && m.get(1).isTextual();
             if (!pairOfStrings && !m.isTextual()) {
-                throw new CheckpointException(file + ": merge " + i + " is " + m + "; expected \"a b\" or [\"a\", \"b\"]");
+                throw new CheckpointException(
+                        file + ": merge " + i + " is " + m + "; expected \"a b\" or [\"a\", \"b\"]");
             }
             String pair = pairOfStrings ? m.get(0).asText() + " " + m.get(1).asText() : m.asText();
             if (pair.split(" ").length != 2) {
@@ -114,8 +132,9 @@ public final class ByteLevelBpeTokenizer {
             if (!t.path("content").isTextual()) {
                 throw new CheckpointException(file + ": an added token has no text content: " + t);
             }
-            added.put(t.path("content").asText(), id(file, "added_tokens '" + t.path("content").asText() + "' id",
-                    t.path("id")));
+            added.put(
+                    t.path("content").asText(),
+                    id(file, "added_tokens '" + t.path("content").asText() + "' id", t.path("id")));
         }
         boolean nfc = hasNormalizer(root.path("normalizer"), "NFC");
         JsonNode byteLevel = findByType(root.path("pre_tokenizer"), "ByteLevel");
@@ -126,14 +145,21 @@ public final class ByteLevelBpeTokenizer {
         List<Long> pre = new ArrayList<>();
         List<Long> post = new ArrayList<>();
         readPostProcessor(file, root.path("post_processor"), pre, post);
-        return new ByteLevelBpeTokenizer(vocab, ranks, added, nfc, prefixSpace,
-                pre.stream().mapToLong(Long::longValue).toArray(), post.stream().mapToLong(Long::longValue).toArray());
+        return new ByteLevelBpeTokenizer(
+                vocab,
+                ranks,
+                added,
+                nfc,
+                prefixSpace,
+                pre.stream().mapToLong(Long::longValue).toArray(),
+                post.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** A token id: a non-negative integer. */
     private static int id(Path file, String what, JsonNode n) {
         if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < 0) {
-            throw new CheckpointException(file + ": " + what + " = " + n + " is not a token id (a non-negative integer)");
+            throw new CheckpointException(
+                    file + ": " + what + " = " + n + " is not a token id (a non-negative integer)");
         }
         return n.intValue();
     }
@@ -247,7 +273,9 @@ public final class ByteLevelBpeTokenizer {
             String b = symbols.get(best + 1);
             List<String> merged = new ArrayList<>(symbols.size());
             for (int i = 0; i < symbols.size(); i++) {
-                if (i + 1 < symbols.size() && symbols.get(i).equals(a) && symbols.get(i + 1).equals(b)) {
+                if (i + 1 < symbols.size()
+                        && symbols.get(i).equals(a)
+                        && symbols.get(i + 1).equals(b)) {
                     merged.add(a + b);
                     i++;
                 } else {

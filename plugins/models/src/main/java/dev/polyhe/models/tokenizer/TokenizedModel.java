@@ -21,7 +21,9 @@ public final class TokenizedModel implements Model {
 
     /** {@code model} with the folder's tokenizer, or {@code model} itself when the folder has none. */
     public static Model withTokenizerOf(Path checkpointDir, Model model) {
-        return ByteLevelBpeTokenizer.find(checkpointDir).<Model>map(t -> new TokenizedModel(model, t)).orElse(model);
+        return ByteLevelBpeTokenizer.find(checkpointDir)
+                .<Model>map(t -> new TokenizedModel(model, t))
+                .orElse(model);
     }
 
     @Override
@@ -40,8 +42,8 @@ public final class TokenizedModel implements Model {
     }
 
     @Override
-    public <M> ModelOutput<M> forward(TensorOps<M> ops, M embeddings, Nonlinearities nonlinearities,
-            LayerObserver observer) {
+    public <M> ModelOutput<M> forward(
+            TensorOps<M> ops, M embeddings, Nonlinearities nonlinearities, LayerObserver observer) {
         return model.forward(ops, embeddings, nonlinearities, observer);
     }
 }

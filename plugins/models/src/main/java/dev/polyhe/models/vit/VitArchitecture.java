@@ -7,7 +7,11 @@ public final class VitArchitecture extends CheckpointArchitecture<VitConfig> {
     public static final String NAME = "vit";
 
     public VitArchitecture() {
-        super(NAME, "Vision Transformer: client-side patch embedding, pre-LN encoder, classifier on CLS",
-                false, VitConfig::from, VitModel::load);
+        super(
+                NAME,
+                "Vision Transformer: client-side patch embedding, pre-LN encoder, classifier on CLS",
+                false,
+                VitConfig::from,
+                VitModel::load);
     }
 }

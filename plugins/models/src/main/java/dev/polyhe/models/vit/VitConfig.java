@@ -4,8 +4,17 @@ import dev.polyhe.models.checkpoint.HfConfig;
 import java.util.List;
 
 /** The ViT fields of config.json. */
-public record VitConfig(int imageSize, int patchSize, int numChannels, int hiddenSize, int numHiddenLayers,
-        int numAttentionHeads, int intermediateSize, double layerNormEps, int numLabels, boolean qkvBias) {
+public record VitConfig(
+        int imageSize,
+        int patchSize,
+        int numChannels,
+        int hiddenSize,
+        int numHiddenLayers,
+        int numAttentionHeads,
+        int intermediateSize,
+        double layerNormEps,
+        int numLabels,
+        boolean qkvBias) {
 
     public static VitConfig from(HfConfig c) {
         c.optChoice("hidden_act", "gelu", List.of("gelu"));
@@ -25,8 +34,8 @@ public record VitConfig(int imageSize, int patchSize, int numChannels, int hidde
             throw c.invalid("image_size " + v.imageSize + " is not a multiple of patch_size " + v.patchSize);
         }
         if (v.hiddenSize % v.numAttentionHeads != 0) {
-            throw c.invalid("hidden_size " + v.hiddenSize + " is not divisible by num_attention_heads "
-                    + v.numAttentionHeads);
+            throw c.invalid(
+                    "hidden_size " + v.hiddenSize + " is not divisible by num_attention_heads " + v.numAttentionHeads);
         }
         return v;
     }

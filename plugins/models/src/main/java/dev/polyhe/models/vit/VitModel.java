@@ -31,8 +31,14 @@ public final class VitModel implements Model {
     private final LayerNorm finalNorm;
     private final ClassificationHead head;
 
-    private VitModel(VitConfig config, PatchEmbedding patches, double[] clsToken, Matrix positions,
-            List<EncoderLayer> layers, LayerNorm finalNorm, ClassificationHead head) {
+    private VitModel(
+            VitConfig config,
+            PatchEmbedding patches,
+            double[] clsToken,
+            Matrix positions,
+            List<EncoderLayer> layers,
+            LayerNorm finalNorm,
+            ClassificationHead head) {
         this.config = config;
         this.patches = patches;
         this.clsToken = clsToken;
@@ -45,10 +51,10 @@ public final class VitModel implements Model {
     static VitModel load(VitConfig c, Weights w) {
         String p = w.basePrefix("vit", "embeddings.cls_token");
         int h = c.hiddenSize();
-        double[] kernel = w.tensor(p + "embeddings.patch_embeddings.projection.weight", h, c.numChannels(),
-                c.patchSize(), c.patchSize());
-        Linear projection = new Linear(new Matrix(h, c.patchLength(), kernel),
-                w.vector(p + "embeddings.patch_embeddings.projection.bias", h));
+        double[] kernel = w.tensor(
+                p + "embeddings.patch_embeddings.projection.weight", h, c.numChannels(), c.patchSize(), c.patchSize());
+        Linear projection = new Linear(
+                new Matrix(h, c.patchLength(), kernel), w.vector(p + "embeddings.patch_embeddings.projection.bias", h));
         double[] cls = w.tensor(p + "embeddings.cls_token", 1, 1, h);
         Matrix pos = new Matrix(c.tokens(), h, w.tensor(p + "embeddings.position_embeddings", 1, c.tokens(), h));
         List<EncoderLayer> layers = new ArrayList<>();
@@ -58,20 +64,29 @@ public final class VitModel implements Model {
                     Linear.load(w, l + "attention.attention.query", h, h, c.qkvBias()),
                     Linear.load(w, l + "attention.attention.key", h, h, c.qkvBias()),
                     Linear.load(w, l + "attention.attention.value", h, h, c.qkvBias()),
-                    Linear.load(w, l + "attention.output.dense", h, h, true), c.numAttentionHeads(), null);
-            FeedForward mlp = new FeedForward(Linear.load(w, l + "intermediate.dense", c.intermediateSize(), h, true),
+                    Linear.load(w, l + "attention.output.dense", h, h, true),
+                    c.numAttentionHeads(),
+                    null);
+            FeedForward mlp = new FeedForward(
+                    Linear.load(w, l + "intermediate.dense", c.intermediateSize(), h, true),
                     Linear.load(w, l + "output.dense", h, c.intermediateSize(), true));
-            layers.add(new EncoderLayer(i, att, mlp, LayerNorm.load(w, l + "layernorm_before", h, c.layerNormEps()),
-                    LayerNorm.load(w, l + "layernorm_after", h, c.layerNormEps()), true,
+            layers.add(new EncoderLayer(
+                    i,
+                    att,
+                    mlp,
+                    LayerNorm.load(w, l + "layernorm_before", h, c.layerNormEps()),
+                    LayerNorm.load(w, l + "layernorm_after", h, c.layerNormEps()),
+                    true,
                     new String[] {"layernorm_before", "layernorm_after"}));
         }
         LayerNorm fin = LayerNorm.load(w, p + "layernorm", h, c.layerNormEps());
         ClassificationHead head = null;
         if (w.has("classifier.weight")) {
-            head = new ClassificationHead(null, null, Linear.load(w, "classifier", c.numLabels(), h, true), "classifier");
+            head = new ClassificationHead(
+                    null, null, Linear.load(w, "classifier", c.numLabels(), h, true), "classifier");
         } else if (w.has(p + "pooler.dense.weight")) {
-            head = new ClassificationHead(Linear.load(w, p + "pooler.dense", h, h, true),
-                    ClassificationHead.Activation.TANH, null, "pooler");
+            head = new ClassificationHead(
+                    Linear.load(w, p + "pooler.dense", h, h, true), ClassificationHead.Activation.TANH, null, "pooler");
         }
         return new VitModel(c, new PatchEmbedding(c, projection), cls, pos, List.copyOf(layers), fin, head);
     }
@@ -82,8 +97,14 @@ public final class VitModel implements Model {
 
     @Override
     public ModelInfo info() {
-        return new ModelInfo("vit", config.hiddenSize(), config.numHiddenLayers(), config.numAttentionHeads(),
-                config.intermediateSize(), config.tokens(), config.numLabels());
+        return new ModelInfo(
+                "vit",
+                config.hiddenSize(),
+                config.numHiddenLayers(),
+                config.numAttentionHeads(),
+                config.intermediateSize(),
+                config.tokens(),
+                config.numLabels());
     }
 
     @Override

@@ -9,8 +9,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class RobertaPositionsTest {
-    private final RobertaModel model = (RobertaModel) new RobertaArchitecture()
-            .load(Path.of("src/test/resources/golden/roberta"));
+    private final RobertaModel model =
+            (RobertaModel) new RobertaArchitecture().load(Path.of("src/test/resources/golden/roberta"));
 
     @Test
     void positionsCountNonPaddingTokensPastThePaddingIndex() {
@@ -22,7 +22,8 @@ class RobertaPositionsTest {
     @Test
     void sequencesLongerThanThePositionTableAreRefused() {
         long[] ids = new long[65];
-        String msg = assertThrows(IllegalArgumentException.class, () -> model.embed(ModelInput.tokens(ids))).getMessage();
+        String msg = assertThrows(IllegalArgumentException.class, () -> model.embed(ModelInput.tokens(ids)))
+                .getMessage();
         assertTrue(msg.contains("65 input_ids; expected 1 .. 64"), msg);
     }
 }

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ByteLevelBpeTokenizerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Merges in rank order; each adds the merged symbol to the vocabulary. */
-    private static final List<String> MERGES = List.of("Ġ t", "l l", "e ll", "h ell", "hell o", "h e", "Ġt he", "Ġ w",
-            "o r", "Ġw or", "Ġwor l", "Ġworl d", "1 2");
+    private static final List<String> MERGES = List.of(
+            "Ġ t", "l l", "e ll", "h ell", "hell o", "h e", "Ġt he", "Ġ w", "o r", "Ġw or", "Ġwor l", "Ġworl d", "1 2");
 
     @TempDir
     Path dir;
@@ -54,8 +54,11 @@ class ByteLevelBpeTokenizerTest {
             vocab.put(special, vocab.size());
         }
         root.putObject("normalizer").put("type", "NFC");
-        root.putObject("pre_tokenizer").put("type", "ByteLevel").put("add_prefix_space", prefixSpace)
-                .put("trim_offsets", true).put("use_regex", true);
+        root.putObject("pre_tokenizer")
+                .put("type", "ByteLevel")
+                .put("add_prefix_space", prefixSpace)
+                .put("trim_offsets", true)
+                .put("use_regex", true);
         if (roberta) {
             ObjectNode pp = root.putObject("post_processor").put("type", "RobertaProcessing");
             pp.putArray("cls").add("<s>").add(s);
@@ -132,12 +135,16 @@ class ByteLevelBpeTokenizerTest {
             {"{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": \"x\"}}}", "model.vocab.a"},
             {"{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"added_tokens\": [{\"id\": 1}]}", "no text"},
             {"[1, 2]", "expected a JSON object"},
-            {"{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}, "
-                    + "\"post_processor\": {\"type\": \"RobertaProcessing\", \"cls\": [\"<s>\"]}}", "post_processor cls"},
+            {
+                "{\"model\": {\"type\": \"BPE\", \"vocab\": {}}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}, "
+                        + "\"post_processor\": {\"type\": \"RobertaProcessing\", \"cls\": [\"<s>\"]}}",
+                "post_processor cls"
+            },
         };
         for (String[] c : cases) {
             Path f = Files.writeString(dir.resolve("bad.json"), c[0]);
-            String message = assertThrows(CheckpointException.class, () -> ByteLevelBpeTokenizer.load(f)).getMessage();
+            String message = assertThrows(CheckpointException.class, () -> ByteLevelBpeTokenizer.load(f))
+                    .getMessage();
             assertTrue(message.contains("bad.json") && message.contains(c[1]), c[0] + " -> " + message);
         }
     }
@@ -146,7 +153,8 @@ class ByteLevelBpeTokenizerTest {
     void refusesNonBpeTokenizers() throws IOException {
         Path f = dir.resolve("wordpiece.json");
         Files.writeString(f, "{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}");
-        assertTrue(assertThrows(CheckpointException.class, () -> ByteLevelBpeTokenizer.load(f)).getMessage()
+        assertTrue(assertThrows(CheckpointException.class, () -> ByteLevelBpeTokenizer.load(f))
+                .getMessage()
                 .contains("only byte-level BPE tokenizers are supported"));
     }
 }

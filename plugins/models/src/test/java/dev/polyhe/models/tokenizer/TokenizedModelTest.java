@@ -20,7 +20,10 @@ class TokenizedModelTest {
     Path dir;
 
     private Path checkpoint() throws Exception {
-        Path golden = Path.of(TokenizedModelTest.class.getResource("/golden/gpt_neox/config.json").toURI()).getParent();
+        Path golden = Path.of(TokenizedModelTest.class
+                        .getResource("/golden/gpt_neox/config.json")
+                        .toURI())
+                .getParent();
         Files.copy(golden.resolve("config.json"), dir.resolve("config.json"));
         Files.copy(golden.resolve("model.safetensors"), dir.resolve("model.safetensors"));
         return dir;
@@ -51,6 +54,7 @@ class TokenizedModelTest {
     void aFolderWithoutATokenizerAsksForTokenIds() throws Exception {
         Model m = new GptNeoXArchitecture().load(checkpoint());
         var e = assertThrows(CheckpointException.class, () -> m.tokenize("hello"));
-        assertTrue(e.getMessage().contains("no tokenizer.json") && e.getMessage().contains("input_ids"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("no tokenizer.json") && e.getMessage().contains("input_ids"), e.getMessage());
     }
 }
