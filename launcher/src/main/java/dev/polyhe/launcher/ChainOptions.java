@@ -3,7 +3,7 @@ package dev.polyhe.launcher;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.SecurityLevel;
-import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.Packing;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -67,7 +67,7 @@ final class ChainOptions {
 
     /** The smallest ring (at least 2^10) whose N/2 slots hold a packing of {@code tokens} tokens. */
     static int minLogN(int tokens) {
-        int slots = EncryptedEngine.packingSlotsFor(tokens);
+        int slots = Packing.packingSlotsFor(tokens);
         return Math.max(10, Integer.numberOfTrailingZeros(slots) + 1);
     }
 

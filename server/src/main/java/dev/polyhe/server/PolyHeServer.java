@@ -1,5 +1,14 @@
 package dev.polyhe.server;
 
+import static dev.polyhe.server.HttpReplies.bytes;
+import static dev.polyhe.server.HttpReplies.error;
+import static dev.polyhe.server.HttpReplies.json;
+import static dev.polyhe.server.HttpReplies.notAllowed;
+import static dev.polyhe.server.HttpReplies.openApi;
+import static dev.polyhe.server.HttpReplies.query;
+import static dev.polyhe.server.HttpReplies.require;
+import static dev.polyhe.server.HttpReplies.text;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
@@ -8,15 +17,11 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.polyhe.core.PolyHe;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -384,7 +389,7 @@ public final class PolyHeServer implements AutoCloseable {
     private final int maxResultsPerTenant;
     private final StoreQuota quota;
     /** The server's own folders, as a client may read them in a message: the store and each model's folder. */
-    private final Map<String, String> shownPaths = new java.util.LinkedHashMap<>();
+    private final PathRedaction shownPaths = new PathRedaction();
 
     private final KeyStore keys;
     private final KeyCache cache;
@@ -550,14 +555,7 @@ public final class PolyHeServer implements AutoCloseable {
 
     /** A message for a client: where the server keeps its store and models is none of its business. */
     private String redact(String message) {
-        String m = message;
-        // the longest first, should one folder lie inside another
-        for (String path : shownPaths.keySet().stream()
-                .sorted(java.util.Comparator.comparingInt(String::length).reversed())
-                .toList()) {
-            m = m == null ? null : m.replace(path, shownPaths.get(path));
-        }
-        return m;
+        return shownPaths.apply(message);
     }
 
     /** A job's status for its client: a failed job's reason (an exception's message) without the server's paths. */
@@ -759,157 +757,32 @@ public final class PolyHeServer implements AutoCloseable {
 
     /** The Prometheus text exposition format. */
     private String metrics() {
-        StringBuilder sb = new StringBuilder();
-        gauge(sb, "polyhe_queue_length", "Jobs waiting for a worker.", jobs.queueLength());
-        gauge(sb, "polyhe_jobs_running", "Jobs being evaluated.", jobs.running());
-        gauge(sb, "polyhe_workers", "Workers.", jobs.workers());
-        gauge(sb, "polyhe_keys_cached", "Key sets held in memory.", cache.size());
-        gauge(sb, "polyhe_keys_cached_bytes", "Bytes of evaluation keys held in memory.", cache.bytes());
-        gauge(sb, "polyhe_keys_stored", "Key sets in the store.", keys.count());
-        counter(sb, "polyhe_key_cache_hits_total", "Jobs that found their keys loaded.", cache.hits());
-        counter(sb, "polyhe_key_cache_misses_total", "Jobs that loaded their keys.", cache.misses());
-        counter(sb, "polyhe_jobs_done_total", "Jobs evaluated.", jobs.finishedJobs.get());
-        counter(sb, "polyhe_jobs_failed_total", "Jobs that failed.", jobs.failedJobs.get());
-        counter(
-                sb,
+        PrometheusText sb = new PrometheusText();
+        sb.gauge("polyhe_queue_length", "Jobs waiting for a worker.", jobs.queueLength());
+        sb.gauge("polyhe_jobs_running", "Jobs being evaluated.", jobs.running());
+        sb.gauge("polyhe_workers", "Workers.", jobs.workers());
+        sb.gauge("polyhe_keys_cached", "Key sets held in memory.", cache.size());
+        sb.gauge("polyhe_keys_cached_bytes", "Bytes of evaluation keys held in memory.", cache.bytes());
+        sb.gauge("polyhe_keys_stored", "Key sets in the store.", keys.count());
+        sb.counter("polyhe_key_cache_hits_total", "Jobs that found their keys loaded.", cache.hits());
+        sb.counter("polyhe_key_cache_misses_total", "Jobs that loaded their keys.", cache.misses());
+        sb.counter("polyhe_jobs_done_total", "Jobs evaluated.", jobs.finishedJobs.get());
+        sb.counter("polyhe_jobs_failed_total", "Jobs that failed.", jobs.failedJobs.get());
+        sb.counter(
                 "polyhe_evaluation_seconds_total",
                 "Seconds finished jobs took on their workers (keys, "
                         + "reading the query, evaluation, writing the answer).",
                 jobs.evaluationSeconds());
-        counter(
-                sb,
+        sb.counter(
                 "polyhe_engine_seconds_total",
                 "Seconds of the engine's own evaluation in finished jobs.",
                 jobs.engineSeconds());
         return sb.toString();
     }
 
-    private static void gauge(StringBuilder sb, String name, String help, double v) {
-        sb.append("# HELP ")
-                .append(name)
-                .append(' ')
-                .append(help)
-                .append("\n# TYPE ")
-                .append(name)
-                .append(" gauge\n")
-                .append(name)
-                .append(' ')
-                .append(format(v))
-                .append('\n');
-    }
-
-    private static void counter(StringBuilder sb, String name, String help, double v) {
-        sb.append("# HELP ")
-                .append(name)
-                .append(' ')
-                .append(help)
-                .append("\n# TYPE ")
-                .append(name)
-                .append(" counter\n")
-                .append(name)
-                .append(' ')
-                .append(format(v))
-                .append('\n');
-    }
-
-    private static String format(double v) {
-        return v == Math.rint(v) && Math.abs(v) < 1e15
-                ? Long.toString((long) v)
-                : String.format(Locale.ROOT, "%.6g", v);
-    }
-
-    private static String require(Map<String, String> q, String name) {
-        String v = q.get(name);
-        if (v == null || v.isBlank()) {
-            throw new HttpError(400, "missing query parameter '" + name + "'");
-        }
-        return v;
-    }
-
-    private static Map<String, String> query(HttpExchange ex) {
-        Map<String, String> m = new HashMap<>();
-        String raw = ex.getRequestURI().getRawQuery();
-        if (raw != null) {
-            for (String kv : raw.split("&")) {
-                int i = kv.indexOf('=');
-                if (i > 0) {
-                    m.put(
-                            URLDecoder.decode(kv.substring(0, i), StandardCharsets.UTF_8),
-                            URLDecoder.decode(kv.substring(i + 1), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return m;
-    }
-
-    private static HttpError notAllowed(String method, HttpExchange ex) {
-        return new HttpError(405, method + " " + ex.getRequestURI().getPath() + " is not an endpoint of this server");
-    }
-
-    private static void json(HttpExchange ex, int status, ObjectNode body) throws IOException {
-        byte[] b = JSON.writeValueAsBytes(body);
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, b.length);
-        ex.getResponseBody().write(b);
-    }
-
-    /** What is left of a refused request's body is read, up to this many bytes, so that the client gets the answer. */
-    private static final long DRAIN_LIMIT = 64L << 20;
-
-    private static void error(HttpExchange ex, int status, String message) throws IOException {
-        // A client still sending its body when the answer comes sees a reset connection, not the answer: read (and
-        // drop) the rest of a body of reasonable size first. Beyond the limit the connection is closed instead, and
-        // a body declared beyond it is not waited for at all: the answer goes now.
-        String declared = ex.getRequestHeaders().getFirst("Content-Length");
-        boolean huge = declared != null && declared.matches("\\d{1,18}") && Long.parseLong(declared) > DRAIN_LIMIT;
-        try {
-            InputStream in = ex.getRequestBody();
-            byte[] buf = new byte[1 << 16];
-            for (long n = 0; !huge && n < DRAIN_LIMIT; ) {
-                int r = in.read(buf);
-                if (r < 0) {
-                    break;
-                }
-                n += r;
-            }
-        } catch (IOException e) {
-            // the client is gone
-        }
-        json(ex, status, JSON.createObjectNode().put("error", message).put("status", status));
-    }
-
     /** The id a key folder's server half gets on any server: clients know it without asking. */
     public static String keySetId(Path serverHalf) throws IOException {
         return KeyStore.keySetId(serverHalf);
-    }
-
-    private static void text(HttpExchange ex, int status, String body) throws IOException {
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4");
-        ex.sendResponseHeaders(status, b.length);
-        ex.getResponseBody().write(b);
-    }
-
-    /** The routes as an OpenAPI 3 description, from the jar. */
-    private static void openApi(HttpExchange ex) throws IOException {
-        byte[] b;
-        try (InputStream in = PolyHeServer.class.getResourceAsStream("openapi.json")) {
-            if (in == null) {
-                throw new HttpError(500, "this build carries no openapi.json");
-            }
-            b = in.readAllBytes();
-        }
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(200, b.length);
-        ex.getResponseBody().write(b);
-    }
-
-    private static void bytes(HttpExchange ex, String type, Path file) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.sendResponseHeaders(200, Files.size(file));
-        try (InputStream in = Files.newInputStream(file)) {
-            in.transferTo(ex.getResponseBody());
-        }
     }
 
     /** Stops accepting, stops the workers (a running job is reported failed at the next start) and frees the keys. */

@@ -148,13 +148,13 @@ public final class EncryptedAttentionBenchmark {
         Set<Integer> steps = new TreeSet<>();
         Set<Integer> widths = new TreeSet<>();
         for (int t : tokens) {
-            int slots = EncryptedEngine.packingSlotsFor(t);
+            int slots = Packing.packingSlotsFor(t);
             if (slots > params.slots()) {
                 throw new IllegalArgumentException(t + " tokens need " + slots + " slots but N=2^" + params.logN()
                         + " has " + params.slots() + "; use a larger ring");
             }
-            int d = EncryptedEngine.maxDiagonalsPerCiphertext(slots, params.slots());
-            steps.addAll(EncryptedEngine.rowSumSteps(slots, d));
+            int d = Packing.maxDiagonalsPerCiphertext(slots, params.slots());
+            steps.addAll(Packing.rowSumSteps(slots, d));
             widths.add(slots * d);
         }
         boolean bootstrapping = params.maxLevel() < levelsNeeded(iterations);
@@ -164,8 +164,8 @@ public final class EncryptedAttentionBenchmark {
                     + (bootstrapping ? " with bootstrapping for " + widths + " slots" : ""));
             EvaluationKeys keys = ctx.generateEvaluationKeys(sk, steps, false, bootstrapping ? widths : Set.of());
             for (int t : tokens) {
-                int slots = EncryptedEngine.packingSlotsFor(t);
-                int d = EncryptedEngine.maxDiagonalsPerCiphertext(slots, params.slots());
+                int slots = Packing.packingSlotsFor(t);
+                int d = Packing.maxDiagonalsPerCiphertext(slots, params.slots());
                 Matrix scores = scores(t, new Random(seed + t));
                 for (String name : RUN_ORDER) {
                     progress.accept("tokens " + t + ": " + name);

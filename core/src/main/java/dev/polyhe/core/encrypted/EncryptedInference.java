@@ -136,7 +136,7 @@ public final class EncryptedInference {
 
     /** The packing of keys for {@code maxTokens} tokens, refused when the ring has too few slots for them. */
     private static Packing packing(CkksParameters params, int maxTokens, int maxColumns) {
-        int slots = EncryptedEngine.packingSlotsFor(maxTokens);
+        int slots = Packing.packingSlotsFor(maxTokens);
         if (slots > params.slots()) {
             throw new IllegalArgumentException(
                     maxTokens + " tokens need " + slots + " slots but N=2^" + params.logN() + " has " + params.slots());

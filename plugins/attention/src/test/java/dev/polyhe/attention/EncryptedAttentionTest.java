@@ -16,6 +16,7 @@ import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.encrypted.EncryptedEngine;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
+import dev.polyhe.core.engine.encrypted.Packing;
 import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,7 +48,7 @@ class EncryptedAttentionTest {
         q.addAll(Collections.nCopies(24, 40));
         context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
         SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, false);
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, false);
         ckks = new EncryptedEngine(
                 context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), SLOTS);
     }
@@ -79,7 +80,7 @@ class EncryptedAttentionTest {
     /** An engine on {@code ctx} with fresh keys, bootstrapping keys included, for the plain slot rotations. */
     static EncryptedEngine bootstrappingEngine(HeContext ctx) {
         SecretKey sk = ctx.generateSecretKey();
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, true);
         return new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
     }
 

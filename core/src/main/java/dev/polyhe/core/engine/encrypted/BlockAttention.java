@@ -270,7 +270,7 @@ final class BlockAttention {
      */
     private <R> void forEachShift(Ciphertext c, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
         Ciphertext minus = rotations.rotateSegments(c, -1, op);
-        int b = Math.min(EncryptedEngine.babyStep(slots), slots);
+        int b = Math.min(Packing.babyStep(slots), slots);
         int giants = (slots + b - 1) / b;
         int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
         for (int g0 = 0; g0 < giants; g0 += perBatch) {

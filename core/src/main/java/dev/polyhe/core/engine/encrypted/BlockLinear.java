@@ -82,7 +82,7 @@ final class BlockLinear {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int b = columns;
         int width = b * slots;
-        int babies = Math.min(EncryptedEngine.babyStep(b), b);
+        int babies = Math.min(Packing.babyStep(b), b);
         int giants = b / babies;
         int out = weight.rows();
         int outBlocks = engine.blocks(out);

@@ -22,11 +22,9 @@ import dev.polyhe.api.he.HeContext;
 import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
 import java.util.function.IntFunction;
 import java.util.function.ObjIntConsumer;
@@ -201,48 +199,6 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             top--;
         }
         return top == 0 ? p.maxLevel() : top;
-    }
-
-    /**
-     * The rotation steps the engine uses at packing width P (generate rotation keys for these): baby steps
-     * 1 .. b−1 and giant steps b, 2b, .. below P, b = 2^ceil(log2(P)/2). Every rotation 1 .. P−1 is a giant step
-     * then a baby step, so about 2√P keys serve them all (22 instead of 127 at P = 128, where a key at
-     * N = 2^16 weighs over 100 MB).
-     */
-    public static Set<Integer> rotationSteps(int packingSlots) {
-        Set<Integer> steps = new LinkedHashSet<>();
-        int b = babyStep(packingSlots);
-        for (int s = 1; s < Math.min(b, packingSlots); s++) {
-            steps.add(s);
-        }
-        for (int g = b; g < packingSlots; g += b) {
-            steps.add(g);
-        }
-        return steps;
-    }
-
-    /** The rotations a row sum of score blocks with D diagonals per ciphertext takes: P, 2P, .., (D/2)·P. */
-    public static Set<Integer> rowSumSteps(int packingSlots, int diagonalsPerCiphertext) {
-        Set<Integer> steps = new LinkedHashSet<>();
-        for (int k = 1; k < diagonalsPerCiphertext; k *= 2) {
-            steps.add(k * packingSlots);
-        }
-        return steps;
-    }
-
-    /** The most diagonals of a P-token score block one ciphertext of this ring holds: min(P, (N/2)/P). */
-    public static int maxDiagonalsPerCiphertext(int packingSlots, int ringSlots) {
-        return Math.max(1, Math.min(packingSlots, ringSlots / packingSlots));
-    }
-
-    /** b = 2^ceil(log2(P)/2) for a packing width P (a power of two). */
-    static int babyStep(int packingSlots) {
-        return 1 << ((Integer.numberOfTrailingZeros(packingSlots) + 1) / 2);
-    }
-
-    /** The smallest packing width for {@code tokens} tokens. */
-    public static int packingSlotsFor(int tokens) {
-        return Integer.highestOneBit(Math.max(1, tokens - 1)) << (tokens > 1 ? 1 : 0);
     }
 
     /** The refresh policy: where BlockAttention and BlockLinear get levels and ask what bootstraps. */

@@ -60,9 +60,9 @@ public record Packing(int slots, int columnsPerCiphertext, int diagonalsPerCiphe
 
     /** Every rotation the engine does under this packing (generate rotation keys for these). */
     public Set<Integer> rotationSteps() {
-        Set<Integer> steps = EncryptedEngine.rotationSteps(slots);
+        Set<Integer> steps = rotationSteps(slots);
         steps.addAll(babyGiantSteps(slots, columnsPerCiphertext));
-        steps.addAll(EncryptedEngine.rowSumSteps(slots, diagonalsPerCiphertext));
+        steps.addAll(rowSumSteps(slots, diagonalsPerCiphertext));
         return steps;
     }
 
@@ -73,7 +73,7 @@ public record Packing(int slots, int columnsPerCiphertext, int diagonalsPerCiphe
      */
     static Set<Integer> babyGiantSteps(int slots, int n) {
         Set<Integer> steps = new LinkedHashSet<>();
-        int b = EncryptedEngine.babyStep(n);
+        int b = babyStep(n);
         for (int a = 1; a < Math.min(b, n); a++) {
             steps.add(a * slots);
         }
@@ -81,5 +81,47 @@ public record Packing(int slots, int columnsPerCiphertext, int diagonalsPerCiphe
             steps.add(g * slots);
         }
         return steps;
+    }
+
+    /**
+     * The rotation steps the engine uses at packing width P (generate rotation keys for these): baby steps
+     * 1 .. b−1 and giant steps b, 2b, .. below P, b = 2^ceil(log2(P)/2). Every rotation 1 .. P−1 is a giant step
+     * then a baby step, so about 2√P keys serve them all (22 instead of 127 at P = 128, where a key at
+     * N = 2^16 weighs over 100 MB).
+     */
+    public static Set<Integer> rotationSteps(int packingSlots) {
+        Set<Integer> steps = new LinkedHashSet<>();
+        int b = babyStep(packingSlots);
+        for (int s = 1; s < Math.min(b, packingSlots); s++) {
+            steps.add(s);
+        }
+        for (int g = b; g < packingSlots; g += b) {
+            steps.add(g);
+        }
+        return steps;
+    }
+
+    /** The rotations a row sum of score blocks with D diagonals per ciphertext takes: P, 2P, .., (D/2)·P. */
+    public static Set<Integer> rowSumSteps(int packingSlots, int diagonalsPerCiphertext) {
+        Set<Integer> steps = new LinkedHashSet<>();
+        for (int k = 1; k < diagonalsPerCiphertext; k *= 2) {
+            steps.add(k * packingSlots);
+        }
+        return steps;
+    }
+
+    /** The most diagonals of a P-token score block one ciphertext of this ring holds: min(P, (N/2)/P). */
+    public static int maxDiagonalsPerCiphertext(int packingSlots, int ringSlots) {
+        return Math.max(1, Math.min(packingSlots, ringSlots / packingSlots));
+    }
+
+    /** b = 2^ceil(log2(P)/2) for a packing width P (a power of two). */
+    static int babyStep(int packingSlots) {
+        return 1 << ((Integer.numberOfTrailingZeros(packingSlots) + 1) / 2);
+    }
+
+    /** The smallest packing width for {@code tokens} tokens. */
+    public static int packingSlotsFor(int tokens) {
+        return Integer.highestOneBit(Math.max(1, tokens - 1)) << (tokens > 1 ? 1 : 0);
     }
 }

@@ -10,7 +10,7 @@ import java.util.stream.IntStream;
 
 /**
  * Rotations and sums of rotations, over the packing's P slots per column or segment: hoisted where one decomposition
- * serves several, and with the baby and giant steps of {@link EncryptedEngine#rotationSteps} (or the segment steps of
+ * serves several, and with the baby and giant steps of {@link Packing#rotationSteps} (or the segment steps of
  * {@link Packing#babyGiantSteps}) the keys hold. Every rotation is timed and counted.
  */
 final class Rotations {
@@ -112,13 +112,13 @@ final class Rotations {
         return r;
     }
     /**
-     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link EncryptedEngine#rotationSteps}:
+     * c rotated by 1 .. P−1 (element s−1 is the rotation by s) with the keys of {@link Packing#rotationSteps}:
      * the
      * giant steps hoisted on c, then the baby steps hoisted on each giant rotation. P−1 key switches, as many as
      * rotating by every step directly, with one decomposition per giant step instead of one in all.
      */
     Ciphertext[] everyRotation(Ciphertext c, OperatorKind op) {
-        int b = EncryptedEngine.babyStep(slots);
+        int b = Packing.babyStep(slots);
         int[] giants = new int[(slots - 1) / b];
         for (int g = 1; g <= giants.length; g++) {
             giants[g - 1] = g * b;
@@ -136,11 +136,11 @@ final class Rotations {
         return out;
     }
     /**
-     * {@code base} and its rotations by the baby steps 1 .. b−1 of {@link EncryptedEngine#rotationSteps}, hoisted (one
+     * {@code base} and its rotations by the baby steps 1 .. b−1 of {@link Packing#rotationSteps}, hoisted (one
      * decomposition): element a is the rotation by a.
      */
     Ciphertext[] babyRotations(Ciphertext base, OperatorKind op) {
-        int b = Math.min(EncryptedEngine.babyStep(slots), slots);
+        int b = Math.min(Packing.babyStep(slots), slots);
         Ciphertext[] out = new Ciphertext[b];
         out[0] = base;
         if (b > 1) {
@@ -150,10 +150,10 @@ final class Rotations {
         return out;
     }
     /**
-     * c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link EncryptedEngine#rotationSteps}.
+     * c rotated by s (0 < s < P): a giant step, then a baby step, each a key of {@link Packing#rotationSteps}.
      */
     Ciphertext rotateBy(Ciphertext c, int s, OperatorKind op) {
-        int b = EncryptedEngine.babyStep(slots);
+        int b = Packing.babyStep(slots);
         Ciphertext r = c;
         if (s / b > 0) {
             r = hoisted(r, new int[] {s / b * b}, op)[0];
@@ -197,7 +197,7 @@ final class Rotations {
      */
     Ciphertext sumOverNeighbours(Ciphertext c, int n, int step, OperatorKind op) {
         int segments = c.slots() / slots;
-        int b = EncryptedEngine.babyStep(segments);
+        int b = Packing.babyStep(segments);
         Ciphertext r = c;
         for (int k = step; k < n; ) {
             int radix = n > segments ? 2 : k < b ? Math.min(b / k, n / k) : n / k;
@@ -226,7 +226,7 @@ final class Rotations {
     Ciphertext rotateSegments(Ciphertext c, int n, OperatorKind op) {
         int segments = c.slots() / slots;
         int m = Math.floorMod(n, segments);
-        int b = EncryptedEngine.babyStep(segments);
+        int b = Packing.babyStep(segments);
         Ciphertext r = c;
         if (m / b > 0) {
             r = hoisted(r, new int[] {m / b * b * slots}, op)[0];

@@ -51,7 +51,7 @@ class ConcurrentRefreshTest {
             HeBackend backend = polyhe.plugins().backend("ckks-cpu").withParallelism(4);
             try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-N10"))) {
                 SecretKey sk = ctx.generateSecretKey();
-                EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
+                EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, true);
                 assertEquals(4, ctx.evaluator(keys).concurrency(), "the CPU backend on four threads");
                 double[] v = new double[TOKENS * 6];
                 Random rnd = new Random(17);

@@ -51,7 +51,7 @@ class EncryptedEngineTest {
         q.addAll(Collections.nCopies(24, 40));
         context = backend.open(new CkksParameters(10, q, List.of(55, 55), 13, 40, 0, SecurityLevel.INSECURE_TEST));
         SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, false);
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, false);
         ckks = new EncryptedEngine(
                 context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), SLOTS);
     }
@@ -83,7 +83,7 @@ class EncryptedEngineTest {
     /** An engine on {@code ctx} with fresh keys, bootstrapping keys included, for the plain slot rotations. */
     static EncryptedEngine bootstrappingEngine(HeContext ctx) {
         SecretKey sk = ctx.generateSecretKey();
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, true);
         return new EncryptedEngine(ctx, ctx.evaluator(keys), keys, ctx.encryptor(sk), ctx.decryptor(sk), SLOTS);
     }
 
@@ -568,7 +568,7 @@ class EncryptedEngineTest {
         HeBackend backend = polyhe.plugins().backend("ckks-cpu");
         try (HeContext ctx = backend.open(backend.preset("insecure-test-boot-dense-N10"))) {
             SecretKey sk = ctx.generateSecretKey();
-            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, EncryptedEngine.rotationSteps(SLOTS), false, true);
+            EvaluationKeys keys = ctx.generateEvaluationKeys(sk, Packing.rotationSteps(SLOTS), false, true);
             double[] errors = new double[2];
             long[] bootstraps = new long[2];
             for (int run = 0; run < 2; run++) {

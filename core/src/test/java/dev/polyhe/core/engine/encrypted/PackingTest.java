@@ -27,7 +27,7 @@ class PackingTest {
         for (int b = 2; b <= 1024; b <<= 1) {
             int p = 8;
             Set<Integer> keys = new Packing(p, b, 1).rotationSteps();
-            int baby = Math.min(EncryptedEngine.babyStep(b), b);
+            int baby = Math.min(Packing.babyStep(b), b);
             for (int d = 1; d < b; d++) {
                 int a = d % baby;
                 int g = d - a;
@@ -38,7 +38,7 @@ class PackingTest {
                 assertTrue(keys.contains(k * p), "B = " + b + ": row sums and unpacking rotate by " + k + "·P");
             }
             assertTrue(
-                    keys.size() <= EncryptedEngine.rotationSteps(p).size() + 2 * Math.sqrt(2 * b),
+                    keys.size() <= Packing.rotationSteps(p).size() + 2 * Math.sqrt(2 * b),
                     "about 2√B keys, got " + keys.size() + " for B = " + b);
         }
     }

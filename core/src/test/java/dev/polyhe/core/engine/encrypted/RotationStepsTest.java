@@ -11,8 +11,8 @@ class RotationStepsTest {
     @Test
     void everyRotationIsAGiantStepThenABabyStep() {
         for (int p = 1; p <= 4096; p <<= 1) {
-            Set<Integer> keys = EncryptedEngine.rotationSteps(p);
-            int b = EncryptedEngine.babyStep(p);
+            Set<Integer> keys = Packing.rotationSteps(p);
+            int b = Packing.babyStep(p);
             for (int s = 1; s < p; s++) {
                 int giant = s / b * b;
                 int baby = s % b;
@@ -25,6 +25,6 @@ class RotationStepsTest {
             // b + P/b − 2 keys: 2√P − 2 when log2 P is even, 2.12√P − 2 when it is odd
             assertTrue(keys.size() <= 2.13 * Math.sqrt(p), "P = " + p + ": " + keys.size() + " keys");
         }
-        assertEquals(22, EncryptedEngine.rotationSteps(128).size(), "15 baby steps and 7 giant steps");
+        assertEquals(22, Packing.rotationSteps(128).size(), "15 baby steps and 7 giant steps");
     }
 }

@@ -42,6 +42,10 @@ final class CudaRingExecutor implements RingExecutor {
     private final Lanes lanes;
     /** ModUp, ModDown and the fused key-switching forms, on the calling thread's lane. */
     private final DeviceKeySwitcher switcher;
+    /** The NTT and its inverse, in phases of shared-memory launches. */
+    final DeviceNtt ntt;
+    /** Plaintexts encoded on the device, on the calling thread's lane. */
+    private final DeviceEncoder encoder;
 
     private volatile boolean closed;
 
@@ -65,7 +69,9 @@ final class CudaRingExecutor implements RingExecutor {
         } finally {
             lanes.exit(lane);
         }
+        this.ntt = new DeviceNtt(this, tables, ring.logN());
         this.switcher = new DeviceKeySwitcher(this, device, memory, tables, params);
+        this.encoder = new DeviceEncoder(this, memory, tables, n);
     }
 
     /** Opens GPU 0 for these parameters: kernels loaded, NTT tables uploaded. */
@@ -229,38 +235,6 @@ final class CudaRingExecutor implements RingExecutor {
     // ---- transforms ----------------------------------------------------------------------------------------
 
     /**
-     * Forward NTT in place on {@code limbs} limbs from {@code a}, limb k modulo prime primes[k]: one or two launches.
-     */
-    void forward(Ptr a, int limbs, Ptr primes) {
-        transform("ntt_fwd_phase", a, limbs, primes, tables.psiRev, tables.psiRevShoup);
-    }
-
-    void inverse(Ptr a, int limbs, Ptr primes) {
-        transform("ntt_inv_phase", a, limbs, primes, tables.psiInvRev, tables.psiInvRevShoup);
-    }
-
-    private void transform(String kernel, Ptr a, int limbs, Ptr primes, Ptr twiddles, Ptr twiddlesShoup) {
-        int logN = ring.logN();
-        for (NttPhases.Phase ph : NttPhases.plan(logN)) {
-            launchBlocks(
-                    kernel,
-                    ph.blocks(logN),
-                    limbs,
-                    ph.threads(),
-                    ph.sharedBytes(),
-                    a,
-                    primes,
-                    tables.pc,
-                    twiddles,
-                    twiddlesShoup,
-                    logN,
-                    ph.s0(),
-                    ph.k(),
-                    ph.logTiles());
-        }
-    }
-
-    /**
      * Binds the context to this thread (first: taking a lane may already record and wait for events), takes a lane,
      * refuses a closed executor.
      */
@@ -322,84 +296,23 @@ final class CudaRingExecutor implements RingExecutor {
         }
     }
 
-    /**
-     * The encoder's coefficients uploaded once (N words, not a limb each), reduced into every limb and transformed
-     * on the device: one copy and three launches a plaintext.
-     */
+    /** See {@link DeviceEncoder#fromCoefficients}. */
     @Override
     public RnsPoly fromCoefficients(long[] coefficients, int level) {
         Lane lane = begin();
         try {
-            Allocation staged = memory.allocate(limbBytes);
-            upload(staged.ptr, coefficients);
-            DevicePoly out = poly(level + 1);
-            launch(
-                    "encode_coefficients",
-                    n,
-                    level + 1,
-                    out.memory().ptr,
-                    staged.ptr,
-                    tables.identity.ptr,
-                    tables.pc,
-                    n);
-            forward(out.memory().ptr, level + 1, tables.identity.ptr);
-            staged.release();
-            return out;
+            return encoder.fromCoefficients(coefficients, level);
         } finally {
             lanes.exit(lane);
         }
     }
 
-    /**
-     * The whole encoding on the device, as CanonicalEncoder does it on the host: the slots' values uploaded once (2 ×
-     * slots doubles), the inverse special FFT in one or two shared-memory launches, the scaling, rounding and
-     * reduction into every limb in one, the NTT in one or two.
-     */
+    /** See {@link DeviceEncoder#fromSlots}. */
     @Override
     public RnsPoly fromSlots(double[] re, double[] im, int slots, int level, double scale) {
-        int logSlots = Integer.numberOfTrailingZeros(slots);
-        long[] staged = new long[2 * slots];
-        for (int i = 0; i < slots; i++) {
-            staged[i] = Double.doubleToRawLongBits(re[i]);
-            staged[slots + i] = Double.doubleToRawLongBits(im[i]);
-        }
-        long factor = Double.doubleToRawLongBits(scale / slots); // the FFT's 1/slots folded in, as the host does
         Lane lane = begin();
         try {
-            Allocation values = memory.allocate(2L * slots * Double.BYTES);
-            upload(values.ptr, staged);
-            if (logSlots > 0) {
-                for (NttPhases.Phase ph : NttPhases.plan(logSlots)) {
-                    launchBlocks(
-                            "fft_inv_phase",
-                            ph.blocks(logSlots),
-                            1,
-                            ph.threads(),
-                            2 * ph.sharedBytes(),
-                            values.ptr,
-                            tables.fftRe.ptr,
-                            tables.fftIm.ptr,
-                            logSlots,
-                            ph.s0(),
-                            ph.k(),
-                            ph.logTiles());
-                }
-            }
-            DevicePoly out = poly(level + 1);
-            launch(
-                    "encode_slots",
-                    n,
-                    level + 1,
-                    out.memory().ptr,
-                    values.ptr,
-                    logSlots,
-                    new long[] {factor},
-                    tables.identity.ptr,
-                    tables.pc,
-                    n);
-            forward(out.memory().ptr, level + 1, tables.identity.ptr);
-            values.release();
-            return out;
+            return encoder.fromSlots(re, im, slots, level, scale);
         } finally {
             lanes.exit(lane);
         }
@@ -582,10 +495,10 @@ final class CudaRingExecutor implements RingExecutor {
             for (int k = 0; k < polys.length; k++) {
                 DevicePoly x = d(polys[k]);
                 copy(last.ptr, limb(x, level), 1);
-                inverse(last.ptr, 1, tables.prime(level));
+                ntt.inverse(last.ptr, 1, tables.prime(level));
                 DevicePoly t = poly(level);
                 launch("rescale_lift", n, level, t.memory().ptr, last.ptr, level, tables.identity.ptr, tables.pc, n);
-                forward(t.memory().ptr, level, tables.identity.ptr);
+                ntt.forward(t.memory().ptr, level, tables.identity.ptr);
                 launch(
                         "poly_sub_mul_scalar",
                         n,
@@ -791,10 +704,10 @@ final class CudaRingExecutor implements RingExecutor {
         try {
             Allocation tmp = memory.allocate(limbBytes);
             copy(tmp.ptr, d(levelZero).memory().ptr, 1);
-            inverse(tmp.ptr, 1, tables.prime(0));
+            ntt.inverse(tmp.ptr, 1, tables.prime(0));
             DevicePoly out = poly(top + 1);
             launch("centred_lift", n, top + 1, out.memory().ptr, tmp.ptr, 0, tables.identity.ptr, tables.pc, n);
-            forward(out.memory().ptr, top + 1, tables.identity.ptr);
+            ntt.forward(out.memory().ptr, top + 1, tables.identity.ptr);
             tmp.release();
             return out;
         } finally {
@@ -849,7 +762,7 @@ final class CudaRingExecutor implements RingExecutor {
         return () -> {
             Lane lane = begin();
             try {
-                forward(p.memory().ptr, 1, tables.prime(0));
+                ntt.forward(p.memory().ptr, 1, tables.prime(0));
                 device.synchronize();
             } finally {
                 lanes.exit(lane);

@@ -66,11 +66,11 @@ final class DeviceKeySwitcher {
     }
 
     private void forward(Ptr a, int limbs, Ptr primes) {
-        exec.forward(a, limbs, primes);
+        exec.ntt.forward(a, limbs, primes);
     }
 
     private void inverse(Ptr a, int limbs, Ptr primes) {
-        exec.inverse(a, limbs, primes);
+        exec.ntt.inverse(a, limbs, primes);
     }
 
     private Allocation key(SwitchingKey key) {
