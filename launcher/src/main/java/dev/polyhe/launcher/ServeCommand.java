@@ -69,8 +69,8 @@ final class ServeCommand implements Callable<Integer> {
             names = "--weight-cache",
             paramLabel = "BYTES",
             description = "Bytes of encoded weight diagonals each served model keeps per key set, so that warm queries "
-                    + "skip encoding them; 0: none (default: 10 %% of the heap, or half the GPU's memory on ckks-cuda, "
-                    + "where they live on the device).")
+                    + "skip encoding them; 0: none (default: 10 %% of the heap, or a quarter of the GPU's memory on "
+                    + "ckks-cuda, where they live on the device).")
     Long weightCache;
 
     @Option(

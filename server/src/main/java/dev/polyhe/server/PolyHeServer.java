@@ -70,8 +70,7 @@ public final class PolyHeServer implements AutoCloseable {
      * @param memoryBudget bytes of evaluation keys held at once (least recently used out)
      * @param acceptInsecure accept key sets below 128 bits (tests)
      * @param weightCacheBytes encoded weight diagonals each served model keeps per key set across queries (0: none;
-     *     {@link #WEIGHT_CACHE_BY_MEMORY}: a tenth of the heap, or half the device's memory where the backend keeps
-     *     plaintexts on one)
+     *     {@link #WEIGHT_CACHE_BY_MEMORY}: a tenth of the heap, or a quarter of a device's memory holding them)
      * @param backend the HE backend jobs evaluate on; null: the one each key set names (any backend of the key set's
      *     data format reads it)
      */

@@ -224,7 +224,7 @@ public final class EncryptedInference {
 
     /**
      * Keeps encoded weight diagonals per key set across runs, as {@link #keepWeights} does, within a budget set by the
-     * memory that holds them: half a device's where the backend keeps plaintexts on one (a GPU), else
+     * memory that holds them: a quarter of a device's where the backend keeps plaintexts on one (a GPU), else
      * {@code heapBytes}. Returns this.
      */
     public EncryptedInference keepWeightsByMemory(long heapBytes) {
@@ -236,7 +236,9 @@ public final class EncryptedInference {
     /** The weight budget for a key set's context: see {@link #keepWeightsByMemory}. */
     static long weightBudget(HeContext ctx, long heapBytes, boolean byMemory) {
         long device = byMemory ? ctx.deviceMemoryBytes() : 0;
-        return device > 0 ? device / 2 : heapBytes;
+        // per served model and key set: the rest holds the keys (6 GB at N = 2^16), the ciphertexts in flight and
+        // another model's or key set's cache
+        return device > 0 ? device / 4 : heapBytes;
     }
 
     private void attachWeights(KeySet keys, EncryptedEngine engine) {

@@ -20,8 +20,8 @@ class WeightBudgetTest {
     }
 
     @Test
-    void onAGpuHalfItsMemory() {
-        assertEquals(70L << 30, EncryptedInference.weightBudget(withDeviceMemory(140L << 30), 2L << 30, true));
+    void onAGpuAQuarterOfItsMemory() {
+        assertEquals(35L << 30, EncryptedInference.weightBudget(withDeviceMemory(140L << 30), 2L << 30, true));
     }
 
     @Test
