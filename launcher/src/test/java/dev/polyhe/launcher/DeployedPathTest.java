@@ -67,9 +67,7 @@ class DeployedPathTest {
     @ParameterizedTest(name = "{0} of 16 tokens")
     @ValueSource(ints = {1, 5})
     void aShortQueryAnswersAsThePolynomialModel(int tokens) throws Exception {
-        Path query = Files.writeString(
-                dir.resolve("q" + tokens + ".json"),
-                "{\"input_ids\": [[" + String.join(", ", Arrays.copyOf(TOKENS, tokens)) + "]]}");
+        Path query = query(tokens);
         Path poly = dir.resolve("poly" + tokens + ".json");
         var inf = polyhe(
                 "infer",
@@ -148,8 +146,7 @@ class DeployedPathTest {
             Files.copy(PYTHIA.resolve(f), served.resolve(f));
         }
         Files.copy(calibration, served.resolve("calibration.json"));
-        Path query = Files.writeString(
-                dir.resolve("served-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS) + "]]}");
+        Path query = query(TOKENS.length);
         try (PolyHe polyHe = PolyHe.builder().threads(1).build();
                 PolyHeServer server = PolyHeServer.start(
                         polyHe,
@@ -198,8 +195,7 @@ class DeployedPathTest {
      */
     @Test
     void everyBootstrapOfAShortQueryKeepsItsPrecision() throws Exception {
-        Path query = Files.writeString(
-                dir.resolve("traced-q5.json"), "{\"input_ids\": [[" + String.join(", ", TOKENS) + "]]}");
+        Path query = query(TOKENS.length);
         Path json = dir.resolve("trace.json");
         var r = polyhe(
                 "infer",
@@ -243,6 +239,13 @@ class DeployedPathTest {
                     b.get("max_abs_error").asDouble() <= 2 * resolution,
                     "a bootstrap of values near Δ's " + "resolution adds no more than the scale's noise: " + b);
         }
+    }
+
+    /** The query of the first {@code tokens} of {@link #TOKENS}. */
+    private static Path query(int tokens) throws Exception {
+        return Files.writeString(
+                dir.resolve("q" + tokens + ".json"),
+                "{\"input_ids\": [[" + String.join(", ", Arrays.copyOf(TOKENS, tokens)) + "]]}");
     }
 
     private static int argmax(JsonNode row) {

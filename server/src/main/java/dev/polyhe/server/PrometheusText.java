@@ -7,32 +7,17 @@ final class PrometheusText {
     private final StringBuilder sb = new StringBuilder();
 
     PrometheusText gauge(String name, String help, double v) {
-        sb.append("# HELP ")
-                .append(name)
-                .append(' ')
-                .append(help)
-                .append("\n# TYPE ")
-                .append(name)
-                .append(" gauge\n")
-                .append(name)
-                .append(' ')
-                .append(format(v))
-                .append('\n');
-        return this;
+        return metric(name, help, "gauge", v);
     }
 
     PrometheusText counter(String name, String help, double v) {
-        sb.append("# HELP ")
-                .append(name)
-                .append(' ')
-                .append(help)
-                .append("\n# TYPE ")
-                .append(name)
-                .append(" counter\n")
-                .append(name)
-                .append(' ')
-                .append(format(v))
-                .append('\n');
+        return metric(name, help, "counter", v);
+    }
+
+    private PrometheusText metric(String name, String help, String type, double v) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        sb.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+        sb.append(name).append(' ').append(format(v)).append('\n');
         return this;
     }
 
