@@ -61,8 +61,8 @@ final class Refresher {
      * leaves at Δ. Smaller k keep 17 bits or more either way, and are not worth the level.
      */
     static final int SCALED_DOWN_AFTER = 11;
-    /** The level bootstrapping returned a ciphertext at, once one has been seen (-1 before). */
-    private volatile int bootstrappedLevel = -1;
+    /** The level bootstrapping returns ciphertexts at (as the planner's symbolic runs take it). */
+    private final int bootstrappedLevel;
 
     private final LevelsAndScales scales;
     private final HeContext context;
@@ -101,6 +101,7 @@ final class Refresher {
             double scale) {
         this.scales = scales;
         this.context = context;
+        this.bootstrappedLevel = EncryptedEngine.topLevel(context.parameters());
         this.evaluator = evaluator;
         this.keys = keys;
         this.twice = new PreciseBootstrap(evaluator, context);
@@ -351,7 +352,7 @@ final class Refresher {
 
         /**
          * Whether c (partner: c's partner) comes back scaled up and is scaled down after (see finish): where the level
-         * that costs is to spare, as far as an earlier bootstrap tells.
+         * that costs is to spare.
          */
         boolean scaledDownAfter(boolean ofPartner) {
             return !precise
@@ -407,9 +408,6 @@ final class Refresher {
             }
             if (partnerScaledDown) {
                 partnerOut = scales.adjust(partnerOut, partnerOut.level() - 1, scale, Math.scalb(1.0, -kp), op);
-            }
-            if (out != c) {
-                bootstrappedLevel = Math.max(bootstrappedLevel, out.level() + (scaledDown ? 1 : 0));
             }
             if (precise) {
                 for (int i = partner == null ? 1 : 2; i > 0; i--) {
