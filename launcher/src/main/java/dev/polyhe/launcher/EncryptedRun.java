@@ -152,7 +152,8 @@ final class EncryptedRun {
                 samples.addObject()
                         .put("bootstraps", planned.bootstraps())
                         .put("greedy_bootstraps", planned.greedyBootstraps())
-                        .put("plan", planned.plan().toString());
+                        .put("plan", planned.plan().toString())
+                        .set("operators", plan.toJson(OutputJson.MAPPER));
             }
         }
         return boots;

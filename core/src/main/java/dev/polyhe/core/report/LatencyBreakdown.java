@@ -96,7 +96,7 @@ public final class LatencyBreakdown {
         sb.append("By operator:\n");
         sb.append(String.format(
                 Locale.ROOT,
-                "  %-40s %9s %6s %7s %7s %7s %6s %5s %6s%n",
+                "  %-40s %9s %6s %7s %7s %7s %6s %7s %5s %6s %6s%n",
                 "operator",
                 "seconds",
                 "calls",
@@ -104,13 +104,15 @@ public final class LatencyBreakdown {
                 "ct*pt",
                 "ct*c",
                 "rots",
+                "encodes",
                 "boot",
+                "b.cts",
                 "levels"));
         for (var e : operators.entrySet()) {
             OperatorStats o = e.getValue();
             sb.append(String.format(
                     Locale.ROOT,
-                    "  %-40s %9.3f %6d %7d %7d %7d %6d %5d %6d%n",
+                    "  %-40s %9.3f %6d %7d %7d %7d %6d %7d %5d %6d %6d%n",
                     e.getKey(),
                     o.nanos() / 1e9,
                     o.calls(),
@@ -118,7 +120,9 @@ public final class LatencyBreakdown {
                     o.plaintextMultiplications(),
                     o.constantMultiplications(),
                     o.rotations(),
+                    o.encodes(),
                     o.bootstraps(),
+                    o.bootstrappedCiphertexts(),
                     o.levelsUsed()));
         }
         if (!precisionRaises.isEmpty()) {
@@ -162,6 +166,10 @@ public final class LatencyBreakdown {
                 .put("rotations", o.rotations())
                 .put("key_switches", o.keySwitches())
                 .put("bootstraps", o.bootstraps())
+                .put("bootstrapped_ciphertexts", o.bootstrappedCiphertexts())
+                .put("bootstrapped_slots", o.bootstrappedSlots())
+                .put("encodes", o.encodes())
+                .put("encoded_limbs", o.encodedLimbs())
                 .put("rescales", o.rescales())
                 .put("levels_used", o.levelsUsed()));
         ObjectNode raised = root.putObject("precision_raised");

@@ -1,5 +1,7 @@
 package dev.polyhe.core.report;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.polyhe.core.engine.encrypted.Accounting;
 import dev.polyhe.core.engine.encrypted.OperatorStats;
 import java.util.LinkedHashMap;
@@ -25,30 +27,64 @@ public final class PlanExplanation {
             reasons.computeIfAbsent(p.operator(), k -> new LinkedHashMap<>()).merge(p.reason(), 1, Integer::sum);
         }
         StringBuilder sb = new StringBuilder();
-        sb.append(
-                String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "operator", "in→low", "levels", "boots", "why"));
+        sb.append(String.format(
+                Locale.ROOT,
+                "%-50s %7s %7s %7s %6s %6s %7s %6s  %s%n",
+                "operator",
+                "in→low",
+                "levels",
+                "boots",
+                "b.cts",
+                "rots",
+                "ct*ct",
+                "encode",
+                "why"));
         for (var e : accounting.operators().entrySet()) {
             OperatorStats s = e.getValue();
             Map<String, Integer> why = reasons.getOrDefault(e.getKey(), Map.of());
             String inOut = s.entryLevel() < 0 ? "" : s.entryLevel() + "→" + s.lowestLevel();
             sb.append(String.format(
                     Locale.ROOT,
-                    "%-50s %7s %7d %7d  %s%n",
+                    "%-50s %7s %7d %7d %6d %6d %7d %6d  %s%n",
                     e.getKey(),
                     inOut,
                     s.levelsUsed(),
                     s.bootstraps(),
+                    s.bootstrappedCiphertexts(),
+                    s.rotations(),
+                    s.ciphertextMultiplications(),
+                    s.encodes(),
                     why.isEmpty() ? "" : describe(why.entrySet().iterator().next())));
             why.entrySet().stream()
                     .skip(1)
-                    .forEach(w -> sb.append(
-                            String.format(Locale.ROOT, "%-50s %7s %7s %7s  %s%n", "", "", "", "", describe(w))));
+                    .forEach(w -> sb.append(String.format(Locale.ROOT, "%-103s  %s%n", "", describe(w))));
         }
         sb.append(String.format(
                 Locale.ROOT,
                 "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise " + "bootstrap is two)%n",
                 accounting.bootstrapsSoFar()));
         return sb.toString();
+    }
+
+    /**
+     * Per operator, the work the run did: rotations, ciphertext products, encodes and their limbs, bootstrap calls,
+     * the ciphertexts they refreshed and their slots, levels used. A planning run counts what a real one would do.
+     */
+    public ObjectNode toJson(ObjectMapper mapper) {
+        ObjectNode ops = mapper.createObjectNode();
+        accounting
+                .operators()
+                .forEach((name, s) -> ops.putObject(name)
+                        .put("rotations", s.rotations())
+                        .put("ct_ct_multiplications", s.ciphertextMultiplications())
+                        .put("ct_pt_multiplications", s.plaintextMultiplications())
+                        .put("encodes", s.encodes())
+                        .put("encoded_limbs", s.encodedLimbs())
+                        .put("bootstraps", s.bootstraps())
+                        .put("bootstrapped_ciphertexts", s.bootstrappedCiphertexts())
+                        .put("bootstrapped_slots", s.bootstrappedSlots())
+                        .put("levels_used", s.levelsUsed()));
+        return ops;
     }
 
     private static String describe(Map.Entry<String, Integer> reason) {

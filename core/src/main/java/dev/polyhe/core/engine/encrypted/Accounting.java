@@ -144,6 +144,24 @@ public final class Accounting {
         }
     }
 
+    /** A plaintext encoded at {@code level} (level + 1 limbs). */
+    void encoded(int level) {
+        ForkedTasks.effect(share -> {
+            OperatorStats s = stats(currentPath());
+            s.encodes++;
+            s.encodedLimbs += level + 1;
+        });
+    }
+
+    /** Ciphertexts of {@code slots} slots each refreshed by one refresh (one bootstrap call, or two for precision). */
+    void bootstrapped(int ciphertexts, int slots) {
+        ForkedTasks.effect(share -> {
+            OperatorStats s = stats(currentPath());
+            s.bootstrappedCiphertexts += ciphertexts;
+            s.bootstrappedSlots += (long) ciphertexts * slots;
+        });
+    }
+
     void countMultiplication(MultiplicationKind kind) {
         ForkedTasks.effect(share -> countMultiplicationNow(kind));
     }

@@ -48,6 +48,12 @@ final class LeveledOps {
         return accounting.timed(op, prim, work);
     }
 
+    /** An encoding, timed and counted with its limbs. */
+    private Plaintext encoding(OperatorKind op, int level, Supplier<Plaintext> work) {
+        accounting.encoded(level);
+        return timed(op, PrimitiveKind.ENCODE, work);
+    }
+
     Ciphertext add(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext[] ab = levels.aligned(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.add(ab[0], ab[1])), bounds.of(a) + bounds.of(b));
@@ -103,7 +109,7 @@ final class LeveledOps {
     }
 
     private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
-        return bounds.set(timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, level, at)), values);
+        return bounds.set(encoding(op, level, () -> encoder.encode(values, width, level, at)), values);
     }
     /**
      * Weights for a product with {@code operand} that lands on {@code productScale} (see
@@ -112,7 +118,7 @@ final class LeveledOps {
     Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
         Supplier<Plaintext> encode =
-                () -> timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, width, operand.level(), at));
+                () -> encoding(op, operand.level(), () -> encoder.encode(values, width, operand.level(), at));
         if (weights == null) {
             return bounds.set(encode.get(), values);
         }
@@ -133,8 +139,7 @@ final class LeveledOps {
             double maxAbs, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
         return bounds.set(
-                timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(new double[0], width, operand.level(), at)),
-                maxAbs);
+                encoding(op, operand.level(), () -> encoder.encode(new double[0], width, operand.level(), at)), maxAbs);
     }
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
@@ -177,8 +182,7 @@ final class LeveledOps {
     }
     /** c plus {@code values} (one per slot), encoded at c's level and scale: no level. */
     Ciphertext plainSum(Ciphertext c, double[] values, OperatorKind op) {
-        Plaintext p =
-                timed(op, PrimitiveKind.ENCODE, () -> encoder.encode(values, values.length, c.level(), c.scale()));
+        Plaintext p = encoding(op, c.level(), () -> encoder.encode(values, values.length, c.level(), c.scale()));
         return bounds.set(timed(op, PrimitiveKind.ADD, () -> evaluator.addPlain(c, p)), bounds.of(c) + maxAbs(values));
     }
 }

@@ -11,6 +11,10 @@ public final class OperatorStats {
     long keySwitches;
     long bootstraps;
     long rescales;
+    long encodes;
+    long encodedLimbs;
+    long bootstrappedCiphertexts;
+    long bootstrappedSlots;
     int levelsUsed;
     int entryLevel = -1;
     int lowestLevel = -1;
@@ -50,6 +54,26 @@ public final class OperatorStats {
 
     public long rescales() {
         return rescales;
+    }
+
+    /** Plaintexts encoded (weights missed by a cache, masks, constants at a scale). */
+    public long encodes() {
+        return encodes;
+    }
+
+    /** The RNS limbs of those plaintexts (level + 1 each): what encoding them cost and what they take to keep. */
+    public long encodedLimbs() {
+        return encodedLimbs;
+    }
+
+    /** Ciphertexts refreshed by bootstraps (a pair in one call counts two; a precise refresh counts once). */
+    public long bootstrappedCiphertexts() {
+        return bootstrappedCiphertexts;
+    }
+
+    /** The slots of those ciphertexts, summed: what sparse-slot bootstrapping would save on. */
+    public long bootstrappedSlots() {
+        return bootstrappedSlots;
     }
 
     /** Most levels consumed by one call of this operator (level at entry minus the lowest level reached). */

@@ -403,6 +403,7 @@ final class Refresher {
             for (int i = 0; i < bootstrapCalls; i++) {
                 accounting.record(op, PrimitiveKind.BOOTSTRAP, Math.round(nanos * share / bootstrapCalls));
             }
+            accounting.bootstrapped(partner == null ? 1 : 2, in.slots());
             if (scaledDown) {
                 out = scales.adjust(out, out.level() - 1, scale, Math.scalb(1.0, -k), op);
             }
