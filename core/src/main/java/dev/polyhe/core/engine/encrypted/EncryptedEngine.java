@@ -157,12 +157,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.levels = new LevelsAndScales(
-                evaluator,
-                encoder,
-                accounting,
-                bounds,
-                scale,
-                context.parameters().maxLevel());
+                evaluator, accounting, bounds, scale, context.parameters().maxLevel());
         this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
         levels.refreshBy(refresher);
         this.ops = new LeveledOps(evaluator, encoder, accounting, bounds, refresher, levels, scale);

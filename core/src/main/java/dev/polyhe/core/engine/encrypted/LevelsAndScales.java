@@ -1,9 +1,7 @@
 package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Evaluator;
-import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.encrypted.Accounting.MultiplicationKind;
 import java.util.Arrays;
 
@@ -25,7 +23,6 @@ final class LevelsAndScales {
     private static final double SCALE_MATCH = 0x1p-40;
 
     private final Evaluator evaluator;
-    private final Encoder encoder;
     private final Accounting accounting;
     private final CiphertextBounds bounds;
     private final double scale;
@@ -35,15 +32,8 @@ final class LevelsAndScales {
     private Refresher refresher;
 
     /** @param chainTop the modulus chain's top level (above the model's, on a bootstrapping chain) */
-    LevelsAndScales(
-            Evaluator evaluator,
-            Encoder encoder,
-            Accounting accounting,
-            CiphertextBounds bounds,
-            double scale,
-            int chainTop) {
+    LevelsAndScales(Evaluator evaluator, Accounting accounting, CiphertextBounds bounds, double scale, int chainTop) {
         this.evaluator = evaluator;
-        this.encoder = encoder;
         this.accounting = accounting;
         this.bounds = bounds;
         this.scale = scale;
@@ -145,12 +135,10 @@ final class LevelsAndScales {
     Ciphertext adjust(Ciphertext c, int level, double target, double factor, OperatorKind op) {
         Ciphertext x = atLevel(c, level + 1);
         double q = prime(x);
-        double[] ones = new double[x.slots()];
-        Arrays.fill(ones, factor);
-        Plaintext one = accounting.timed(
-                op, PrimitiveKind.ENCODE, () -> encoder.encode(ones, ones.length, x.level(), target * q / x.scale()));
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        Ciphertext raw = accounting.timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, one));
+        // one value in every slot: a scalar product (no plaintext to encode, one scalar per limb)
+        accounting.countMultiplication(MultiplicationKind.CONSTANT);
+        Ciphertext raw = accounting.timed(
+                op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyConstant(x, factor, target * q / x.scale()));
         return rescaleExact(factor == 1 ? bounds.same(raw, c) : bounds.scaled(raw, c, factor), op);
     }
 
