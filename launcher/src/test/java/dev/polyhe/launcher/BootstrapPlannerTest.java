@@ -27,6 +27,14 @@ import org.junit.jupiter.api.io.TempDir;
  * accuracy; and {@code --explain-plan} prints the plan without keys.
  */
 class BootstrapPlannerTest {
+    /**
+     * The attention's rotations at Pythia-70M's shape, its normalization included: 2 942 (11 610 before the
+     * products moved whole ciphertexts, issue 51).
+     */
+    private static final long ATTENTION_ROTATIONS = 2942;
+    /** Ciphertexts bootstrapped in that layer, its 128-token head included (15 bootstrap calls). */
+    private static final long BOOTSTRAPPED_CIPHERTEXTS = 25;
+
     private static final String PRESET = GeneratedQuery.PRESET;
 
     @TempDir
@@ -159,5 +167,49 @@ class BootstrapPlannerTest {
         assertEquals(Integer.parseInt(total.group(1)), plan.get("bootstraps").asInt(), j.out());
         assertTrue(
                 plan.get("bootstraps").asInt() <= plan.get("greedy_bootstraps").asInt(), j.out());
+    }
+
+    /**
+     * The work of a Pythia-70M-shaped layer (hidden 512, 8 heads of 64, FFN 2048, 128 tokens, a 128-token head) at
+     * 128 bits, counted by a planning run (no keys, no arithmetic): a change that adds rotations to the attention or
+     * bootstrapped ciphertexts to the layer fails here, not in a benchmark. The bounds are today's counts.
+     */
+    @Test
+    void aPythia70mShapedLayerKeepsItsCounts() throws Exception {
+        var j = polyhe(
+                "bench",
+                "layer",
+                "--shape",
+                "pythia-70m",
+                "--vocab",
+                "128",
+                "--tokens",
+                "128",
+                "--preset",
+                "N16-boot-128",
+                "--explain-plan",
+                "--format",
+                "json");
+        assertEquals(0, j.code(), j.err() + j.out());
+        var operators = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(j.out())
+                .get("plans")
+                .get(0)
+                .get("operators");
+        long attentionRotations = 0;
+        long bootstrapped = 0;
+        for (var it = operators.fields(); it.hasNext(); ) {
+            var op = it.next();
+            if (op.getKey().startsWith("layers.0.attention")) {
+                attentionRotations += op.getValue().get("rotations").asLong();
+            }
+            bootstrapped += op.getValue().get("bootstrapped_ciphertexts").asLong();
+        }
+        String counts = attentionRotations + " attention rotations, " + bootstrapped + " bootstrapped ciphertexts: "
+                + operators;
+        System.out.println("Pythia-70M-shaped layer, planned: " + attentionRotations + " attention rotations, "
+                + bootstrapped + " bootstrapped ciphertexts");
+        assertTrue(attentionRotations > 0 && attentionRotations <= ATTENTION_ROTATIONS, counts);
+        assertTrue(bootstrapped > 0 && bootstrapped <= BOOTSTRAPPED_CIPHERTEXTS, counts);
     }
 }

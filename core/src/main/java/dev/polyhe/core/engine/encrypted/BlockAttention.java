@@ -2,28 +2,33 @@ package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Plaintext;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Multi-head attention products on column blocks ({@link Layout#BLOCKS}), all heads of a block at once. A head of
  * d columns (a power of two dividing B) is d neighbouring segments of P slots; its scores come out as
- * {@link Layout#HEAD_DIAGONALS} in the same group of segments.
+ * {@link Layout#HEAD_DIAGONALS} in the same group of segments: segment e of the group of ciphertext chunk c holds
+ * diagonal s = c·E + e.
  *
- * <p>The key rows shifted by s inside every segment, K_s[t] = K[(t + s) mod P], are two rotations of the block (by
- * s and by s − P, the part that wraps round) masked and added. Then, for each diagonal s:
+ * <p>Both products gather a head's d columns by moving whole ciphertexts, not by summing each diagonal over its d
+ * segments (log2 d or more rotations per diagonal). The operand rows are first <em>skewed</em>: segment f of each
+ * group shifted by f rows (one level, the rotations every row shift shares). A cyclic row shift σ of the skew, masked
+ * to the segments f with 0 ≤ f − u &lt; E (one level), then holds, in segment f, column f shifted by σ + f: moved
+ * left by u segments, it lines column f up with diagonal s = σ + u of the segment it lands on. So, with
+ * K'_u = that masked shift (σ = c·E − u) and u over −(E − 1) .. d − 1:
  * <ul>
- *   <li>Q·Kᵀ: Q ⊙ K_s summed over each head's d segments (log2 d rotations) lands at the head's first segment; a
- *       mask keeps it there and a rotation puts it at segment s mod E of the head's group, beside the head's other
- *       diagonals. Three levels, about 2 + log2 d + 2 rotations per diagonal and block.</li>
- *   <li>A·V: the head's diagonal s is masked out of its score ciphertext, moved to the head's last segment and
- *       spread over all d by rotate-and-add, then multiplied by V_s. The sum over s is the heads' contexts, back
- *       in column blocks. Two levels.</li>
+ *   <li>Q·Kᵀ: chunk c = Σ_u rot(Q ⊙ K'_u, u segments), d + E − 1 products and rotations per chunk (baby steps in
+ *       the shift's task, giant steps on their sums).</li>
+ *   <li>A·V: Σ_c Σ_u rot(W_c, −u segments) ⊙ V'_u, the same masked shifts of the skewed values, summed before one
+ *       rescale; the weights' rotations are hoisted (giant steps on W_c, baby steps on each).</li>
  * </ul>
- * The shifted key and value rows come from hoisted rotations (giant steps, then baby steps on each) with the
- * engine's keys. At Pythia-70M's shape (8 heads of 64 columns, 128 tokens, B = 256) one layer's attention takes
- * about 5 000 rotations, against about 140 000 on unpacked columns, and its scores are 4 ciphertexts, not 1 024.
+ * At Pythia-70M's shape (8 heads of 64 columns, 128 tokens, B = 256) one layer's attention takes about 1 500
+ * rotations (11 480 when each diagonal was summed over its segments), and its scores are 4 ciphertexts.
  */
 final class BlockAttention {
     private final EncryptedEngine engine;
@@ -63,33 +68,35 @@ final class BlockAttention {
         int chunks = packing.chunks(slots);
         Ciphertext[] out = new Ciphertext[packing.ciphertexts(slots)];
         for (int block = 0; block < packing.headBlocks(); block++) {
-            // Levels for the row mask, the product and the placing mask, plus (where bootstrapping is possible) one
-            // for a scale-drift correction on the way: a refresh inside the loop would cost a bootstrap per diagonal.
+            // Levels for the skew's mask, the shift's mask and the product, plus (where bootstrapping is possible) one
+            // for a scale-drift correction on the way: a refresh inside the loop would cost a bootstrap per shift.
             int spare = refresher.bootstraps(q.cts[block]) && engine.freshLevels() > 3 ? 1 : 0;
-            Ciphertext qb = refresher.withLevels(q.cts[block], 2 + spare, op);
-            Ciphertext kb = refresher.withLevels(k.cts[block], 3 + spare, op);
+            Ciphertext qb = refresher.withLevels(q.cts[block], refresher.levelsFor(q.cts[block]) + spare, op);
+            Ciphertext kb = refresher.withLevels(k.cts[block], 2 + refresher.levelsFor(k.cts[block]) + spare, op);
             int valid = Math.min(columns, q.cols - block * columns);
-            // the mask encoded once per level the shifts' sums reach (one, unless a scale correction spent one)
-            Map<Integer, Plaintext> starts = new ConcurrentHashMap<>();
-            double[] startMask = groupSegments(packing.headsIn(block), d, 0, tokens);
-            Ciphertext[] acc = new Ciphertext[chunks];
+            // Q at the level of the products, the keys two above: every rotation and mask on the fewest limbs
+            int productLevel = Math.min(qb.level(), kb.level() - 2);
+            Ciphertext skew = skewed(engine.levels().atLevel(kb, productLevel + 2), d, tokens, valid, op);
+            Ciphertext qAt = engine.levels().atLevel(qb, productLevel);
+            SegmentMoves sums = new SegmentMoves(chunks);
             forEachShift(
-                    kb,
+                    skew,
+                    slots,
                     op,
-                    (s, lo, hi) -> {
-                        Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                        Ciphertext sum = rotations.sumOverNeighbours(ops.product(qb, shifted, op), d, op);
-                        Ciphertext ready = refresher.withLevels(sum, 1, op);
-                        Plaintext start = starts.computeIfAbsent(
-                                ready.level(), level -> ops.encode(startMask, startMask.length, level, op));
-                        Ciphertext first = engine.levels().rescale(ops.plainProductRaw(ready, start, op), op);
-                        return rotations.rotateSegments(first, -(s % perGroup), op);
+                    (sigma, lo, hi) -> {
+                        List<SegmentMoves.Part> parts = new ArrayList<>();
+                        for (int c = 0; c < chunks; c++) {
+                            for (int u : moves(c * perGroup - sigma, d, perGroup)) {
+                                Ciphertext keys = shiftedSkew(lo, hi, sigma, u, d, perGroup, tokens, op);
+                                parts.add(sums.baby(c, u, ops.product(qAt, keys, op)));
+                            }
+                        }
+                        return parts;
                     },
-                    (s, placed) -> {
-                        int c = s / perGroup;
-                        acc[c] = acc[c] == null ? placed : ops.add(acc[c], placed, op);
-                    });
-            System.arraycopy(acc, 0, out, block * chunks, chunks);
+                    (sigma, parts) -> sums.addAll(parts));
+            for (int c = 0; c < chunks; c++) {
+                out[block * chunks + c] = sums.total(c);
+            }
         }
         return new EncryptedTensor(heads * tokens, tokens, out, true, packing);
     }
@@ -110,36 +117,137 @@ final class BlockAttention {
         int perGroup = packing.diagonals();
         int chunks = packing.chunks(slots);
         Ciphertext[] out = new Ciphertext[values.cts.length];
-        // Levels up front (mask, then product, plus one for a scale-drift correction), on the values and on every
-        // score ciphertext, each kind refreshed as one group: a spread diagonal is a new ciphertext each time, so one
-        // refreshed on the way would cost a bootstrap per diagonal.
+        // Levels up front (the skew's mask, the shift's mask, the product, plus one for a scale-drift correction), on
+        // the values and on every score ciphertext, each kind refreshed as one group.
         int spare = refresher.bootstraps(values.cts[0]) && engine.freshLevels() > 3 ? 1 : 0;
-        Ciphertext[] allValues = refresher.withLevels(values.cts, 2 + spare, op);
-        Ciphertext[] allWeights = refresher.withLevels(weights.cts, 2 + spare, op);
+        Ciphertext[] allValues = refresher.withLevels(values.cts, 2 + refresher.levelsFor(values.cts[0]) + spare, op);
+        Ciphertext[] allWeights = refresher.withLevels(weights.cts, refresher.levelsFor(weights.cts[0]) + spare, op);
         for (int block = 0; block < out.length; block++) {
-            int first = block * chunks;
-            int headsHere = packing.headsIn(block);
-            Ciphertext vb = allValues[block];
-            Ciphertext[] w = Arrays.copyOfRange(allWeights, first, first + chunks);
             int valid = Math.min(columns, values.cols - block * columns);
+            // the weights at the level of the products, the values two above: every rotation and mask on the fewest
+            // limbs; every chunk's weights moved by every segment step, so that one pass of row shifts serves all
+            int productLevel = allValues[block].level() - 2;
+            for (int c = 0; c < chunks; c++) {
+                productLevel = Math.min(productLevel, allWeights[block * chunks + c].level());
+            }
+            Ciphertext skew = skewed(engine.levels().atLevel(allValues[block], productLevel + 2), d, tokens, valid, op);
+            List<Map<Integer, Ciphertext>> moved = new ArrayList<>();
+            for (int c = 0; c < chunks; c++) {
+                Ciphertext w = engine.levels().atLevel(allWeights[block * chunks + c], productLevel);
+                moved.add(movedSegments(w, d, perGroup, op));
+            }
             ProductSum acc = new ProductSum(engine, op);
             forEachShift(
-                    vb,
+                    skew,
+                    slots,
                     op,
-                    (s, lo, hi) -> {
-                        Ciphertext shifted = shiftedRows(lo, hi, s, tokens, valid, op);
-                        int e = s % perGroup;
-                        Ciphertext picked =
-                                ops.plainProduct(w[s / perGroup], groupSegments(headsHere, d, e, tokens), op);
-                        // From segment e of each group to its last segment, then spread over the group's d segments.
-                        Ciphertext spread =
-                                rotations.sumOverNeighbours(rotations.rotateSegments(picked, e + 1 - d, op), d, op);
-                        return ops.productRaw(spread, shifted, op);
+                    (sigma, lo, hi) -> {
+                        List<Ciphertext> products = new ArrayList<>();
+                        for (int c = 0; c < chunks; c++) {
+                            for (int u : moves(c * perGroup - sigma, d, perGroup)) {
+                                Ciphertext vals = shiftedSkew(lo, hi, sigma, u, d, perGroup, tokens, op);
+                                products.add(ops.productRaw(moved.get(c).get(-u), vals, op));
+                            }
+                        }
+                        return products;
                     },
-                    (s, product) -> acc.add(product));
+                    (sigma, products) -> products.forEach(acc::add));
             out[block] = acc.result();
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
+    }
+
+    /**
+     * The moves u of a chunk's shift σ: u ≡ c·E − σ (mod P) within −(E − 1) .. d − 1 (none, one, or more where the
+     * range exceeds P).
+     */
+    private int[] moves(int base, int d, int perGroup) {
+        int lo = -(perGroup - 1);
+        int first = base + Math.floorDiv(lo - base + slots - 1, slots) * slots;
+        List<Integer> us = new ArrayList<>();
+        for (int u = first; u <= d - 1; u += slots) {
+            us.add(u);
+        }
+        return us.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * c rotated left by v segments for every v of −(d − 1) .. E − 1, keyed by v: the giant steps hoisted on c, the
+     * baby steps hoisted on each giant rotation ({@link Packing#babyGiantSteps}).
+     */
+    private Map<Integer, Ciphertext> movedSegments(Ciphertext c, int d, int perGroup, OperatorKind op) {
+        int segments = c.slots() / slots;
+        int b = Packing.babyStep(segments);
+        Map<Integer, List<Integer>> byGiant = new TreeMap<>();
+        for (int v = -(d - 1); v <= perGroup - 1; v++) {
+            int m = Math.floorMod(v, segments);
+            byGiant.computeIfAbsent(m - m % b, g -> new ArrayList<>()).add(v);
+        }
+        int[] giants = byGiant.keySet().stream()
+                .filter(g -> g != 0)
+                .mapToInt(g -> g * slots)
+                .toArray();
+        Ciphertext[] giantRotations = giants.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, giants, op);
+        Map<Integer, Ciphertext> out = new ConcurrentHashMap<>();
+        int i = 0;
+        for (Map.Entry<Integer, List<Integer>> e : byGiant.entrySet()) {
+            Ciphertext base = e.getKey() == 0 ? c : giantRotations[i++];
+            List<Integer> vs = e.getValue();
+            int[] babies = vs.stream()
+                    .mapToInt(v -> Math.floorMod(v, segments) % b)
+                    .filter(a -> a != 0)
+                    .map(a -> a * slots)
+                    .toArray();
+            Ciphertext[] babyRotations = babies.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, babies, op);
+            int j = 0;
+            for (int v : vs) {
+                out.put(v, Math.floorMod(v, segments) % b == 0 ? base : babyRotations[j++]);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Sums over the moves u of each chunk: each product rotated by its baby step (in the shift's task), summed per
+     * giant step, and the giant steps' sums rotated and added at the end with one division
+     * ({@link Rotations#rotateSum}).
+     */
+    private final class SegmentMoves {
+        record Part(int chunk, int giant, Ciphertext rotated) {}
+
+        private final List<Map<Integer, Ciphertext>> perChunk = new ArrayList<>();
+
+        SegmentMoves(int chunks) {
+            for (int c = 0; c < chunks; c++) {
+                perChunk.add(new TreeMap<>());
+            }
+        }
+
+        Part baby(int chunk, int u, Ciphertext x) {
+            int segments = x.slots() / slots;
+            int b = Packing.babyStep(segments);
+            int m = Math.floorMod(u, segments);
+            int a = m % b;
+            Ciphertext rotated =
+                    a == 0 ? x : rotations.hoisted(x, new int[] {a * slots}, OperatorKind.CIPHERTEXT_MATMUL)[0];
+            return new Part(chunk, m - a, rotated);
+        }
+
+        void addAll(List<Part> parts) {
+            for (Part p : parts) {
+                perChunk.get(p.chunk())
+                        .merge(p.giant(), p.rotated(), (x, y) -> ops.add(x, y, OperatorKind.CIPHERTEXT_MATMUL));
+            }
+        }
+
+        Ciphertext total(int chunk) {
+            Map<Integer, Ciphertext> sums = perChunk.get(chunk);
+            Ciphertext[] xs = sums.values().toArray(new Ciphertext[0]);
+            int[] steps = sums.keySet().stream().mapToInt(g -> g * slots).toArray();
+            return xs.length == 1 && steps[0] == 0
+                    ? xs[0]
+                    : rotations.rotateSum(xs, steps, OperatorKind.CIPHERTEXT_MATMUL);
+        }
     }
 
     /**
@@ -262,25 +370,25 @@ final class BlockAttention {
     }
 
     /**
-     * Runs {@code task} for s = 0 .. P−1 with c rotated by s and by s − P, and {@code join} on each result in order
-     * of s: the rotation by −P once, then on both the giant steps and, hoisted on each giant rotation, the baby steps
-     * ({@link EncryptedEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
+     * Runs {@code task} for s = 0 .. limit−1 with c rotated by s and by s − P, and {@code join} on each result in
+     * order of s: the rotation by −P once, then on both the giant steps and, hoisted on each giant rotation, the baby
+     * steps ({@link EncryptedEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
      * ({@link EncryptedEngine#independently}), as many giant steps to a batch as keep the evaluator's concurrency busy
      * (one below b threads): only one batch's rotations are alive at a time (2b ciphertexts a giant step, not 2P).
      */
-    private <R> void forEachShift(Ciphertext c, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
+    private <R> void forEachShift(Ciphertext c, int limit, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
         Ciphertext minus = rotations.rotateSegments(c, -1, op);
         int b = Math.min(Packing.babyStep(slots), slots);
-        int giants = (slots + b - 1) / b;
+        int giants = (limit + b - 1) / b;
         int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
         for (int g0 = 0; g0 < giants; g0 += perBatch) {
-            java.util.List<Ciphertext> los = new java.util.ArrayList<>();
-            java.util.List<Ciphertext> his = new java.util.ArrayList<>();
+            List<Ciphertext> los = new ArrayList<>();
+            List<Ciphertext> his = new ArrayList<>();
             for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
                 Ciphertext giant = g == 0 ? c : rotations.hoisted(c, new int[] {g * b}, op)[0];
                 Ciphertext[] lo = rotations.babyRotations(giant, op);
                 Ciphertext[] hi = rotations.babyRotations(rotations.hoisted(minus, new int[] {g * b}, op)[0], op);
-                for (int a = 0; a < b && g * b + a < slots; a++) {
+                for (int a = 0; a < b && g * b + a < limit; a++) {
                     los.add(lo[a]);
                     his.add(g * b + a == 0 ? null : hi[a]);
                 }
@@ -294,35 +402,67 @@ final class BlockAttention {
     }
 
     /**
-     * K_s: slot t of segment c holds row (t + s) mod P of column c, for the valid columns and for rows t and
-     * (t + s) mod P below the token count (zero elsewhere). One level.
+     * The skew of c: segment f of every group of d holds, in slot t, row (t + f) mod P of its column, for the valid
+     * columns and source rows below the token count (zero elsewhere). Shifts below min(d, P) only; one level.
      */
-    private Ciphertext shiftedRows(Ciphertext lo, Ciphertext hi, int s, int tokens, int valid, OperatorKind op) {
+    private Ciphertext skewed(Ciphertext c, int d, int tokens, int valid, OperatorKind op) {
+        ProductSum sum = new ProductSum(engine, op);
+        forEachShift(
+                c,
+                Math.min(d, slots),
+                op,
+                (r, lo, hi) -> {
+                    double[] direct = new double[columns * slots];
+                    double[] wrapped = new double[columns * slots];
+                    boolean wraps = false;
+                    for (int column = 0; column < valid; column++) {
+                        if (column % d % slots != r) {
+                            continue;
+                        }
+                        for (int t = 0; t < slots; t++) {
+                            int source = t + r;
+                            if ((source < slots ? source : source - slots) < tokens) {
+                                (source < slots ? direct : wrapped)[column * slots + t] = 1;
+                                wraps |= source >= slots;
+                            }
+                        }
+                    }
+                    return masked(lo, direct, hi, wraps ? wrapped : null, op);
+                },
+                (r, part) -> sum.add(part));
+        return sum.result();
+    }
+
+    /**
+     * The skew shifted cyclically by σ rows (from c rotated by σ and by σ − P), kept in the segments f of each group
+     * with 0 ≤ f − u &lt; E and in the rows below the token count. One level.
+     */
+    private Ciphertext shiftedSkew(
+            Ciphertext lo, Ciphertext hi, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
         double[] direct = new double[columns * slots];
         double[] wrapped = new double[columns * slots];
         boolean wraps = false;
-        for (int t = 0; t < tokens; t++) {
-            int u = t + s;
-            double[] target = u < slots ? direct : wrapped;
-            if ((u < slots ? u : u - slots) >= tokens) {
+        for (int segment = 0; segment < columns; segment++) {
+            int f = segment % d;
+            if (f - u < 0 || f - u >= perGroup) {
                 continue;
             }
-            wraps |= u >= slots;
-            for (int c = 0; c < valid; c++) {
-                target[c * slots + t] = 1;
+            for (int t = 0; t < tokens; t++) {
+                (t + sigma < slots ? direct : wrapped)[segment * slots + t] = 1;
+                wraps |= t + sigma >= slots;
             }
         }
+        return engine.levels().rescale(masked(lo, direct, hi, wraps ? wrapped : null, op), op);
+    }
+
+    /** lo ⊙ direct + hi ⊙ wrapped (hi and wrapped may be null), not rescaled. */
+    private Ciphertext masked(Ciphertext lo, double[] direct, Ciphertext hi, double[] wrapped, OperatorKind op) {
         Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
-        if (wraps) {
+        if (wrapped != null && hi != null) {
             Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
             r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
         }
-        return engine.levels().rescale(r, op);
-    }
-
-    /** 1 at segment j·stride + e of the first {@code groups} groups, rows below {@code tokens}; B segments. */
-    private double[] groupSegments(int groups, int stride, int e, int tokens) {
-        return groupSegments(groups, stride, e, tokens, columns);
+        return r;
     }
 
     private double[] groupSegments(int groups, int stride, int e, int tokens, int segments) {

@@ -265,12 +265,13 @@ class EncryptedEngineTest {
     }
 
     /**
-     * A sum over many neighbouring segments (a head of 16 on blocks of 16 columns, whose keys rotate by a·P for
-     * a &lt; 4 and by multiples of 4P) runs as two hoisted radix-4 stages ({@code Evaluator.rotateSum} of one
-     * ciphertext), not as four rotate-and-adds one after another, and agrees with the plain engine.
+     * Q·Kᵀ of a head of 16 on blocks of 16 columns (P = 8 rows, so E = 8 diagonals per chunk) gathers the head's
+     * columns by moving whole ciphertexts: one product per segment move u (d + E − 1 = 23 of them), each rotated once
+     * (a baby step) and the giant steps' sums in one {@code Evaluator.rotateSum}; not a sum over the head's 16
+     * segments for each of the 8 diagonals (64 rotations and more, before). It agrees with the plain engine.
      */
     @Test
-    void sumsOverManySegmentsAreHoistedStages() {
+    void scoresMoveWholeCiphertextsNotEverySegment() {
         Packing packing = new Packing(SLOTS, 16, 1);
         SecretKey sk = context.generateSecretKey();
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
@@ -293,8 +294,13 @@ class EncryptedEngineTest {
         PlainEngine plain = new PlainEngine();
         PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), 1);
         assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5);
-        // one sum over the head's 16 segments per shift of the P = 8 rows, two stages each
-        assertTrue(calls.getOrDefault("rotateSum", 0) >= 2 * SLOTS, calls.toString());
+        int moves = 16 + SLOTS - 1;
+        assertEquals(moves, calls.getOrDefault("multiplyAndRescale", 0), calls.toString());
+        assertEquals(1, calls.getOrDefault("rotateSum", 0), calls.toString());
+        long rotations = blocks.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.ROTATION, 0L);
+        // the moves' baby steps, the giant steps, and the row shifts of the skew and of the skewed keys (P − 1 each,
+        // plus their wrapped halves)
+        assertTrue(rotations <= moves + 16 / 4 + 4 * SLOTS, rotations + " rotations: " + calls);
     }
 
     /**
