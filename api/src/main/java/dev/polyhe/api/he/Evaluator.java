@@ -64,6 +64,28 @@ public interface Evaluator {
     Ciphertext multiply(Ciphertext a, Ciphertext b);
 
     /**
+     * Σ as[i]·bs[i] relinearized once (API 1.1): the tensor products summed, then one key switch where the default
+     * relinearizes every product. The products must share one scale; the sum is at the lowest level among them.
+     *
+     * @param as the left operands
+     * @param bs the right operands, as many as {@code as}, of the same key set
+     * @return the relinearized sum of products, of scale scale(as[0])·scale(bs[0]), not rescaled
+     * @throws HeException as {@link #multiply}, or when the products' scales differ
+     * @throws IllegalArgumentException when the arrays are empty or of different lengths
+     */
+    default Ciphertext multiplySum(Ciphertext[] as, Ciphertext[] bs) {
+        if (as.length == 0 || as.length != bs.length) {
+            throw new IllegalArgumentException(
+                    "multiplySum: " + as.length + " left and " + bs.length + " right operands; expected as many, > 0");
+        }
+        Ciphertext sum = multiply(as[0], bs[0]);
+        for (int i = 1; i < as.length; i++) {
+            sum = add(sum, multiply(as[i], bs[i]));
+        }
+        return sum;
+    }
+
+    /**
      * {@code rescale(multiply(a, b))}, equal to it up to the rescale's rounding. A backend may fuse the two: hybrid
      * key switching divides by its special primes anyway, and dividing by them and the last prime at once saves the
      * rescale's transforms.

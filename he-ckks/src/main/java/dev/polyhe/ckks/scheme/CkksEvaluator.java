@@ -115,6 +115,28 @@ final class CkksEvaluator implements Evaluator {
         return t.x.with(exec.addInto(t.d[0], ks[0], t.level), exec.addInto(t.d[1], ks[1], t.level), t.level, t.scale);
     }
 
+    /** The tensor products summed over the lowest level among them, then one relinearization. */
+    @Override
+    public Ciphertext multiplySum(Ciphertext[] as, Ciphertext[] bs) {
+        if (as.length == 0 || as.length != bs.length) {
+            throw new IllegalArgumentException(
+                    "multiplySum: " + as.length + " left and " + bs.length + " right operands; expected as many, > 0");
+        }
+        Tensored first = tensored(as[0], bs[0], false);
+        RnsPoly[] d = first.d;
+        int level = first.level;
+        for (int i = 1; i < as.length; i++) {
+            Tensored t = tensored(as[i], bs[i], false);
+            OperandCheck.sameScale(first.scale, t.scale, "multiplySum");
+            level = Math.min(level, t.level);
+            for (int k = 0; k < 3; k++) {
+                d[k] = exec.add(d[k], t.d[k], level);
+            }
+        }
+        RnsPoly[] ks = exec.applyKey(exec.decompose(d[2], level), keys.relinearization, level);
+        return first.x.with(exec.addInto(ks[0], d[0], level), exec.addInto(ks[1], d[1], level), level, first.scale);
+    }
+
     /** One division by P·q_level for the key switch and the rescale ({@link RingExecutor#relinearizeRescale}). */
     @Override
     public Ciphertext multiplyAndRescale(Ciphertext a, Ciphertext b) {

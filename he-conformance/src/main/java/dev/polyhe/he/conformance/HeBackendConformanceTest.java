@@ -189,6 +189,28 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
     }
 
     @Test
+    public void multiplySumEqualsTheSumOfProducts() {
+        double[][] xs = {randomVector(slots), randomVector(slots), randomVector(slots)};
+        double[][] ys = {randomVector(slots), randomVector(slots), randomVector(slots)};
+        double[] expected = new double[slots];
+        Ciphertext[] as = new Ciphertext[3];
+        Ciphertext[] bs = new Ciphertext[3];
+        for (int j = 0; j < 3; j++) {
+            for (int i = 0; i < slots; i++) {
+                expected[i] += xs[j][i] * ys[j][i];
+            }
+            // one pair a level lower: the sum lands at the lowest
+            as[j] = j == 2 ? evaluator.dropToLevel(encrypt(xs[j]), maxLevel - 1) : encrypt(xs[j]);
+            bs[j] = encrypt(ys[j]);
+        }
+        Ciphertext sum = evaluator.multiplySum(as, bs);
+        assertEquals(maxLevel - 1, sum.level());
+        assertEquals(as[0].scale() * bs[0].scale(), sum.scale(), sum.scale() * 1e-12);
+        assertPrecision("multiplySum", expected, decrypt(evaluator.rescale(sum)));
+        assertThrows(IllegalArgumentException.class, () -> evaluator.multiplySum(as, new Ciphertext[2]));
+    }
+
+    @Test
     public void multiplyPlain() {
         double[] x = randomVector(slots);
         double[] y = randomVector(slots);

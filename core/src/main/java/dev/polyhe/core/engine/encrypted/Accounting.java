@@ -144,6 +144,11 @@ public final class Accounting {
         }
     }
 
+    /** Ciphertext products summed before one relinearization: each counted, but not as a key switch of its own. */
+    void relinearizationsSaved(int products) {
+        ForkedTasks.effect(share -> stats(currentPath()).keySwitches -= products);
+    }
+
     /** A plaintext encoded at {@code level} (level + 1 limbs). */
     void encoded(int level) {
         ForkedTasks.effect(share -> {

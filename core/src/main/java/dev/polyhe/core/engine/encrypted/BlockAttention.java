@@ -25,13 +25,20 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>Q·Kᵀ: chunk c = Σ_u rot(Q ⊙ K'_u, u segments), d + E − 1 products and rotations per chunk (baby steps in
  *       the shift's task, giant steps on their sums).</li>
  *   <li>A·V: Σ_c Σ_u rot(W_c, −u segments) ⊙ V'_u, the same masked shifts of the skewed values, summed before one
- *       rescale; the weights' rotations are hoisted (giant steps on W_c, baby steps on each).</li>
+ *       relinearization a batch ({@link #PRODUCTS_PER_RELINEARIZATION}) and one rescale; the weights' rotations are
+ *       hoisted (giant steps on W_c, baby steps on each).</li>
  * </ul>
  * The row shifts (2P a pass, the wrapped halves included) are now most of the rotations. At Pythia-70M's shape (8 heads
  * of 64 columns, 128 tokens, B = 256) one layer's attention products take about 2 550 rotations (11 220 when each
  * diagonal was summed over its segments), and its scores are 4 ciphertexts.
  */
 final class BlockAttention {
+    /**
+     * A·V's products summed before one relinearization, at most this many at once: the pending shifted values are
+     * alive until then (one batch of row shifts' worth), and each sum saves all its key switches but one.
+     */
+    private static final int PRODUCTS_PER_RELINEARIZATION = 32;
+
     private final EncryptedEngine engine;
     private final LeveledOps ops;
     private final Rotations rotations;
@@ -138,24 +145,41 @@ final class BlockAttention {
                 moved.add(movedSegments(w, d, perGroup, op));
             }
             ProductSum acc = new ProductSum(engine, op);
+            List<Ciphertext[]> pending = new ArrayList<>();
             forEachShift(
                     skew,
                     slots,
                     op,
                     (sigma, lo, hi) -> {
-                        List<Ciphertext> products = new ArrayList<>();
+                        List<Ciphertext[]> pairs = new ArrayList<>();
                         for (int c = 0; c < chunks; c++) {
                             for (int u : moves(c * perGroup - sigma, d, perGroup)) {
                                 Ciphertext vals = shiftedSkew(lo, hi, sigma, u, d, perGroup, tokens, op);
-                                products.add(ops.productRaw(moved.get(c).get(-u), vals, op));
+                                pairs.add(new Ciphertext[] {moved.get(c).get(-u), vals});
                             }
                         }
-                        return products;
+                        return pairs;
                     },
-                    (sigma, products) -> products.forEach(acc::add));
+                    (sigma, pairs) -> {
+                        pending.addAll(pairs);
+                        if (pending.size() >= PRODUCTS_PER_RELINEARIZATION) {
+                            acc.add(productSum(pending, op));
+                        }
+                    });
+            if (!pending.isEmpty()) {
+                acc.add(productSum(pending, op));
+            }
             out[block] = acc.result();
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
+    }
+
+    /** Σ of the pending products with one relinearization; the list emptied. */
+    private Ciphertext productSum(List<Ciphertext[]> pending, OperatorKind op) {
+        Ciphertext[] as = pending.stream().map(p -> p[0]).toArray(Ciphertext[]::new);
+        Ciphertext[] bs = pending.stream().map(p -> p[1]).toArray(Ciphertext[]::new);
+        pending.clear();
+        return ops.productSumRaw(as, bs, op);
     }
 
     /**

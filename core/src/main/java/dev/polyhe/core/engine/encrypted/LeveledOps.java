@@ -69,6 +69,24 @@ final class LeveledOps {
         Ciphertext[] xy = productOperands(a, b, op);
         return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiply(xy[0], xy[1])), bound);
     }
+    /**
+     * Σ as[i]·bs[i] with one relinearization ({@link Evaluator#multiplySum}), not rescaled: a sum of products that
+     * only meet in the sum, one key switch instead of one each.
+     */
+    Ciphertext productSumRaw(Ciphertext[] as, Ciphertext[] bs, OperatorKind op) {
+        double bound = 0;
+        Ciphertext[] xs = new Ciphertext[as.length];
+        Ciphertext[] ys = new Ciphertext[bs.length];
+        for (int i = 0; i < as.length; i++) {
+            bound += bounds.of(as[i]) * bounds.of(bs[i]);
+            Ciphertext[] xy = productOperands(as[i], bs[i], op);
+            xs[i] = xy[0];
+            ys[i] = xy[1];
+        }
+        accounting.relinearizationsSaved(as.length - 1);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplySum(xs, ys)), bound);
+    }
+
     /** a and b with the levels a product needs (bootstrapped where short), at their common level; counted. */
     private Ciphertext[] productOperands(Ciphertext a, Ciphertext b, OperatorKind op) {
         Ciphertext x = refresher.withLevels(a, refresher.levelsFor(a), op);
