@@ -67,7 +67,7 @@ public final class PlanExplanation {
     }
 
     /**
-     * Per operator, the work the run did: rotations, ciphertext products, encodes and their limbs, bootstrap calls,
+     * Per operator, the work the run did: rotations, key switches (rotations and relinearizations), ciphertext products, encodes and their limbs, bootstrap calls,
      * the ciphertexts they refreshed and their slots, levels used. A planning run counts what a real one would do.
      */
     public ObjectNode toJson(ObjectMapper mapper) {
@@ -76,6 +76,7 @@ public final class PlanExplanation {
                 .operators()
                 .forEach((name, s) -> ops.putObject(name)
                         .put("rotations", s.rotations())
+                        .put("key_switches", s.keySwitches())
                         .put("ct_ct_multiplications", s.ciphertextMultiplications())
                         .put("ct_pt_multiplications", s.plaintextMultiplications())
                         .put("encodes", s.encodes())
