@@ -67,8 +67,9 @@ public final class PlanExplanation {
     }
 
     /**
-     * Per operator, the work the run did: rotations, key switches (rotations and relinearizations), ciphertext products, encodes and their limbs, bootstrap calls,
-     * the ciphertexts they refreshed and their slots, levels used. A planning run counts what a real one would do.
+     * Per operator, the work the run did: rotations, key switches (rotations and relinearizations), ciphertext
+     * products, encodes and their limbs, bootstrap calls, the ciphertexts they refreshed and their slots, levels used.
+     * A planning run counts what a real one would do.
      */
     public ObjectNode toJson(ObjectMapper mapper) {
         ObjectNode ops = mapper.createObjectNode();
