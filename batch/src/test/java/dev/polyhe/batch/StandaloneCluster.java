@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  * stops them all and deletes the cluster's folder (logs, work folders), never what a link points to.
  */
 final class StandaloneCluster implements AutoCloseable {
-    private static final Duration START = Duration.ofSeconds(60);
+    /** A daemon's start on two cores shared with other builds: a worker once took over a minute to register. */
+    private static final Duration START = Duration.ofSeconds(180);
 
     final Path dir;
     final Path sparkHome;

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a query that fails on the executor is reported.
  */
 @Tag("cluster")
-@Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Timeout(value = 480, unit = TimeUnit.SECONDS)
 class StandaloneClusterTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -137,7 +137,7 @@ class StandaloneClusterTest {
                 jars.get(0)));
         command.addAll(batchArgs(tiny.queries, output));
         Process submit = cluster.java("submit", command);
-        assertTrue(submit.waitFor(180, TimeUnit.SECONDS), "spark-submit still running:\n" + cluster.log("submit"));
+        assertTrue(submit.waitFor(420, TimeUnit.SECONDS), "spark-submit still running:\n" + cluster.log("submit"));
         String log = cluster.log("submit");
         assertEquals(0, submit.exitValue(), log);
         assertTrue(log.contains("2 queries: 2 done, 0 failed"), log);
