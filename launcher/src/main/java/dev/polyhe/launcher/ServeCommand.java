@@ -147,8 +147,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--max-connections",
             defaultValue = "256",
-            description = "Requests handled at once (threads: one is held while a request is answered or its body "
-                    + "flows, never by an idle or stalled peer); beyond, they wait (default: ${DEFAULT-VALUE}).")
+            description = "Request bodies read at once (threads: one is held while a body flows, never by an idle or "
+                    + "stalled peer); beyond, they wait (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
     @Option(

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import javax.net.ssl.SSLContext;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.io.ArrayByteBufferPool;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -18,6 +19,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.Invocable;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -34,15 +36,23 @@ final class HttpEngine implements AutoCloseable {
     /** Fewest request threads: health, status and a few uploads side by side. */
     static final int MIN_THREADS = 8;
 
-    /** Threads the engine keeps beside those answering requests: its acceptor, selectors and reserve. */
-    private static final int OWN_THREADS = 8;
+    /** Threads that route requests and answer all but bodies (which flow on the pool). */
+    static final int ROUTE_THREADS = 8;
+
+    /** Bytes of buffers the engine keeps for reuse, on the heap and off it. */
+    private static final long POOLED_BYTES = 64L << 20;
+
+    /** The engine's own threads: its acceptor, selector, reserve, and short tasks (a completed write). */
+    private static final int ENGINE_THREADS = 16;
 
     private final Server server;
     private final ServerConnector connector;
     private final ConnectionGuard guard;
+    private final java.util.concurrent.ExecutorService routes;
+    private final java.util.concurrent.ExecutorService bodies;
 
     /**
-     * @param threads requests answered at once (each on a thread while it is answered or its body flows)
+     * @param threads request bodies read at once (each on a thread while it flows)
      * @param tls the server's TLS context, or null for plain HTTP
      * @param wantClientCertificates ask TLS clients for a certificate (not require: a token may do instead)
      * @param limits connections per address, timeouts
@@ -59,11 +69,14 @@ final class HttpEngine implements AutoCloseable {
             int acceptors,
             String name,
             java.util.function.Consumer<Exchange> serve) {
-        QueuedThreadPool pool = new QueuedThreadPool(threads + OWN_THREADS, Math.min(4, threads), 30_000);
+        // the engine's own pool runs only short, non-blocking tasks (a completed write, a connection to read on), so
+        // it stays small; bodies flow on threads of their own, up to the given number
+        QueuedThreadPool pool = new QueuedThreadPool(ENGINE_THREADS, 4, 30_000);
         pool.setName(name);
         pool.setDaemon(true);
         pool.setStopTimeout(500);
-        this.server = new Server(pool);
+        // buffers kept for reuse are bounded, not a share of the heap: thousands of peers come and go
+        this.server = new Server(pool, null, new ArrayByteBufferPool(0, -1, -1, -1, POOLED_BYTES, POOLED_BYTES));
         server.setStopAtShutdown(false);
         server.setStopTimeout(0);
         HttpConfiguration http = new HttpConfiguration();
@@ -91,18 +104,44 @@ final class HttpEngine implements AutoCloseable {
         server.addConnector(connector);
         server.setErrorHandler(HttpEngine::jsonError);
         BodyPace pace = limits.pace();
-        server.setHandler(new Handler.Abstract() {
+        this.routes = pool(name + "-route", ROUTE_THREADS);
+        this.bodies = pool(name + "-body", threads);
+        // the engine parses a readable connection on its selector, without a thread of its own, because answering is
+        // handed on here: to a few threads that route and answer (quick work: the store's files and folders, a
+        // token, a status), and from them a body that flows to threads of its own, up to --max-connections. Bursts of
+        // short requests (a thousand peers reconnecting at once) queue on the routing threads for milliseconds
+        // rather than growing the pool.
+        server.setHandler(new Handler.Abstract(Invocable.InvocationType.NON_BLOCKING) {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                serve.accept(new Exchange(
-                        request,
-                        response,
-                        callback,
-                        pace,
-                        request.getComponents().getExecutor()));
+                Exchange ex = new Exchange(request, response, callback, pace, bodies);
+                routes.execute(() -> {
+                    try {
+                        serve.accept(ex);
+                    } catch (RuntimeException e) {
+                        callback.failed(e);
+                    }
+                });
                 return true;
             }
         });
+    }
+
+    /** Up to {@code n} threads, made as tasks come and gone after 30 s idle; beyond, tasks wait. */
+    private static java.util.concurrent.ThreadPoolExecutor pool(String name, int n) {
+        var pool = new java.util.concurrent.ThreadPoolExecutor(
+                n,
+                n,
+                30,
+                java.util.concurrent.TimeUnit.SECONDS,
+                new java.util.concurrent.LinkedBlockingQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    return t;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
     }
 
     /** Jetty's own refusals (a malformed request, headers too large) in the server's format. */
@@ -148,6 +187,8 @@ final class HttpEngine implements AutoCloseable {
     @Override
     public void close() {
         guard.stop();
+        routes.shutdownNow();
+        bodies.shutdownNow();
         try {
             server.stop();
         } catch (Exception e) {

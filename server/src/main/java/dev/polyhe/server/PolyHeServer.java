@@ -146,8 +146,8 @@ public final class PolyHeServer implements AutoCloseable {
      * @param noAuth one unauthenticated party (a loopback demo)
      * @param tls the server's TLS context (HTTPS), or null for plain HTTP
      * @param insecureNetwork serve a non-loopback address without TLS or authentication all the same
-     * @param maxConnections requests handled at once (threads: a request holds one while it is answered or its body
-     *     flows, never while its peer is idle or sends nothing); beyond, requests wait for one
+     * @param maxConnections request bodies read at once (threads: a body holds one while it flows, never while its
+     *     peer is idle or sends nothing; other requests are answered on a few routing threads); beyond, they wait
      * @param maxEventStreams event streams open at once, in all; beyond, 429
      * @param maxEventStreamsPerTenant event streams open at once per tenant; beyond, 429
      * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read

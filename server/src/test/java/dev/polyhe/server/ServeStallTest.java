@@ -12,13 +12,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -92,14 +93,12 @@ class ServeStallTest {
                     c.getOutputStream().flush();
                 }
                 for (int round = 0; round < 3; round++) {
-                    var health = CompletableFuture.supplyAsync(() -> {
-                                try {
-                                    return get(url + "/v1/health", null);
-                                } catch (Exception e) {
-                                    throw new IllegalStateException(e);
-                                }
-                            })
-                            .get(5, TimeUnit.SECONDS);
+                    // bounded: the JDK server of before left it unanswered for its request timeout (600 s)
+                    var health = ServedModel.HTTP.send(
+                            HttpRequest.newBuilder(URI.create(url + "/v1/health"))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
                     assertEquals(200, health.statusCode(), health.body());
                     assertEquals(
                             "ok", JSON.readTree(health.body()).get("status").asText());
