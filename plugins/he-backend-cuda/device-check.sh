@@ -39,12 +39,13 @@ prepare() {
         -DoutputDirectory="$dev/tests")
     cp -r "$root/plugins/he-backend-cuda/target/test-classes" "$dev/tests/classes"
     cp "$root/he-conformance/target/"polyhe-he-conformance-*.jar "$dev/tests/"
-    # the JDK modules PolyHE's modules require (not the optional ones: charts' java.desktop), plus what the
+    # the JDK modules PolyHE's modules require (not the optional ones: charts' java.desktop; 'transitive' ones too:
+    # Jetty's utilities need java.naming), plus what the
     # automatic modules use (java.util.logging: Guice, Guava, JCuda; sun.misc.Unsafe: Guice), and java.xml for
     # the JUnit console's reports and jdk.zipfs for its scan of the module jars
     local modules
     modules="$(for j in "$dev"/lib/*.jar; do jar --describe-module --file "$j" 2>/dev/null; done \
-        | grep -E '^requires ' | grep -v ' static ' | grep -oE '(java|jdk)\.[a-z.]+$' \
+        | grep -E '^requires ' | grep -v ' static ' | sed 's/ transitive$//' | grep -oE '(java|jdk)\.[a-z.]+$' \
         | cat - <(printf 'java.logging\njdk.unsupported\njava.xml\njdk.zipfs\n') | sort -u | paste -sd, -)"
     jlink --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
         --output "$dev/jre"

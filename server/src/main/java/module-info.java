@@ -1,10 +1,13 @@
 /**
- * {@code polyhe serve}: private inference over HTTP on the JDK's own server ({@code jdk.httpserver}), so that a
- * server needs nothing beyond the Java runtime and the PolyHE jars.
+ * {@code polyhe serve}: private inference over HTTP on Jetty's core server ({@code org.eclipse.jetty.server}, no
+ * servlets), whose non-blocking I/O holds no thread for a peer that is idle, stalled or slow.
  */
 module dev.polyhe.server {
     requires dev.polyhe.core;
-    requires jdk.httpserver;
+    requires org.eclipse.jetty.server;
+    requires org.eclipse.jetty.http;
+    requires org.eclipse.jetty.io;
+    requires org.eclipse.jetty.util;
     requires java.net.http;
     requires com.fasterxml.jackson.databind;
     requires org.slf4j;

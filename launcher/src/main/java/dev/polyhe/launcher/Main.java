@@ -11,6 +11,11 @@ public final class Main {
         if (System.getProperty(LOG_LEVEL) == null) {
             System.setProperty(LOG_LEVEL, java.util.Arrays.asList(args).contains("--verbose") ? "debug" : "warn");
         }
+        // the HTTP engine's own debug lines (a line per byte read) would drown PolyHE's under --verbose
+        String jetty = "org.slf4j.simpleLogger.log.org.eclipse.jetty";
+        if (System.getProperty(jetty) == null) {
+            System.setProperty(jetty, "warn");
+        }
         System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
         System.exit(PolyHeCommand.execute(args));
     }

@@ -147,8 +147,42 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--max-connections",
             defaultValue = "256",
-            description = "Requests handled at once (threads); beyond, they wait (default: ${DEFAULT-VALUE}).")
+            description = "Request bodies read at once (threads: one is held while a body flows, never by an idle or "
+                    + "stalled peer); beyond, they wait (default: ${DEFAULT-VALUE}).")
     int maxConnections;
+
+    @Option(
+            names = "--max-connections-per-address",
+            defaultValue = "64",
+            description = "Connections open at once from one client address; beyond, a new one is refused at once "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int maxConnectionsPerAddress;
+
+    @Option(
+            names = "--idle-timeout",
+            defaultValue = "30s",
+            paramLabel = "SPAN",
+            converter = TimeSpan.class,
+            description = "A connection with nothing to read or write for this long is closed (default: "
+                    + "${DEFAULT-VALUE}; units ms, s, m, h, d).")
+    java.time.Duration idleTimeout;
+
+    @Option(
+            names = "--header-timeout",
+            defaultValue = "10s",
+            paramLabel = "SPAN",
+            converter = TimeSpan.class,
+            description = "A request's line and headers must come within this once they begin, or the connection is "
+                    + "closed (default: ${DEFAULT-VALUE}).")
+    java.time.Duration headerTimeout;
+
+    @Option(
+            names = "--min-body-rate",
+            defaultValue = "1024",
+            paramLabel = "BYTES",
+            description = "Bytes a second a request's body must keep on average after its first 5 s; slower, 408 and "
+                    + "the connection closed (default: ${DEFAULT-VALUE}).")
+    long minBodyRate;
 
     @Option(
             names = "--max-event-streams",
@@ -213,9 +247,8 @@ final class ServeCommand implements Callable<Integer> {
     @Option(
             names = "--request-timeout",
             paramLabel = "SECONDS",
-            description = "A request, headers and body, must arrive within it or its connection is closed (default: "
-                    + "600, or -Dsun.net.httpserver.maxReqTime; raise it for multi-gigabyte key uploads on slow "
-                    + "links).")
+            description = "A request's body must have come within it, or 408 and its connection is closed (default: "
+                    + "600; raise it for multi-gigabyte key uploads on slow links).")
     Long requestTimeout;
 
     @Spec
@@ -252,14 +285,6 @@ final class ServeCommand implements Callable<Integer> {
                     jobTtl, maxTenantBytes, DiskHighWater.parse(diskHighWater), maxResultsPerTenant);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
-        }
-        if (requestTimeout != null) {
-            if (requestTimeout < 1) {
-                throw new ErrorReport.InputException(
-                        "--request-timeout needs at least 1 second, got " + requestTimeout);
-            }
-            // read by the JDK server once, when it is made: set before it is
-            System.setProperty("sun.net.httpserver.maxReqTime", Long.toString(requestTimeout));
         }
         CountDownLatch stopped = new CountDownLatch(1);
         try (PolyHe polyhe = PolyHe.builder().pluginsDir(common.pluginsDir).build();
@@ -333,7 +358,18 @@ final class ServeCommand implements Callable<Integer> {
         } else if (tlsPasswordFile != null) {
             throw new ErrorReport.InputException("--tls-password-file without --tls-keystore: name the keystore too");
         }
+        if (requestTimeout != null && requestTimeout < 1) {
+            throw new ErrorReport.InputException("--request-timeout needs at least 1 second, got " + requestTimeout);
+        }
         try {
+            var bounds = new dev.polyhe.server.Connections(
+                    maxConnectionsPerAddress,
+                    idleTimeout,
+                    headerTimeout,
+                    minBodyRate,
+                    requestTimeout == null
+                            ? dev.polyhe.server.Connections.REQUEST_TIMEOUT
+                            : java.time.Duration.ofSeconds(requestTimeout));
             return new PolyHeServer.Network(
                     bind,
                     tokens,
@@ -346,7 +382,8 @@ final class ServeCommand implements Callable<Integer> {
                     maxKeySetsPerTenant,
                     maxJobsPerTenant,
                     adminPort,
-                    tlsClientCa != null);
+                    tlsClientCa != null,
+                    bounds);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

@@ -1,7 +1,6 @@
 package dev.polyhe.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsExchange;
+import javax.net.ssl.SSLSession;
 
 /**
  * Who sent a request: the tenant of its client certificate (mutual TLS, {@link ClientCertificate}), else of its
@@ -26,24 +25,25 @@ final class BearerAuth {
         return tokens != null || certificates;
     }
 
-    Tenant tenant(HttpExchange ex) {
+    Tenant tenant(Exchange ex) {
         if (!enabled()) {
             return Tenant.ANONYMOUS;
         }
-        if (certificates && ex instanceof HttpsExchange https) {
-            Tenant t = ClientCertificate.tenant(https.getSSLSession());
+        SSLSession tls = certificates ? ex.sslSession() : null;
+        if (tls != null) {
+            Tenant t = ClientCertificate.tenant(tls);
             if (t != null) {
                 return t;
             }
         }
-        String h = ex.getRequestHeaders().getFirst("Authorization");
+        String h = ex.header("Authorization");
         if (tokens != null && h != null && h.regionMatches(true, 0, "Bearer ", 0, 7)) {
             var t = tokens.authenticate(h.substring(7).trim());
             if (t.isPresent()) {
                 return t.get();
             }
         }
-        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"polyhe\"");
+        ex.setHeader("WWW-Authenticate", "Bearer realm=\"polyhe\"");
         throw new HttpError(
                 401,
                 "this server needs "
@@ -57,7 +57,7 @@ final class BearerAuth {
     }
 
     /** {@code /metrics} and other operator views. */
-    Tenant admin(HttpExchange ex) {
+    Tenant admin(Exchange ex) {
         Tenant t = tenant(ex);
         if (!t.admin()) {
             throw new HttpError(

@@ -144,6 +144,19 @@ final class Jobs implements AutoCloseable {
     }
 
     /**
+     * What a query is refused for before a byte of it is read: an unknown model or key set, a key set larger than
+     * the memory budget.
+     *
+     * @return the key set's folder
+     */
+    Path admit(String model, String keySet) throws IOException {
+        models.get(model);
+        Path keyDir = keys.folder(keySet);
+        cache.requireFits(keySet);
+        return keyDir;
+    }
+
+    /**
      * Checks the query against its key set and the model, stores it and queues it.
      *
      * @param written called with the query's bytes written so far; it may refuse them by throwing (a quota)
@@ -151,8 +164,7 @@ final class Jobs implements AutoCloseable {
     Job submit(String model, String keySet, Tenant tenant, InputStream body, java.util.function.LongConsumer written)
             throws IOException {
         var served = models.get(model);
-        Path keyDir = keys.folder(keySet);
-        cache.requireFits(keySet);
+        Path keyDir = admit(model, keySet);
         // the header is checked before a byte is written: a junk body is refused at its first bytes
         byte[] head = body.readNBytes(HEADER_PEEK);
         checkAgainstKeySet(head, keyDir);

@@ -1,34 +1,20 @@
 package dev.polyhe.server;
 
-import static dev.polyhe.server.HttpReplies.bytes;
-import static dev.polyhe.server.HttpReplies.error;
-import static dev.polyhe.server.HttpReplies.json;
 import static dev.polyhe.server.HttpReplies.notAllowed;
 import static dev.polyhe.server.HttpReplies.openApi;
 import static dev.polyhe.server.HttpReplies.query;
 import static dev.polyhe.server.HttpReplies.require;
-import static dev.polyhe.server.HttpReplies.text;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import dev.polyhe.core.PolyHe;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * With an admin port ({@link Network#adminPort()}), {@code /metrics} and {@code /admin} are served there too, on
  * the loopback interface, without a token.
  *
- * Built on the JDK's own HTTP server: nothing to add to a runtime that has to be carried (a GPU machine's jlink
- * image), streamed request bodies for multi-gigabyte key uploads, and the few routes above need no framework.
+ * Built on Jetty's core server ({@link HttpEngine}): non-blocking I/O, so that a peer that is idle, stalled or slow
+ * holds no thread; request bodies stream (multi-gigabyte key uploads never sit in memory), and the few routes above
+ * need no framework.
  */
 public final class PolyHeServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PolyHeServer.class);
@@ -159,7 +146,8 @@ public final class PolyHeServer implements AutoCloseable {
      * @param noAuth one unauthenticated party (a loopback demo)
      * @param tls the server's TLS context (HTTPS), or null for plain HTTP
      * @param insecureNetwork serve a non-loopback address without TLS or authentication all the same
-     * @param maxConnections requests handled at once (threads); beyond, requests wait for one
+     * @param maxConnections request bodies read at once (threads: a body holds one while it flows, never while its
+     *     peer is idle or sends nothing; other requests are answered on a few routing threads); beyond, they wait
      * @param maxEventStreams event streams open at once, in all; beyond, 429
      * @param maxEventStreamsPerTenant event streams open at once per tenant; beyond, 429
      * @param maxKeySetsPerTenant key sets a tenant may keep; beyond, 507 before anything is read
@@ -170,6 +158,7 @@ public final class PolyHeServer implements AutoCloseable {
      * @param clientCertificates tenants by client certificate, the CN of its subject (mutual TLS: {@code tls} verifies
      *     them against the client CA, {@link Tls#server(Path, char[], Path, char[])}); a client without one may use a
      *     token
+     * @param connections the bounds on each peer: connections per address, idle, header and body timeouts
      */
     public record Network(
             String bind,
@@ -183,7 +172,8 @@ public final class PolyHeServer implements AutoCloseable {
             int maxKeySetsPerTenant,
             int maxJobsPerTenant,
             Integer adminPort,
-            boolean clientCertificates) {
+            boolean clientCertificates,
+            Connections connections) {
         public static final int MAX_CONNECTIONS = 256;
         public static final int MAX_EVENT_STREAMS = 64;
         public static final int MAX_EVENT_STREAMS_PER_TENANT = 16;
@@ -247,6 +237,54 @@ public final class PolyHeServer implements AutoCloseable {
                     false);
         }
 
+        /** With the default bounds on each peer ({@link Connections#defaults()}). */
+        public Network(
+                String bind,
+                Path tokens,
+                boolean noAuth,
+                SSLContext tls,
+                boolean insecureNetwork,
+                int maxConnections,
+                int maxEventStreams,
+                int maxEventStreamsPerTenant,
+                int maxKeySetsPerTenant,
+                int maxJobsPerTenant,
+                Integer adminPort,
+                boolean clientCertificates) {
+            this(
+                    bind,
+                    tokens,
+                    noAuth,
+                    tls,
+                    insecureNetwork,
+                    maxConnections,
+                    maxEventStreams,
+                    maxEventStreamsPerTenant,
+                    maxKeySetsPerTenant,
+                    maxJobsPerTenant,
+                    adminPort,
+                    clientCertificates,
+                    Connections.defaults());
+        }
+
+        /** The same with other bounds on each peer. */
+        public Network withConnections(Connections bounds) {
+            return new Network(
+                    bind,
+                    tokens,
+                    noAuth,
+                    tls,
+                    insecureNetwork,
+                    maxConnections,
+                    maxEventStreams,
+                    maxEventStreamsPerTenant,
+                    maxKeySetsPerTenant,
+                    maxJobsPerTenant,
+                    adminPort,
+                    clientCertificates,
+                    bounds);
+        }
+
         /** The same with an admin port on the loopback interface (0: any free one). */
         public Network withAdminPort(int port) {
             return new Network(
@@ -261,7 +299,8 @@ public final class PolyHeServer implements AutoCloseable {
                     maxKeySetsPerTenant,
                     maxJobsPerTenant,
                     port,
-                    clientCertificates);
+                    clientCertificates,
+                    connections);
         }
 
         /** The same with tenants by client certificate ({@code tls} must verify them against a client CA). */
@@ -278,7 +317,8 @@ public final class PolyHeServer implements AutoCloseable {
                     maxKeySetsPerTenant,
                     maxJobsPerTenant,
                     adminPort,
-                    true);
+                    true,
+                    connections);
         }
 
         public Network {
@@ -308,9 +348,12 @@ public final class PolyHeServer implements AutoCloseable {
                         + maxKeySetsPerTenant + ", " + maxJobsPerTenant + ", " + maxEventStreams + " and "
                         + maxEventStreamsPerTenant);
             }
-            if (maxConnections < RequestThreads.MIN) {
+            if (maxConnections < HttpEngine.MIN_THREADS) {
                 throw new IllegalArgumentException(
-                        "--max-connections needs at least " + RequestThreads.MIN + ", got " + maxConnections);
+                        "--max-connections needs at least " + HttpEngine.MIN_THREADS + ", got " + maxConnections);
+            }
+            if (connections == null) {
+                throw new IllegalArgumentException("the bounds on each peer are missing (Connections.defaults())");
             }
         }
 
@@ -372,14 +415,13 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
-    static {
-        // before the JDK server reads them (once, at its first server): a request must arrive within 10 minutes
-        // (a multi-gigabyte key upload included), an idle kept-alive connection is closed after 30 s
-        RequestThreads.timeouts(600, 30);
-    }
+    private final HttpEngine http;
+    /** Answers and refusals, errors as JSON without the server's paths. */
+    private final Responder answers = new Responder(this::redact);
 
-    private final HttpServer http;
-    private final ExecutorService handlers;
+    /** An event stream's keep-alive comment comes this often, well within the idle timeout. */
+    private final long keepAliveMillis;
+
     private final BearerAuth auth;
     private final KeyOwners owners;
     private final StreamLimits streams;
@@ -421,42 +463,36 @@ public final class PolyHeServer implements AutoCloseable {
         this.maxResultsPerTenant = st.maxResultsPerTenant();
         this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
         this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
-        if (n.tls() != null) {
-            HttpsServer https = HttpsServer.create(address, 64);
-            https.setHttpsConfigurator(
-                    n.clientCertificates()
-                            ? new HttpsConfigurator(n.tls()) {
-                                @Override
-                                public void configure(com.sun.net.httpserver.HttpsParameters p) {
-                                    // asked for, not required: a client without one may still present a token
-                                    javax.net.ssl.SSLParameters sp =
-                                            getSSLContext().getDefaultSSLParameters();
-                                    sp.setWantClientAuth(true);
-                                    p.setSSLParameters(sp);
-                                }
-                            }
-                            : new HttpsConfigurator(n.tls()));
-            this.http = https;
-        } else {
-            this.http = HttpServer.create(address, 64);
-        }
-        // request handling apart from the workers, so that status and health answer while every worker computes
-        this.handlers = RequestThreads.create(n.maxConnections());
-        http.setExecutor(handlers);
-        http.createContext("/v1/", this::handle);
-        http.createContext(
-                "/metrics",
-                ex -> respond(ex, () -> {
-                    auth.admin(ex);
-                    text(ex, 200, metrics());
-                }));
-        http.createContext(
-                "/admin",
-                ex -> respond(ex, () -> {
-                    auth.admin(ex);
-                    json(ex, 200, adminView.toJson());
-                }));
+        this.keepAliveMillis = Math.min(15_000, n.connections().idleTimeout().toMillis() / 2);
+        this.http = new HttpEngine(
+                address,
+                n.maxConnections(),
+                n.tls(),
+                n.clientCertificates(),
+                n.connections(),
+                1,
+                "polyhe-http",
+                this::serve);
         this.adminPort = n.adminPort() == null ? null : adminPort(n.adminPort());
+    }
+
+    /** The routes: {@code /v1/...}, and an admin token's {@code /metrics} and {@code /admin}. */
+    private void serve(Exchange ex) {
+        String path = ex.path() == null ? "/" : ex.path();
+        answers.respond(ex, () -> {
+            if (path.startsWith("/v1/")) {
+                route(ex);
+            } else if (path.startsWith("/metrics") || path.startsWith("/admin")) {
+                auth.admin(ex);
+                if (path.startsWith("/metrics")) {
+                    ex.text(200, metrics());
+                } else {
+                    ex.json(200, adminView.toJson());
+                }
+            } else {
+                throw new HttpError(404, "no such endpoint: " + path);
+            }
+        });
     }
 
     /** The operator's port, or the threads started so far stopped and why it cannot listen said. */
@@ -464,7 +500,6 @@ public final class PolyHeServer implements AutoCloseable {
         try {
             return new AdminPort(port, this::metrics, adminView::toJson);
         } catch (IOException | RuntimeException e) {
-            handlers.shutdownNow();
             sweeper.close();
             jobs.close();
             cache.close();
@@ -491,7 +526,12 @@ public final class PolyHeServer implements AutoCloseable {
     public static PolyHeServer start(PolyHe polyhe, Settings settings, Network network, Storage storage)
             throws IOException {
         PolyHeServer s = new PolyHeServer(polyhe, settings, network, storage);
-        s.http.start();
+        try {
+            s.http.start();
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
         LOG.info(
                 "serving {} on {}:{} over {}",
                 s.models.names(),
@@ -506,50 +546,22 @@ public final class PolyHeServer implements AutoCloseable {
     }
 
     public int port() {
-        return http.getAddress().getPort();
+        return http.address().getPort();
     }
 
     /** The address and port bound. */
     public InetSocketAddress address() {
-        return http.getAddress();
+        return http.address();
+    }
+
+    /** Connections refused so far because their address had --max-connections-per-address open. */
+    public long connectionsRefused() {
+        return http.guard().refused();
     }
 
     /** The admin port's address and port (always on the loopback interface), or null without one. */
     public InetSocketAddress adminAddress() {
         return adminPort == null ? null : adminPort.address();
-    }
-
-    private interface Action {
-        void run() throws IOException;
-    }
-
-    private void handle(HttpExchange ex) {
-        respond(ex, () -> route(ex));
-    }
-
-    private void respond(HttpExchange ex, Action action) {
-        try (ex) {
-            try {
-                action.run();
-            } catch (HttpError e) {
-                if (e.retryAfterSeconds() != null) {
-                    ex.getResponseHeaders().set("Retry-After", Integer.toString(e.retryAfterSeconds()));
-                }
-                error(ex, e.status(), redact(e.getMessage()));
-            } catch (IOException e) {
-                // mostly the client went away mid-request: nothing half-written stays (uploads and queries clean
-                // up); one still waiting for its answer gets one, without the server's paths
-                LOG.debug("request {} {} ended: {}", ex.getRequestMethod(), ex.getRequestURI(), e.toString());
-                if (ex.getResponseCode() < 0) {
-                    error(ex, 500, "the server could not complete the request: " + redact(e.toString()));
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("request {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-                error(ex, 500, e.getMessage() == null ? e.getClass().getSimpleName() : redact(e.getMessage()));
-            }
-        } catch (IOException e) {
-            LOG.debug("cannot answer {}: {}", ex.getRequestURI(), e.toString());
-        }
     }
 
     /** A message for a client: where the server keeps its store and models is none of its business. */
@@ -566,12 +578,12 @@ public final class PolyHeServer implements AutoCloseable {
         return n;
     }
 
-    private void route(HttpExchange ex) throws IOException {
-        String method = ex.getRequestMethod();
-        String[] p = ex.getRequestURI().getPath().substring("/v1/".length()).split("/");
+    private void route(Exchange ex) throws IOException {
+        String method = ex.method();
+        String[] p = ex.path().substring("/v1/".length()).split("/");
         Map<String, String> q = query(ex);
         if (p[0].equals("health")) {
-            json(ex, 200, health());
+            ex.json(200, health());
             return;
         }
         Tenant tenant = auth.tenant(ex);
@@ -582,21 +594,19 @@ public final class PolyHeServer implements AutoCloseable {
                 if (p.length == 1) {
                     ObjectNode n = JSON.createObjectNode();
                     models.names().forEach(n.putArray("models")::add);
-                    json(ex, 200, n);
+                    ex.json(200, n);
                 } else if (p.length == 3 && p[2].equals("calibration")) {
-                    bytes(ex, "application/json", models.get(p[1]).dir().resolve(ServedModels.CALIBRATION));
+                    ex.file("application/json", models.get(p[1]).dir().resolve(ServedModels.CALIBRATION));
                 } else {
                     throw notAllowed(method, ex);
                 }
             }
             case "jobs" -> jobs(ex, method, p, q, tenant);
-            default ->
-                throw new HttpError(
-                        404, "no such endpoint: " + ex.getRequestURI().getPath());
+            default -> throw new HttpError(404, "no such endpoint: " + ex.path());
         }
     }
 
-    private void keys(HttpExchange ex, String method, String[] p, Tenant tenant) throws IOException {
+    private void keys(Exchange ex, String method, String[] p, Tenant tenant) throws IOException {
         if (p.length == 1 && (method.equals("PUT") || method.equals("POST"))) {
             // the quota answers before a byte of the upload is read
             long held = owners.count(tenant);
@@ -607,27 +617,31 @@ public final class PolyHeServer implements AutoCloseable {
                                 + "limit (--max-key-sets-per-tenant " + maxKeySetsPerTenant + "); delete one first "
                                 + "(DELETE /v1/keys/{id})");
             }
-            var written = quota.admit(tenant, declaredLength(ex), "the upload");
-            KeyStore.Stored stored =
-                    keys.upload(ex.getRequestBody(), ex.getRequestHeaders().getFirst("X-Key-Set-Id"), written);
-            // "created" is the tenant's view: whether another tenant stored the same key set stays unknown to it
-            boolean created = owners.add(tenant, stored.id()) || stored.created();
-            Audit.log(tenant, "upload", "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
-            ObjectNode n = JSON.createObjectNode()
-                    .put("key_set", stored.id())
-                    .put("bytes", stored.bytes())
-                    .put("created", created);
-            json(ex, created ? 201 : 200, n);
+            var written = quota.admit(tenant, ex.declaredLength(), "the upload");
+            answers.withBody(ex, body -> {
+                KeyStore.Stored stored = keys.upload(body, ex.header("X-Key-Set-Id"), written);
+                // "created" is the tenant's view: whether another tenant stored the same key set stays unknown
+                boolean created = owners.add(tenant, stored.id()) || stored.created();
+                Audit.log(
+                        tenant,
+                        "upload",
+                        "key_set=" + stored.id() + " bytes=" + stored.bytes() + " created=" + created);
+                ObjectNode n = JSON.createObjectNode()
+                        .put("key_set", stored.id())
+                        .put("bytes", stored.bytes())
+                        .put("created", created);
+                ex.json(created ? 201 : 200, n);
+            });
         } else if (p.length == 2 && method.equals("GET")) {
             ownedKeySet(tenant, p[1]);
-            json(ex, 200, JSON.createObjectNode().put("key_set", p[1]).put("stored", true));
+            ex.json(200, JSON.createObjectNode().put("key_set", p[1]).put("stored", true));
         } else if (p.length == 2 && method.equals("DELETE")) {
             ownedKeySet(tenant, p[1]);
             if (owners.remove(tenant, p[1])) {
                 keys.delete(p[1]);
             }
             Audit.log(tenant, "delete", "key_set=" + p[1]);
-            json(ex, 200, JSON.createObjectNode().put("key_set", p[1]).put("deleted", true));
+            ex.json(200, JSON.createObjectNode().put("key_set", p[1]).put("deleted", true));
         } else {
             throw notAllowed(method, ex);
         }
@@ -638,12 +652,6 @@ public final class PolyHeServer implements AutoCloseable {
         return owners.ids(tenant).stream().mapToLong(keys::bytes).sum() + jobs.bytes(tenant);
     }
 
-    /** The request body's declared length, or -1 (chunked, or none). */
-    private static long declaredLength(HttpExchange ex) {
-        String declared = ex.getRequestHeaders().getFirst("Content-Length");
-        return declared != null && declared.matches("\\d{1,18}") ? Long.parseLong(declared) : -1;
-    }
-
     /** @throws HttpError 404 alike for a key set not stored and one of another tenant */
     private void ownedKeySet(Tenant tenant, String id) {
         if (!owners.owns(tenant, id)) {
@@ -652,8 +660,7 @@ public final class PolyHeServer implements AutoCloseable {
         keys.folder(id);
     }
 
-    private void jobs(HttpExchange ex, String method, String[] p, Map<String, String> q, Tenant tenant)
-            throws IOException {
+    private void jobs(Exchange ex, String method, String[] p, Map<String, String> q, Tenant tenant) throws IOException {
         if (p.length == 1 && method.equals("POST")) {
             String keySet = require(q, "key_set");
             ownedKeySet(tenant, keySet);
@@ -676,19 +683,23 @@ public final class PolyHeServer implements AutoCloseable {
                                 + "); "
                                 + "delete ended ones (DELETE /v1/jobs/{id}) or wait for them to expire (--job-ttl)");
             }
-            var written = quota.admit(tenant, declaredLength(ex), "the query");
-            Job job = jobs.submit(require(q, "model"), keySet, tenant, ex.getRequestBody(), written);
-            Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
-            json(ex, 202, status(job));
+            var written = quota.admit(tenant, ex.declaredLength(), "the query");
+            String model = require(q, "model");
+            jobs.admit(model, keySet);
+            answers.withBody(ex, body -> {
+                Job job = jobs.submit(model, keySet, tenant, body, written);
+                Audit.log(tenant, "submit", "job=" + job.id + " model=" + job.model + " key_set=" + keySet);
+                ex.json(202, status(job));
+            });
         } else if (p.length == 2 && method.equals("GET")) {
-            json(ex, 200, status(jobs.get(p[1], tenant)));
+            ex.json(200, status(jobs.get(p[1], tenant)));
         } else if (p.length == 2 && method.equals("DELETE")) {
             Job job = jobs.get(p[1], tenant);
             if (job.state().finished()) {
                 // an ended job: removed now, its query and result with it, as its time to live would
                 jobs.remove(job);
                 Audit.log(tenant, "delete", "job=" + job.id);
-                json(ex, 200, status(job).put("deleted", true));
+                ex.json(200, status(job).put("deleted", true));
                 return;
             }
             jobs.cancel(p[1], tenant);
@@ -696,51 +707,27 @@ public final class PolyHeServer implements AutoCloseable {
                     tenant,
                     "cancel",
                     "job=" + job.id + " state=" + job.state().name().toLowerCase(Locale.ROOT));
-            json(ex, 200, status(job));
+            ex.json(200, status(job));
         } else if (p.length == 3 && p[2].equals("result") && method.equals("GET")) {
-            bytes(ex, "application/octet-stream", jobs.result(p[1], tenant));
+            ex.file("application/octet-stream", jobs.result(p[1], tenant));
         } else if (p.length == 3 && p[2].equals("events") && method.equals("GET")) {
             Job job = jobs.get(p[1], tenant);
-            try (StreamLimits.Permit permit = streams.open(tenant)) {
-                events(ex, job);
+            StreamLimits.Permit permit = streams.open(tenant);
+            try {
+                new EventStream(
+                                ex,
+                                job,
+                                j -> status(j).toString(),
+                                permit::close,
+                                ex.request.getComponents().getScheduler(),
+                                keepAliveMillis)
+                        .start();
+            } catch (RuntimeException e) {
+                permit.close();
+                throw e;
             }
         } else {
             throw notAllowed(method, ex);
-        }
-    }
-
-    /** Server-sent events: the job's status now and at every change, until it ends. */
-    private void events(HttpExchange ex, Job job) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "text/event-stream");
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        ex.sendResponseHeaders(200, 0);
-        LinkedBlockingQueue<String> updates = new LinkedBlockingQueue<>();
-        Consumer<Job> watcher = j -> updates.add(status(j).toString());
-        job.watch(watcher);
-        try {
-            OutputStream out = ex.getResponseBody();
-            String last = null;
-            for (String event = status(job).toString(); ; ) {
-                if (!event.equals(last)) {
-                    out.write(("event: status\ndata: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    last = event;
-                }
-                if (job.state().finished()) {
-                    return;
-                }
-                String next = updates.poll(15, TimeUnit.SECONDS);
-                if (next == null) {
-                    out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
-                    next = status(job).toString();
-                }
-                event = job.state().finished() ? status(job).toString() : next;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            job.unwatch(watcher);
         }
     }
 
@@ -790,8 +777,7 @@ public final class PolyHeServer implements AutoCloseable {
         if (adminPort != null) {
             adminPort.close();
         }
-        http.stop(0);
-        handlers.shutdownNow();
+        http.close();
         sweeper.close();
         jobs.close();
         cache.close();
