@@ -37,7 +37,9 @@ final class CalibrateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (PolyHe polyhe = model.open(common)) {
-            InferenceService service = model.service(polyhe, true);
+            InferenceService service = model.service(polyhe);
+            // the exact model records the domains of the polynomial one, which runs this attention
+            spec.commandLine().getErr().println("polyhe calibrate: attention " + service.describeAttention(true));
             LoadedModel loaded = service.load(model.model);
             Calibration cal;
             try {

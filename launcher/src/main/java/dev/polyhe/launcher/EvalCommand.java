@@ -89,7 +89,8 @@ final class EvalCommand implements Callable<Integer> {
         BreakdownChart.checkWritable(breakdownFiles.chart);
         try (PolyHe polyhe = pipeline.open(common);
                 var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
-            var service = pipeline.service(polyhe, model, true);
+            var service = pipeline.service(polyhe, model);
+            spec.commandLine().getErr().println("polyhe eval: attention " + service.describeAttention(true));
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);
             EncryptedTensor embeddings = contents.tensors().get("embeddings");
