@@ -38,7 +38,7 @@ class EmbeddingTest {
             RandomCheckpoint.declareAttention(model, "power-softmax", java.util.Map.of("p", 4, "epsilon", 0.001));
 
             PrivateInference inference = polyhe.privateInference(model, "ckks-cpu");
-            assertEquals("power-softmax {p=4, epsilon=0.001} (declared by the checkpoint)", inference.attention());
+            assertEquals("power-softmax {epsilon=0.001, p=4} (declared by the checkpoint)", inference.attention());
             assertEquals("gpt_neox", inference.modelType());
             List<ModelInput> inputs = inference.readInputs(dir.resolve("input.json"));
             Calibration domains = inference.calibrate(inputs);

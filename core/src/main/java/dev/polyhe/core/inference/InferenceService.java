@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Runs models from Hugging Face checkpoint folders: loads them through the architecture named by
@@ -111,7 +112,7 @@ public final class InferenceService {
     }
 
     /**
-     * Which attention runs and why, for a command's output: {@code "power-softmax {p=4, epsilon=0.001} (declared by
+     * Which attention runs and why, for a command's output: {@code "power-softmax {epsilon=0.001, p=4} (declared by
      * the checkpoint)"}, or for a softmax checkpoint in the polynomial model {@code "softmax-taylor-goldschmidt (the
      * checkpoint declares none: softmax, approximated by softmax-taylor-goldschmidt)"}.
      *
@@ -119,7 +120,8 @@ public final class InferenceService {
      */
     public String describeAttention(boolean polynomial) {
         PluginChoice ran = polynomial ? polynomialChoice() : attention;
-        String options = ran.options().isEmpty() ? "" : " " + ran.options();
+        // sorted, so that the line is the same whatever order a declaration or a flag gave
+        String options = ran.options().isEmpty() ? "" : " " + new TreeMap<>(ran.options());
         String approximated = ran == attention ? "" : ", approximated by " + ran.name();
         return ran.name() + options + " (" + attentionSource + approximated + ")";
     }
