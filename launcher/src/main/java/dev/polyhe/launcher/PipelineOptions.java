@@ -22,7 +22,8 @@ final class PipelineOptions {
     @Option(
             names = "--attention",
             paramLabel = "NAME",
-            description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's.")
+            description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's, else the "
+                    + "checkpoint's (declared, else softmax).")
     String attention;
 
     @Option(
