@@ -123,8 +123,8 @@ public final class PrivateInference {
     }
 
     /**
-     * The attention the encrypted model runs and why, e.g. {@code "softmax-taylor-goldschmidt (the checkpoint declares
-     * none: softmax, approximated by softmax-taylor-goldschmidt)"}.
+     * The attention the encrypted model runs and why, e.g. {@code "softmax-square (the checkpoint declares none:
+     * softmax, approximated by softmax-square)"}.
      */
     public String attention() {
         return service.describeAttention(true);

@@ -41,8 +41,8 @@ public final class InferenceService {
 
     /**
      * What the polynomial model runs for exact softmax, the attention of every checkpoint that declares none:
-     * normalize-and-square on the calibrated score range, which measured closer to softmax than Taylor + Goldschmidt,
-     * and stays within 0.01 of the polynomial model encrypted where that did not (docs/fidelity.md, "Softmax
+     * normalize-and-square on the calibrated score range, which measured closer to softmax than Taylor + Goldschmidt
+     * and follows the polynomial model encrypted, where Taylor + Goldschmidt was 0.03 off (docs/fidelity.md, "Softmax
      * checkpoints").
      */
     public static final String SOFTMAX_APPROXIMATION = "softmax-square";
@@ -113,8 +113,8 @@ public final class InferenceService {
 
     /**
      * Which attention runs and why, for a command's output: {@code "power-softmax {epsilon=0.001, p=4} (declared by
-     * the checkpoint)"}, or for a softmax checkpoint in the polynomial model {@code "softmax-taylor-goldschmidt (the
-     * checkpoint declares none: softmax, approximated by softmax-taylor-goldschmidt)"}.
+     * the checkpoint)"}, or for a softmax checkpoint in the polynomial model {@code "softmax-square (the checkpoint
+     * declares none: softmax, approximated by softmax-square)"}.
      *
      * @param polynomial whether the polynomial model runs (poly and ckks engines, calibrate for them, eval)
      */
