@@ -122,7 +122,6 @@ final class InferCommand implements Callable<Integer> {
             // which mechanism runs and why: the checkpoint's, --attention, the config; softmax approximated or not
             String attention = service.describeAttention(kind != Engine.PLAIN);
             json.put("attention_choice", attention);
-            spec.commandLine().getErr().println("polyhe infer: attention " + attention);
             if (trace.requested() && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--trace-errors traces the ckks engine; add --engine ckks");
             }
@@ -135,6 +134,8 @@ final class InferCommand implements Callable<Integer> {
             if (trace.explainPlan && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--explain-plan plans the ckks engine; add --engine ckks");
             }
+            // once the options are checked: a refusal stays one line
+            spec.commandLine().getErr().println("polyhe infer: attention " + attention);
             List<InferenceResult> results;
             try {
                 if (kind == Engine.PLAIN) {
