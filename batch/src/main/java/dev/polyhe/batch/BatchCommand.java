@@ -1,8 +1,8 @@
 package dev.polyhe.batch;
 
+import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.inference.Calibration;
-import dev.polyhe.core.inference.DeclaredAttention;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +41,8 @@ public final class BatchCommand implements Callable<Integer> {
             required = true,
             paramLabel = "DIR",
             description = "The served model folder: the "
-                    + "checkpoint, its declared polynomial attention (config.json "
-                    + "polyhe_attention) and calibration.json.")
+                    + "checkpoint (its attention: the one config.json declares as polyhe_attention, else "
+                    + "softmax, approximated) and calibration.json.")
     Path model;
 
     @Option(
@@ -110,7 +110,8 @@ public final class BatchCommand implements Callable<Integer> {
             throw new BatchInputException("--retries and --threads take a number of 0 or more");
         }
         Path cal = calibration != null ? calibration : model.resolve(Calibration.SERVED_FILE);
-        checkModel();
+        String attention = checkModel();
+        spec.commandLine().getErr().println("polyhe batch: attention " + attention);
         SparkConf conf = new SparkConf().setAppName("polyhe batch");
         if (master != null) {
             conf.setMaster(master);
@@ -142,23 +143,30 @@ public final class BatchCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         PrintWriter out = spec.commandLine().getOut();
         BatchJob.Result result = BatchJob.run(conf, queries, keyStore, output, settings, err);
-        Path report = BatchReport.write(result, model.getFileName().toString(), output);
+        Path report = BatchReport.write(result, model.getFileName().toString(), attention, output);
         out.print(BatchReport.text(result));
         out.println("answers in " + output + ", report " + report);
         out.flush();
         return result.done() == result.outcomes().size() ? 0 : 1;
     }
 
-    /** The model folder is servable (declared attention, readable domains) before Spark starts. */
-    private void checkModel() {
+    /**
+     * The model folder is servable (a well-formed attention declaration, readable domains) before Spark starts.
+     *
+     * @return the attention its executors run, and why
+     */
+    private String checkModel() {
         if (!Files.isRegularFile(model.resolve("config.json"))) {
             throw new BatchInputException(model + " is not a checkpoint folder (no config.json)");
         }
-        DeclaredAttention.require(model, "a batch's model declares its polynomial one");
         if (calibration != null) {
             Calibration.read(calibration);
         } else {
             Calibration.ofServedModel(model);
+        }
+        // as the executors' façade decides it (PolyHe#privateInference)
+        try (PolyHe polyhe = PolyHe.builder().build()) {
+            return polyhe.inference().withAttentionOf(model).describeAttention(true);
         }
     }
 

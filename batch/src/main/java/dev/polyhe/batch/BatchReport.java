@@ -15,9 +15,11 @@ final class BatchReport {
 
     private BatchReport() {}
 
-    static ObjectNode json(BatchJob.Result r, String model) {
+    /** @param attention which attention the model ran and why ({@code PrivateInference#attention()}) */
+    static ObjectNode json(BatchJob.Result r, String model, String attention) {
         ObjectNode root = JSON.createObjectNode();
         root.put("model", model);
+        root.put("attention", attention);
         root.put("master", r.master());
         root.put("queries", r.outcomes().size());
         root.put("done", r.done());
@@ -52,10 +54,10 @@ final class BatchReport {
     }
 
     /** Written by rename: a reader never sees half a report. */
-    static Path write(BatchJob.Result r, String model, Path output) throws IOException {
+    static Path write(BatchJob.Result r, String model, String attention, Path output) throws IOException {
         Path file = output.resolve(FILE);
         Path tmp = output.resolve(FILE + ".tmp");
-        JSON.writeValue(tmp.toFile(), json(r, model));
+        JSON.writeValue(tmp.toFile(), json(r, model, attention));
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return file;
     }

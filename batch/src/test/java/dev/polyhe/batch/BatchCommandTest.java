@@ -83,6 +83,10 @@ class BatchCommandTest {
         assertEquals(4, report.get("done").asInt());
         assertEquals(2, report.get("failed").asInt());
         assertTrue(report.get("master").asText().startsWith("local[2]"), report.toString());
+        assertEquals(
+                "power-softmax {epsilon=0.001, p=4} (declared by the checkpoint)",
+                report.get("attention").asText(),
+                "which attention ran, and why");
         for (JsonNode row : report.get("results")) {
             String name = row.get("query").asText();
             switch (name) {
@@ -199,7 +203,8 @@ class BatchCommandTest {
         assertTrue(noStore.err().contains("no key set in"), noStore.err());
 
         Path bare = RandomCheckpoint.write(dir.resolve("uncalibrated"), RandomCheckpoint.shape("tiny"), 5);
-        Run noAttention = batch(
+        // a checkpoint that declares no attention runs softmax; without calibration.json it cannot be served
+        Run noCalibration = batch(
                 "--model",
                 bare.toString(),
                 "--queries",
@@ -208,8 +213,8 @@ class BatchCommandTest {
                 store.toString(),
                 "--output",
                 out.toString());
-        assertEquals(2, noAttention.code(), noAttention.err());
-        assertTrue(noAttention.err().contains("polyhe_attention"), noAttention.err());
+        assertEquals(2, noCalibration.code(), noCalibration.err());
+        assertTrue(noCalibration.err().contains("has no calibration.json"), noCalibration.err());
 
         Run noQueries = batch(
                 "--model",

@@ -157,10 +157,9 @@ public final class PolyHe implements AutoCloseable {
     public InferenceService inference() {
         ensureOpen();
         var ic = config.inference();
-        return new InferenceService(
-                plugins(),
-                ic,
-                ic.attention() != null ? ic.attention() : config.attention().get(0));
+        return ic.attention() != null
+                ? new InferenceService(plugins(), ic, ic.attention(), "the config's inference.attention")
+                : new InferenceService(plugins(), ic, config.attention().get(0), "the config's first attention");
     }
 
     /** An HE backend by name, computing with the builder's {@link Builder#threads} when given. */
@@ -172,14 +171,14 @@ public final class PolyHe implements AutoCloseable {
     /**
      * Encrypted inference on a checkpoint folder with a backend ({@code "ckks-cpu"}), client and server roles.
      * Its attention is the config's when this instance was built with one, else the one the checkpoint declares
-     * (config.json {@code polyhe_attention}); a checkpoint that declares none needs a config that names it.
+     * (config.json {@code polyhe_attention}), else softmax, approximated ({@link PrivateInference#attention()} says
+     * which ran and why).
      */
     public PrivateInference privateInference(Path checkpoint, String backend) {
         ensureOpen();
         InferenceService service = inference();
         if (!explicitConfig) {
-            service = service.withAttention(dev.polyhe.core.inference.DeclaredAttention.require(
-                    checkpoint, "build PolyHe with a config naming one (inference.attention)"));
+            service = service.withAttentionOf(checkpoint);
         }
         return new PrivateInference(service, service.load(checkpoint), backend(backend), this);
     }

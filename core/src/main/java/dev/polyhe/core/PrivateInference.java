@@ -123,6 +123,14 @@ public final class PrivateInference {
     }
 
     /**
+     * The attention the encrypted model runs and why, e.g. {@code "softmax-square (the checkpoint declares none:
+     * softmax, approximated by softmax-square)"}.
+     */
+    public String attention() {
+        return service.describeAttention(true);
+    }
+
+    /**
      * Inputs from a JSON file ({@code input_ids}, {@code text} with the checkpoint's tokenizer, {@code pixel_values}).
      */
     public List<ModelInput> readInputs(Path file) {

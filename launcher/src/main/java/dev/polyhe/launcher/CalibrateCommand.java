@@ -37,7 +37,7 @@ final class CalibrateCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (PolyHe polyhe = model.open(common)) {
-            InferenceService service = model.service(polyhe, true);
+            InferenceService service = model.service(polyhe);
             LoadedModel loaded = service.load(model.model);
             Calibration cal;
             try {
@@ -46,6 +46,8 @@ final class CalibrateCommand implements Callable<Integer> {
                 throw new ErrorReport.InputException(e.getMessage());
             }
             cal.write(output);
+            // the exact model recorded the domains of the polynomial one, which runs this attention
+            spec.commandLine().getErr().println("polyhe calibrate: attention " + service.describeAttention(true));
             var out = spec.commandLine().getOut();
             out.printf(
                     "calibrated %s (%s) on %d input(s): %d sites -> %s%n",

@@ -39,7 +39,7 @@ final class EncryptCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try (PolyHe polyhe = model.open(common);
                 var keys = keyFolder.client(polyhe)) {
-            var service = model.service(polyhe, false);
+            var service = model.service(polyhe);
             LoadedModel loaded = service.load(model.model);
             var inputs = model.inputs(loaded.model());
             if (sample < 0 || sample >= inputs.size()) {

@@ -89,7 +89,7 @@ final class EvalCommand implements Callable<Integer> {
         BreakdownChart.checkWritable(breakdownFiles.chart);
         try (PolyHe polyhe = pipeline.open(common);
                 var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
-            var service = pipeline.service(polyhe, model, true);
+            var service = pipeline.service(polyhe, model);
             LoadedModel loaded = service.load(model);
             var contents = EncryptedInference.read(keys, input);
             EncryptedTensor embeddings = contents.tensors().get("embeddings");
@@ -97,6 +97,8 @@ final class EvalCommand implements Callable<Integer> {
                 throw new ErrorReport.InputException(
                         input + " holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
+            // once the input is read: a refusal stays one line
+            spec.commandLine().getErr().println("polyhe eval: attention " + service.describeAttention(true));
             ProgressReport progress = new ProgressReport(
                     spec.commandLine().getErr(), "eval", loaded.model().info().layers());
             EncryptedInference.ServerResult result;

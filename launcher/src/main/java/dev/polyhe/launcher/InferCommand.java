@@ -111,7 +111,7 @@ final class InferCommand implements Callable<Integer> {
         BreakdownChart.checkWritable(breakdownFiles.chart);
         try (PolyHe polyhe = model.open(common)) {
             Engine kind = engine(polyhe.inference().config());
-            InferenceService service = model.service(polyhe, kind != Engine.PLAIN);
+            InferenceService service = model.service(polyhe);
             LoadedModel loaded = service.load(model.model);
             List<ModelInput> inputs = model.inputs(loaded.model());
             ObjectNode json = JSON.createObjectNode();
@@ -119,6 +119,9 @@ final class InferCommand implements Callable<Integer> {
             json.put("engine", kind.label());
             json.put(
                     "attention", service.exactNonlinearities().attentionKernel().describe());
+            // which mechanism runs and why: the checkpoint's, --attention, the config; softmax approximated or not
+            String attention = service.describeAttention(kind != Engine.PLAIN);
+            json.put("attention_choice", attention);
             if (trace.requested() && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--trace-errors traces the ckks engine; add --engine ckks");
             }
@@ -131,6 +134,8 @@ final class InferCommand implements Callable<Integer> {
             if (trace.explainPlan && kind != Engine.CKKS) {
                 throw new ErrorReport.InputException("--explain-plan plans the ckks engine; add --engine ckks");
             }
+            // once the options are checked: a refusal stays one line
+            spec.commandLine().getErr().println("polyhe infer: attention " + attention);
             List<InferenceResult> results;
             try {
                 if (kind == Engine.PLAIN) {

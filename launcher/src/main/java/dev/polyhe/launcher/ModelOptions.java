@@ -37,9 +37,9 @@ final class ModelOptions {
         return pipeline.open(common);
     }
 
-    /** @see PipelineOptions#service(PolyHe, Path, boolean) */
-    InferenceService service(PolyHe polyhe, boolean polynomial) {
-        return pipeline.service(polyhe, model, polynomial);
+    /** @see PipelineOptions#service(PolyHe, Path) */
+    InferenceService service(PolyHe polyhe) {
+        return pipeline.service(polyhe, model);
     }
 
     /** The input file's batch; {@code text} entries are tokenized by the model's own tokenizer. */

@@ -2,7 +2,6 @@ package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.PluginChoice;
-import dev.polyhe.core.inference.DeclaredAttention;
 import dev.polyhe.core.inference.InferenceService;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -23,7 +22,8 @@ final class PipelineOptions {
     @Option(
             names = "--attention",
             paramLabel = "NAME",
-            description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's.")
+            description = "Attention mechanism (e.g. softmax, power-softmax); default: the config's, else the "
+                    + "checkpoint's (declared, else softmax).")
     String attention;
 
     @Option(
@@ -64,26 +64,15 @@ final class PipelineOptions {
     }
 
     /**
-     * The service for one checkpoint: the attention given on the command line or by a config file, else the one
-     * the checkpoint declares ({@link DeclaredAttention}), else, for the exact model, its own softmax. The
-     * polynomial engines need a polynomial mechanism: a checkpoint that declares none is refused, naming what to
-     * pass.
-     *
-     * @param polynomial whether the command runs the polynomial model (poly, ckks, calibrate, eval)
+     * The service for one checkpoint: the attention given on the command line or by a config file, else the
+     * checkpoint's own ({@link InferenceService#withAttentionOf}: the declared one, else softmax, approximated in the
+     * polynomial model). The service says which and why ({@link InferenceService#describeAttention}).
      */
-    InferenceService service(PolyHe polyhe, Path checkpoint, boolean polynomial) {
+    InferenceService service(PolyHe polyhe, Path checkpoint) {
         if (attention != null || !attentionOptions.isEmpty() || config != null) {
             return service(polyhe);
         }
-        InferenceService service = polyhe.inference();
-        if (!polynomial) {
-            return service.withAttention(DeclaredAttention.read(checkpoint).orElse(PluginChoice.of("softmax")));
-        }
-        return service.withAttention(DeclaredAttention.require(
-                checkpoint,
-                "pass one, e.g. --attention power-softmax "
-                        + "--attention-opt p=4 --attention-opt epsilon=0.001 (the paper's), or "
-                        + "declare it in config.json"));
+        return polyhe.inference().withAttentionOf(checkpoint);
     }
 
     /** The config's inference service with the command-line attention applied. */
@@ -98,6 +87,8 @@ final class PipelineOptions {
             options.putAll(base.options());
         }
         options.putAll(attentionOptions);
-        return service.withAttention(new PluginChoice(attention != null ? attention : base.name(), options));
+        return service.withAttention(
+                new PluginChoice(attention != null ? attention : base.name(), options),
+                attention != null ? "--attention" : "--attention-opt on " + service.attentionSource());
     }
 }

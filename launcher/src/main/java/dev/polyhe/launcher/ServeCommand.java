@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Serve private inference over HTTP: clients upload their key set's server half once "
                     + "('polyhe remote keys upload') and submit encrypted queries ('polyhe remote infer'). Each model "
-                    + "folder declares its attention (config.json polyhe_attention) and holds calibration.json. "
+                    + "folder holds a checkpoint (its attention: the one config.json declares as polyhe_attention, "
+                    + "else softmax, approximated) and calibration.json. "
                     + "Choose --tokens FILE (tenants, 'polyhe serve token add'), --tls-client-ca FILE.p12 (tenants by "
                     + "client certificate) or --no-auth (a loopback demo). "
                     + "Endpoints and security: see docs/serving.md."
@@ -308,6 +309,12 @@ final class ServeCommand implements Callable<Integer> {
                                     ? "tenants by client certificate"
                                     : "tenants from " + tokens
                                             + (tlsClientCa != null ? " and by client certificate" : ""));
+            for (Path dir : models) {
+                out.printf(
+                        "polyhe serve: %s runs attention %s%n",
+                        dir.getFileName(),
+                        polyhe.inference().withAttentionOf(dir).describeAttention(true));
+            }
             if (server.adminAddress() != null) {
                 out.printf(
                         "polyhe serve: admin port http://%s:%d/ (/metrics, /admin; this machine only, no token)%n",

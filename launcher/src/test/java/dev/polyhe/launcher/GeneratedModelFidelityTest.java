@@ -92,15 +92,15 @@ class GeneratedModelFidelityTest {
         return (all ? Stream.concat(ci.stream(), more.stream()) : ci.stream()).map(Arguments::of);
     }
 
-    private static Shape gptNeoX(int hidden, int heads, int ffn, int layers) {
+    static Shape gptNeoX(int hidden, int heads, int ffn, int layers) {
         return new Shape("gpt_neox", hidden, heads, ffn, 160, layers, 0.25);
     }
 
-    private static Shape encoder(int hidden, int heads, int ffn, int layers, int vocab) {
+    static Shape encoder(int hidden, int heads, int ffn, int layers, int vocab) {
         return new Shape("roberta", hidden, heads, ffn, vocab, layers, 0);
     }
 
-    private static Shape vit(int hidden, int heads, int ffn, int layers) {
+    static Shape vit(int hidden, int heads, int ffn, int layers) {
         return new Shape("vit", hidden, heads, ffn, 2, layers, 0, 16, 8);
     }
 

@@ -4,7 +4,6 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.inference.Calibration;
-import dev.polyhe.core.inference.DeclaredAttention;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inference.LoadedModel;
 import java.nio.file.Path;
@@ -42,9 +41,10 @@ final class ServedModels {
                 throw new ConfigException("two served models are named '" + name + "' ("
                         + models.get(name).dir() + " and " + dir + "); model names are folder names");
             }
-            var attention = DeclaredAttention.require(dir, "a served model declares its polynomial one");
             Calibration calibration = Calibration.ofServedModel(dir);
-            InferenceService service = polyhe.inference().withAttention(attention);
+            // the checkpoint's own attention, whatever the server's config says: a client's keys and calibration
+            // are for that model
+            InferenceService service = polyhe.inference().withAttentionOf(dir);
             models.put(
                     name,
                     new Served(

@@ -132,7 +132,7 @@ public final class RandomCheckpoint {
 
     /**
      * Declares the polynomial attention the checkpoint in {@code dir} was (notionally) trained with: {@code
-     * polyhe_attention} in its config.json, as a served or encrypted checkpoint needs. Returns {@code dir}.
+     * polyhe_attention} in its config.json; without it the checkpoint runs as softmax. Returns {@code dir}.
      */
     public static Path declareAttention(Path dir, String name, Map<String, ?> options) throws IOException {
         java.io.File file = dir.resolve("config.json").toFile();

@@ -3,7 +3,6 @@ package dev.polyhe.core.inference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.model.CheckpointException;
-import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.config.PluginChoice;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,25 +15,19 @@ import java.util.Optional;
 /**
  * The attention mechanism a checkpoint was trained with, as its config.json declares it under {@value #KEY}:
  * {@code "polyhe_attention": {"name": "power-softmax", "options": {"p": 4, "epsilon": 0.001}}}. Hugging Face
- * ignores the key; a checkpoint without it was trained with its architecture's own softmax.
+ * ignores the key; a checkpoint without it was trained with its architecture's own softmax, which the polynomial
+ * model approximates ({@link InferenceService#withAttentionOf}).
  */
 public final class DeclaredAttention {
     public static final String KEY = "polyhe_attention";
 
-    private DeclaredAttention() {}
+    /** Why a run uses the declared mechanism, as commands print it. */
+    public static final String DECLARED = "declared by the checkpoint";
 
-    /**
-     * The declared mechanism, for a caller that needs a polynomial one.
-     *
-     * @param whatToDo the way out the refusal names (the flag or config key that chooses one)
-     * @throws ConfigException naming config.json and {@value #KEY} when the checkpoint declares none
-     */
-    public static PluginChoice require(Path checkpoint, String whatToDo) {
-        return read(checkpoint)
-                .orElseThrow(() -> new ConfigException(checkpoint.resolve("config.json")
-                        + " declares no attention mechanism ('" + KEY + "'), so it was trained with softmax, which the "
-                        + "polynomial model cannot run: " + whatToDo));
-    }
+    /** Why a run of a checkpoint without {@value #KEY} uses softmax (approximated in the polynomial model). */
+    public static final String NONE_DECLARED = "the checkpoint declares none: softmax";
+
+    private DeclaredAttention() {}
 
     /**
      * @return the declared mechanism, or empty when config.json has no {@value #KEY}

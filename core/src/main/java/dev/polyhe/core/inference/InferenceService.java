@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Runs models from Hugging Face checkpoint folders: loads them through the architecture named by
@@ -38,15 +39,35 @@ import java.util.Map;
 public final class InferenceService {
     private static final int DEFAULT_P = 4;
 
+    /**
+     * What the polynomial model runs for exact softmax, the attention of every checkpoint that declares none:
+     * normalize-and-square on the calibrated score range, which measured closer to softmax than Taylor + Goldschmidt
+     * and follows the polynomial model encrypted, where Taylor + Goldschmidt was 0.03 off (docs/fidelity.md, "Softmax
+     * checkpoints").
+     */
+    public static final String SOFTMAX_APPROXIMATION = "softmax-square";
+
+    /** Taylor's exp in normalize-and-square holds to 1e-6 on [−1/2, 1/2]: scores are halved until they lie there. */
+    private static final double SQUARED_EXP_RANGE = 0.5;
+
+    private static final String EXACT_SOFTMAX = "softmax";
+
     private final Plugins plugins;
     private final InferenceConfig config;
     private final PluginChoice attention;
+    private final String attentionSource;
 
     /** @param attention the exact attention of the model (already resolved from the config) */
     public InferenceService(Plugins plugins, InferenceConfig config, PluginChoice attention) {
+        this(plugins, config, attention, "the config");
+    }
+
+    /** @param attentionSource why the model runs {@code attention}, as {@link #describeAttention} says it */
+    public InferenceService(Plugins plugins, InferenceConfig config, PluginChoice attention, String attentionSource) {
         this.plugins = plugins;
         this.config = config;
         this.attention = attention;
+        this.attentionSource = attentionSource;
         // fail now, naming the option, rather than in the middle of a run
         plugins.attention(attention);
     }
@@ -61,11 +82,53 @@ public final class InferenceService {
 
     /** The same service with another attention (command-line override). */
     public InferenceService withAttention(PluginChoice a) {
-        return new InferenceService(plugins, config.withAttention(a), a);
+        return withAttention(a, "chosen by the caller");
+    }
+
+    /** @param source why the model runs {@code a} ("--attention", "declared by the checkpoint"...) */
+    public InferenceService withAttention(PluginChoice a, String source) {
+        return new InferenceService(plugins, config.withAttention(a), a, source);
+    }
+
+    /**
+     * The same service with the checkpoint's own attention: the one its config.json declares ({@link
+     * DeclaredAttention}), else softmax, which the polynomial model runs as {@value #SOFTMAX_APPROXIMATION}.
+     */
+    public InferenceService withAttentionOf(Path checkpoint) {
+        return DeclaredAttention.read(checkpoint)
+                .map(a -> withAttention(a, DeclaredAttention.DECLARED))
+                .orElseGet(() -> withAttention(PluginChoice.of(EXACT_SOFTMAX), DeclaredAttention.NONE_DECLARED));
     }
 
     public InferenceService withConfig(InferenceConfig c) {
-        return new InferenceService(plugins, c, c.attention() != null ? c.attention() : attention);
+        return c.attention() != null
+                ? new InferenceService(plugins, c, c.attention(), "the config's inference.attention")
+                : new InferenceService(plugins, c, attention, attentionSource);
+    }
+
+    /** Why the model runs its attention: the checkpoint, a flag, the config. */
+    public String attentionSource() {
+        return attentionSource;
+    }
+
+    /**
+     * Which attention runs and why, for a command's output: {@code "power-softmax {epsilon=0.001, p=4} (declared by
+     * the checkpoint)"}, or for a softmax checkpoint in the polynomial model {@code "softmax-square (the checkpoint
+     * declares none: softmax, approximated by softmax-square)"}.
+     *
+     * @param polynomial whether the polynomial model runs (poly and ckks engines, calibrate for them, eval)
+     */
+    public String describeAttention(boolean polynomial) {
+        PluginChoice ran = polynomial ? polynomialChoice() : attention;
+        // sorted, so that the line is the same whatever order a declaration or a flag gave
+        String options = ran.options().isEmpty() ? "" : " " + new TreeMap<>(ran.options());
+        String approximated = ran == attention ? "" : ", approximated by " + ran.name();
+        return ran.name() + options + " (" + attentionSource + approximated + ")";
+    }
+
+    /** The mechanism the polynomial model runs: the configured one, or for exact softmax its approximation. */
+    private PluginChoice polynomialChoice() {
+        return attention.name().equals(EXACT_SOFTMAX) ? PluginChoice.of(SOFTMAX_APPROXIMATION) : attention;
     }
 
     /** The model_type of a checkpoint folder's config.json. */
@@ -175,9 +238,11 @@ public final class InferenceService {
      * The configured mechanism with polynomial division ({@code attention-division} options) whose Goldschmidt
      * domain [lo, hi] covers the site's calibrated denominators: (ε + Σ x^p)/L per row, L the keys the row sees, for
      * the length-agnostic form (PowerSoftmax's default here), else ε + Σ x^p. Options the user set explicitly win.
+     * Exact softmax becomes {@value #SOFTMAX_APPROXIMATION} on the site's calibrated score range.
      */
     AttentionKernel polynomialAttention(SiteCalibration site, SiteDomains domains, Approximations approximations) {
-        AttentionMechanism mechanism = plugins.attention(attention.name());
+        PluginChoice choice = polynomialChoice();
+        AttentionMechanism mechanism = plugins.attention(choice.name());
         Map<String, Object> options = new LinkedHashMap<>();
         if (mechanism.optionNames().contains("division")) {
             config.attentionDivision().forEach((k, v) -> {
@@ -186,24 +251,31 @@ public final class InferenceService {
                 }
             });
         }
-        options.putAll(attention.options());
+        options.putAll(choice.options());
+        if (choice != attention) { // softmax, approximated on the calibrated scores (with the margin) and no wider
+            Domain scores = domains.real(site.min(), site.max());
+            double range = Math.max(Math.abs(scores.lo()), Math.abs(scores.hi()));
+            int squarings = (int) Math.ceil(Math.log(range / SQUARED_EXP_RANGE) / Math.log(2));
+            options.put("range", range);
+            options.put("squarings", Math.max(4, Math.min(12, squarings)));
+        }
         // The paper's inference form (Fig. 2, right; Eq. 7): PowerSoftmax's polynomial division on each row's mean,
         // the same weights as on its sum but on a domain that does not widen along a sequence (docs/fidelity.md,
         // "Each row divided by its own length"). Not where the calibration predates per-row statistics (its domain
         // would have to span every length), nor where the user chose.
         if (mechanism.optionNames().contains("length-agnostic")
-                && !attention.options().containsKey("length-agnostic")
+                && !choice.options().containsKey("length-agnostic")
                 && site.rowVisibleMeanMin() != null) {
             options.put("length-agnostic", true);
         }
         // lo/hi mean the domain of ε + Σx^p only for the PowerSoftmax family (the mechanisms with a 'division'
         // option); baselines take their domains from the options the user gives
         if (mechanism.optionNames().containsAll(List.of("division", "lo", "hi"))
-                && !attention.options().containsKey("lo")
-                && !attention.options().containsKey("hi")
+                && !choice.options().containsKey("lo")
+                && !choice.options().containsKey("hi")
                 && site.rowPowerSumMin() != null) {
             double eps = doubleOption("epsilon", 1e-3);
-            boolean lengthAgnostic = attention.name().contains("length-agnostic")
+            boolean lengthAgnostic = choice.name().contains("length-agnostic")
                     || Boolean.parseBoolean(String.valueOf(options.getOrDefault("length-agnostic", "false")));
             int p = power();
             Domain d = !lengthAgnostic
@@ -218,7 +290,7 @@ public final class InferenceService {
             options.put("hi", d.hi());
         }
         AttentionKernel kernel =
-                mechanism.create(new PluginChoice(attention.name(), options).toOptions("attention"), approximations);
+                mechanism.create(new PluginChoice(choice.name(), options).toOptions("attention"), approximations);
         if (!kernel.polynomial()) {
             throw new ConfigException("attention " + kernel.describe() + " is not a polynomial, so the poly engine "
                     + "cannot use it; choose power-softmax (its division becomes Goldschmidt), "
