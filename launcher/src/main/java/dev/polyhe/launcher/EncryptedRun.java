@@ -149,11 +149,17 @@ final class EncryptedRun {
                 out.print(plan.toText());
                 out.flush();
                 boots.add(planned.bootstraps());
-                samples.addObject()
+                ObjectNode sample = samples.addObject()
                         .put("bootstraps", planned.bootstraps())
                         .put("greedy_bootstraps", planned.greedyBootstraps())
-                        .put("plan", planned.plan().toString())
-                        .set("operators", plan.toJson(OutputJson.MAPPER));
+                        .put("plan", planned.plan().toString());
+                sample.set("operators", plan.toJson(OutputJson.MAPPER));
+                var workSpan = planned.accounting().workSpan();
+                if (workSpan != null) {
+                    sample.set(
+                            "work_span",
+                            dev.polyhe.core.report.LatencyBreakdown.workSpanJson(OutputJson.MAPPER, workSpan));
+                }
             }
         }
         return boots;

@@ -6,6 +6,7 @@ import dev.polyhe.core.engine.encrypted.Accounting;
 import dev.polyhe.core.engine.encrypted.OperatorKind;
 import dev.polyhe.core.engine.encrypted.OperatorStats;
 import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.WorkSpan;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -26,6 +27,7 @@ public final class LatencyBreakdown {
     private final Map<String, OperatorStats> operators;
     private final Map<String, Accounting.PrecisionRaise> precisionRaises;
     private final dev.polyhe.core.engine.encrypted.WeightCache.Stats weightCache;
+    private final WorkSpan workSpan;
 
     /** @param totalSeconds the wall time of the whole run (what the shares are shares of) */
     public LatencyBreakdown(Accounting accounting, double totalSeconds) {
@@ -38,6 +40,7 @@ public final class LatencyBreakdown {
         this.operators = new LinkedHashMap<>(accounting.operators());
         this.precisionRaises = new LinkedHashMap<>(accounting.precisionRaises());
         this.weightCache = accounting.weightCache();
+        this.workSpan = accounting.workSpan();
     }
 
     /** Where the engine bootstrapped twice for precision (see {@link Accounting#precisionRaises}). */
@@ -60,6 +63,22 @@ public final class LatencyBreakdown {
 
     private double share(double seconds) {
         return totalSeconds <= 0 ? 0 : 100 * seconds / totalSeconds;
+    }
+
+    /**
+     * The run's work, its critical path and their ratio, e.g. {@code Work 812.4 s, critical path 40.1 s (the
+     * longest chain of dependent calls): parallelism 20.3 (measured)}.
+     */
+    public static String workSpanLine(WorkSpan ws) {
+        return String.format(
+                Locale.ROOT,
+                "Work %.1f s in %d evaluator calls, critical path %.1f s (the longest chain of dependent calls): "
+                        + "parallelism %.1f (%s)",
+                ws.workSeconds(),
+                ws.calls(),
+                ws.spanSeconds(),
+                ws.parallelism(),
+                ws.measured() ? "measured" : "estimated, CostModel");
     }
 
     public String toText() {
@@ -93,12 +112,16 @@ public final class LatencyBreakdown {
                     weightCache.bytes() / 1048576.0,
                     weightCache.budgetBytes() / 1048576.0));
         }
+        if (workSpan != null && workSpan.calls() > 0) {
+            sb.append(workSpanLine(workSpan)).append('\n');
+        }
         sb.append("By operator:\n");
         sb.append(String.format(
                 Locale.ROOT,
-                "  %-40s %9s %6s %7s %7s %7s %6s %7s %5s %6s %6s%n",
+                "  %-40s %9s %7s %6s %7s %7s %7s %6s %7s %5s %6s %6s%n",
                 "operator",
                 "seconds",
+                "est.s",
                 "calls",
                 "ct*ct",
                 "ct*pt",
@@ -112,9 +135,10 @@ public final class LatencyBreakdown {
             OperatorStats o = e.getValue();
             sb.append(String.format(
                     Locale.ROOT,
-                    "  %-40s %9.3f %6d %7d %7d %7d %6d %7d %5d %6d %6d%n",
+                    "  %-40s %9.3f %7.1f %6d %7d %7d %7d %6d %7d %5d %6d %6d%n",
                     e.getKey(),
                     o.nanos() / 1e9,
+                    o.estimatedSeconds(),
                     o.calls(),
                     o.ciphertextMultiplications(),
                     o.plaintextMultiplications(),
@@ -140,6 +164,16 @@ public final class LatencyBreakdown {
     }
 
     /** The same figures as {@link #toText()}, as JSON: seconds and shares per kind and primitive, the operators. */
+    /** {@code {work_seconds, span_seconds, parallelism, calls, measured}}. */
+    public static ObjectNode workSpanJson(ObjectMapper mapper, WorkSpan ws) {
+        return mapper.createObjectNode()
+                .put("work_seconds", ws.workSeconds())
+                .put("span_seconds", ws.spanSeconds())
+                .put("parallelism", ws.parallelism())
+                .put("calls", ws.calls())
+                .put("measured", ws.measured());
+    }
+
     public ObjectNode toJson(ObjectMapper mapper) {
         ObjectNode root = mapper.createObjectNode();
         root.put("total_seconds", totalSeconds);
@@ -156,9 +190,13 @@ public final class LatencyBreakdown {
                     .put("share_percent", share(s))
                     .put("calls", primitiveCounts.getOrDefault(p, 0L));
         }
+        if (workSpan != null && workSpan.calls() > 0) {
+            root.set("work_span", workSpanJson(mapper, workSpan));
+        }
         ObjectNode ops = root.putObject("by_operator");
         operators.forEach((name, o) -> ops.putObject(name)
                 .put("seconds", o.nanos() / 1e9)
+                .put("estimated_seconds", o.estimatedSeconds())
                 .put("calls", o.calls())
                 .put("ct_ct_multiplications", o.ciphertextMultiplications())
                 .put("ct_pt_multiplications", o.plaintextMultiplications())

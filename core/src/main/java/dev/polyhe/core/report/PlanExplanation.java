@@ -29,7 +29,7 @@ public final class PlanExplanation {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(
                 Locale.ROOT,
-                "%-50s %7s %7s %7s %6s %6s %7s %6s  %s%n",
+                "%-50s %7s %7s %7s %6s %6s %7s %6s %7s  %s%n",
                 "operator",
                 "in→low",
                 "levels",
@@ -38,6 +38,7 @@ public final class PlanExplanation {
                 "rots",
                 "ct*ct",
                 "encode",
+                "est.s",
                 "why"));
         for (var e : accounting.operators().entrySet()) {
             OperatorStats s = e.getValue();
@@ -45,7 +46,7 @@ public final class PlanExplanation {
             String inOut = s.entryLevel() < 0 ? "" : s.entryLevel() + "→" + s.lowestLevel();
             sb.append(String.format(
                     Locale.ROOT,
-                    "%-50s %7s %7d %7d %6d %6d %7d %6d  %s%n",
+                    "%-50s %7s %7d %7d %6d %6d %7d %6d %7.1f  %s%n",
                     e.getKey(),
                     inOut,
                     s.levelsUsed(),
@@ -54,15 +55,27 @@ public final class PlanExplanation {
                     s.rotations(),
                     s.ciphertextMultiplications(),
                     s.encodes(),
+                    s.estimatedSeconds(),
                     why.isEmpty() ? "" : describe(why.entrySet().iterator().next())));
             why.entrySet().stream()
                     .skip(1)
-                    .forEach(w -> sb.append(String.format(Locale.ROOT, "%-103s  %s%n", "", describe(w))));
+                    .forEach(w -> sb.append(String.format(Locale.ROOT, "%-111s  %s%n", "", describe(w))));
         }
         sb.append(String.format(
                 Locale.ROOT,
                 "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise " + "bootstrap is two)%n",
                 accounting.bootstrapsSoFar()));
+        double estimated = accounting.operators().values().stream()
+                .mapToDouble(OperatorStats::estimatedSeconds)
+                .sum();
+        sb.append(String.format(
+                Locale.ROOT,
+                "%.1f s of evaluation estimated (est.s: CostModel, the calls' and encodes' seconds at 2 threads on "
+                        + "the 2-core machine)%n",
+                estimated));
+        if (accounting.workSpan() != null && accounting.workSpan().calls() > 0) {
+            sb.append(LatencyBreakdown.workSpanLine(accounting.workSpan())).append(String.format("%n"));
+        }
         return sb.toString();
     }
 
@@ -85,7 +98,8 @@ public final class PlanExplanation {
                         .put("bootstraps", s.bootstraps())
                         .put("bootstrapped_ciphertexts", s.bootstrappedCiphertexts())
                         .put("bootstrapped_slots", s.bootstrappedSlots())
-                        .put("levels_used", s.levelsUsed()));
+                        .put("levels_used", s.levelsUsed())
+                        .put("estimated_seconds", s.estimatedSeconds()));
         return ops;
     }
 

@@ -27,6 +27,8 @@ public final class Accounting {
     private long weightHits;
     private long weightMisses;
     private WeightCache weightCache;
+    private WorkSpan workSpan;
+    private double encodeSecondsPerLimb;
 
     private static final class Frame {
         final String path;
@@ -77,6 +79,25 @@ public final class Accounting {
             parent.entryLevel = parent.entryLevel == Integer.MAX_VALUE ? f.entryLevel : parent.entryLevel;
             parent.minLevel = Math.min(parent.minLevel, f.minLevel);
         }
+    }
+
+    /**
+     * Notes the work and span of the engine's evaluator calls ({@link EncryptedEngine#workSpan}) and the ring degree
+     * its estimates are for.
+     */
+    void workSpan(WorkSpan ws, int ringDegree) {
+        this.workSpan = ws;
+        this.encodeSecondsPerLimb = CostModel.encodePerLimb(ringDegree);
+    }
+
+    /** Adds an evaluator call's estimated seconds ({@link CostModel}) to the operator now open. */
+    void estimated(double seconds) {
+        ForkedTasks.effect(share -> stats(currentPath()).estimatedSeconds += seconds);
+    }
+
+    /** The work and span of the engine's evaluator calls so far; null for an accounting of no engine. */
+    public WorkSpan workSpan() {
+        return workSpan;
     }
 
     /** The innermost operator scope being evaluated; safe to read from any thread (for progress displays). */
@@ -155,6 +176,7 @@ public final class Accounting {
             OperatorStats s = stats(currentPath());
             s.encodes++;
             s.encodedLimbs += level + 1;
+            s.estimatedSeconds += (level + 1) * encodeSecondsPerLimb;
         });
     }
 

@@ -54,6 +54,7 @@ import java.util.function.Supplier;
 public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     private final HeContext context;
     private final Evaluator evaluator;
+    private final WorkSpan workSpan;
     private final int slots;
     private final int blockColumns;
     private final int maxLevel;
@@ -150,18 +151,24 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             }
         }
         this.context = context;
-        this.evaluator = evaluator;
+        // every call's seconds on the ciphertexts it makes: the run's work and critical path
+        int ringDegree = context.parameters().ringDegree();
+        WorkSpan.Tracked tracked =
+                WorkSpan.tracking(evaluator, !(context instanceof SymbolicContext), ringDegree, accounting);
+        this.workSpan = tracked.workSpan();
+        accounting.workSpan(workSpan, ringDegree);
+        this.evaluator = tracked.evaluator();
         Encoder encoder = context.encoder();
         this.slots = packingSlots;
         this.blockColumns = packing.columnsPerCiphertext();
         this.maxLevel = topLevel(context.parameters());
         this.scale = context.parameters().scale();
         this.levels = new LevelsAndScales(
-                evaluator, accounting, bounds, scale, context.parameters().maxLevel());
-        this.refresher = new Refresher(levels, context, evaluator, keys, accounting, bounds, scale);
+                this.evaluator, accounting, bounds, scale, context.parameters().maxLevel());
+        this.refresher = new Refresher(levels, context, this.evaluator, keys, accounting, bounds, scale);
         levels.refreshBy(refresher);
-        this.ops = new LeveledOps(evaluator, encoder, accounting, bounds, refresher, levels, scale);
-        this.rotations = new Rotations(ops, levels, evaluator, keys, accounting, bounds, packingSlots);
+        this.ops = new LeveledOps(this.evaluator, encoder, accounting, bounds, refresher, levels, scale);
+        this.rotations = new Rotations(ops, levels, this.evaluator, keys, accounting, bounds, packingSlots);
         this.layoutOps = new LayoutOps(this, ops, rotations, refresher, levels, packingSlots);
         this.elementWise = new ElementWise(this, layoutOps);
         this.slotLayout = new SlotLayout(packingSlots);
@@ -171,7 +178,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.linearMaps = new LinearMaps(
                 this,
                 context,
-                evaluator,
+                this.evaluator,
                 accounting,
                 bounds,
                 refresher,
@@ -218,6 +225,11 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
 
     public Accounting accounting() {
         return accounting;
+    }
+
+    /** The work and span (critical path) of the evaluator calls so far: measured, or estimated in a planning run. */
+    public WorkSpan workSpan() {
+        return workSpan;
     }
 
     public int packingSlots() {

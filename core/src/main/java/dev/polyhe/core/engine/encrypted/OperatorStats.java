@@ -15,6 +15,7 @@ public final class OperatorStats {
     long encodedLimbs;
     long bootstrappedCiphertexts;
     long bootstrappedSlots;
+    double estimatedSeconds;
     int levelsUsed;
     int entryLevel = -1;
     int lowestLevel = -1;
@@ -74,6 +75,14 @@ public final class OperatorStats {
     /** The slots of those ciphertexts, summed: what sparse-slot bootstrapping would save on. */
     public long bootstrappedSlots() {
         return bootstrappedSlots;
+    }
+
+    /**
+     * What {@link CostModel} makes of this operator's evaluator calls and encodes, in seconds: beside the measured
+     * seconds after a run, alone after a planning run.
+     */
+    public double estimatedSeconds() {
+        return estimatedSeconds;
     }
 
     /** Most levels consumed by one call of this operator (level at entry minus the lowest level reached). */
