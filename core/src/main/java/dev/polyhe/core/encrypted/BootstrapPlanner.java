@@ -11,8 +11,9 @@ import java.util.function.Function;
 /**
  * Plans bootstraps over a whole model before it runs: starting from greedy placement, it tries a planned refresh at
  * each site a symbolic run offers ({@link Accounting#refreshSites}) and keeps each one that lowers the count of
- * bootstrap calls, on symbolic runs ({@link dev.polyhe.core.engine.symbolic.SymbolicContext}: levels and scales
- * only, seconds for a Pythia-70M layer at 128 bits). It keeps a site only for a strict gain, so the plan never
+ * bootstrap calls, or keeps it and lowers the estimated seconds ({@link Accounting#estimatedSeconds}), on symbolic
+ * runs ({@link dev.polyhe.core.engine.symbolic.SymbolicContext}: levels and scales only, seconds for a Pythia-70M
+ * layer at 128 bits). It keeps a site only for a strict gain, so the plan never
  * bootstraps more than greedy placement does; and the symbolic run takes every decision the real one takes, so
  * the count planned is the count run. Then it lowers the tail: the first linear map after the last bootstrap runs
  * at the lowest level that leaves the result decryptable ({@link RefreshPlan#lowered}), kept if a symbolic run
@@ -69,10 +70,10 @@ public final class BootstrapPlanner {
 
     /**
      * One change tried on the plan: what it changed ("refresh before S", "run S at level L"), the bootstrap calls of
-     * the plan with it ({@link #FAILED} where its symbolic run failed), and whether the plan kept it. A change kept
-     * stays kept: plans only grow.
+     * the plan with it ({@link #FAILED} where its symbolic run failed) and its estimated seconds, and whether the plan
+     * kept it. A change kept stays kept: plans only grow.
      */
-    public record Trial(String change, long calls, boolean kept) {
+    public record Trial(String change, long calls, double estimatedSeconds, boolean kept) {
         public static final long FAILED = -1;
 
         public String describe() {
@@ -80,7 +81,9 @@ public final class BootstrapPlanner {
                     Locale.ROOT,
                     "%s: %s%s",
                     change,
-                    calls == FAILED ? "failed" : calls + " calls",
+                    calls == FAILED
+                            ? "failed"
+                            : String.format(Locale.ROOT, "%d calls, %.1f s estimated", calls, estimatedSeconds),
                     kept ? " (kept)" : "");
         }
     }
@@ -103,6 +106,18 @@ public final class BootstrapPlanner {
         }
         return true;
     }
+
+    /**
+     * Whether {@code run} is estimated to take clearly less time than {@code best} (by more than {@link
+     * #SECONDS_MARGIN} of {@link Accounting#estimatedSeconds}): between plans of as many bootstrap calls, the one whose
+     * rotations and products run on fewer limbs.
+     */
+    private static boolean cheaper(Accounting run, Accounting best) {
+        return run.estimatedSeconds() < best.estimatedSeconds() * (1 - SECONDS_MARGIN);
+    }
+
+    /** A plan of as many calls is kept for at least this share of estimated seconds less, not for noise. */
+    private static final double SECONDS_MARGIN = 0.005;
 
     private static final int MAX_PASSES = 3;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BootstrapPlanner.class);
@@ -136,8 +151,10 @@ public final class BootstrapPlanner {
                 Accounting run = symbolicRun.apply(tried);
                 runs++;
                 long count = run.bootstrapsSoFar();
-                boolean keep = count < bestCount;
-                trials.put("refresh before " + site, new Trial("refresh before " + site, count, keep));
+                boolean keep = count < bestCount || count == bestCount && cheaper(run, bestRun);
+                trials.put(
+                        "refresh before " + site,
+                        new Trial("refresh before " + site, count, run.estimatedSeconds(), keep));
                 if (keep) {
                     best = tried;
                     bestCount = count;
@@ -163,14 +180,14 @@ public final class BootstrapPlanner {
                     try {
                         Accounting run = symbolicRun.apply(tried);
                         boolean keep = run.bootstrapsSoFar() <= bestCount && stillDecryptable(sent, run.outputs());
-                        trials.put(trial, new Trial(trial, run.bootstrapsSoFar(), keep));
+                        trials.put(trial, new Trial(trial, run.bootstrapsSoFar(), run.estimatedSeconds(), keep));
                         if (keep) {
                             best = tried;
                             bestCount = run.bootstrapsSoFar();
                             bestRun = run;
                         }
                     } catch (RuntimeException e) {
-                        trials.put(trial, new Trial(trial, Trial.FAILED, false));
+                        trials.put(trial, new Trial(trial, Trial.FAILED, 0, false));
                         LOG.warn("planning: {} failed, kept at level {}: {}", trial, map.level(), e.toString());
                     }
                 }

@@ -95,6 +95,13 @@ public final class Accounting {
         ForkedTasks.effect(share -> stats(currentPath()).estimatedSeconds += seconds);
     }
 
+    /** The seconds {@link CostModel} estimates for everything accounted so far (every operator's, added). */
+    public double estimatedSeconds() {
+        return operators.values().stream()
+                .mapToDouble(OperatorStats::estimatedSeconds)
+                .sum();
+    }
+
     /** The work and span of the engine's evaluator calls so far; null for an accounting of no engine. */
     public WorkSpan workSpan() {
         return workSpan;
