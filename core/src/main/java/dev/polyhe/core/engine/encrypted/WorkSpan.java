@@ -5,7 +5,6 @@ import dev.polyhe.api.he.Evaluator;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -59,7 +58,7 @@ public final class WorkSpan {
                     if (accounting != null && estimate > 0) {
                         accounting.estimated(estimate);
                     }
-                    ws.note(method, args, result, measured ? nanos / 1e9 : estimate);
+                    ws.note(args, result, measured ? nanos / 1e9 : estimate);
                     return result;
                 });
         return new Tracked(proxy, ws);
@@ -68,7 +67,7 @@ public final class WorkSpan {
     /** An evaluator and the work and span of its calls. */
     record Tracked(Evaluator evaluator, WorkSpan workSpan) {}
 
-    private synchronized void note(Method method, Object[] args, Object result, double seconds) {
+    private synchronized void note(Object[] args, Object result, double seconds) {
         List<Ciphertext> outputs = ciphertexts(result);
         if (outputs.isEmpty()) {
             return; // concurrency() and the like: no work on ciphertexts
