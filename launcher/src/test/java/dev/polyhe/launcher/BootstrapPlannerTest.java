@@ -165,10 +165,7 @@ class BootstrapPlannerTest {
                 "--format",
                 "json");
         assertEquals(0, j.code(), j.err() + j.out());
-        var plan = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(j.out())
-                .get("plans")
-                .get(0);
+        var plan = firstPlan(j.out());
         assertEquals(Integer.parseInt(total.group(1)), plan.get("bootstraps").asInt(), j.out());
         assertTrue(
                 plan.get("bootstraps").asInt() <= plan.get("greedy_bootstraps").asInt(), j.out());
@@ -197,10 +194,7 @@ class BootstrapPlannerTest {
                 "--format",
                 "json");
         assertEquals(0, j.code(), j.err() + j.out());
-        var plan = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(j.out())
-                .get("plans")
-                .get(0);
+        var plan = firstPlan(j.out());
         var operators = plan.get("operators");
         long attentionRotations = 0;
         long bootstrapped = 0;
@@ -223,5 +217,13 @@ class BootstrapPlannerTest {
                 workSpan.get("span_seconds").asDouble()
                         < workSpan.get("work_seconds").asDouble(),
                 workSpan.toString());
+    }
+
+    /** The first plan of {@code --explain-plan --format json}'s output. */
+    private static com.fasterxml.jackson.databind.JsonNode firstPlan(String json) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(json)
+                .get("plans")
+                .get(0);
     }
 }

@@ -65,14 +65,11 @@ public final class PlanExplanation {
                 Locale.ROOT,
                 "%d bootstrap calls in all (a pair of ciphertexts is one call; a precise " + "bootstrap is two)%n",
                 accounting.bootstrapsSoFar()));
-        double estimated = accounting.operators().values().stream()
-                .mapToDouble(OperatorStats::estimatedSeconds)
-                .sum();
         sb.append(String.format(
                 Locale.ROOT,
                 "%.1f s of evaluation estimated (est.s: CostModel, the calls' and encodes' seconds at 2 threads on "
                         + "the 2-core machine)%n",
-                estimated));
+                accounting.estimatedSeconds()));
         if (accounting.workSpan() != null && accounting.workSpan().calls() > 0) {
             sb.append(LatencyBreakdown.workSpanLine(accounting.workSpan())).append(String.format("%n"));
         }

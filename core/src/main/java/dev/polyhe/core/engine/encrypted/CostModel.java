@@ -29,9 +29,11 @@ final class CostModel {
 
     private CostModel() {}
 
-    /** The estimated seconds of {@code method} on {@code args} in a ring of degree {@code ringDegree}. */
-    static double seconds(String method, Object[] args, int ringDegree) {
-        Ciphertext first = firstCiphertext(args);
+    /**
+     * The estimated seconds of {@code method} on {@code args}, whose first ciphertext is {@code first} (null for
+     * none: no work on ciphertexts), in a ring of degree {@code ringDegree}.
+     */
+    static double seconds(String method, Ciphertext first, Object[] args, int ringDegree) {
         if (first == null) {
             return 0;
         }
@@ -64,20 +66,5 @@ final class CostModel {
 
     private static double ringFactor(int ringDegree) {
         return ringDegree * Math.log(ringDegree) / (65536 * Math.log(65536));
-    }
-
-    private static Ciphertext firstCiphertext(Object[] args) {
-        if (args == null) {
-            return null;
-        }
-        for (Object a : args) {
-            if (a instanceof Ciphertext c) {
-                return c;
-            }
-            if (a instanceof Ciphertext[] cs && cs.length > 0) {
-                return cs[0];
-            }
-        }
-        return null;
     }
 }

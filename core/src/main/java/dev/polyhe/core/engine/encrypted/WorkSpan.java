@@ -54,11 +54,13 @@ public final class WorkSpan {
                         throw e.getCause();
                     }
                     long nanos = System.nanoTime() - t0;
-                    double estimate = CostModel.seconds(method.getName(), args, ringDegree);
+                    List<Ciphertext> inputs = ciphertexts(args);
+                    double estimate = CostModel.seconds(
+                            method.getName(), inputs.isEmpty() ? null : inputs.get(0), args, ringDegree);
                     if (accounting != null && estimate > 0) {
                         accounting.estimated(estimate);
                     }
-                    ws.note(args, result, measured ? nanos / 1e9 : estimate);
+                    ws.note(inputs, result, measured ? nanos / 1e9 : estimate);
                     return result;
                 });
         return new Tracked(proxy, ws);
@@ -67,13 +69,13 @@ public final class WorkSpan {
     /** An evaluator and the work and span of its calls. */
     record Tracked(Evaluator evaluator, WorkSpan workSpan) {}
 
-    private synchronized void note(Object[] args, Object result, double seconds) {
+    private synchronized void note(List<Ciphertext> inputs, Object result, double seconds) {
         List<Ciphertext> outputs = ciphertexts(result);
         if (outputs.isEmpty()) {
             return; // concurrency() and the like: no work on ciphertexts
         }
         double start = 0;
-        for (Ciphertext in : ciphertexts(args)) {
+        for (Ciphertext in : inputs) {
             Double end = finish.get(new Identity(in, null));
             if (end != null) {
                 start = Math.max(start, end);
