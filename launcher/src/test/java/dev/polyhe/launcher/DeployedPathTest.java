@@ -217,7 +217,8 @@ class DeployedPathTest {
         assertTrue(r.out().contains("bounds: none below the values"), r.out());
         JsonNode boots =
                 new ObjectMapper().readTree(json.toFile()).get("samples").get(0).get("bootstraps");
-        assertTrue(boots.size() > 100, "bootstraps: " + boots.size());
+        // every bootstrapped ciphertext of the query (49 on the ten user levels of the test ring)
+        assertTrue(boots.size() > 30, "bootstraps: " + boots.size());
         for (JsonNode b : boots) {
             assertKeepsItsPrecision(b);
         }

@@ -66,12 +66,14 @@ public final class CkksPresets {
                 "insecure-test-boot-N12",
                 new CkksParameters(12, boot, List.of(60, 60, 60, 60), 5, 40, 64, SecurityLevel.INSECURE_TEST));
         // The N16-boot-128 design on a small ring, for tests: a dense secret bootstrapped through encapsulation,
-        // and q_0 of 52 bits, so that q_0/Δ = 2^12 leaves the same headroom as at 128 bits.
-        List<Integer> bootDense = new ArrayList<>(chain(52, 40, 3));
+        // q_0 of 52 bits (q_0/Δ = 2^12 leaves the same headroom as at 128 bits), the same ten user levels (a model
+        // runs with as many bootstraps as at 128 bits: three levels took nine times as many bootstrapped
+        // ciphertexts, and the test suite three times as long), and the same 7 special primes and dnum 4.
+        List<Integer> bootDense = new ArrayList<>(chain(52, 40, 10));
         bootDense.addAll(Collections.nCopies(14, 60));
         PRESETS.put(
                 "insecure-test-boot-dense-N10",
-                new CkksParameters(10, bootDense, List.of(60, 60, 60, 60), 5, 40, 0, SecurityLevel.INSECURE_TEST));
+                new CkksParameters(10, bootDense, Collections.nCopies(7, 60), 4, 40, 0, SecurityLevel.INSECURE_TEST));
     }
 
     private CkksPresets() {}

@@ -453,7 +453,8 @@ class EncryptedEngineTest {
         Matrix ones = new Matrix(TOKENS, 2, filled(2 * TOKENS, 1.0));
         PrecisionRuns runs = onceThenPrecisely(engine -> {
             EncryptedTensor y = engine.fromPlain(half);
-            for (int i = 0; i < 12; i++) {
+            // two bootstraps or more on the ring's ten user levels
+            for (int i = 0; i < 24; i++) {
                 y = engine.mul(y, engine.fromPlain(ones));
             }
             return maxAbsDiff(half, engine.toPlain(y));
@@ -517,7 +518,7 @@ class EncryptedEngineTest {
             EncryptedTensor y = engine.fromPlain(large);
             EncryptedTensor z = engine.fromPlain(small);
             EncryptedTensor one = engine.fromPlain(ones);
-            for (int i = 0; i < 12; i++) {
+            for (int i = 0; i < 24; i++) {
                 y = engine.mul(y, one);
                 z = engine.mul(z, one);
             }
