@@ -91,7 +91,7 @@ public final class EncryptedInference {
             packing = packing(params, maxTokens, maxColumns);
             bootstrapSlots = bootstrapping ? packing.ciphertextSlots() : Set.of();
             requireHeap(
-                    ctx.evaluationKeyBytes(packing.rotationSteps(), false, bootstrapSlots),
+                    ctx.evaluationKeyBytes(packing.rotationSteps(), true, bootstrapSlots),
                     Runtime.getRuntime().maxMemory());
         } catch (RuntimeException e) {
             ctx.close();
@@ -105,8 +105,9 @@ public final class EncryptedInference {
                 params.maxLevel(),
                 packing.rotationSteps().size(),
                 bootstrapping);
-        // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings
-        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), false, bootstrapSlots);
+        // bootstrapping keys for the packing's slot count only: every count's would weigh far more on large rings;
+        // the conjugation (one key) halves the attention's row shifts (RowShifts)
+        EvaluationKeys keys = ctx.generateEvaluationKeys(sk, packing.rotationSteps(), true, bootstrapSlots);
         return new KeySet(backend.name(), ctx, sk, keys, packing, backend.dataFormat());
     }
 
@@ -129,7 +130,7 @@ public final class EncryptedInference {
                 primes,
                 packing,
                 packing.rotationSteps(),
-                false,
+                true,
                 bootstrapping,
                 bootstrapping ? packing.ciphertextSlots() : Set.of());
     }

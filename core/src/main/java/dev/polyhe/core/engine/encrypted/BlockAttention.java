@@ -1,7 +1,6 @@
 package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.Ciphertext;
-import dev.polyhe.api.he.Plaintext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,6 +44,7 @@ final class BlockAttention {
     private final Refresher refresher;
     private final int slots;
     private final int columns;
+    private final RowShifts shifts;
 
     BlockAttention(EncryptedEngine engine, int slots, int columns) {
         this.engine = engine;
@@ -53,6 +53,7 @@ final class BlockAttention {
         this.refresher = engine.refresher();
         this.slots = slots;
         this.columns = columns;
+        this.shifts = new RowShifts(ops, rotations);
     }
 
     /** Whether heads of {@code headSize} columns of these operands fit the block products. */
@@ -91,11 +92,11 @@ final class BlockAttention {
                     skew,
                     slots,
                     op,
-                    (sigma, lo, hi) -> {
+                    (sigma, shifted) -> {
                         List<SegmentMoves.Part> parts = new ArrayList<>();
                         for (int c = 0; c < chunks; c++) {
                             for (int u : moves(c * perGroup - sigma, d, perGroup)) {
-                                Ciphertext keys = shiftedSkew(lo, hi, sigma, u, d, perGroup, tokens, op);
+                                Ciphertext keys = shiftedSkew(shifted, sigma, u, d, perGroup, tokens, op);
                                 parts.add(sums.baby(c, u, ops.product(qAt, keys, op)));
                             }
                         }
@@ -103,7 +104,7 @@ final class BlockAttention {
                     },
                     (sigma, parts) -> sums.addAll(parts));
             for (int c = 0; c < chunks; c++) {
-                out[block * chunks + c] = sums.total(c);
+                out[block * chunks + c] = shifts.real(sums.total(c), op);
             }
         }
         return new EncryptedTensor(heads * tokens, tokens, out, true, packing);
@@ -150,11 +151,11 @@ final class BlockAttention {
                     skew,
                     slots,
                     op,
-                    (sigma, lo, hi) -> {
+                    (sigma, shifted) -> {
                         List<Ciphertext[]> pairs = new ArrayList<>();
                         for (int c = 0; c < chunks; c++) {
                             for (int u : moves(c * perGroup - sigma, d, perGroup)) {
-                                Ciphertext vals = shiftedSkew(lo, hi, sigma, u, d, perGroup, tokens, op);
+                                Ciphertext vals = shiftedSkew(shifted, sigma, u, d, perGroup, tokens, op);
                                 pairs.add(new Ciphertext[] {moved.get(c).get(-u), vals});
                             }
                         }
@@ -169,7 +170,7 @@ final class BlockAttention {
             if (!pending.isEmpty()) {
                 acc.add(productSum(pending, op));
             }
-            out[block] = acc.result();
+            out[block] = shifts.real(acc.result(), op);
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
     }
@@ -384,9 +385,9 @@ final class BlockAttention {
         return new EncryptedTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
     }
 
-    /** The work of one shift s, on c rotated by s and by s − P (null for s = 0); independent of other shifts. */
+    /** The work of one shift s, on c shifted by s rows; independent of other shifts. */
     private interface ShiftTask<R> {
-        R apply(int s, Ciphertext lo, Ciphertext hi);
+        R apply(int s, RowShifts.Shifted shifted);
     }
 
     /** What is done with a shift's result, in the order of s. */
@@ -395,34 +396,32 @@ final class BlockAttention {
     }
 
     /**
-     * Runs {@code task} for s = 0 .. limit−1 with c rotated by s and by s − P, and {@code join} on each result in
-     * order of s: the rotation by −P once, then on both the giant steps and, hoisted on each giant rotation, the baby
-     * steps ({@link EncryptedEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
+     * Runs {@code task} for s = 0 .. limit−1 with c shifted by s rows ({@link RowShifts#source}), and {@code join} on
+     * each result in order of s: the giant steps on the source and, hoisted on each giant rotation, the baby steps
+     * ({@link EncryptedEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
      * ({@link EncryptedEngine#independently}), as many giant steps to a batch as keep the evaluator's concurrency busy
-     * (one below b threads): only one batch's rotations are alive at a time (2b ciphertexts a giant step, not 2P).
+     * (one below b threads): only one batch's rotations are alive at a time.
      */
     private <R> void forEachShift(Ciphertext c, int limit, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
-        Ciphertext minus = rotations.rotateSegments(c, -1, op);
+        Ciphertext[] sources = shifts.source(c, op);
         int b = Math.min(Packing.babyStep(slots), slots);
         int giants = (limit + b - 1) / b;
         int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
         for (int g0 = 0; g0 < giants; g0 += perBatch) {
-            List<Ciphertext> los = new ArrayList<>();
-            List<Ciphertext> his = new ArrayList<>();
+            List<RowShifts.Shifted> shifted = new ArrayList<>();
             for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
-                Ciphertext giant = g == 0 ? c : rotations.hoisted(c, new int[] {g * b}, op)[0];
-                Ciphertext[] lo = rotations.babyRotations(giant, op);
-                Ciphertext[] hi = rotations.babyRotations(rotations.hoisted(minus, new int[] {g * b}, op)[0], op);
+                List<Ciphertext[]> babies = new ArrayList<>();
+                for (Ciphertext source : sources) {
+                    Ciphertext giant = g == 0 ? source : rotations.hoisted(source, new int[] {g * b}, op)[0];
+                    babies.add(rotations.babyRotations(giant, op));
+                }
                 for (int a = 0; a < b && g * b + a < limit; a++) {
-                    los.add(lo[a]);
-                    his.add(g * b + a == 0 ? null : hi[a]);
+                    shifted.add(shifts.shifted(babies, a, g * b + a == 0));
                 }
             }
             int first = g0 * b;
             engine.independently(
-                    los.size(),
-                    i -> task.apply(first + i, los.get(i), his.get(i)),
-                    (r, i) -> join.accept(first + i, r));
+                    shifted.size(), i -> task.apply(first + i, shifted.get(i)), (r, i) -> join.accept(first + i, r));
         }
     }
 
@@ -436,7 +435,7 @@ final class BlockAttention {
                 c,
                 Math.min(d, slots),
                 op,
-                (r, lo, hi) -> {
+                (r, shifted) -> {
                     double[] direct = new double[columns * slots];
                     double[] wrapped = new double[columns * slots];
                     boolean wraps = false;
@@ -452,18 +451,18 @@ final class BlockAttention {
                             }
                         }
                     }
-                    return masked(lo, direct, hi, wraps ? wrapped : null, op);
+                    return shifted.masked(direct, wraps ? wrapped : null, op);
                 },
                 (r, part) -> sum.add(part));
-        return sum.result();
+        return shifts.real(sum.result(), op);
     }
 
     /**
-     * The skew shifted cyclically by σ rows (from c rotated by σ and by σ − P), kept in the segments f of each group
-     * with 0 ≤ f − u &lt; E and in the rows below the token count. One level.
+     * The skew shifted cyclically by σ rows, kept in the segments f of each group with 0 ≤ f − u &lt; E and in the
+     * rows below the token count. One level.
      */
     private Ciphertext shiftedSkew(
-            Ciphertext lo, Ciphertext hi, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
+            RowShifts.Shifted shifted, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
         double[] direct = new double[columns * slots];
         double[] wrapped = new double[columns * slots];
         boolean wraps = false;
@@ -477,17 +476,7 @@ final class BlockAttention {
                 wraps |= t + sigma >= slots;
             }
         }
-        return engine.levels().rescale(masked(lo, direct, hi, wraps ? wrapped : null, op), op);
-    }
-
-    /** lo ⊙ direct + hi ⊙ wrapped (hi and wrapped may be null), not rescaled. */
-    private Ciphertext masked(Ciphertext lo, double[] direct, Ciphertext hi, double[] wrapped, OperatorKind op) {
-        Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
-        if (wrapped != null && hi != null) {
-            Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
-            r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
-        }
-        return r;
+        return engine.levels().rescale(shifted.masked(direct, wraps ? wrapped : null, op), op);
     }
 
     private double[] groupSegments(int groups, int stride, int e, int tokens, int segments) {

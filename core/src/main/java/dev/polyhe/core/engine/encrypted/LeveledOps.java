@@ -5,6 +5,7 @@ import dev.polyhe.api.he.Encoder;
 import dev.polyhe.api.he.Evaluator;
 import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.core.engine.encrypted.Accounting.MultiplicationKind;
+import java.util.Arrays;
 import java.util.function.Supplier;
 
 /**
@@ -159,6 +160,28 @@ final class LeveledOps {
         return bounds.set(
                 encoding(op, operand.level(), () -> encoder.encode(new double[0], width, operand.level(), at)), maxAbs);
     }
+    /**
+     * Complex values re + i·im encoded at Δ and {@code level}, of magnitude at most {@code bound} where they meet
+     * the values that matter (see {@link BlockAttention}'s row shifts).
+     */
+    Plaintext encodeComplex(double[] re, double[] im, int level, double bound, OperatorKind op) {
+        return bounds.set(encoding(op, level, () -> encoder.encodeComplex(re, im, re.length, level, scale)), bound);
+    }
+
+    /**
+     * i·c: a product by i at scale 1, which encodes exactly as the monomial X^(N/2), so it takes no level and adds no
+     * error. Bound 0, as i·c of a real c has no real part: a complex mask that brings its imaginary part back into
+     * the real part bounds what it brings ({@link #encodeComplex}).
+     */
+    Ciphertext timesImaginaryUnit(Ciphertext c, OperatorKind op) {
+        double[] zero = new double[c.slots()];
+        double[] one = new double[c.slots()];
+        Arrays.fill(one, 1.0);
+        Plaintext i = encoding(op, c.level(), () -> encoder.encodeComplex(zero, one, c.slots(), c.level(), 1.0));
+        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(c, i)), 0);
+    }
+
     /** ct·pt with {@code values} one per slot of the ciphertext. */
     Ciphertext plainProduct(Ciphertext a, double[] values, OperatorKind op) {
         double bound = bounds.of(a) * maxAbs(values);

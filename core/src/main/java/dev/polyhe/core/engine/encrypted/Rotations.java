@@ -52,6 +52,22 @@ final class Rotations {
         }
         return r;
     }
+    /** Whether the keys hold the conjugation (complex-packed row shifts in {@link BlockAttention} need it). */
+    boolean conjugates() {
+        return keys != null && keys.hasConjugation();
+    }
+
+    /**
+     * 2·Re(c) = c + conj(c): one key switch, no level; bound twice c's.
+     */
+    Ciphertext realPartTwice(Ciphertext c, OperatorKind op) {
+        long t0 = System.nanoTime();
+        Ciphertext conj = evaluator.conjugate(c);
+        accounting.record(op, PrimitiveKind.ROTATION, System.nanoTime() - t0);
+        bounds.same(conj, c);
+        return ops.add(c, conj, op);
+    }
+
     /**
      * Σ rot(xs[i], steps[i]) (a step may be 0): the giant steps of a linear map. Where the parts share level and
      * scale (a map's partial sums do), their key switches share one division by the special primes

@@ -29,6 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The encrypted engine over the shipped CPU backend on a small insecure ring: every operator agrees with the plain
@@ -89,8 +91,13 @@ class EncryptedEngineTest {
 
     /** An engine with fresh keys for every rotation of {@code packing}. */
     static EncryptedEngine engineFor(Packing packing) {
+        return engineFor(packing, false);
+    }
+
+    /** The same with keys that hold the conjugation ({@code RowShifts}: complex-packed row shifts) or not. */
+    static EncryptedEngine engineFor(Packing packing, boolean conjugation) {
         SecretKey sk = context.generateSecretKey();
-        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), false, false);
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), conjugation, false);
         return new EncryptedEngine(
                 context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
     }
@@ -228,16 +235,18 @@ class EncryptedEngineTest {
 
     /**
      * All heads at once on column blocks: (B, heads, d) with two heads per block and a half-empty second block
-     * (d < P), one head filling a block (d = B = P), and heads wider than P (d = 2P).
+     * (d < P), one head filling a block (d = B = P), and heads wider than P (d = 2P); with row shifts in two
+     * rotations each, and complex-packed in one (keys with the conjugation).
      */
-    @Test
-    void headsOnColumnBlocksAgreeWithThePlainEngine() {
+    @ParameterizedTest(name = "conjugation {0}")
+    @ValueSource(booleans = {false, true})
+    void headsOnColumnBlocksAgreeWithThePlainEngine(boolean conjugation) {
         for (int[] c : new int[][] {{8, 3, 4}, {8, 2, 8}, {16, 2, 16}, {32, 2, 8}}) {
             int b = c[0];
             int heads = c[1];
             int width = heads * c[2];
             Packing packing = new Packing(SLOTS, b, 1);
-            EncryptedEngine blocks = engineFor(packing);
+            EncryptedEngine blocks = engineFor(packing, conjugation);
             PlainEngine plain = new PlainEngine();
             Matrix q = random(TOKENS, width, 1);
             Matrix k = random(TOKENS, width, 1);
@@ -301,6 +310,35 @@ class EncryptedEngineTest {
         // the moves' baby steps, the giant steps, and the row shifts of the skew and of the skewed keys (P − 1 each,
         // plus their wrapped halves)
         assertTrue(rotations <= moves + 16 / 4 + 4 * SLOTS, rotations + " rotations: " + calls);
+    }
+
+    /**
+     * With the conjugation in the keys, a pass of row shifts rotates c + i·rot(c, −P) once a shift instead of c and
+     * rot(c, −P) ({@code RowShifts}): Q·Kᵀ and A·V agree with the plain engine as closely, with at least P − 1
+     * rotations fewer for each of their four passes (the skews and the shifted skews), the few conjugations that take
+     * the real parts included.
+     */
+    @Test
+    void complexPackedRowShiftsSaveARotationAShift() {
+        Packing packing = new Packing(SLOTS, 16, 1);
+        Matrix q = random(TOKENS, 32, 1);
+        Matrix k = random(TOKENS, 32, 1);
+        Matrix v = random(TOKENS, 32, 1);
+        PlainEngine plain = new PlainEngine();
+        PlainTensor ps = plain.headScores(plain.fromPlain(q), plain.fromPlain(k), 2);
+        Matrix expected = plain.headContexts(ps, plain.fromPlain(v), 2).toMatrix();
+        long[] rotations = new long[2];
+        for (int run = 0; run < 2; run++) {
+            EncryptedEngine blocks = engineFor(packing, run == 1);
+            EncryptedTensor scores = blocks.headScores(blocks.fromPlain(q), blocks.fromPlain(k), 2);
+            assertTrue(maxAbsDiff(ps.toMatrix(), blocks.toPlain(scores)) < 1e-5, "scores, run " + run);
+            EncryptedTensor context = blocks.headContexts(scores, blocks.fromPlain(v), 2);
+            assertTrue(maxAbsDiff(expected, blocks.toPlain(context)) < 1e-4, "contexts, run " + run);
+            rotations[run] = blocks.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.ROTATION, 0L);
+        }
+        assertTrue(
+                rotations[1] <= rotations[0] - 4 * (SLOTS - 1),
+                rotations[1] + " rotations complex-packed against " + rotations[0]);
     }
 
     /**

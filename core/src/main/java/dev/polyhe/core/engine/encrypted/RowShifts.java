@@ -1,0 +1,92 @@
+package dev.polyhe.core.engine.encrypted;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Plaintext;
+import java.util.List;
+
+/**
+ * Cyclic row shifts within every segment of P slots, as {@link BlockAttention} masks them. Shifted by s, slot t of a
+ * segment takes row t + s of the same segment where t + s &lt; P (c rotated by s) and row t + s − P otherwise (c
+ * rotated by s − P): two rotations a shift, each masked to its rows.
+ *
+ * <p>Where the keys hold the conjugation, one rotation does: the source is z = c + i·rot(c, −P) (the product by i is
+ * exact and takes no level), so rot(z, s) = rot(c, s) + i·rot(c, s − P), and the complex mask (direct − i·wrapped)/2
+ * leaves (direct ⊙ rot(c, s) + wrapped ⊙ rot(c, s − P))/2 in the real part, the other products in the imaginary part.
+ * Everything the attention does with a shifted operand until its result (products with real ciphertexts, rotations,
+ * sums) keeps the real and imaginary parts apart, so {@link #real} takes the real part once, at the end: one
+ * conjugation for a whole pass of P shifts, half of its rotations saved.
+ */
+final class RowShifts {
+    private final LeveledOps ops;
+    private final Rotations rotations;
+
+    RowShifts(LeveledOps ops, Rotations rotations) {
+        this.ops = ops;
+        this.rotations = rotations;
+    }
+
+    /** Whether shifts are complex-packed (the keys conjugate). */
+    boolean complex() {
+        return rotations.conjugates();
+    }
+
+    /** What the shifts rotate: z = c + i·rot(c, −P) where complex, else c and rot(c, −P). */
+    Ciphertext[] source(Ciphertext c, OperatorKind op) {
+        Ciphertext minus = rotations.rotateSegments(c, -1, op);
+        if (!complex()) {
+            return new Ciphertext[] {c, minus};
+        }
+        return new Ciphertext[] {ops.add(c, ops.timesImaginaryUnit(minus, op), op)};
+    }
+
+    /**
+     * The shift by s = the rotations' baby step a: element a of each source's baby rotations ({@code first}: s = 0,
+     * where nothing wraps).
+     */
+    Shifted shifted(List<Ciphertext[]> babies, int a, boolean first) {
+        return complex()
+                ? new Shifted(babies.get(0)[a], null)
+                : new Shifted(babies.get(0)[a], first ? null : babies.get(1)[a]);
+    }
+
+    /**
+     * The result of a pass over shifted operands: its real part where the shifts were complex (the masks' halves
+     * doubled back), else itself.
+     */
+    Ciphertext real(Ciphertext c, OperatorKind op) {
+        return complex() ? rotations.realPartTwice(c, op) : c;
+    }
+
+    /** One shift: the source rotated by s (and, split, by s − P; null for s = 0). */
+    final class Shifted {
+        private final Ciphertext lo;
+        private final Ciphertext hi;
+
+        private Shifted(Ciphertext lo, Ciphertext hi) {
+            this.lo = lo;
+            this.hi = hi;
+        }
+
+        /**
+         * direct ⊙ (rows that do not wrap) + wrapped ⊙ (rows that do), {@code wrapped} null where no row wraps; not
+         * rescaled. Complex: that, halved, in the real part ({@link #real}).
+         */
+        Ciphertext masked(double[] direct, double[] wrapped, OperatorKind op) {
+            if (complex()) {
+                double[] re = new double[direct.length];
+                double[] im = new double[direct.length];
+                for (int k = 0; k < re.length; k++) {
+                    re[k] = 0.5 * direct[k];
+                    im[k] = wrapped == null ? 0 : -0.5 * wrapped[k];
+                }
+                return ops.plainProductRaw(lo, ops.encodeComplex(re, im, lo.level(), 0.5, op), op);
+            }
+            Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
+            if (wrapped != null && hi != null) {
+                Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
+                r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
+            }
+            return r;
+        }
+    }
+}
