@@ -203,11 +203,10 @@ final class BlockAttention {
      */
     private Map<Integer, Ciphertext> movedSegments(Ciphertext c, int d, int perGroup, OperatorKind op) {
         int segments = c.slots() / slots;
-        int b = Packing.babyStep(segments);
         Map<Integer, List<Integer>> byGiant = new TreeMap<>();
         for (int v = -(d - 1); v <= perGroup - 1; v++) {
-            int m = Math.floorMod(v, segments);
-            byGiant.computeIfAbsent(m - m % b, g -> new ArrayList<>()).add(v);
+            byGiant.computeIfAbsent(SegmentStep.of(v, segments).giant(), g -> new ArrayList<>())
+                    .add(v);
         }
         int[] giants = byGiant.keySet().stream()
                 .filter(g -> g != 0)
@@ -220,14 +219,14 @@ final class BlockAttention {
             Ciphertext base = e.getKey() == 0 ? c : giantRotations[i++];
             List<Integer> vs = e.getValue();
             int[] babies = vs.stream()
-                    .mapToInt(v -> Math.floorMod(v, segments) % b)
+                    .mapToInt(v -> SegmentStep.of(v, segments).baby())
                     .filter(a -> a != 0)
                     .map(a -> a * slots)
                     .toArray();
             Ciphertext[] babyRotations = babies.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, babies, op);
             int j = 0;
             for (int v : vs) {
-                out.put(v, Math.floorMod(v, segments) % b == 0 ? base : babyRotations[j++]);
+                out.put(v, SegmentStep.of(v, segments).baby() == 0 ? base : babyRotations[j++]);
             }
         }
         return out;
@@ -250,13 +249,11 @@ final class BlockAttention {
         }
 
         Part baby(int chunk, int u, Ciphertext x) {
-            int segments = x.slots() / slots;
-            int b = Packing.babyStep(segments);
-            int m = Math.floorMod(u, segments);
-            int a = m % b;
-            Ciphertext rotated =
-                    a == 0 ? x : rotations.hoisted(x, new int[] {a * slots}, OperatorKind.CIPHERTEXT_MATMUL)[0];
-            return new Part(chunk, m - a, rotated);
+            SegmentStep step = SegmentStep.of(u, x.slots() / slots);
+            Ciphertext rotated = step.baby() == 0
+                    ? x
+                    : rotations.hoisted(x, new int[] {step.baby() * slots}, OperatorKind.CIPHERTEXT_MATMUL)[0];
+            return new Part(chunk, step.giant(), rotated);
         }
 
         void addAll(List<Part> parts) {

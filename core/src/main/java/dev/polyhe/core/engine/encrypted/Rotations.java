@@ -240,15 +240,13 @@ final class Rotations {
      * the keys of {@link Packing#babyGiantSteps}: a giant step, then a baby step, at most two rotations.
      */
     Ciphertext rotateSegments(Ciphertext c, int n, OperatorKind op) {
-        int segments = c.slots() / slots;
-        int m = Math.floorMod(n, segments);
-        int b = Packing.babyStep(segments);
+        SegmentStep step = SegmentStep.of(n, c.slots() / slots);
         Ciphertext r = c;
-        if (m / b > 0) {
-            r = hoisted(r, new int[] {m / b * b * slots}, op)[0];
+        if (step.giant() > 0) {
+            r = hoisted(r, new int[] {step.giant() * slots}, op)[0];
         }
-        if (m % b > 0) {
-            r = hoisted(r, new int[] {m % b * slots}, op)[0];
+        if (step.baby() > 0) {
+            r = hoisted(r, new int[] {step.baby() * slots}, op)[0];
         }
         return r;
     }
