@@ -36,7 +36,9 @@ public final class LatencyBreakdown {
         accounting.nanosByOperatorKind().forEach((k, v) -> byKind.put(k, v / 1e9));
         this.byPrimitive = new EnumMap<>(PrimitiveKind.class);
         accounting.nanosByPrimitive().forEach((k, v) -> byPrimitive.put(k, v / 1e9));
-        this.primitiveCounts = new EnumMap<>(accounting.countsByPrimitive());
+        // EnumMap's copy constructor refuses an empty map that is not an EnumMap: a run with no calls
+        this.primitiveCounts = new EnumMap<>(PrimitiveKind.class);
+        this.primitiveCounts.putAll(accounting.countsByPrimitive());
         this.operators = new LinkedHashMap<>(accounting.operators());
         this.precisionRaises = new LinkedHashMap<>(accounting.precisionRaises());
         this.weightCache = accounting.weightCache();
@@ -115,7 +117,7 @@ public final class LatencyBreakdown {
         if (workSpan != null && workSpan.calls() > 0) {
             sb.append(workSpanLine(workSpan)).append('\n');
         }
-        sb.append("By operator:\n");
+        sb.append("By operator (seconds and est.s include the ones nested in it, name/...; counts are its own):\n");
         sb.append(String.format(
                 Locale.ROOT,
                 "  %-40s %9s %7s %6s %7s %7s %7s %6s %7s %5s %6s %6s%n",
@@ -138,7 +140,7 @@ public final class LatencyBreakdown {
                     "  %-40s %9.3f %7.1f %6d %7d %7d %7d %6d %7d %5d %6d %6d%n",
                     e.getKey(),
                     o.nanos() / 1e9,
-                    o.estimatedSeconds(),
+                    estimatedWithNested(e.getKey()),
                     o.calls(),
                     o.ciphertextMultiplications(),
                     o.plaintextMultiplications(),
@@ -163,7 +165,20 @@ public final class LatencyBreakdown {
         return sb.toString();
     }
 
-    /** The same figures as {@link #toText()}, as JSON: seconds and shares per kind and primitive, the operators. */
+    /**
+     * The estimated seconds of an operator and of those nested in it ({@code name/…}), as its measured seconds are:
+     * the accounting estimates each call for the innermost operator only.
+     */
+    private double estimatedWithNested(String name) {
+        double sum = 0;
+        for (var e : operators.entrySet()) {
+            if (e.getKey().equals(name) || e.getKey().startsWith(name + "/")) {
+                sum += e.getValue().estimatedSeconds();
+            }
+        }
+        return sum;
+    }
+
     /** {@code {work_seconds, span_seconds, parallelism, calls, measured}}. */
     public static ObjectNode workSpanJson(ObjectMapper mapper, WorkSpan ws) {
         return mapper.createObjectNode()
@@ -174,6 +189,7 @@ public final class LatencyBreakdown {
                 .put("measured", ws.measured());
     }
 
+    /** The same figures as {@link #toText()}, as JSON: seconds and shares per kind and primitive, the operators. */
     public ObjectNode toJson(ObjectMapper mapper) {
         ObjectNode root = mapper.createObjectNode();
         root.put("total_seconds", totalSeconds);
@@ -196,7 +212,7 @@ public final class LatencyBreakdown {
         ObjectNode ops = root.putObject("by_operator");
         operators.forEach((name, o) -> ops.putObject(name)
                 .put("seconds", o.nanos() / 1e9)
-                .put("estimated_seconds", o.estimatedSeconds())
+                .put("estimated_seconds", estimatedWithNested(name))
                 .put("calls", o.calls())
                 .put("ct_ct_multiplications", o.ciphertextMultiplications())
                 .put("ct_pt_multiplications", o.plaintextMultiplications())

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.polyhe.api.arith.OperatorScope;
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
@@ -13,6 +16,7 @@ import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SecurityLevel;
 import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.report.LatencyBreakdown;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -103,5 +107,29 @@ class WorkSpanTest {
         // calls that make no ciphertext are passed through, not counted
         assertEquals(evaluator.concurrency(), t.evaluator().concurrency());
         assertEquals(4, ws.calls());
+    }
+
+    /**
+     * The breakdown's estimated seconds of an operator include those nested in it, as its measured seconds do (the
+     * accounting estimates each call for the innermost operator only); the run's total counts each call once.
+     */
+    @Test
+    void aBreakdownEstimatesAnOperatorWithTheOnesNestedInIt() {
+        Accounting a = new Accounting();
+        try (OperatorScope outer = a.open("attention")) {
+            a.estimated(2.0);
+            try (OperatorScope inner = a.open("attention-normalization")) {
+                a.estimated(3.0);
+            }
+        }
+        JsonNode ops = new LatencyBreakdown(a, 1.0).toJson(new ObjectMapper()).get("by_operator");
+        assertEquals(5.0, ops.get("attention").get("estimated_seconds").asDouble(), 1e-12);
+        assertEquals(
+                3.0,
+                ops.get("attention/attention-normalization")
+                        .get("estimated_seconds")
+                        .asDouble(),
+                1e-12);
+        assertEquals(5.0, a.estimatedSeconds(), 1e-12);
     }
 }
