@@ -33,8 +33,8 @@ final class KeysCommand implements Runnable {
             name = "generate",
             mixinStandardHelpOptions = true,
             description = {
-                "Generate a secret key and the evaluation keys (relinearization, the rotations the "
-                        + "packing needs, bootstrapping if asked) into a key folder of two halves: KEYS/server/ "
+                "Generate a secret key and the evaluation keys (relinearization, conjugation, the rotations "
+                        + "the packing needs, bootstrapping if asked) into a key folder of two halves: KEYS/server/ "
                         + "(parameters, evaluation keys, key-set metadata; nothing secret: give it to the server) and "
                         + "KEYS/client/ (the secret key, owner-only)."
             })
