@@ -511,6 +511,33 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
         assertPrecision("conjugate", negIm, out[1]);
     }
 
+    /**
+     * A product by i encoded at scale 1 (the monomial X^(N/2)) keeps the level and the scale and loses no precision:
+     * the engine packs two real vectors as x + i·y with it ({@code RowShifts}), and takes the real part back with a
+     * conjugation.
+     */
+    @Test
+    public void aProductByIAtScaleOneIsExact() {
+        double[] x = randomVector(slots);
+        double[] y = randomVector(slots);
+        Ciphertext cy = encrypt(y);
+        double[] one = new double[slots];
+        java.util.Arrays.fill(one, 1.0);
+        Ciphertext iy =
+                evaluator.multiplyPlain(cy, encoder.encodeComplex(new double[slots], one, slots, maxLevel, 1.0));
+        assertEquals(cy.level(), iy.level(), "a product by i takes no level");
+        assertEquals(cy.scale(), iy.scale(), cy.scale() * 1e-12, "nor changes the scale");
+        Ciphertext z = evaluator.add(encrypt(x), iy);
+        double[][] out = encoder.decodeComplex(decryptor.decrypt(z));
+        assertPrecision("x + i·y, real part", x, out[0]);
+        assertPrecision("x + i·y, imaginary part", y, out[1]);
+        double[] twiceX = new double[slots];
+        for (int i = 0; i < slots; i++) {
+            twiceX[i] = 2 * x[i];
+        }
+        assertPrecision("z + conj(z)", twiceX, decrypt(evaluator.add(z, evaluator.conjugate(z))));
+    }
+
     @Test
     public void missingRotationKeyFailsUnlessOnDemand() {
         EvaluationKeys few = context.generateEvaluationKeys(secretKey, Set.of(1), false, false);
