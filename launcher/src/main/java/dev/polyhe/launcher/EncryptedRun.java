@@ -156,9 +156,7 @@ final class EncryptedRun {
                 sample.set("operators", plan.toJson(OutputJson.MAPPER));
                 var workSpan = planned.accounting().workSpan();
                 if (workSpan != null) {
-                    sample.set(
-                            "work_span",
-                            dev.polyhe.core.report.LatencyBreakdown.workSpanJson(OutputJson.MAPPER, workSpan));
+                    sample.set("work_span", LatencyBreakdown.workSpanJson(OutputJson.MAPPER, workSpan));
                 }
             }
         }

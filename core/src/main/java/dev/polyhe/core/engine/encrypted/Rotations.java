@@ -61,10 +61,7 @@ final class Rotations {
      * 2·Re(c) = c + conj(c): one key switch, no level; bound twice c's.
      */
     Ciphertext realPartTwice(Ciphertext c, OperatorKind op) {
-        long t0 = System.nanoTime();
-        Ciphertext conj = evaluator.conjugate(c);
-        accounting.record(op, PrimitiveKind.ROTATION, System.nanoTime() - t0);
-        bounds.same(conj, c);
+        Ciphertext conj = bounds.same(accounting.timed(op, PrimitiveKind.ROTATION, () -> evaluator.conjugate(c)), c);
         return ops.add(c, conj, op);
     }
 

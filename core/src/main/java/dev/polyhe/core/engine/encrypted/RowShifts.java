@@ -19,21 +19,19 @@ import java.util.List;
 final class RowShifts {
     private final LeveledOps ops;
     private final Rotations rotations;
+    /** Whether shifts are complex-packed (the keys conjugate). */
+    private final boolean complex;
 
     RowShifts(LeveledOps ops, Rotations rotations) {
         this.ops = ops;
         this.rotations = rotations;
-    }
-
-    /** Whether shifts are complex-packed (the keys conjugate). */
-    boolean complex() {
-        return rotations.conjugates();
+        this.complex = rotations.conjugates();
     }
 
     /** What the shifts rotate: z = c + i·rot(c, −P) where complex, else c and rot(c, −P). */
     Ciphertext[] source(Ciphertext c, OperatorKind op) {
         Ciphertext minus = rotations.rotateSegments(c, -1, op);
-        if (!complex()) {
+        if (!complex) {
             return new Ciphertext[] {c, minus};
         }
         return new Ciphertext[] {ops.add(c, ops.timesImaginaryUnit(minus, op), op)};
@@ -44,7 +42,7 @@ final class RowShifts {
      * where nothing wraps).
      */
     Shifted shifted(List<Ciphertext[]> babies, int a, boolean first) {
-        return complex()
+        return complex
                 ? new Shifted(babies.get(0)[a], null)
                 : new Shifted(babies.get(0)[a], first ? null : babies.get(1)[a]);
     }
@@ -54,7 +52,7 @@ final class RowShifts {
      * doubled back), else itself.
      */
     Ciphertext real(Ciphertext c, OperatorKind op) {
-        return complex() ? rotations.realPartTwice(c, op) : c;
+        return complex ? rotations.realPartTwice(c, op) : c;
     }
 
     /** One shift: the source rotated by s (and, split, by s − P; null for s = 0). */
@@ -69,17 +67,17 @@ final class RowShifts {
 
         /**
          * direct ⊙ (rows that do not wrap) + wrapped ⊙ (rows that do), {@code wrapped} null where no row wraps; not
-         * rescaled. Complex: that, halved, in the real part ({@link #real}).
+         * rescaled. Complex: that, halved, in the real part ({@link #real}). The masks are the caller's to give up:
+         * the complex mask (direct − i·wrapped)/2 is made in them.
          */
         Ciphertext masked(double[] direct, double[] wrapped, OperatorKind op) {
-            if (complex()) {
-                double[] re = new double[direct.length];
-                double[] im = new double[direct.length];
-                for (int k = 0; k < re.length; k++) {
-                    re[k] = 0.5 * direct[k];
-                    im[k] = wrapped == null ? 0 : -0.5 * wrapped[k];
+            if (complex) {
+                double[] im = wrapped == null ? new double[direct.length] : wrapped;
+                for (int k = 0; k < direct.length; k++) {
+                    direct[k] *= 0.5;
+                    im[k] *= -0.5;
                 }
-                return ops.plainProductRaw(lo, ops.encodeComplex(re, im, lo.level(), 0.5, op), op);
+                return ops.plainProductRaw(lo, ops.encodeComplex(direct, im, lo.level(), 0.5, op), op);
             }
             Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
             if (wrapped != null && hi != null) {
