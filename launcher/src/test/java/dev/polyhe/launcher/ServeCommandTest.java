@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -92,6 +93,7 @@ class ServeCommandTest {
     private static byte[] zip(Map<String, byte[]> replaced) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
+            z.setLevel(Deflater.NO_COMPRESSION); // as RemoteClient uploads them
             for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
                 z.putNextEntry(new ZipEntry(f));
                 if (replaced.containsKey(f)) {

@@ -41,6 +41,9 @@ final class Jobs implements AutoCloseable {
     static final String QUERY = "query.ct";
     static final String RESULT = "result.ct";
     static final String STATUS = "status.json";
+    /** The error of a job the server's stop ended, at the stop or at the next start. */
+    static final String STOPPED = "the server stopped before the job finished; submit it again";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The bytes of a query read before anything is written: its header, and more (headers are a few hundred). */
     private static final int HEADER_PEEK = 1 << 20;
@@ -52,6 +55,9 @@ final class Jobs implements AutoCloseable {
     private final long maxQueryBytes;
     private final long ttlMillis;
     private final ThreadPoolExecutor workers;
+    /** Set by {@link #close}: a job that ends now was stopped, not failed by its query or keys. */
+    private volatile boolean stopping;
+
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private final Map<String, Runnable> queued = new ConcurrentHashMap<>();
     final AtomicLong finishedJobs = new AtomicLong();
@@ -105,7 +111,7 @@ final class Jobs implements AutoCloseable {
                     }
                     Job j = new Job(
                             id, meta.getProperty("model"), meta.getProperty("key_set"), meta.getProperty("tenant"));
-                    j.finish(Job.State.FAILED, "the server stopped before the job finished; submit it again", 0);
+                    j.finish(Job.State.FAILED, STOPPED, 0);
                     writeStatus(j);
                     jobs.put(id, j);
                 } else {
@@ -259,13 +265,16 @@ final class Jobs implements AutoCloseable {
             if (embeddings == null) {
                 throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
+            // a cancel or the server's stop (which interrupts the workers) ends the job at its next operator
             var result = served.encrypted()
-                    .evaluate(lease.keys(), served.model(), embeddings, served.calibration(), step -> {
-                        if (job.cancelRequested) {
-                            throw new CancellationException();
-                        }
-                        job.progress(step.block(), step.bootstraps(), step.elapsedSeconds());
-                    });
+                    .evaluate(
+                            lease.keys(),
+                            served.model(),
+                            embeddings,
+                            served.calibration(),
+                            step -> job.progress(step.block(), step.bootstraps(), step.elapsedSeconds()),
+                            accounting -> accounting.stopWhen(() -> job.cancelRequested
+                                    || Thread.currentThread().isInterrupted()));
             Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
             tensors.put("last_hidden_state", result.output().lastHiddenState());
             if (result.output().logits() != null) {
@@ -285,17 +294,26 @@ final class Jobs implements AutoCloseable {
             }
             job.finish(Job.State.DONE, null, (System.nanoTime() - t0) / 1e9);
         } catch (CancellationException e) {
-            job.finish(Job.State.CANCELLED, null, (System.nanoTime() - t0) / 1e9);
+            boolean cancelled = job.cancelRequested;
+            job.finish(
+                    cancelled ? Job.State.CANCELLED : Job.State.FAILED,
+                    cancelled ? null : STOPPED,
+                    (System.nanoTime() - t0) / 1e9);
         } catch (OutOfMemoryError e) {
             failedJobs.incrementAndGet();
             job.finish(Job.State.FAILED, "the server ran out of memory on this job", (System.nanoTime() - t0) / 1e9);
         } catch (Exception e) {
-            failedJobs.incrementAndGet();
-            LOG.warn("job {} failed: {}", job.id, e.toString());
-            job.finish(
-                    Job.State.FAILED,
-                    e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
-                    (System.nanoTime() - t0) / 1e9);
+            if (stopping) {
+                // the stop interrupted a wait on the evaluator's threads or a file: not the job's fault
+                job.finish(Job.State.FAILED, STOPPED, (System.nanoTime() - t0) / 1e9);
+            } else {
+                failedJobs.incrementAndGet();
+                LOG.warn("job {} failed: {}", job.id, e.toString());
+                job.finish(
+                        Job.State.FAILED,
+                        e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage(),
+                        (System.nanoTime() - t0) / 1e9);
+            }
         } catch (Error e) {
             // a plugin's StackOverflowError or AssertionError ends the job, not the worker, and never leaves it
             // "running" forever; a broken JVM (InternalError, ...) is still rethrown once the job is marked failed
@@ -371,7 +389,7 @@ final class Jobs implements AutoCloseable {
                 .count();
     }
 
-    /** A queued job is dropped now; a running one stops at its next block. */
+    /** A queued job is dropped now; a running one stops at its next operator. */
     Job cancel(String id, Tenant tenant) {
         Job j = get(id, tenant);
         if (!j.state().finished()) {
@@ -420,6 +438,7 @@ final class Jobs implements AutoCloseable {
 
     @Override
     public void close() {
+        stopping = true;
         workers.shutdownNow();
         try {
             workers.awaitTermination(10, TimeUnit.SECONDS);

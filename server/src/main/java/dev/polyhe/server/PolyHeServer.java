@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * GET    /v1/jobs/{id}/events           the same as server-sent events until the job ends
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
  *                                       (a job is kept for --job-ttl once it has ended, then 404 and removed)
- * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next block; an ended
+ * DELETE /v1/jobs/{id}                  cancel: a queued job at once, a running one at its next operator; an ended
  *                                       job is removed with its query and result
  * GET    /v1/health                     {"status": "ok", queue, running, workers, keys cached}
  * GET    /v1/openapi.json               these routes as an OpenAPI 3 description

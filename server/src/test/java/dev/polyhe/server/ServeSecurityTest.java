@@ -1,6 +1,7 @@
 package dev.polyhe.server;
 
 import static dev.polyhe.server.ServedModel.JSON;
+import static dev.polyhe.server.ServedModel.ended;
 import static dev.polyhe.server.ServedModel.error;
 import static dev.polyhe.server.ServedModel.get;
 import static dev.polyhe.server.ServedModel.send;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.polyhe.core.PolyHe;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -23,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -93,6 +96,8 @@ class ServeSecurityTest {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
             for (String f : List.of(KEYSET, "parameters.json", "evaluation.keys")) {
+                // stored as RemoteClient stores them; a replacement deflated (the zip bomb is one)
+                z.setLevel(replaced.containsKey(f) ? Deflater.DEFAULT_COMPRESSION : Deflater.NO_COMPRESSION);
                 z.putNextEntry(new ZipEntry(f));
                 if (replaced.containsKey(f)) {
                     z.write(replaced.get(f));
@@ -408,10 +413,11 @@ class ServeSecurityTest {
             assertEquals(202, bobsJob.statusCode(), bobsJob.body());
             for (var job : List.of(first, bobsJob)) {
                 String jobId = JSON.readTree(job.body()).get("job_id").asText();
-                send(
-                        url + "/v1/jobs/" + jobId,
-                        job == first ? alice : bob,
-                        HttpRequest.newBuilder().DELETE());
+                String owner = job == first ? alice : bob;
+                send(url + "/v1/jobs/" + jobId, owner, HttpRequest.newBuilder().DELETE());
+                // running or queued, a cancelled job stops at its next operator, not at the end of the model
+                JsonNode status = ended(url, owner, jobId);
+                assertEquals("cancelled", status.get("state").asText(), status.toString());
             }
         }
     }

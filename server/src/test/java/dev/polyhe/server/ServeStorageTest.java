@@ -1,6 +1,7 @@
 package dev.polyhe.server;
 
 import static dev.polyhe.server.ServedModel.JSON;
+import static dev.polyhe.server.ServedModel.ended;
 import static dev.polyhe.server.ServedModel.error;
 import static dev.polyhe.server.ServedModel.get;
 import static dev.polyhe.server.ServedModel.send;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -80,6 +82,7 @@ class ServeStorageTest {
         }
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
+            z.setLevel(Deflater.NO_COMPRESSION); // as RemoteClient uploads them
             for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
                 z.putNextEntry(new ZipEntry(f));
                 Files.copy(keys.resolve("server").resolve(f), z);
@@ -127,19 +130,6 @@ class ServeStorageTest {
     }
 
     /** Polls the job until it has ended. */
-    private static JsonNode ended(String url, String token, String job) throws Exception {
-        JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
-        for (int i = 0;
-                i < 600
-                        && List.of("queued", "running")
-                                .contains(status.get("state").asText());
-                i++) {
-            Thread.sleep(50);
-            status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
-        }
-        return status;
-    }
-
     private static List<String> entries(Path folder) throws Exception {
         if (!Files.isDirectory(folder)) {
             return List.of();

@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -99,6 +100,7 @@ class ServeTest {
     private static byte[] zip(Path serverHalf, String... extra) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ZipOutputStream z = new ZipOutputStream(b)) {
+            z.setLevel(Deflater.NO_COMPRESSION); // as RemoteClient uploads them
             for (String f : List.of("keyset.properties", "parameters.json", "evaluation.keys")) {
                 z.putNextEntry(new ZipEntry(f));
                 Files.copy(serverHalf.resolve(f), z);

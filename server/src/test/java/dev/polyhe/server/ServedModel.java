@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -124,6 +125,20 @@ record ServedModel(Path model, Path keys) {
 
     static HttpResponse<String> get(String url, String token) throws Exception {
         return send(url, token, HttpRequest.newBuilder());
+    }
+
+    /** The status of {@code job} once it has ended (or after 30 s of polling, whatever its state then). */
+    static JsonNode ended(String url, String token, String job) throws Exception {
+        JsonNode status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
+        for (int i = 0;
+                i < 600
+                        && List.of("queued", "running")
+                                .contains(status.get("state").asText());
+                i++) {
+            Thread.sleep(50);
+            status = JSON.readTree(get(url + "/v1/jobs/" + job, token).body());
+        }
+        return status;
     }
 
     /** The JSON error of {@code r}, which must have answered {@code status}. */
