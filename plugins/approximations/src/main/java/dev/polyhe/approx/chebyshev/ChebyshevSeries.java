@@ -20,6 +20,8 @@ public final class ChebyshevSeries implements Approximation {
     private final DoubleUnaryOperator target;
     private final Domain domain;
     private final double[] coefficients;
+    /** The Paterson–Stockmeyer split of the coefficients, made once for every evaluation. */
+    private final PatersonStockmeyer program;
 
     public ChebyshevSeries(
             String name, String function, DoubleUnaryOperator target, Domain domain, double[] coefficients) {
@@ -28,6 +30,7 @@ public final class ChebyshevSeries implements Approximation {
         this.target = target;
         this.domain = domain;
         this.coefficients = coefficients.clone();
+        this.program = PatersonStockmeyer.of(PolynomialBasis.CHEBYSHEV, this.coefficients);
     }
 
     /** Interpolates {@code target} at the Chebyshev nodes of {@code domain}. */
@@ -79,7 +82,7 @@ public final class ChebyshevSeries implements Approximation {
         if (shift != 0) {
             t = arith.addConstant(t, shift);
         }
-        return PatersonStockmeyer.evaluate(arith, PolynomialBasis.CHEBYSHEV, t, coefficients);
+        return program.evaluate(arith, t);
     }
 
     /** The depth the class comment promises, for tests and reports to compare with the measured one. */
