@@ -61,6 +61,32 @@ class BenchCkksTest {
     }
 
     @Test
+    void onABootstrappingChainTheOperationsRunAtTheUsersTopLevelNotAtTheCircuitsPrimes() throws Exception {
+        var r = polyhe(
+                "bench",
+                "ckks",
+                "--preset",
+                "insecure-test-boot-dense-N10",
+                "--runs",
+                "1",
+                "--warmup",
+                "0",
+                "--threads",
+                "1",
+                "--format",
+                "json");
+        assertEquals(0, r.code(), r.err());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        // ten user levels of 40 bits under 14 circuit primes of 60: a product at a 60-bit prime kept 4 bits
+        assertEquals(24, json.get("levels").asInt(), json.toString());
+        assertEquals(10, json.get("ops_level").asInt(), json.toString());
+        assertTrue(json.get("precision_bits").get("mul_relin_rescale").asDouble() > 15, json.toString());
+        var table = polyhe("bench", "ckks", "--preset", "insecure-test-boot-dense-N10", "--runs", "1", "--warmup", "0");
+        assertEquals(0, table.code(), table.err());
+        assertTrue(table.out().contains("(operations at level 10)"), table.out());
+    }
+
+    @Test
     void bootstrapReportsLevelsPrecisionKeysAndSlots() throws Exception {
         var r = polyhe(
                 "bench",

@@ -16,6 +16,7 @@ import dev.polyhe.api.he.Plaintext;
 import dev.polyhe.api.he.PublicKey;
 import dev.polyhe.api.he.SecretKey;
 import dev.polyhe.api.he.SingleLimbNtt;
+import dev.polyhe.core.engine.encrypted.EncryptedEngine;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -30,8 +31,9 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Backend-agnostic CKKS benchmark over the HE API only: median milliseconds per operation on fresh top-level
- * ciphertexts with full slots (after warm-up runs), precision in bits against double arithmetic, key sizes
+ * Backend-agnostic CKKS benchmark over the HE API only: median milliseconds per operation on fresh ciphertexts at the
+ * top level a user computes at (below a bootstrapping chain's circuit primes) with full slots (after warm-up runs),
+ * precision in bits against double arithmetic, key sizes
  * and peak memory. The NTT is timed only when the context offers {@link SingleLimbNtt}.
  */
 public final class CkksBenchmark {
@@ -90,6 +92,7 @@ public final class CkksBenchmark {
             String device,
             int logN,
             int levels,
+            int opsLevel,
             int threads,
             Map<String, Timing> ops,
             Map<String, Double> precisionBits,
@@ -100,7 +103,8 @@ public final class CkksBenchmark {
             Bootstrap bootstrap) {
 
         /**
-         * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, threads (in force),
+         * backend, device (where it computes: threads, or the GPU and its driver), logN, levels, ops_level (the level
+         * the operations were timed at), threads (in force),
          * ops (median_ms, runs, median_cpu_ms), precision_bits, key_mib,
          * keygen_relin_ms, peak_rss_mib, bootstrap. A value that is not a number (no such figure) is null.
          */
@@ -110,6 +114,7 @@ public final class CkksBenchmark {
             root.put("device", device);
             root.put("logN", logN);
             root.put("levels", levels);
+            root.put("ops_level", opsLevel);
             root.put("threads", threads);
             ObjectNode o = root.putObject("ops");
             ops.forEach((name, t) -> {
@@ -149,7 +154,14 @@ public final class CkksBenchmark {
         public String toTable() {
             StringBuilder sb = new StringBuilder();
             sb.append(String.format(
-                    Locale.ROOT, "%s on %s  N=2^%d  levels=%d  threads=%d%n", backend, device, logN, levels, threads));
+                    Locale.ROOT,
+                    "%s on %s  N=2^%d  levels=%d  threads=%d  (operations at level %d)%n",
+                    backend,
+                    device,
+                    logN,
+                    levels,
+                    threads,
+                    opsLevel));
             for (Map.Entry<String, Timing> e : ops.entrySet()) {
                 sb.append(String.format(
                         Locale.ROOT,
@@ -231,11 +243,13 @@ public final class CkksBenchmark {
             Evaluator ev = ctx.evaluator(keys);
 
             // a bootstrapping chain's top primes belong to the circuit: the other operations are measured where a
-            // user computes, at the level a bootstrap leaves (this first bootstrap also builds its constants)
+            // user computes, at the level a bootstrap leaves (this first bootstrap also builds its constants), or
+            // without bootstrapping keys at the top prime of the scale's size (a product at a circuit prime of 60
+            // bits would rescale Δ² to 2^20 and report 4 bits of precision no run ever sees)
             int level = bootstrap
                     ? ev.bootstrap(ev.dropToLevel(encryptor.encrypt(encoder.encode(x, slots, top, scale)), 0))
                             .level()
-                    : top;
+                    : EncryptedEngine.topLevel(parameters);
             if (ctx instanceof SingleLimbNtt probe) {
                 ops.put("ntt", time(probe.nttOfOneLimb()::run));
             }
@@ -306,6 +320,7 @@ public final class CkksBenchmark {
                     ctx.device(),
                     parameters.logN(),
                     top,
+                    level,
                     threads,
                     ops,
                     precision,
