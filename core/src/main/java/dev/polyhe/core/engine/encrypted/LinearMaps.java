@@ -139,7 +139,7 @@ final class LinearMaps {
      */
     double productScaleFor(Ciphertext[] xs, String site, ValueRange out) {
         double target = levels.commonProductScale(xs);
-        if (xs[0].level() != 1 || plan.loweredTo(site).isEmpty() || out == null || fitsLevelZero(out.maxAbs(), scale)) {
+        if (xs[0].level() != 1 || !plan.lowersTail(site) || out == null || fitsLevelZero(out.maxAbs(), scale)) {
             return target;
         }
         double fits = context.chainPrimes()[0] / 2 / DECRYPTION_HEADROOM / out.maxAbs();

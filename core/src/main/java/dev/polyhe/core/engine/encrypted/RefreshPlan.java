@@ -15,10 +15,12 @@ import java.util.regex.Pattern;
  * symbolic runs. A site is an operator path with its layer numbers as {@code *} (one decision serves every layer)
  * and the ordinal of the linear map in it, e.g. {@code layers.*.mlp#0}.
  *
- * <p>{@code lowered} is the other half of a plan: linear maps after the last bootstrap that run at a lower level than
- * their input arrives at ({@link #exactSite}, with its layer numbers, to the level). Nothing after them needs the
- * levels they would have kept, and each level dropped is an RNS limb fewer in every weight encode, product and
- * rotation of the map and of everything after it: the LM head, most of the tail's work, runs on two limbs, not eight.
+ * <p>{@code lowered} is the other half of a plan: linear maps that run at a lower level than their input arrives at,
+ * each level dropped an RNS limb fewer in every weight encode, product and rotation of the map and of everything after
+ * it until the next bootstrap. Two kinds: a map of one layer ({@link #exactSite}, with its layer numbers) after the
+ * last bootstrap, whose output goes to the client and may land below Δ at level 0 (the LM head, most of the tail's
+ * work, runs on two limbs, not eight); and a map of every layer ({@link #site}, layer numbers as {@code *}) that has
+ * levels to spare before the next bootstrap, which lands on Δ as usual.
  */
 public record RefreshPlan(Set<String> sites, Map<String, Integer> lowered) {
     /** Greedy placement alone: a ciphertext is bootstrapped when an operation finds it out of levels. */
@@ -40,17 +42,39 @@ public record RefreshPlan(Set<String> sites, Map<String, Integer> lowered) {
         return operatorPath + "#" + ordinal;
     }
 
-    /** The level the linear map at {@code exactSite} runs at, where the plan lowers its input. */
+    /**
+     * The level the linear map at {@code exactSite} runs at, where the plan lowers its input: for that map alone, else
+     * for that map of every layer.
+     */
     public OptionalInt loweredTo(String exactSite) {
         Integer level = lowered.get(exactSite);
+        if (level == null) {
+            level = lowered.get(everyLayer(exactSite));
+        }
         return level == null ? OptionalInt.empty() : OptionalInt.of(level);
     }
 
-    /** This plan, with the linear map at {@code exactSite} run at {@code level}. */
-    public RefreshPlan lowering(String exactSite, int level) {
+    /** Whether the plan lowers the map at {@code exactSite} alone: a map of the tail, which may land below Δ. */
+    public boolean lowersTail(String exactSite) {
+        return lowered.containsKey(exactSite);
+    }
+
+    /**
+     * This plan, with the linear map at {@code site} run at {@code level}: an {@link #exactSite} (one map) or a
+     * {@link #site} (that map of every layer).
+     */
+    public RefreshPlan lowering(String site, int level) {
         Map<String, Integer> l = new TreeMap<>(lowered);
-        l.put(exactSite, level);
+        l.put(site, level);
         return new RefreshPlan(sites, l);
+    }
+
+    /** The {@link #site} of an {@link #exactSite}: its layer numbers as {@code *}. */
+    public static String everyLayer(String exactSite) {
+        int hash = exactSite.lastIndexOf('#');
+        return hash < 0
+                ? exactSite
+                : site(exactSite.substring(0, hash), Integer.parseInt(exactSite.substring(hash + 1)));
     }
 
     /** The site of the {@code ordinal}-th linear map under {@code operatorPath}. */
