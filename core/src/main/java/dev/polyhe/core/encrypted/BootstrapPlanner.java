@@ -195,6 +195,9 @@ public final class BootstrapPlanner {
         // encodes, products and rotations pay for, and everything after it up to that bootstrap
         if (search) {
             for (String site : middleSites(bestRun, bestCount)) {
+                if (best.refreshesBefore(site)) {
+                    continue; // its input was bootstrapped for it: its levels are what the refresh was kept for
+                }
                 int from = bestRun.linearMaps().stream()
                         .filter(m -> RefreshPlan.everyLayer(m.site()).equals(site))
                         .mapToInt(Accounting.LinearMap::level)
@@ -202,11 +205,11 @@ public final class BootstrapPlanner {
                         .orElse(0);
                 Accounting lowest = null;
                 int lowestLevel = from;
-                // bisection on the level, as one more bootstrap at some level means more at every level below it
+                // one level first (most maps have none to spare: one run says so), then bisection, as one more
+                // bootstrap at some level means more at every level below it
                 int ok = from;
                 int bad = 0;
-                while (ok - bad > 1) {
-                    int level = (ok + bad) / 2;
+                for (int level = from - 1; ok - bad > 1; level = (ok + bad) / 2) {
                     runs++;
                     Accounting run = tryRun(best.lowering(site, level));
                     if (run != null

@@ -433,6 +433,9 @@ final class BlockAttention {
                 Math.min(d, slots),
                 op,
                 (r, shifted) -> {
+                    if (engine.valuesIgnored()) {
+                        return skewMaskSymbolic(shifted, r, d, tokens, valid, op);
+                    }
                     double[] direct = new double[columns * slots];
                     double[] wrapped = new double[columns * slots];
                     boolean wraps = false;
@@ -460,6 +463,15 @@ final class BlockAttention {
      */
     private Ciphertext shiftedSkew(
             RowShifts.Shifted shifted, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
+        if (engine.valuesIgnored()) {
+            boolean any = false;
+            for (int segment = 0; segment < columns && !any; segment++) {
+                any = segment % d - u >= 0 && segment % d - u < perGroup;
+            }
+            boolean anyDirect = any && tokens > 0 && sigma < slots;
+            boolean wraps = any && tokens > 0 && tokens - 1 + sigma >= slots;
+            return engine.levels().rescale(shifted.maskedSymbolic(columns * slots, anyDirect, wraps, op), op);
+        }
         double[] direct = new double[columns * slots];
         double[] wrapped = new double[columns * slots];
         boolean wraps = false;
@@ -474,6 +486,26 @@ final class BlockAttention {
             }
         }
         return engine.levels().rescale(shifted.masked(direct, wraps ? wrapped : null, op), op);
+    }
+
+    /** The skew's mask for row shift r on a planning engine: which of its parts has an entry, no arrays. */
+    private Ciphertext skewMaskSymbolic(
+            RowShifts.Shifted shifted, int r, int d, int tokens, int valid, OperatorKind op) {
+        boolean anyDirect = false;
+        boolean wraps = false;
+        for (int column = 0; column < valid; column++) {
+            if (column % d % slots != r) {
+                continue;
+            }
+            for (int t = 0; t < slots; t++) {
+                int source = t + r;
+                if ((source < slots ? source : source - slots) < tokens) {
+                    anyDirect |= source < slots;
+                    wraps |= source >= slots;
+                }
+            }
+        }
+        return shifted.maskedSymbolic(columns * slots, anyDirect, wraps, op);
     }
 
     private double[] groupSegments(int groups, int stride, int e, int tokens, int segments) {

@@ -127,6 +127,14 @@ final class LeveledOps {
         return encode(values, width, level, scale, op);
     }
 
+    /**
+     * {@link #encode} on a planning engine ({@link EncryptedEngine#valuesIgnored}): {@code width} values of which only
+     * the largest magnitude, {@code maxAbs}, is known (a mask's), as its bound; no array is made.
+     */
+    Plaintext encodeSymbolic(int width, int level, double maxAbs, OperatorKind op) {
+        return bounds.set(encoding(op, level, () -> encoder.encode(new double[0], width, level, scale)), maxAbs);
+    }
+
     private Plaintext encode(double[] values, int width, int level, double at, OperatorKind op) {
         return bounds.set(encoding(op, level, () -> encoder.encode(values, width, level, at)), values);
     }

@@ -70,6 +70,22 @@ final class RowShifts {
          * rescaled. Complex: that, halved, in the real part ({@link #real}). The masks are the caller's to give up:
          * the complex mask (direct − i·wrapped)/2 is made in them.
          */
+        /**
+         * {@link #masked} on a planning engine: masks of {@code width} entries of which only whether any is set is
+         * known ({@code anyDirect}, {@code anyWrapped}), so that the bounds, and every decision after, are the real
+         * run's; no array is made (a planning run made two of the slots' size per product).
+         */
+        Ciphertext maskedSymbolic(int width, boolean anyDirect, boolean anyWrapped, OperatorKind op) {
+            if (complex) {
+                return ops.plainProductRaw(lo, ops.encodeSymbolic(width, lo.level(), 0.5, op), op);
+            }
+            Ciphertext r = ops.plainProductRaw(lo, ops.encodeSymbolic(width, lo.level(), anyDirect ? 1 : 0, op), op);
+            if (anyWrapped && hi != null) {
+                r = ops.add(r, ops.plainProductRaw(hi, ops.encodeSymbolic(width, hi.level(), 1, op), op), op);
+            }
+            return r;
+        }
+
         Ciphertext masked(double[] direct, double[] wrapped, OperatorKind op) {
             if (complex) {
                 double[] im = wrapped == null ? new double[direct.length] : wrapped;
