@@ -35,6 +35,7 @@ class DeployedPathTest {
 
     static Path calibration;
     static Path keys;
+    static DeployedCommands commands;
 
     @BeforeAll
     static void keys() {
@@ -48,20 +49,9 @@ class DeployedPathTest {
                 "--output",
                 calibration.toString());
         assertEquals(0, cal.code(), cal.err());
-        keys = dir.resolve("keys");
-        var gen = polyhe(
-                "keys",
-                "generate",
-                "--model",
-                PYTHIA.toString(),
-                "--preset",
-                "insecure-test-boot-dense-N10",
-                "--bootstrapping",
-                "--max-tokens",
-                "16",
-                "--out",
-                keys.toString());
-        assertEquals(0, gen.code(), gen.err());
+        commands = DeployedCommands.generateKeys(
+                PYTHIA, calibration, "insecure-test-boot-dense-N10", 16, dir.resolve("keys"));
+        keys = commands.keys();
     }
 
     @ParameterizedTest(name = "{0} of 16 tokens")
@@ -82,37 +72,10 @@ class DeployedPathTest {
                 "--output",
                 poly.toString());
         assertEquals(0, inf.code(), inf.err());
-        Path in = dir.resolve("in" + tokens + ".ct");
-        var enc = polyhe(
-                "encrypt",
-                "--model",
-                PYTHIA.toString(),
-                "--keys",
-                keys.toString(),
-                "--input",
-                query.toString(),
-                "--output",
-                in.toString());
-        assertEquals(0, enc.code(), enc.err());
+        Path in = commands.encrypt(query, dir.resolve("in" + tokens + ".ct"));
         Path out = dir.resolve("out" + tokens + ".ct");
-        var eval = polyhe(
-                "eval",
-                "--insecure-test",
-                "--model",
-                PYTHIA.toString(),
-                "--keys",
-                keys.resolve("server").toString(),
-                "--calibration",
-                calibration.toString(),
-                "--input",
-                in.toString(),
-                "--output",
-                out.toString());
-        assertEquals(0, eval.code(), eval.err());
-        Path answer = dir.resolve("answer" + tokens + ".json");
-        var dec =
-                polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output", answer.toString());
-        assertEquals(0, dec.code(), dec.err());
+        commands.eval(in, out);
+        Path answer = commands.decrypt(out, dir.resolve("answer" + tokens + ".json"));
 
         ObjectMapper json = new ObjectMapper();
         JsonNode got = json.readTree(answer.toFile()).get("logits").get(0);

@@ -254,53 +254,13 @@ class SoftmaxCheckpointTest {
         assertTrue(vsPoly.get("max_abs").asDouble() <= 0.01, vsPoly.toString());
         assertTrue(vsPoly.get("same_prediction").asBoolean(), vsPoly.toString());
 
-        Path keys = dir.resolve("keys");
-        var gen = polyhe(
-                "keys",
-                "generate",
-                "--model",
-                tiny.toString(),
-                "--preset",
-                PRESET,
-                "--bootstrapping",
-                "--max-tokens",
-                "4",
-                "--out",
-                keys.toString());
-        assertEquals(0, gen.code(), gen.err());
-        Path in = dir.resolve("in.ct");
-        var enc = polyhe(
-                "encrypt",
-                "--model",
-                tiny.toString(),
-                "--keys",
-                keys.toString(),
-                "--input",
-                query.toString(),
-                "--output",
-                in.toString());
-        assertEquals(0, enc.code(), enc.err());
+        var commands = DeployedCommands.generateKeys(tiny, cal, PRESET, 4, dir.resolve("keys"));
+        Path in = commands.encrypt(query, dir.resolve("in.ct"));
         Path out = dir.resolve("out.ct");
-        var eval = polyhe(
-                "eval",
-                "--insecure-test",
-                "--model",
-                tiny.toString(),
-                "--keys",
-                keys.resolve("server").toString(),
-                "--calibration",
-                cal.toString(),
-                "--input",
-                in.toString(),
-                "--output",
-                out.toString());
-        assertEquals(0, eval.code(), eval.err());
+        var eval = commands.eval(in, out);
         assertTrue(
                 eval.err().contains("polyhe eval: attention softmax-square (the checkpoint declares none"), eval.err());
-        Path answer = dir.resolve("answer.json");
-        var dec =
-                polyhe("decrypt", "--keys", keys.toString(), "--input", out.toString(), "--output", answer.toString());
-        assertEquals(0, dec.code(), dec.err());
+        Path answer = commands.decrypt(out, dir.resolve("answer.json"));
         OutputAgreement a = OutputAgreement.between(logits(answer), logits(poly));
         String what = String.format(
                 Locale.ROOT,
