@@ -433,25 +433,19 @@ final class BlockAttention {
                 Math.min(d, slots),
                 op,
                 (r, shifted) -> {
-                    if (engine.valuesIgnored()) {
-                        return skewMaskSymbolic(shifted, r, d, tokens, valid, op);
-                    }
-                    double[] direct = new double[columns * slots];
-                    double[] wrapped = new double[columns * slots];
-                    boolean wraps = false;
-                    for (int column = 0; column < valid; column++) {
+                    ShiftMask mask = new ShiftMask();
+                    for (int column = 0; column < valid && !mask.known(); column++) {
                         if (column % d % slots != r) {
                             continue;
                         }
-                        for (int t = 0; t < slots; t++) {
+                        for (int t = 0; t < slots && !mask.known(); t++) {
                             int source = t + r;
                             if ((source < slots ? source : source - slots) < tokens) {
-                                (source < slots ? direct : wrapped)[column * slots + t] = 1;
-                                wraps |= source >= slots;
+                                mask.set(column * slots + t, source >= slots);
                             }
                         }
                     }
-                    return shifted.masked(direct, wraps ? wrapped : null, op);
+                    return mask.applied(shifted, op);
                 },
                 (r, part) -> sum.add(part));
         return shifts.real(sum.result(), op);
@@ -463,49 +457,61 @@ final class BlockAttention {
      */
     private Ciphertext shiftedSkew(
             RowShifts.Shifted shifted, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
-        if (engine.valuesIgnored()) {
-            boolean any = false;
-            for (int segment = 0; segment < columns && !any; segment++) {
-                any = segment % d - u >= 0 && segment % d - u < perGroup;
-            }
-            boolean anyDirect = any && tokens > 0 && sigma < slots;
-            boolean wraps = any && tokens > 0 && tokens - 1 + sigma >= slots;
-            return engine.levels().rescale(shifted.maskedSymbolic(columns * slots, anyDirect, wraps, op), op);
-        }
-        double[] direct = new double[columns * slots];
-        double[] wrapped = new double[columns * slots];
-        boolean wraps = false;
-        for (int segment = 0; segment < columns; segment++) {
+        ShiftMask mask = new ShiftMask();
+        for (int segment = 0; segment < columns && !mask.known(); segment++) {
             int f = segment % d;
             if (f - u < 0 || f - u >= perGroup) {
                 continue;
             }
-            for (int t = 0; t < tokens; t++) {
-                (t + sigma < slots ? direct : wrapped)[segment * slots + t] = 1;
-                wraps |= t + sigma >= slots;
+            for (int t = 0; t < tokens && !mask.known(); t++) {
+                mask.set(segment * slots + t, t + sigma >= slots);
             }
         }
-        return engine.levels().rescale(shifted.masked(direct, wraps ? wrapped : null, op), op);
+        return engine.levels().rescale(mask.applied(shifted, op), op);
     }
 
-    /** The skew's mask for row shift r on a planning engine: which of its parts has an entry, no arrays. */
-    private Ciphertext skewMaskSymbolic(
-            RowShifts.Shifted shifted, int r, int d, int tokens, int valid, OperatorKind op) {
-        boolean anyDirect = false;
-        boolean wraps = false;
-        for (int column = 0; column < valid; column++) {
-            if (column % d % slots != r) {
-                continue;
-            }
-            for (int t = 0; t < slots; t++) {
-                int source = t + r;
-                if ((source < slots ? source : source - slots) < tokens) {
-                    anyDirect |= source < slots;
-                    wraps |= source >= slots;
+    /**
+     * A row shift's mask: its direct part (rows that do not wrap) and its wrapped part. On a planning engine only
+     * whether each part has an entry, which is what the bounds and every decision after need: no arrays of the
+     * slots' size (two per product).
+     */
+    private final class ShiftMask {
+        private final double[] direct;
+        private final double[] wrapped;
+        private boolean anyDirect;
+        private boolean wraps;
+
+        ShiftMask() {
+            boolean symbolic = engine.valuesIgnored();
+            direct = symbolic ? null : new double[columns * slots];
+            wrapped = symbolic ? null : new double[columns * slots];
+        }
+
+        /** Entry {@code index} of the wrapped part, or of the direct one. */
+        void set(int index, boolean wrappedPart) {
+            if (wrappedPart) {
+                wraps = true;
+                if (wrapped != null) {
+                    wrapped[index] = 1;
+                }
+            } else {
+                anyDirect = true;
+                if (direct != null) {
+                    direct[index] = 1;
                 }
             }
         }
-        return shifted.maskedSymbolic(columns * slots, anyDirect, wraps, op);
+
+        /** Whether nothing more can change it: a planning engine's, once both parts have an entry. */
+        boolean known() {
+            return direct == null && anyDirect && wraps;
+        }
+
+        Ciphertext applied(RowShifts.Shifted shifted, OperatorKind op) {
+            return direct == null
+                    ? shifted.maskedSymbolic(columns * slots, anyDirect, wraps, op)
+                    : shifted.masked(direct, wraps ? wrapped : null, op);
+        }
     }
 
     private double[] groupSegments(int groups, int stride, int e, int tokens, int segments) {
