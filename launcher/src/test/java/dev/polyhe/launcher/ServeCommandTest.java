@@ -113,17 +113,7 @@ class ServeCommandTest {
     private static byte[] query() throws Exception {
         Path ct = dir.resolve("q.ct");
         if (!Files.exists(ct)) {
-            var r = polyhe(
-                    "encrypt",
-                    "--model",
-                    model.toString(),
-                    "--keys",
-                    keys.toString(),
-                    "--input",
-                    dir.resolve("in.json").toString(),
-                    "--output",
-                    ct.toString());
-            assertEquals(0, r.code(), r.err());
+            new DeployedCommands(model, model.resolve("calibration.json"), keys).encrypt(dir.resolve("in.json"), ct);
         }
         return Files.readAllBytes(ct);
     }

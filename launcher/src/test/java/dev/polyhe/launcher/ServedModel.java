@@ -66,20 +66,13 @@ record ServedModel(Path model, Path keys) {
                 "--output",
                 model.resolve("calibration.json").toString());
         assertEquals(0, cal.code(), cal.err());
-        Path keys = dir.resolve("keys");
-        var gen = polyhe(
-                "keys",
-                "generate",
-                "--model",
-                model.toString(),
-                "--preset",
-                "insecure-test-boot-dense-N10",
-                "--bootstrapping",
-                "--max-tokens",
-                "4",
-                "--out",
-                keys.toString());
-        assertEquals(0, gen.code(), gen.err());
+        Path keys = DeployedCommands.generateKeys(
+                        model,
+                        model.resolve("calibration.json"),
+                        "insecure-test-boot-dense-N10",
+                        4,
+                        dir.resolve("keys"))
+                .keys();
         return new ServedModel(model, keys);
     }
 
