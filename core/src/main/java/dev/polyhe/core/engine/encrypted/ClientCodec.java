@@ -78,6 +78,37 @@ final class ClientCodec {
         return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
     }
 
+    /** See {@link EncryptedEngine#encryptWeights}. */
+    EncryptedWeights encryptWeights(Matrix weight, int level) {
+        requireEncryptor();
+        if (blockColumns == 1) {
+            throw new IllegalArgumentException("encrypted weights need column blocks (more than one column per "
+                    + "ciphertext): generate the keys with --max-columns");
+        }
+        if (level < 2 || level > maxLevel) {
+            throw new IllegalArgumentException("encrypted weights at level " + level + ": their masks and their"
+                    + " product need two levels, so 2 .. " + maxLevel);
+        }
+        double[][] vecs = SkewedWeights.vectors(weight, slots, blockColumns);
+        Ciphertext[] cts = new Ciphertext[vecs.length];
+        for (int i = 0; i < cts.length; i++) {
+            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, level, OperatorKind.OTHER);
+            cts[i] = bounds.set(
+                    engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
+                    LeveledOps.maxAbs(vecs[i]));
+        }
+        double maxRowSum = 0;
+        for (int o = 0; o < weight.rows(); o++) {
+            double sum = 0;
+            for (int i = 0; i < weight.cols(); i++) {
+                sum += Math.abs(weight.get(o, i));
+            }
+            maxRowSum = Math.max(maxRowSum, sum);
+        }
+        return new EncryptedWeights(
+                weight.rows(), weight.cols(), slots, blockColumns, cts, LeveledOps.maxAbs(weight.data()), maxRowSum);
+    }
+
     /** See {@link EncryptedEngine#likeOf}. */
     EncryptedTensor likeOf(EncryptedTensor other) {
         if (encryptor == null) {

@@ -61,6 +61,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     private final double scale;
     private final Accounting accounting = new Accounting();
     private final BlockAttention blockAttention;
+    private final CiphertextLinear ciphertextLinear;
     private final LinearMaps linearMaps;
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
@@ -175,6 +176,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.client =
                 new ClientCodec(this, encoder, encryptor, decryptor, bounds, slotLayout, packing, maxLevel, scale);
         this.blockAttention = new BlockAttention(this, packingSlots, blockColumns);
+        this.ciphertextLinear = new CiphertextLinear(this, packingSlots, blockColumns);
         this.linearMaps = new LinearMaps(
                 this,
                 context,
@@ -545,6 +547,28 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     @Override
     public EncryptedTensor linear(EncryptedTensor x, Matrix weight, double[] bias) {
         return linearMaps.linear(x, weight, bias);
+    }
+
+    /**
+     * x·Wᵀ with W encrypted by its owner ({@link #encryptWeights}): see {@link CiphertextLinear}. Two levels of x; the
+     * result's padding rows are zero.
+     */
+    public EncryptedTensor linear(EncryptedTensor x, EncryptedWeights weight) {
+        return ciphertextLinear.apply(x, weight);
+    }
+
+    /**
+     * W [out, in] encrypted (client side) at {@code level} in the layout of {@link SkewedWeights}, for
+     * {@link #linear(EncryptedTensor, EncryptedWeights)} on this packing: every weight once. The level is the
+     * weights' size: encrypt them at the level their product runs at, plus one.
+     */
+    public EncryptedWeights encryptWeights(Matrix weight, int level) {
+        return client.encryptWeights(weight, level);
+    }
+
+    /** {@link #encryptWeights} at the level fresh ciphertexts start at. */
+    public EncryptedWeights encryptWeights(Matrix weight) {
+        return client.encryptWeights(weight, maxLevel);
     }
 
     /**

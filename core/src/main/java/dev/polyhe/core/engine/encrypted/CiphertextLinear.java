@@ -1,0 +1,282 @@
+package dev.polyhe.core.engine.encrypted;
+
+import dev.polyhe.api.he.Ciphertext;
+import dev.polyhe.api.he.Plaintext;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
+
+/**
+ * x·Wᵀ with W encrypted ({@link EncryptedWeights}, the layout of {@link SkewedWeights}) on column blocks: a product of
+ * ciphertexts in which no weight is stored once per token.
+ *
+ * <p>The activations are <em>skewed</em> first: S holds in segment j, row t the entry x[t, (j + t) mod B] (row t moved
+ * left by t segments; one level, baby-step giant-step over the rows). Then, with σ' = qP + σ over the block's B
+ * diagonals, S moved left by σ' segments meets in every slot the weight that a cyclic row shift by σ of the weights'
+ * pair (Z_q, Z_{q+1}) holds there, and
+ * y_m = Σ_g rot(Σ_k Σ_a rot(S_k, a segments) ⊙ rot(W_mk,σ', −g·b segments), g·b segments), σ' = g·b + a:
+ * the baby moves of S hoisted and shared by every output block, each giant step's products summed before one
+ * relinearization, the giant steps rotated with one division. The weights' row shifts are the work: one rotation per
+ * diagonal of each block (about B·(1 + 2/b) key switches a block), on the weights' few limbs: where the keys conjugate,
+ * the two rows of a shift come from one rotation of Z_q + i·rot(Z_{q+1}, −P) and a complex mask
+ * ({@link RowShifts}' method), and one conjugation per output block takes the real part. Two levels: the skew's mask
+ * and the product (the weights' masks spend a level of the weights, not of x).
+ */
+final class CiphertextLinear {
+    private static final OperatorKind OP = OperatorKind.CIPHERTEXT_MATMUL;
+
+    private final EncryptedEngine engine;
+    private final LeveledOps ops;
+    private final Rotations rotations;
+    private final int slots;
+    private final int columns;
+
+    CiphertextLinear(EncryptedEngine engine, int slots, int columns) {
+        this.engine = engine;
+        this.ops = engine.ops();
+        this.rotations = engine.rotations();
+        this.slots = slots;
+        this.columns = columns;
+    }
+
+    EncryptedTensor apply(EncryptedTensor x, EncryptedWeights w) {
+        if (x.layout != Layout.BLOCKS || x.perCiphertext != columns) {
+            throw new IllegalArgumentException(
+                    "a product with encrypted weights needs activations in column blocks of " + columns + ", got " + x);
+        }
+        if (w.slots != slots || w.columns != columns) {
+            throw new IllegalArgumentException(w + " was encrypted for blocks of " + w.columns + " columns of "
+                    + w.slots + " rows, but this engine packs " + columns + " columns of " + slots
+                    + ": encrypt the weights with this key set's packing");
+        }
+        if (w.cols != x.cols) {
+            throw new IllegalArgumentException("x [" + x.rows + ", " + x.cols + "] times encrypted weights [" + w.rows
+                    + ", " + w.cols + "]ᵀ: the weights need " + x.cols + " inputs");
+        }
+        if (w.level() < 2) {
+            throw new IllegalArgumentException(
+                    w + ": the weights' masks and the product need two levels; encrypt" + " them at level 2 or above");
+        }
+        Refresher refresher = engine.refresher();
+        Ciphertext[] xs = refresher.withLevels(x.cts, 1 + refresher.levelsFor(x.cts[0]), OP);
+        int xLevel = Integer.MAX_VALUE;
+        for (Ciphertext c : xs) {
+            xLevel = Math.min(xLevel, c.level());
+        }
+        // the skew and the weights' masks each spend a level above the products'
+        int productLevel = Math.min(xLevel, w.level()) - 1;
+        int bs = Math.min(Packing.babyStep(columns), columns);
+        Ciphertext[][] moved = new Ciphertext[xs.length][];
+        for (int k = 0; k < xs.length; k++) {
+            Ciphertext skew = skewed(engine.levels().atLevel(xs[k], productLevel + 1), x.rows);
+            moved[k] = segmentMoves(skew, bs);
+        }
+        Masks masks = new Masks(productLevel + 1);
+        int outBlocks = SkewedWeights.blocks(w.rows, columns);
+        Ciphertext[] ys = new Ciphertext[outBlocks];
+        engine.independently(outBlocks, m -> outputBlock(m, w, moved, bs, productLevel, masks), (y, m) -> ys[m] = y);
+        EncryptedTensor y = new EncryptedTensor(Layout.BLOCKS, x.rows, w.rows, ys, true, columns);
+        if (x.range == null) {
+            return y;
+        }
+        double bound = x.range.maxAbs() * w.maxRowSum;
+        return engine.ranged(y, ValueRange.loose(-bound, bound));
+    }
+
+    /** Output block m: Σ_g rot(Σ_k Σ_a moved[k][a] ⊙ weights(σ' = g·b + a) moved right by g·b, g·b segments). */
+    private Ciphertext outputBlock(
+            int m, EncryptedWeights w, Ciphertext[][] moved, int bs, int productLevel, Masks masks) {
+        boolean complex = rotations.conjugates();
+        int per = SkewedWeights.perBlock(slots, columns);
+        List<Ciphertext[]> sources = new ArrayList<>();
+        for (int k = 0; k < moved.length; k++) {
+            Ciphertext[] z = w.block(m, k);
+            for (int q = 0; q < per; q++) {
+                Ciphertext zq = engine.levels().atLevel(z[q], productLevel + 1);
+                Ciphertext next =
+                        rotations.rotateSegments(engine.levels().atLevel(z[(q + 1) % per], productLevel + 1), -1, OP);
+                sources.add(
+                        complex
+                                ? new Ciphertext[] {ops.add(zq, ops.timesImaginaryUnit(next, OP), OP)}
+                                : new Ciphertext[] {zq, next});
+            }
+        }
+        int giants = (columns + bs - 1) / bs;
+        List<Ciphertext> sums = new ArrayList<>();
+        List<Integer> steps = new ArrayList<>();
+        for (int g = 0; g < giants; g++) {
+            List<Ciphertext> as = new ArrayList<>();
+            List<Ciphertext> bsList = new ArrayList<>();
+            for (int k = 0; k < moved.length; k++) {
+                // the diagonals σ' of this giant step, by the ciphertext q that holds them
+                Map<Integer, List<Integer>> byQ = new TreeMap<>();
+                for (int a = 0; a < bs && g * bs + a < columns; a++) {
+                    int diagonal = g * bs + a;
+                    byQ.computeIfAbsent(diagonal / slots, q -> new ArrayList<>())
+                            .add(diagonal % slots);
+                }
+                for (var e : byQ.entrySet()) {
+                    Ciphertext[] source = sources.get(k * per + e.getKey());
+                    List<Map<Integer, Ciphertext>> shifted = new ArrayList<>();
+                    for (Ciphertext s : source) {
+                        shifted.add(rowShifts(rotations.rotateSegments(s, -g * bs, OP), e.getValue()));
+                    }
+                    for (int sigma : e.getValue()) {
+                        as.add(moved[k][e.getKey() * slots + sigma - g * bs]);
+                        bsList.add(masks.applied(shifted, sigma, complex));
+                    }
+                }
+            }
+            sums.add(ops.productSumRaw(as.toArray(new Ciphertext[0]), bsList.toArray(new Ciphertext[0]), OP));
+            steps.add(Math.floorMod(g * bs, columns) * slots);
+        }
+        Ciphertext y = rotations.rotateSumRescaled(
+                sums.toArray(new Ciphertext[0]),
+                steps.stream().mapToInt(Integer::intValue).toArray(),
+                OP);
+        return complex ? rotations.realPartTwice(y, OP) : y;
+    }
+
+    /**
+     * c rotated by each row shift σ of {@code sigmas} (0 ≤ σ &lt; P), keyed by σ: the giant steps of the rows' keys
+     * hoisted on c, the baby steps hoisted on each giant rotation.
+     */
+    private Map<Integer, Ciphertext> rowShifts(Ciphertext c, List<Integer> sigmas) {
+        int br = Packing.babyStep(slots);
+        Map<Integer, List<Integer>> byGiant = new TreeMap<>();
+        for (int sigma : sigmas) {
+            byGiant.computeIfAbsent(sigma - sigma % br, g -> new ArrayList<>()).add(sigma);
+        }
+        int[] giantSteps = byGiant.keySet().stream()
+                .filter(g -> g != 0)
+                .mapToInt(Integer::intValue)
+                .toArray();
+        Ciphertext[] giantRotations = giantSteps.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, giantSteps, OP);
+        Map<Integer, Ciphertext> out = new TreeMap<>();
+        int i = 0;
+        for (var e : byGiant.entrySet()) {
+            Ciphertext base = e.getKey() == 0 ? c : giantRotations[i++];
+            int[] babies = e.getValue().stream()
+                    .mapToInt(s -> s - e.getKey())
+                    .filter(a -> a != 0)
+                    .toArray();
+            Ciphertext[] babyRotations = babies.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, babies, OP);
+            int j = 0;
+            for (int sigma : e.getValue()) {
+                out.put(sigma, sigma == e.getKey() ? base : babyRotations[j++]);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The skew of x: row t of every segment moved left by t segments, t below the token count (the padding rows
+     * zero). Σ_g rot(Σ_a rowmask(g·b + a) ⊙ rot(x, a segments), g·b segments): b − 1 hoisted baby moves, one giant
+     * step per b rows, one level.
+     */
+    private Ciphertext skewed(Ciphertext x, int tokens) {
+        int bs = Math.min(Packing.babyStep(columns), columns);
+        int width = columns * slots;
+        int babies = Math.min(bs, tokens);
+        Ciphertext[] rotated = new Ciphertext[babies];
+        rotated[0] = x;
+        if (babies > 1) {
+            int[] babySteps = IntStream.range(1, babies).map(a -> a * slots).toArray();
+            System.arraycopy(rotations.hoisted(x, babySteps, OP), 0, rotated, 1, babies - 1);
+        }
+        double target = engine.levels().commonProductScale(new Ciphertext[] {x});
+        boolean symbolic = engine.valuesIgnored();
+        List<ProductSum> parts = new ArrayList<>();
+        List<Integer> steps = new ArrayList<>();
+        for (int g = 0; g * bs < tokens; g++) {
+            ProductSum rows = new ProductSum(engine, OP);
+            for (int a = 0; a < bs && g * bs + a < tokens; a++) {
+                int t = g * bs + a;
+                Plaintext mask;
+                if (symbolic) {
+                    mask = ops.encodeForProductSymbolic(1, width, rotated[a], target, OP);
+                } else {
+                    double[] v = new double[width];
+                    for (int j = 0; j < columns; j++) {
+                        v[j * slots + t] = 1;
+                    }
+                    mask = ops.encodeForProduct(v, width, rotated[a], target, OP);
+                }
+                rows.addPlainProduct(rotated[a], mask);
+            }
+            parts.add(rows);
+            steps.add(Math.floorMod(g * bs, columns) * slots);
+        }
+        int[] shifts = steps.stream().mapToInt(Integer::intValue).toArray();
+        Ciphertext[] raw = parts.stream().map(ProductSum::unrescaled).toArray(Ciphertext[]::new);
+        if (Arrays.stream(raw).allMatch(Objects::nonNull)) {
+            return rotations.rotateSumRescaled(raw, shifts, OP);
+        }
+        return rotations.rotateSum(parts.stream().map(ProductSum::result).toArray(Ciphertext[]::new), shifts, OP);
+    }
+
+    /** c moved left by 0 .. b − 1 segments (element a: by a), hoisted. */
+    private Ciphertext[] segmentMoves(Ciphertext c, int bs) {
+        Ciphertext[] out = new Ciphertext[bs];
+        out[0] = c;
+        if (bs > 1) {
+            int[] steps = IntStream.range(1, bs).map(a -> a * slots).toArray();
+            System.arraycopy(rotations.hoisted(c, steps, OP), 0, out, 1, bs - 1);
+        }
+        return out;
+    }
+
+    /**
+     * The row shifts' masks, one per σ at the weights' masking level, shared by every block: rows t with t + σ &lt; P
+     * take the direct rotation, the others the wrapped one (complex: (direct − i·wrapped)/2 on one rotation).
+     */
+    private final class Masks {
+        private final int level;
+        private final Map<Integer, Plaintext[]> bySigma = new ConcurrentHashMap<>();
+
+        Masks(int level) {
+            this.level = level;
+        }
+
+        /** The weights of shift σ, masked and rescaled: shifted.get(i) is source i's rotations by σ. */
+        Ciphertext applied(List<Map<Integer, Ciphertext>> shifted, int sigma, boolean complex) {
+            Plaintext[] p = bySigma.computeIfAbsent(sigma, s -> encode(s, complex));
+            Ciphertext r = ops.plainProductRaw(shifted.get(0).get(sigma), p[0], OP);
+            if (!complex && p.length > 1) {
+                r = ops.add(r, ops.plainProductRaw(shifted.get(1).get(sigma), p[1], OP), OP);
+            }
+            return engine.levels().rescale(r, OP);
+        }
+
+        private Plaintext[] encode(int sigma, boolean complex) {
+            int width = columns * slots;
+            if (engine.valuesIgnored()) {
+                Plaintext direct = ops.encodeSymbolic(width, level, complex ? 0.5 : 1, OP);
+                return complex || sigma == 0
+                        ? new Plaintext[] {direct}
+                        : new Plaintext[] {direct, ops.encodeSymbolic(width, level, 1, OP)};
+            }
+            double[] direct = new double[width];
+            double[] wrapped = new double[width];
+            for (int j = 0; j < columns; j++) {
+                for (int t = 0; t < slots; t++) {
+                    (t + sigma < slots ? direct : wrapped)[j * slots + t] = complex ? 0.5 : 1;
+                }
+            }
+            if (complex) {
+                for (int i = 0; i < width; i++) {
+                    wrapped[i] = -wrapped[i];
+                }
+                return new Plaintext[] {ops.encodeComplex(direct, wrapped, level, 0.5, OP)};
+            }
+            return sigma == 0
+                    ? new Plaintext[] {ops.encode(direct, width, level, OP)}
+                    : new Plaintext[] {ops.encode(direct, width, level, OP), ops.encode(wrapped, width, level, OP)};
+        }
+    }
+}

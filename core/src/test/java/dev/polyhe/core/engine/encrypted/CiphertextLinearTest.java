@@ -1,0 +1,153 @@
+package dev.polyhe.core.engine.encrypted;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.polyhe.api.Matrix;
+import dev.polyhe.api.he.CkksParameters;
+import dev.polyhe.api.he.EvaluationKeys;
+import dev.polyhe.api.he.HeBackend;
+import dev.polyhe.api.he.HeContext;
+import dev.polyhe.api.he.SecretKey;
+import dev.polyhe.api.he.SecurityLevel;
+import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.engine.PlainEngine;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Linear maps with encrypted weights ({@link CiphertextLinear}) on a small insecure ring: they agree with the plain
+ * engine's x·Wᵀ for blocks wider and narrower than a column, with and without the conjugation key, and store each
+ * weight once rather than once per token.
+ */
+class CiphertextLinearTest {
+    static final int SLOTS = 8;
+    static final int TOKENS = 6;
+    static final Random RND = new Random(11);
+    static PolyHe polyhe;
+    static HeContext context;
+
+    @BeforeAll
+    static void open() {
+        polyhe = PolyHe.builder().build();
+        HeBackend backend = polyhe.plugins().backend("ckks-cpu");
+        List<Integer> q = new ArrayList<>(List.of(50));
+        q.addAll(Collections.nCopies(8, 40));
+        context = backend.open(new CkksParameters(10, q, List.of(55, 55), 9, 40, 0, SecurityLevel.INSECURE_TEST));
+    }
+
+    @AfterAll
+    static void close() {
+        context.close();
+        polyhe.close();
+    }
+
+    static EncryptedEngine engineFor(Packing packing, boolean conjugation) {
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), conjugation, false);
+        return new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
+    }
+
+    static Matrix random(int rows, int cols, double spread) {
+        double[] d = new double[rows * cols];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = spread * (2 * RND.nextDouble() - 1);
+        }
+        return new Matrix(rows, cols, d);
+    }
+
+    static double maxAbsDiff(Matrix a, Matrix b) {
+        assertEquals(a.rows(), b.rows());
+        assertEquals(a.cols(), b.cols());
+        double m = 0;
+        for (int i = 0; i < a.data().length; i++) {
+            m = Math.max(m, Math.abs(a.data()[i] - b.data()[i]));
+        }
+        return m;
+    }
+
+    /**
+     * Blocks of 16 columns (two ciphertexts a block: B = 2P) and of 4 (B &lt; P), ragged in both dimensions (20 inputs,
+     * 18 outputs), with the complex-packed row shifts and with two rotations a shift.
+     */
+    @ParameterizedTest
+    @CsvSource({"16, true, 8", "16, false, 8", "4, true, 25", "4, false, 25"})
+    void agreesWithThePlainEngine(int columns, boolean conjugation, int ciphertexts) {
+        EncryptedEngine engine = engineFor(new Packing(SLOTS, columns, 1), conjugation);
+        Matrix x = random(TOKENS, 20, 1);
+        Matrix w = random(18, 20, 0.5);
+        PlainEngine plain = new PlainEngine();
+        Matrix expected = plain.linear(plain.fromPlain(x), w, null).toMatrix();
+
+        EncryptedWeights weights = engine.encryptWeights(w);
+        assertEquals(
+                ciphertexts,
+                weights.ciphertexts().length,
+                "every weight once: " + weights + " (the plaintext diagonals, one per column block and diagonal, are "
+                        + (columns * SkewedWeights.blocks(18, columns) * SkewedWeights.blocks(20, columns)) + ")");
+        EncryptedTensor cx = engine.fromPlain(x);
+        EncryptedTensor y = engine.linear(cx, weights);
+        assertEquals(Layout.BLOCKS, y.layout());
+        assertEquals(18, y.cols());
+        double err = maxAbsDiff(expected, engine.toPlain(y));
+        assertTrue(err < 1e-4, "max |error| " + err);
+        assertEquals(2, engine.depth(y), "the skew's mask and the product");
+        // the padding rows stay zero: a row sum (LayerNorm) may add them without a mask
+        for (var c : y.ciphertexts()) {
+            double[] slots = engine.decryptSlots(c);
+            for (int j = 0; j < columns; j++) {
+                for (int t = TOKENS; t < SLOTS; t++) {
+                    assertTrue(Math.abs(slots[j * SLOTS + t]) < 1e-4, "padding row " + t + ": " + slots[j * SLOTS + t]);
+                }
+            }
+        }
+    }
+
+    /** Weights encrypted low (at the level their product runs at, plus one) still multiply, and weigh less. */
+    @Test
+    void weightsEncryptedAtALowLevelMultiply() {
+        EncryptedEngine engine = engineFor(new Packing(SLOTS, 16, 1), true);
+        Matrix x = random(TOKENS, 16, 1);
+        Matrix w = random(16, 16, 0.5);
+        PlainEngine plain = new PlainEngine();
+        EncryptedWeights low = engine.encryptWeights(w, 2);
+        assertEquals(2, low.level());
+        EncryptedTensor y = engine.linear(engine.fromPlain(x), low);
+        assertEquals(0, y.level(), "the product runs where the weights allow");
+        double err = maxAbsDiff(plain.linear(plain.fromPlain(x), w, null).toMatrix(), engine.toPlain(y));
+        assertTrue(err < 1e-3, "max |error| " + err);
+    }
+
+    @Test
+    void badOperandsAreNamed() {
+        EncryptedEngine engine = engineFor(new Packing(SLOTS, 16, 1), false);
+        EncryptedTensor x = engine.fromPlain(random(TOKENS, 16, 1));
+        IllegalArgumentException inputs = assertThrows(
+                IllegalArgumentException.class, () -> engine.linear(x, engine.encryptWeights(random(4, 12, 1))));
+        assertTrue(inputs.getMessage().contains("need 16 inputs"), inputs.getMessage());
+
+        EncryptedEngine other = engineFor(new Packing(SLOTS, 4, 1), false);
+        IllegalArgumentException packing = assertThrows(
+                IllegalArgumentException.class, () -> engine.linear(x, other.encryptWeights(random(4, 16, 1))));
+        assertTrue(
+                packing.getMessage().contains("encrypt the weights with this key set's packing"), packing.getMessage());
+
+        IllegalArgumentException level =
+                assertThrows(IllegalArgumentException.class, () -> engine.encryptWeights(random(4, 16, 1), 1));
+        assertTrue(level.getMessage().contains("two levels"), level.getMessage());
+
+        EncryptedEngine columns = engineFor(Packing.columns(SLOTS), false);
+        IllegalArgumentException blocks =
+                assertThrows(IllegalArgumentException.class, () -> columns.encryptWeights(random(4, 16, 1)));
+        assertTrue(blocks.getMessage().contains("--max-columns"), blocks.getMessage());
+    }
+}
