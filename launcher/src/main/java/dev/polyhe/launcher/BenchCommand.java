@@ -10,7 +10,12 @@ import picocli.CommandLine.Command;
         description =
                 "Benchmarks: CKKS operations beside OpenFHE, encrypted attention normalization (the paper's Table 5), "
                         + "encrypted transformer blocks of a model shape.",
-        subcommands = {BenchCkksCommand.class, BenchAttentionCommand.class, BenchLayerCommand.class})
+        subcommands = {
+            BenchCkksCommand.class,
+            BenchAttentionCommand.class,
+            BenchLayerCommand.class,
+            BenchLinearCommand.class
+        })
 final class BenchCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -109,6 +109,57 @@ final class ClientCodec {
                 weight.rows(), weight.cols(), slots, blockColumns, cts, LeveledOps.maxAbs(weight.data()), maxRowSum);
     }
 
+    /** See {@link EncryptedEngine#encryptRow}. */
+    EncryptedRow encryptRow(double[] values, int level) {
+        requireEncryptor();
+        if (blockColumns == 1) {
+            throw new IllegalArgumentException("encrypted rows need column blocks (more than one column per "
+                    + "ciphertext): generate the keys with --max-columns");
+        }
+        Ciphertext[] cts = new Ciphertext[engine.blocks(values.length)];
+        for (int i = 0; i < cts.length; i++) {
+            double[] v = new double[blockColumns * slots];
+            for (int j = 0; j < blockColumns && i * blockColumns + j < values.length; j++) {
+                java.util.Arrays.fill(v, j * slots, (j + 1) * slots, values[i * blockColumns + j]);
+            }
+            Plaintext p = engine.ops().encode(v, v.length, level, OperatorKind.OTHER);
+            cts[i] = bounds.set(
+                    engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
+                    LeveledOps.maxAbs(v));
+        }
+        return new EncryptedRow(values.length, cts, LeveledOps.maxAbs(values));
+    }
+
+    /** See {@link EncryptedEngine#likeOf(EncryptedParameters)}. */
+    EncryptedParameters likeOf(EncryptedParameters p) {
+        requireEncryptor();
+        java.util.Map<String, EncryptedParameters.LinearSite> linear = new java.util.LinkedHashMap<>();
+        p.linear().forEach((site, s) -> {
+            EncryptedWeights w = s.weight();
+            EncryptedWeights like = new EncryptedWeights(
+                    w.rows, w.cols, w.slots, w.columns, zerosLike(w.cts, w.maxAbs), w.maxAbs, w.maxRowSum);
+            linear.put(site, new EncryptedParameters.LinearSite(like, s.bias() == null ? null : likeOf(s.bias())));
+        });
+        java.util.Map<String, EncryptedRow> rows = new java.util.LinkedHashMap<>();
+        p.rows().forEach((site, r) -> rows.put(site, likeOf(r)));
+        return new EncryptedParameters(linear, rows);
+    }
+
+    private EncryptedRow likeOf(EncryptedRow r) {
+        return new EncryptedRow(r.cols, zerosLike(r.cts, r.maxAbs), r.maxAbs);
+    }
+
+    /** Encryptions of zero at the levels, slots and scales of {@code cts}, bounded by {@code bound}. */
+    private Ciphertext[] zerosLike(Ciphertext[] cts, double bound) {
+        Ciphertext[] out = new Ciphertext[cts.length];
+        for (int i = 0; i < out.length; i++) {
+            Ciphertext c = cts[i];
+            out[i] = bounds.set(
+                    encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale())), bound);
+        }
+        return out;
+    }
+
     /** See {@link EncryptedEngine#likeOf}. */
     EncryptedTensor likeOf(EncryptedTensor other) {
         if (encryptor == null) {

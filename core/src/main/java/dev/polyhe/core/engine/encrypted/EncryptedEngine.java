@@ -23,6 +23,7 @@ import dev.polyhe.core.engine.ShapeCheck;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.DoubleUnaryOperator;
@@ -62,6 +63,13 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     private final Accounting accounting = new Accounting();
     private final BlockAttention blockAttention;
     private final CiphertextLinear ciphertextLinear;
+    /** The model's parameters, where its owner encrypted them; null: the model passes them in the clear. */
+    private EncryptedParameters parameters;
+    /** Told of every parameter given (the owner's side of {@link #parameters}); null: nobody. */
+    private ParameterRecorder recorder;
+    /** Row-vector operations so far per operator path: their sites' ordinals. */
+    private final Map<String, Integer> rowSites = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final LinearMaps linearMaps;
     private final CiphertextBounds bounds = new CiphertextBounds();
     private final Refresher refresher;
@@ -566,6 +574,11 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         return client.encryptWeights(weight, level);
     }
 
+    /** A row vector encrypted (client side) at {@code level}, entry j in every row of column j. */
+    public EncryptedRow encryptRow(double[] values, int level) {
+        return client.encryptRow(values, level);
+    }
+
     /** {@link #encryptWeights} at the level fresh ciphertexts start at. */
     public EncryptedWeights encryptWeights(Matrix weight) {
         return client.encryptWeights(weight, maxLevel);
@@ -706,6 +719,17 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     @Override
     public EncryptedTensor mulRow(EncryptedTensor m, double[] v) {
         ShapeCheck.rowVector("mulRow", m.cols, v);
+        if (parameters != null || recorder != null) {
+            String site = rowSite("mulRow");
+            if (recorder != null) {
+                recorder.row(site, v.clone());
+            }
+            if (parameters != null) {
+                EncryptedRow row = parameters.rowAt(site);
+                return mulRow(
+                        m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::times));
+            }
+        }
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::times);
         if (m.layout == Layout.BLOCKS) {
             return ranged(mulPlain(m, LayoutOps.everyRow(v, m.rows)), r);
@@ -723,6 +747,16 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     @Override
     public EncryptedTensor addRow(EncryptedTensor m, double[] v) {
         ShapeCheck.rowVector("addRow", m.cols, v);
+        if (parameters != null || recorder != null) {
+            String site = rowSite("addRow");
+            if (recorder != null) {
+                recorder.row(site, v.clone());
+            }
+            if (parameters != null) {
+                EncryptedRow row = parameters.rowAt(site);
+                return addRow(m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::plus));
+            }
+        }
         ValueRange r = bothRanges(m.range, rowRangeOf(v), ValueRange::plus);
         if (m.layout == Layout.BLOCKS) {
             return ranged(addPlain(m, LayoutOps.everyRow(v, m.rows)), r);
@@ -814,6 +848,84 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     @Override
     public EncryptedTensor rowMaxAbs(EncryptedTensor m) {
         throw new NotPolynomialException("max|x| per row", "ckks");
+    }
+
+    /**
+     * Runs every linear map, {@link #mulRow} and {@link #addRow} on the owner's encrypted parameters for its site, not
+     * on the values the model passes (a server holds the model's magnitudes only); an operation without one fails.
+     */
+    public void useParameters(EncryptedParameters p) {
+        this.parameters = p;
+    }
+
+    /** Tells {@code r} of every parameter the model passes, with its site (see {@link ParameterRecorder}). */
+    public void recordParameters(ParameterRecorder r) {
+        this.recorder = r;
+    }
+
+    /**
+     * {@code p} as planning ciphertexts of this engine (a {@link dev.polyhe.core.engine.symbolic.SymbolicContext}'s):
+     * the same sites, levels and bounds, for planning a run on them.
+     */
+    public EncryptedParameters likeOf(EncryptedParameters p) {
+        return client.likeOf(p);
+    }
+
+    EncryptedParameters parameters() {
+        return parameters;
+    }
+
+    ParameterRecorder recorder() {
+        return recorder;
+    }
+
+    /** The site of a row-vector operation: the operator's path, the operation and its ordinal there. */
+    private String rowSite(String operation) {
+        String path = accounting.currentOperator() + "#" + operation;
+        return path + (rowSites.merge(path, 1, Integer::sum) - 1);
+    }
+
+    /** A linear map on the owner's encrypted weight and bias ({@link #useParameters}). */
+    EncryptedTensor linear(EncryptedTensor x, EncryptedParameters.LinearSite site) {
+        EncryptedTensor y = ciphertextLinear.apply(x, site.weight());
+        if (site.bias() == null) {
+            return y;
+        }
+        double b = site.bias().maxAbs;
+        return addRow(y, site.bias(), bothRanges(y.range, ValueRange.loose(-b, b), ValueRange::plus));
+    }
+
+    /** See {@link #useParameters}: m ⊙ (every row the encrypted row vector), a ciphertext product per block. */
+    private EncryptedTensor mulRow(EncryptedTensor m, EncryptedRow row, ValueRange r) {
+        requireRowOperand("mulRow", m, row);
+        return expecting(r, () -> {
+            Ciphertext[] out = new Ciphertext[m.cts.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = ops.product(m.cts[i], row.cts[i], OperatorKind.OTHER);
+            }
+            return m.with(out, m.clean);
+        });
+    }
+
+    /** See {@link #useParameters}: m + the encrypted row vector on the token rows (masked there on its own level). */
+    private EncryptedTensor addRow(EncryptedTensor m, EncryptedRow row, ValueRange r) {
+        requireRowOperand("addRow", m, row);
+        double[] tokenRows = new double[m.perCiphertext * slots];
+        for (int j = 0; j < m.perCiphertext; j++) {
+            Arrays.fill(tokenRows, j * slots, j * slots + m.rows, 1.0);
+        }
+        Ciphertext[] out = new Ciphertext[m.cts.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ops.add(m.cts[i], ops.plainProduct(row.cts[i], tokenRows, OperatorKind.OTHER), OperatorKind.OTHER);
+        }
+        return ranged(m.with(out, m.clean), r);
+    }
+
+    private void requireRowOperand(String op, EncryptedTensor m, EncryptedRow row) {
+        if (m.layout != Layout.BLOCKS || row.cols != m.cols || row.cts.length != m.cts.length) {
+            throw new IllegalArgumentException(op + ": the encrypted row " + row + " does not fit " + m
+                    + " (encrypted rows need column blocks of the same width)");
+        }
     }
 
     /** The context the engine works in. */

@@ -94,6 +94,12 @@ final class LinearMaps {
         int ordinal = sites.merge(path, 1, Integer::sum) - 1;
         x = refreshedAsPlanned(x, RefreshPlan.site(path, ordinal));
         String site = RefreshPlan.exactSite(path, ordinal);
+        if (engine.recorder() != null) {
+            engine.recorder().linear(site, weight, bias == null ? null : bias.clone());
+        }
+        if (engine.parameters() != null) {
+            return engine.linear(x, engine.parameters().linearAt(site));
+        }
         ValueRange range = linearRange(x.range, weight, bias);
         EncryptedTensor y = blockColumns == 1
                 ? linearOnColumns(x, weight, bias, site, range)

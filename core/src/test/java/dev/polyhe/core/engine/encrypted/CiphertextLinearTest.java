@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.polyhe.api.Matrix;
+import dev.polyhe.api.arith.OperatorScope;
+import dev.polyhe.api.arith.TensorOps;
 import dev.polyhe.api.he.CkksParameters;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.HeBackend;
@@ -149,5 +151,74 @@ class CiphertextLinearTest {
         IllegalArgumentException blocks =
                 assertThrows(IllegalArgumentException.class, () -> columns.encryptWeights(random(4, 16, 1)));
         assertTrue(blocks.getMessage().contains("--max-columns"), blocks.getMessage());
+    }
+
+    /** A two-map block with a LayerNorm-like gain and bias, written once against TensorOps. */
+    static <M> M block(TensorOps<M> ops, M x, Matrix w1, double[] b1, double[] gain, double[] shift, Matrix w2) {
+        try (OperatorScope s = ops.operator("layers.0.mlp")) {
+            M h = ops.linear(x, w1, b1);
+            h = ops.addRow(ops.mulRow(h, gain), shift);
+            return ops.linear(h, w2, null);
+        }
+    }
+
+    /**
+     * The owner records the parameters of a run in the clear and encrypts them; a server's engine given them runs the
+     * same model code with every weight replaced by its magnitude and agrees with the plain engine on the real ones.
+     */
+    @Test
+    void aModelRunsOnItsOwnersEncryptedParametersNotOnTheValuesItPasses() {
+        Packing packing = new Packing(SLOTS, 16, 1);
+        SecretKey sk = context.generateSecretKey();
+        EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), true, false);
+        EncryptedEngine owner = new EncryptedEngine(
+                context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
+        Matrix x = random(TOKENS, 20, 1);
+        Matrix w1 = random(24, 20, 0.3);
+        double[] b1 = random(1, 24, 0.5).data();
+        double[] gain = random(1, 24, 1).data();
+        double[] shift = random(1, 24, 0.5).data();
+        Matrix w2 = random(10, 24, 0.3);
+        PlainEngine plain = new PlainEngine();
+        Matrix expected =
+                block(plain, plain.fromPlain(x), w1, b1, gain, shift, w2).toMatrix();
+
+        RecordedParameters recorded = new RecordedParameters();
+        owner.recordParameters(recorded);
+        block(owner, owner.fromPlain(x), w1, b1, gain, shift, w2);
+        owner.recordParameters(null);
+        assertEquals(4, recorded.size(), "two linear maps, mulRow and addRow");
+        List<String> done = new ArrayList<>();
+        EncryptedParameters encrypted =
+                recorded.encrypt(owner, owner.fromPlain(x).level(), (site, n, total) -> done.add(site));
+        assertEquals(List.of("layers.0.mlp#0", "layers.0.mlp#1", "layers.0.mlp#mulRow0", "layers.0.mlp#addRow0"), done);
+
+        EncryptedEngine server = new EncryptedEngine(context, context.evaluator(keys), keys, null, null, packing);
+        server.useParameters(encrypted);
+        EncryptedTensor y = block(
+                server,
+                owner.fromPlain(x),
+                constant(24, 20, 0.3),
+                constant(1, 24, 0.5).data(),
+                constant(1, 24, 1).data(),
+                constant(1, 24, 0.5).data(),
+                constant(10, 24, 0.3));
+        double err = maxAbsDiff(expected, owner.toPlain(y));
+        assertTrue(err < 1e-3, "max |error| " + err);
+
+        EncryptedEngine second = new EncryptedEngine(context, context.evaluator(keys), keys, null, null, packing);
+        second.useParameters(encrypted);
+        IllegalStateException missing = assertThrows(IllegalStateException.class, () -> {
+            try (OperatorScope s = second.operator("layers.1.mlp")) {
+                second.linear(owner.fromPlain(x), w1, b1);
+            }
+        });
+        assertTrue(missing.getMessage().contains("no linear map for layers.1.mlp#0"), missing.getMessage());
+    }
+
+    static Matrix constant(int rows, int cols, double value) {
+        double[] d = new double[rows * cols];
+        java.util.Arrays.fill(d, value);
+        return new Matrix(rows, cols, d);
     }
 }
