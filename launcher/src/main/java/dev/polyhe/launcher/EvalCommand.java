@@ -2,6 +2,8 @@ package dev.polyhe.launcher;
 
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
+import dev.polyhe.core.engine.encrypted.EncryptedParameters;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.LoadedModel;
@@ -34,7 +36,12 @@ final class EvalCommand implements Callable<Integer> {
     @Mixin
     KeyFolderOptions keyFolder;
 
-    @Option(names = "--model", required = true, paramLabel = "DIR", description = "Checkpoint folder.")
+    @Option(
+            names = "--model",
+            required = true,
+            paramLabel = "DIR",
+            description = "Checkpoint folder, or an encrypted model folder from 'polyhe encrypt-model' (its "
+                    + "calibration is the default there).")
     Path model;
 
     @Option(
@@ -71,9 +78,12 @@ final class EvalCommand implements Callable<Integer> {
     picocli.CommandLine.Model.CommandSpec spec;
 
     /** --calibration, else the config's inference.calibration: the server needs the domains either way. */
-    private Calibration calibration(dev.polyhe.core.inference.InferenceService service) {
+    private Calibration calibration(dev.polyhe.core.inference.InferenceService service, boolean encryptedModel) {
         if (calibration != null) {
             return Calibration.read(calibration);
+        }
+        if (encryptedModel) {
+            return Calibration.read(model.resolve(EncryptedModelFolder.CALIBRATION));
         }
         String fromConfig = service.config().calibration();
         if (fromConfig == null) {
@@ -90,7 +100,9 @@ final class EvalCommand implements Callable<Integer> {
         try (PolyHe polyhe = pipeline.open(common);
                 var keys = keyFolder.server(polyhe, acceptInsecure, backend)) {
             var service = pipeline.service(polyhe, model);
-            LoadedModel loaded = service.load(model);
+            boolean encryptedModel = EncryptedModelFolder.isEncrypted(model);
+            LoadedModel loaded = encryptedModel ? service.loadEncrypted(model) : service.load(model);
+            EncryptedParameters parameters = encryptedModel ? EncryptedModelFolder.read(model, keys) : null;
             var contents = EncryptedInference.read(keys, input);
             EncryptedTensor embeddings = contents.tensors().get("embeddings");
             if (embeddings == null) {
@@ -108,7 +120,8 @@ final class EvalCommand implements Callable<Integer> {
                                 keys,
                                 loaded,
                                 embeddings,
-                                calibration(service),
+                                calibration(service, encryptedModel),
+                                parameters,
                                 step -> progress.step(step.toString(), step.bootstraps()),
                                 acc -> progress.follow(acc::currentOperator, acc::bootstrapsSoFar));
             } finally {

@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
             CalibrateCommand.class,
             KeysCommand.class,
             EncryptCommand.class,
+            EncryptModelCommand.class,
             EvalCommand.class,
             DecryptCommand.class,
             ServeCommand.class,

@@ -16,6 +16,7 @@ import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
 import dev.polyhe.core.engine.encrypted.Accounting;
 import dev.polyhe.core.engine.encrypted.EncryptedEngine;
+import dev.polyhe.core.engine.encrypted.EncryptedParameters;
 import dev.polyhe.core.engine.encrypted.EncryptedProbe;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
@@ -23,6 +24,7 @@ import dev.polyhe.core.engine.encrypted.Layout;
 import dev.polyhe.core.engine.encrypted.NoiseFlooding;
 import dev.polyhe.core.engine.encrypted.Packing;
 import dev.polyhe.core.engine.encrypted.PrimitiveKind;
+import dev.polyhe.core.engine.encrypted.RecordedParameters;
 import dev.polyhe.core.engine.encrypted.WeightCache;
 import dev.polyhe.core.engine.symbolic.SymbolicContext;
 import dev.polyhe.core.engine.trace.ErrorTrace;
@@ -263,18 +265,34 @@ public final class EncryptedInference {
      */
     public BootstrapPlanner.Planned plan(
             KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration) {
+        return plan(keys, model, embeddings, calibration, null);
+    }
+
+    /** {@link #plan} for a model whose parameters its owner encrypted (null: in the clear); such plans are not kept. */
+    public BootstrapPlanner.Planned plan(
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
+            EncryptedParameters parameters) {
         EvaluationKeys real = keys.evaluationKeys();
         if (real == null || !real.hasBootstrapping()) {
             return null;
         }
-        if (keys.context() instanceof SymbolicContext) {
-            return planAfresh(keys, model, embeddings, calibration); // --explain-plan: every time, nothing kept
+        if (keys.context() instanceof SymbolicContext || parameters != null) {
+            // --explain-plan: every time, nothing kept
+            return planAfresh(keys, model, embeddings, calibration, parameters);
         }
-        return plans.get(keys, model, embeddings, calibration, () -> planAfresh(keys, model, embeddings, calibration));
+        return plans.get(
+                keys, model, embeddings, calibration, () -> planAfresh(keys, model, embeddings, calibration, null));
     }
 
     private BootstrapPlanner.Planned planAfresh(
-            KeySet keys, LoadedModel model, EncryptedTensor embeddings, Calibration calibration) {
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
+            EncryptedParameters parameters) {
         EvaluationKeys real = keys.evaluationKeys();
         HeContext context = keys.context();
         KeySet planning = context instanceof SymbolicContext
@@ -292,6 +310,9 @@ public final class EncryptedInference {
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
                     EncryptedEngine engine = planning.engine();
                     engine.follow(plan);
+                    if (parameters != null) {
+                        engine.useParameters(engine.likeOf(parameters));
+                    }
                     ModelOutput<EncryptedTensor> out = model.model()
                             .forward(
                                     engine,
@@ -303,6 +324,44 @@ public final class EncryptedInference {
                 .plan(searchPlans);
         LOG.debug("{}", planned.describe());
         return planned;
+    }
+
+    /**
+     * Client, the model's owner: every parameter a server's run of {@code model} takes (linear maps' weights and
+     * biases, LayerNorm's gains and shifts, by site), recorded on a planning run and encrypted under {@code keys} at
+     * the level fresh ciphertexts start at. The keys need column blocks ({@code --max-columns}).
+     */
+    public EncryptedParameters encryptParameters(
+            KeySet keys, LoadedModel model, Calibration calibration, RecordedParameters.Progress progress) {
+        if (!keys.clientSide()) {
+            throw new IllegalArgumentException("encrypting a model needs the owner's key set, with its secret key");
+        }
+        if (keys.packing().columnsPerCiphertext() == 1) {
+            throw new IllegalArgumentException("encrypted weights need column blocks: generate the keys with "
+                    + "--max-columns (the model's widest activation), not one column per ciphertext");
+        }
+        EvaluationKeys real = keys.evaluationKeys();
+        HeContext context = keys.context();
+        KeySet planning = symbolicKeySet(
+                keys.backend(),
+                context.parameters(),
+                context.chainPrimes(),
+                keys.packing(),
+                real.rotationSteps(),
+                real.hasConjugation(),
+                real.hasBootstrapping(),
+                real.bootstrapSlots());
+        EncryptedEngine engine = planning.engine();
+        RecordedParameters recorded = new RecordedParameters();
+        engine.recordParameters(recorded);
+        int tokens = Math.min(keys.packingSlots(), 2);
+        Matrix zeros = Matrix.zeros(tokens, model.model().info().hiddenSize());
+        model.model()
+                .forward(
+                        engine,
+                        withInputRange(engine, engine.fromPlain(zeros), calibration),
+                        service.polynomialNonlinearities(calibration, false));
+        return recorded.encrypt(keys.engine(), EncryptedEngine.topLevel(context.parameters()), progress);
     }
 
     /** The tensors sent to the client, the main result (the logits, where there are) last. */
@@ -341,10 +400,29 @@ public final class EncryptedInference {
             Calibration calibration,
             Consumer<BlockProgress> progress,
             Consumer<Accounting> started) {
-        BootstrapPlanner.Planned planned = plan(keys, model, embeddings, calibration);
+        return evaluate(keys, model, embeddings, calibration, null, progress, started);
+    }
+
+    /**
+     * {@link #evaluate(KeySet, LoadedModel, EncryptedTensor, Calibration, Consumer, Consumer)} of a model whose
+     * owner encrypted its parameters ({@link EncryptedModelFolder}; null: in the clear): every linear map and row
+     * vector runs on them ({@link EncryptedEngine#useParameters}), the model itself holding only their magnitudes.
+     */
+    public ServerResult evaluate(
+            KeySet keys,
+            LoadedModel model,
+            EncryptedTensor embeddings,
+            Calibration calibration,
+            EncryptedParameters parameters,
+            Consumer<BlockProgress> progress,
+            Consumer<Accounting> started) {
+        BootstrapPlanner.Planned planned = plan(keys, model, embeddings, calibration, parameters);
         EncryptedEngine engine = keys.engine();
         if (planned != null) {
             engine.follow(planned.plan());
+        }
+        if (parameters != null) {
+            engine.useParameters(parameters);
         }
         attachWeights(keys, engine);
         started.accept(engine.accounting());

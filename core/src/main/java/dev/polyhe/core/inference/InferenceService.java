@@ -18,6 +18,7 @@ import dev.polyhe.core.Plugins;
 import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.config.InferenceConfig;
 import dev.polyhe.core.config.PluginChoice;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import dev.polyhe.core.engine.PlainEngine;
 import dev.polyhe.core.engine.PlainTensor;
 import java.io.IOException;
@@ -154,6 +155,19 @@ public final class InferenceService {
 
     /** Loads a checkpoint with the architecture plugin its model_type names. */
     public LoadedModel load(Path dir) {
+        if (EncryptedModelFolder.isEncrypted(dir)) {
+            throw new CheckpointException(dir + " holds an encrypted model (its weights are ciphertexts, from "
+                    + "'polyhe encrypt-model'): only 'polyhe eval --model " + dir + " --keys KEYS' runs it; "
+                    + "calibrate, encrypt and decrypt take the model folder in the clear");
+        }
+        return loadEncrypted(dir);
+    }
+
+    /**
+     * A model folder as it is, an encrypted one included ({@link EncryptedModelFolder}): there the model holds its
+     * weights' shapes and magnitudes only, and must run on an engine given the encrypted parameters.
+     */
+    public LoadedModel loadEncrypted(Path dir) {
         String type = modelType(dir);
         ModelArchitecture arch;
         try {

@@ -60,4 +60,97 @@ public final class EncryptedParameters {
                 + String.join(", ", known.stream().limit(6).toList()) + (known.size() > 6 ? ", ..." : "")
                 + "): was it encrypted for this model and these options?";
     }
+
+    /**
+     * What the server learns of a site beside its ciphertexts: a linear map's shape, largest |weight| and largest row
+     * sum of |weights|, its bias's largest |entry| (NaN: no bias); a row vector's length and largest |entry|.
+     */
+    public record Site(boolean linear, int rows, int cols, double maxAbs, double maxRowSum, double biasMaxAbs) {}
+
+    /** Every site's {@link Site}, in {@link #sites} order. */
+    public Map<String, Site> describe() {
+        Map<String, Site> out = new LinkedHashMap<>();
+        linear.forEach((k, s) -> out.put(
+                k,
+                new Site(
+                        true,
+                        s.weight().rows,
+                        s.weight().cols,
+                        s.weight().maxAbs,
+                        s.weight().maxRowSum,
+                        s.bias() == null ? Double.NaN : s.bias().maxAbs)));
+        rows.forEach((k, r) -> out.put(k, new Site(false, 1, r.cols, r.maxAbs, r.maxAbs, Double.NaN)));
+        return out;
+    }
+
+    /**
+     * The ciphertexts as tensors of the encrypted file format ({@link EncryptedTensorFormat}): each site's weight,
+     * bias or row as one row of column blocks that carries its ciphertexts in order ({@link #fromCarriers} undoes it).
+     */
+    public Map<String, EncryptedTensor> carriers(Packing packing) {
+        int columns = packing.columnsPerCiphertext();
+        Map<String, EncryptedTensor> out = new LinkedHashMap<>();
+        linear.forEach((k, s) -> {
+            out.put("weight " + k, carrier(s.weight().cts, columns));
+            if (s.bias() != null) {
+                out.put("bias " + k, carrier(s.bias().cts, columns));
+            }
+        });
+        rows.forEach((k, r) -> out.put("row " + k, carrier(r.cts, columns)));
+        return out;
+    }
+
+    private static EncryptedTensor carrier(dev.polyhe.api.he.Ciphertext[] cts, int perCiphertext) {
+        return new EncryptedTensor(Layout.BLOCKS, 1, cts.length * perCiphertext, cts, true, perCiphertext);
+    }
+
+    /**
+     * The parameters of {@code sites} from their {@link #carriers} read back, with the packing they were made for.
+     *
+     * @throws IllegalArgumentException naming a site whose ciphertexts are missing or do not fit its shape
+     */
+    public static EncryptedParameters fromCarriers(
+            Map<String, Site> sites, Map<String, EncryptedTensor> carriers, Packing packing) {
+        int slots = packing.slots();
+        int columns = packing.columnsPerCiphertext();
+        Map<String, LinearSite> l = new LinkedHashMap<>();
+        Map<String, EncryptedRow> r = new LinkedHashMap<>();
+        sites.forEach((k, s) -> {
+            if (s.linear()) {
+                EncryptedWeights w = new EncryptedWeights(
+                        s.rows(),
+                        s.cols(),
+                        slots,
+                        columns,
+                        carried(carriers, "weight " + k),
+                        s.maxAbs(),
+                        s.maxRowSum());
+                EncryptedRow bias = Double.isNaN(s.biasMaxAbs())
+                        ? null
+                        : row(k, s.rows(), carried(carriers, "bias " + k), s.biasMaxAbs(), columns);
+                l.put(k, new LinearSite(w, bias));
+            } else {
+                r.put(k, row(k, s.cols(), carried(carriers, "row " + k), s.maxAbs(), columns));
+            }
+        });
+        return new EncryptedParameters(l, r);
+    }
+
+    private static EncryptedRow row(
+            String site, int cols, dev.polyhe.api.he.Ciphertext[] cts, double maxAbs, int columns) {
+        int blocks = SkewedWeights.blocks(cols, columns);
+        if (cts.length != blocks) {
+            throw new IllegalArgumentException("the row vector of " + site + " has " + cols + " entries, which need "
+                    + blocks + " ciphertexts, but the file holds " + cts.length);
+        }
+        return new EncryptedRow(cols, cts, maxAbs);
+    }
+
+    private static dev.polyhe.api.he.Ciphertext[] carried(Map<String, EncryptedTensor> carriers, String name) {
+        EncryptedTensor t = carriers.get(name);
+        if (t == null) {
+            throw new IllegalArgumentException("the encrypted parameters lack '" + name + "'");
+        }
+        return t.cts;
+    }
 }

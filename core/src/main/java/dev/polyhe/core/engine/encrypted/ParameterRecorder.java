@@ -3,7 +3,8 @@ package dev.polyhe.core.engine.encrypted;
 import dev.polyhe.api.Matrix;
 
 /**
- * Told, during a run, of every model parameter the engine is given and where ({@link EncryptedEngine#recordParameters}):
+ * Told, during a run, of every model parameter the engine is given and where
+ * ({@link EncryptedEngine#recordParameters}):
  * what a model's owner encrypts for a server that runs the model without seeing it ({@link EncryptedParameters}).
  * A site is the operator's path and the call's ordinal there, the same on every run of the model.
  */
