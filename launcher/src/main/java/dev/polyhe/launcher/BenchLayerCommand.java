@@ -82,6 +82,12 @@ final class BenchLayerCommand implements Callable<Integer> {
     @Option(names = "--backend", defaultValue = "ckks-cpu", description = "HE backend (default: ${DEFAULT-VALUE}).")
     String backend;
 
+    @Option(
+            names = "--encrypted-weights",
+            description = "Encrypt the weights too, as 'polyhe encrypt-model' does (the paper's App. H): every linear "
+                    + "map a product of ciphertexts, each weight stored once.")
+    boolean encryptedWeights;
+
     @Mixin
     TraceOptions trace;
 
@@ -154,7 +160,13 @@ final class BenchLayerCommand implements Callable<Integer> {
             printMargins(out, plain.polynomial().get(0).logits());
             ObjectNode json = OutputJson.MAPPER.createObjectNode();
             EncryptedRun run = trace.apply(new EncryptedRun(
-                    polyhe, service, chain, backend, out, spec.commandLine().getErr()));
+                            polyhe,
+                            service,
+                            chain,
+                            backend,
+                            out,
+                            spec.commandLine().getErr()))
+                    .encryptedWeights(encryptedWeights);
             if (trace.explainPlan) {
                 long boots = run.explain(loaded, inputs, cal, plain, json).get(0);
                 if (asJson) {

@@ -8,6 +8,7 @@ import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.BlockProgress;
 import dev.polyhe.core.encrypted.EncryptedInference;
 import dev.polyhe.core.encrypted.OutputAgreement;
+import dev.polyhe.core.engine.encrypted.EncryptedParameters;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceResult;
 import dev.polyhe.core.inference.InferenceService;
@@ -43,6 +44,17 @@ final class EncryptedRun {
 
     private Path traceJson;
     private int keyTokens;
+    /** Whether the model's owner encrypts its weights too ({@code bench layer --encrypted-weights}). */
+    private boolean encryptedWeights;
+
+    /** The weights encrypted by their owner as well (App. H): see {@link EncryptedInference#encryptParameters}. */
+    EncryptedRun encryptedWeights(boolean on) {
+        if (on && trace) {
+            throw new ErrorReport.InputException("--trace-errors does not run with encrypted weights");
+        }
+        this.encryptedWeights = on;
+        return this;
+    }
 
     EncryptedRun(
             PolyHe polyhe,
@@ -134,9 +146,12 @@ final class EncryptedRun {
         List<Long> boots = new ArrayList<>();
         ArrayNode samples = json.putArray("plans");
         try (var keys = encrypted.planningKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
+            EncryptedParameters parameters = encryptedWeights
+                    ? encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {})
+                    : null;
             for (int i = 0; i < inputs.size(); i++) {
                 var planned = encrypted.plan(
-                        keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)), calibration);
+                        keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)), calibration, parameters);
                 if (planned == null) {
                     out.printf(Locale.ROOT, "sample %d: the chain holds the whole model: no bootstraps to plan%n", i);
                     boots.add(0L);
@@ -186,6 +201,25 @@ final class EncryptedRun {
             err.printf(Locale.ROOT, "ckks: keys generated in %.1f s%n", keySeconds);
             err.flush();
             json.put("key_generation_seconds", keySeconds);
+            EncryptedParameters parameters = null;
+            if (encryptedWeights) {
+                long t0 = System.nanoTime();
+                parameters = encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {});
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                long bytes =
+                        parameterBytes(parameters, keys.context().parameters().ringDegree());
+                err.printf(
+                        Locale.ROOT,
+                        "ckks: %d parameter sites encrypted in %.1f s (%.1f MiB)%n",
+                        parameters.sites().size(),
+                        seconds,
+                        bytes / 1048576.0);
+                err.flush();
+                ObjectNode w = json.putObject("encrypted_weights");
+                w.put("sites", parameters.sites().size());
+                w.put("encrypt_seconds", seconds);
+                w.put("bytes", bytes);
+            }
             for (int i = 0; i < inputs.size(); i++) {
                 List<Double> blocks = new ArrayList<>();
                 long[] last = {System.nanoTime()};
@@ -211,6 +245,7 @@ final class EncryptedRun {
                                 loaded,
                                 encrypted.encrypt(keys, loaded.model(), inputs.get(i)),
                                 calibration,
+                                parameters,
                                 progress,
                                 acc -> bar.follow(acc::currentOperator, acc::bootstrapsSoFar));
                     } finally {
@@ -344,5 +379,28 @@ final class EncryptedRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The ciphertexts' bytes in memory: two polynomials of (level + 1) limbs of N words each. */
+    private static long parameterBytes(EncryptedParameters p, int ringDegree) {
+        long bytes = 0;
+        for (var site : p.linear().values()) {
+            bytes += bytes(site.weight().ciphertexts(), ringDegree);
+            if (site.bias() != null) {
+                bytes += bytes(site.bias().ciphertexts(), ringDegree);
+            }
+        }
+        for (var row : p.rows().values()) {
+            bytes += bytes(row.ciphertexts(), ringDegree);
+        }
+        return bytes;
+    }
+
+    private static long bytes(dev.polyhe.api.he.Ciphertext[] cts, int ringDegree) {
+        long b = 0;
+        for (var c : cts) {
+            b += 2L * (c.level() + 1) * ringDegree * Long.BYTES;
+        }
+        return b;
     }
 }

@@ -293,19 +293,7 @@ public final class EncryptedInference {
             EncryptedTensor embeddings,
             Calibration calibration,
             EncryptedParameters parameters) {
-        EvaluationKeys real = keys.evaluationKeys();
-        HeContext context = keys.context();
-        KeySet planning = context instanceof SymbolicContext
-                ? keys // already a planning key set
-                : symbolicKeySet(
-                        keys.backend(),
-                        context.parameters(),
-                        context.chainPrimes(),
-                        keys.packing(),
-                        real.rotationSteps(),
-                        real.hasConjugation(),
-                        true,
-                        real.bootstrapSlots());
+        KeySet planning = planningKeysLike(keys);
         var nonlinearities = service.polynomialNonlinearities(calibration, false);
         BootstrapPlanner.Planned planned = new BootstrapPlanner(plan -> {
                     EncryptedEngine engine = planning.engine();
@@ -340,18 +328,8 @@ public final class EncryptedInference {
             throw new IllegalArgumentException("encrypted weights need column blocks: generate the keys with "
                     + "--max-columns (the model's widest activation), not one column per ciphertext");
         }
-        EvaluationKeys real = keys.evaluationKeys();
         HeContext context = keys.context();
-        KeySet planning = symbolicKeySet(
-                keys.backend(),
-                context.parameters(),
-                context.chainPrimes(),
-                keys.packing(),
-                real.rotationSteps(),
-                real.hasConjugation(),
-                real.hasBootstrapping(),
-                real.bootstrapSlots());
-        EncryptedEngine engine = planning.engine();
+        EncryptedEngine engine = planningKeysLike(keys).engine();
         RecordedParameters recorded = new RecordedParameters();
         engine.recordParameters(recorded);
         int tokens = Math.min(keys.packingSlots(), 2);
@@ -362,6 +340,24 @@ public final class EncryptedInference {
                         withInputRange(engine, engine.fromPlain(zeros), calibration),
                         service.polynomialNonlinearities(calibration, false));
         return recorded.encrypt(keys.engine(), EncryptedEngine.topLevel(context.parameters()), progress);
+    }
+
+    /** A planning key set ({@link SymbolicContext}) of {@code keys}' parameters, packing and keys; itself if one. */
+    private static KeySet planningKeysLike(KeySet keys) {
+        HeContext context = keys.context();
+        if (context instanceof SymbolicContext) {
+            return keys;
+        }
+        EvaluationKeys real = keys.evaluationKeys();
+        return symbolicKeySet(
+                keys.backend(),
+                context.parameters(),
+                context.chainPrimes(),
+                keys.packing(),
+                real.rotationSteps(),
+                real.hasConjugation(),
+                real.hasBootstrapping(),
+                real.bootstrapSlots());
     }
 
     /** The tensors sent to the client, the main result (the logits, where there are) last. */

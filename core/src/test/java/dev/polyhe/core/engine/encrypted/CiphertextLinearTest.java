@@ -1,5 +1,7 @@
 package dev.polyhe.core.engine.encrypted;
 
+import static dev.polyhe.core.engine.encrypted.EncryptedEngineTest.maxAbsDiff;
+import static dev.polyhe.core.engine.encrypted.EncryptedEngineTest.random;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,7 +20,6 @@ import dev.polyhe.core.engine.PlainEngine;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 class CiphertextLinearTest {
     static final int SLOTS = 8;
     static final int TOKENS = 6;
-    static final Random RND = new Random(11);
     static PolyHe polyhe;
     static HeContext context;
 
@@ -57,24 +57,6 @@ class CiphertextLinearTest {
         EvaluationKeys keys = context.generateEvaluationKeys(sk, packing.rotationSteps(), conjugation, false);
         return new EncryptedEngine(
                 context, context.evaluator(keys), keys, context.encryptor(sk), context.decryptor(sk), packing);
-    }
-
-    static Matrix random(int rows, int cols, double spread) {
-        double[] d = new double[rows * cols];
-        for (int i = 0; i < d.length; i++) {
-            d[i] = spread * (2 * RND.nextDouble() - 1);
-        }
-        return new Matrix(rows, cols, d);
-    }
-
-    static double maxAbsDiff(Matrix a, Matrix b) {
-        assertEquals(a.rows(), b.rows());
-        assertEquals(a.cols(), b.cols());
-        double m = 0;
-        for (int i = 0; i < a.data().length; i++) {
-            m = Math.max(m, Math.abs(a.data()[i] - b.data()[i]));
-        }
-        return m;
     }
 
     /**
