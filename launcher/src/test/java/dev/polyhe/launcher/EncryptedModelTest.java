@@ -13,9 +13,9 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.Locale;
-import java.util.Set;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,21 +88,28 @@ class EncryptedModelTest {
     }
 
     /**
-     * What the server is given holds none of the checkpoint's values, as four-byte floats side by side (a tensor
-     * copied) or as doubles: every file of the folder scanned at every byte.
+     * What the server is given holds none of the checkpoint's values: no two side-by-side weights as four-byte floats
+     * (a tensor copied) or as doubles, at any byte of any file of the folder. (A single value is no evidence: a
+     * float widened to a double ends in 29 zero bits, and limbs of 40-bit primes end their words in 24.)
      */
     @Test
     void theEncryptedFolderHoldsNoWeight() throws IOException {
         Owned owned = Owned.make(dir.resolve("scan"), Path.of("../models/tiny-pythia"), 8);
-        Set<Long> patterns = weightPatterns(owned.model().resolve("model.safetensors"));
-        assertTrue(patterns.size() > 10_000, "patterns: " + patterns.size());
+        Map<Long, Long> floats = new HashMap<>();
+        Map<Long, Long> doubles = new HashMap<>();
+        weightPairs(owned.model().resolve("model.safetensors"), floats, doubles);
+        assertTrue(floats.size() > 10_000, "pairs: " + floats.size());
         try (var files = Files.list(owned.encrypted())) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(f)).order(ByteOrder.LITTLE_ENDIAN);
                 for (int i = 0; i + 8 <= b.limit(); i++) {
                     long v = b.getLong(i);
-                    if (patterns.contains(v)) {
-                        throw new AssertionError(f.getFileName() + " holds checkpoint values at byte " + i);
+                    if (floats.containsKey(v)) {
+                        throw new AssertionError(f.getFileName() + " holds two checkpoint floats at byte " + i);
+                    }
+                    Long next = doubles.get(v);
+                    if (next != null && i + 16 <= b.limit() && b.getLong(i + 8) == next) {
+                        throw new AssertionError(f.getFileName() + " holds two checkpoint doubles at byte " + i);
                     }
                 }
             }
@@ -223,13 +230,16 @@ class EncryptedModelTest {
         }
     }
 
-    /** Each pair of side-by-side F32 values of the checkpoint's data, and each value as a double; zeros left out. */
-    private static Set<Long> weightPatterns(Path safetensors) throws IOException {
+    /**
+     * Each pair of side-by-side nonzero F32 values of the checkpoint's data, as the eight bytes they make
+     * ({@code floats}), and as two doubles: the first's bits to the second's ({@code doubles}).
+     */
+    private static void weightPairs(Path safetensors, Map<Long, Long> floats, Map<Long, Long> doubles)
+            throws IOException {
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(safetensors)).order(ByteOrder.LITTLE_ENDIAN);
         long header = b.getLong(0);
         JsonNode h = new ObjectMapper().readTree(new String(b.array(), 8, (int) header, StandardCharsets.UTF_8));
         int data = 8 + (int) header;
-        Set<Long> out = new HashSet<>();
         for (var it = h.fields(); it.hasNext(); ) {
             var e = it.next();
             if (!"F32".equals(e.getValue().path("dtype").asText())) {
@@ -237,17 +247,15 @@ class EncryptedModelTest {
             }
             int from = data + e.getValue().get("data_offsets").get(0).asInt();
             int to = data + e.getValue().get("data_offsets").get(1).asInt();
-            for (int i = from; i + 4 <= to; i += 4) {
-                float v = b.getFloat(i);
-                if (v != 0) {
-                    out.add(Double.doubleToLongBits(v));
-                }
-                if (i + 8 <= to && b.getLong(i) != 0) {
-                    out.add(b.getLong(i));
+            for (int i = from; i + 8 <= to; i += 4) {
+                float first = b.getFloat(i);
+                float second = b.getFloat(i + 4);
+                if (first != 0 && second != 0) {
+                    floats.put(b.getLong(i), 0L);
+                    doubles.put(Double.doubleToLongBits(first), Double.doubleToLongBits(second));
                 }
             }
         }
-        return out;
     }
 
     private static double[] flat(JsonNode n) {
