@@ -79,7 +79,8 @@ final class CiphertextLinear {
         Masks masks = new Masks(productLevel + 1);
         int outBlocks = SkewedWeights.blocks(w.rows, columns);
         Ciphertext[] ys = new Ciphertext[outBlocks];
-        engine.independently(outBlocks, m -> outputBlock(m, w, moved, bs, productLevel, masks), (y, m) -> ys[m] = y);
+        engine.independently(
+                outBlocks, m -> outputBlock(m, w, moved, bs, productLevel, masks, x.rows), (y, m) -> ys[m] = y);
         EncryptedTensor y = new EncryptedTensor(Layout.BLOCKS, x.rows, w.rows, ys, true, columns);
         if (x.range == null) {
             return y;
@@ -90,7 +91,7 @@ final class CiphertextLinear {
 
     /** Output block m: Σ_g rot(Σ_k Σ_a moved[k][a] ⊙ weights(σ' = g·b + a) moved right by g·b, g·b segments). */
     private Ciphertext outputBlock(
-            int m, EncryptedWeights w, Ciphertext[][] moved, int bs, int productLevel, Masks masks) {
+            int m, EncryptedWeights w, Ciphertext[][] moved, int bs, int productLevel, Masks masks, int tokens) {
         boolean complex = rotations.conjugates();
         int per = SkewedWeights.perBlock(slots, columns);
         List<Ciphertext[]> sources = new ArrayList<>();
@@ -115,10 +116,13 @@ final class CiphertextLinear {
             for (int k = 0; k < moved.length; k++) {
                 // the diagonals σ' of this giant step, by the ciphertext q that holds them
                 Map<Integer, List<Integer>> byQ = new TreeMap<>();
+                boolean[] used = diagonalsUsed(w, m, k, tokens);
                 for (int a = 0; a < bs && g * bs + a < columns; a++) {
                     int diagonal = g * bs + a;
-                    byQ.computeIfAbsent(diagonal / slots, q -> new ArrayList<>())
-                            .add(diagonal % slots);
+                    if (used[diagonal]) {
+                        byQ.computeIfAbsent(diagonal / slots, q -> new ArrayList<>())
+                                .add(diagonal % slots);
+                    }
                 }
                 for (var e : byQ.entrySet()) {
                     Ciphertext[] source = sources.get(k * per + e.getKey());
@@ -132,14 +136,33 @@ final class CiphertextLinear {
                     }
                 }
             }
-            sums.add(ops.productSumRaw(as.toArray(new Ciphertext[0]), bsList.toArray(new Ciphertext[0]), OP));
-            steps.add(Math.floorMod(g * bs, columns) * slots);
+            if (!as.isEmpty()) {
+                sums.add(ops.productSumRaw(as.toArray(new Ciphertext[0]), bsList.toArray(new Ciphertext[0]), OP));
+                steps.add(Math.floorMod(g * bs, columns) * slots);
+            }
         }
         Ciphertext y = rotations.rotateSumRescaled(
                 sums.toArray(new Ciphertext[0]),
                 steps.stream().mapToInt(Integer::intValue).toArray(),
                 OP);
         return complex ? rotations.realPartTwice(y, OP) : y;
+    }
+
+    /**
+     * The diagonals σ' of block (m, k) that meet a weight in a token's row: W[j, i] lands at row t of diagonal
+     * σ' ≡ i − j − t (mod B), so with j below the block's outputs, i below its inputs and t below the tokens, σ' runs
+     * over one interval of length inputs + outputs + tokens − 2; the others hold padding only (a matrix narrower than
+     * its block) and are skipped, their row shifts and products with them.
+     */
+    private boolean[] diagonalsUsed(EncryptedWeights w, int m, int k, int tokens) {
+        int outputs = Math.min(columns, w.rows - m * columns);
+        int inputs = Math.min(columns, w.cols - k * columns);
+        boolean[] used = new boolean[columns];
+        int lo = -(outputs - 1) - (tokens - 1);
+        for (int d = lo; d <= inputs - 1 && d < lo + columns; d++) {
+            used[Math.floorMod(d, columns)] = true;
+        }
+        return used;
     }
 
     /**

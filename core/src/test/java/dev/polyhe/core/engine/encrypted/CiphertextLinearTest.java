@@ -111,6 +111,37 @@ class CiphertextLinearTest {
         assertTrue(err < 1e-3, "max |error| " + err);
     }
 
+    /**
+     * A matrix narrower than its block skips the diagonals that hold padding only (4 outputs, 4 inputs and 6 tokens
+     * reach 12 of a 16-wide block's diagonals), and agrees all the same.
+     */
+    @Test
+    void aNarrowMatrixShiftsOnlyTheDiagonalsItFills() {
+        EncryptedEngine engine = engineFor(new Packing(SLOTS, 16, 1), true);
+        PlainEngine plain = new PlainEngine();
+        Matrix x = random(TOKENS, 4, 1);
+        Matrix narrow = random(4, 4, 0.5);
+        EncryptedTensor cx = engine.fromPlain(x);
+        long before = rotations(engine);
+        EncryptedTensor y = engine.linear(cx, engine.encryptWeights(narrow));
+        long narrowRotations = rotations(engine) - before;
+        double err = maxAbsDiff(plain.linear(plain.fromPlain(x), narrow, null).toMatrix(), engine.toPlain(y));
+        assertTrue(err < 1e-4, "max |error| " + err);
+
+        Matrix full = random(16, 16, 0.5);
+        EncryptedTensor wide = engine.fromPlain(random(TOKENS, 16, 1));
+        before = rotations(engine);
+        engine.linear(wide, engine.encryptWeights(full));
+        long fullRotations = rotations(engine) - before;
+        assertTrue(
+                narrowRotations < fullRotations - 3,
+                "narrow " + narrowRotations + " rotations, a full block " + fullRotations);
+    }
+
+    private static long rotations(EncryptedEngine e) {
+        return e.accounting().countsByPrimitive().getOrDefault(PrimitiveKind.ROTATION, 0L);
+    }
+
     @Test
     void badOperandsAreNamed() {
         EncryptedEngine engine = engineFor(new Packing(SLOTS, 16, 1), false);
