@@ -160,14 +160,22 @@ public final class InferenceService {
                     + "'polyhe encrypt-model'): only 'polyhe eval --model " + dir + " --keys KEYS' runs it; "
                     + "calibrate, encrypt and decrypt take the model folder in the clear");
         }
-        return loadEncrypted(dir);
+        return loadFolder(dir);
     }
 
     /**
-     * A model folder as it is, an encrypted one included ({@link EncryptedModelFolder}): there the model holds its
-     * weights' shapes and magnitudes only, and must run on an engine given the encrypted parameters.
+     * An encrypted model folder ({@link EncryptedModelFolder}): the model holds its weights' shapes and magnitudes
+     * only, and must run on an engine given the encrypted parameters.
      */
     public LoadedModel loadEncrypted(Path dir) {
+        if (!EncryptedModelFolder.isEncrypted(dir)) {
+            throw new CheckpointException(dir + " is not an encrypted model folder (no " + EncryptedModelFolder.MANIFEST
+                    + "; make one with 'polyhe encrypt-model')");
+        }
+        return loadFolder(dir);
+    }
+
+    private LoadedModel loadFolder(Path dir) {
         String type = modelType(dir);
         ModelArchitecture arch;
         try {

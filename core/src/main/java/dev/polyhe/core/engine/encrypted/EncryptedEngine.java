@@ -886,7 +886,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     }
 
     /** A linear map on the owner's encrypted weight and bias ({@link #useParameters}). */
-    EncryptedTensor linear(EncryptedTensor x, EncryptedParameters.LinearSite site) {
+    EncryptedTensor linearOnSite(EncryptedTensor x, EncryptedParameters.LinearSite site) {
         EncryptedTensor y = ciphertextLinear.apply(x, site.weight());
         if (site.bias() == null) {
             return y;
