@@ -33,6 +33,7 @@ final class CiphertextLinear {
     private final EncryptedEngine engine;
     private final LeveledOps ops;
     private final Rotations rotations;
+    private final RowShifts shifts;
     private final int slots;
     private final int columns;
 
@@ -40,6 +41,7 @@ final class CiphertextLinear {
         this.engine = engine;
         this.ops = engine.ops();
         this.rotations = engine.rotations();
+        this.shifts = new RowShifts(ops, rotations);
         this.slots = slots;
         this.columns = columns;
     }
@@ -92,20 +94,18 @@ final class CiphertextLinear {
     /** Output block m: Σ_g rot(Σ_k Σ_a moved[k][a] ⊙ weights(σ' = g·b + a) moved right by g·b, g·b segments). */
     private Ciphertext outputBlock(
             int m, EncryptedWeights w, Ciphertext[][] moved, int bs, int productLevel, Masks masks, int tokens) {
-        boolean complex = rotations.conjugates();
         int per = SkewedWeights.perBlock(slots, columns);
         List<Ciphertext[]> sources = new ArrayList<>();
+        List<boolean[]> used = new ArrayList<>();
         for (int k = 0; k < moved.length; k++) {
             Ciphertext[] z = w.block(m, k);
             for (int q = 0; q < per; q++) {
                 Ciphertext zq = engine.levels().atLevel(z[q], productLevel + 1);
                 Ciphertext next =
                         rotations.rotateSegments(engine.levels().atLevel(z[(q + 1) % per], productLevel + 1), -1, OP);
-                sources.add(
-                        complex
-                                ? new Ciphertext[] {ops.add(zq, ops.timesImaginaryUnit(next, OP), OP)}
-                                : new Ciphertext[] {zq, next});
+                sources.add(shifts.source(zq, next, OP));
             }
+            used.add(diagonalsUsed(w, m, k, tokens));
         }
         int giants = (columns + bs - 1) / bs;
         List<Ciphertext> sums = new ArrayList<>();
@@ -116,10 +116,9 @@ final class CiphertextLinear {
             for (int k = 0; k < moved.length; k++) {
                 // the diagonals σ' of this giant step, by the ciphertext q that holds them
                 Map<Integer, List<Integer>> byQ = new TreeMap<>();
-                boolean[] used = diagonalsUsed(w, m, k, tokens);
                 for (int a = 0; a < bs && g * bs + a < columns; a++) {
                     int diagonal = g * bs + a;
-                    if (used[diagonal]) {
+                    if (used.get(k)[diagonal]) {
                         byQ.computeIfAbsent(diagonal / slots, q -> new ArrayList<>())
                                 .add(diagonal % slots);
                     }
@@ -132,7 +131,7 @@ final class CiphertextLinear {
                     }
                     for (int sigma : e.getValue()) {
                         as.add(moved[k][e.getKey() * slots + sigma - g * bs]);
-                        bsList.add(masks.applied(shifted, sigma, complex));
+                        bsList.add(masks.applied(shifted, sigma));
                     }
                 }
             }
@@ -145,7 +144,7 @@ final class CiphertextLinear {
                 sums.toArray(new Ciphertext[0]),
                 steps.stream().mapToInt(Integer::intValue).toArray(),
                 OP);
-        return complex ? rotations.realPartTwice(y, OP) : y;
+        return shifts.real(y, OP);
     }
 
     /**
@@ -205,13 +204,7 @@ final class CiphertextLinear {
     private Ciphertext skewed(Ciphertext x, int tokens) {
         int bs = Math.min(Packing.babyStep(columns), columns);
         int width = columns * slots;
-        int babies = Math.min(bs, tokens);
-        Ciphertext[] rotated = new Ciphertext[babies];
-        rotated[0] = x;
-        if (babies > 1) {
-            int[] babySteps = IntStream.range(1, babies).map(a -> a * slots).toArray();
-            System.arraycopy(rotations.hoisted(x, babySteps, OP), 0, rotated, 1, babies - 1);
-        }
+        Ciphertext[] rotated = segmentMoves(x, Math.min(bs, tokens));
         double target = engine.levels().commonProductScale(new Ciphertext[] {x});
         boolean symbolic = engine.valuesIgnored();
         List<ProductSum> parts = new ArrayList<>();
@@ -267,39 +260,26 @@ final class CiphertextLinear {
         }
 
         /** The weights of shift σ, masked and rescaled: shifted.get(i) is source i's rotations by σ. */
-        Ciphertext applied(List<Map<Integer, Ciphertext>> shifted, int sigma, boolean complex) {
-            Plaintext[] p = bySigma.computeIfAbsent(sigma, s -> encode(s, complex));
-            Ciphertext r = ops.plainProductRaw(shifted.get(0).get(sigma), p[0], OP);
-            if (!complex && p.length > 1) {
-                r = ops.add(r, ops.plainProductRaw(shifted.get(1).get(sigma), p[1], OP), OP);
-            }
-            return engine.levels().rescale(r, OP);
+        Ciphertext applied(List<Map<Integer, Ciphertext>> shifted, int sigma) {
+            Plaintext[] p = bySigma.computeIfAbsent(sigma, this::encode);
+            Ciphertext lo = shifted.get(0).get(sigma);
+            Ciphertext hi = shifted.size() > 1 ? shifted.get(1).get(sigma) : null;
+            return engine.levels().rescale(shifts.masked(lo, hi, p, OP), OP);
         }
 
-        private Plaintext[] encode(int sigma, boolean complex) {
+        private Plaintext[] encode(int sigma) {
             int width = columns * slots;
             if (engine.valuesIgnored()) {
-                Plaintext direct = ops.encodeSymbolic(width, level, complex ? 0.5 : 1, OP);
-                return complex || sigma == 0
-                        ? new Plaintext[] {direct}
-                        : new Plaintext[] {direct, ops.encodeSymbolic(width, level, 1, OP)};
+                return shifts.masksSymbolic(width, true, sigma > 0, level, OP);
             }
             double[] direct = new double[width];
             double[] wrapped = new double[width];
             for (int j = 0; j < columns; j++) {
                 for (int t = 0; t < slots; t++) {
-                    (t + sigma < slots ? direct : wrapped)[j * slots + t] = complex ? 0.5 : 1;
+                    (t + sigma < slots ? direct : wrapped)[j * slots + t] = 1;
                 }
             }
-            if (complex) {
-                for (int i = 0; i < width; i++) {
-                    wrapped[i] = -wrapped[i];
-                }
-                return new Plaintext[] {ops.encodeComplex(direct, wrapped, level, 0.5, OP)};
-            }
-            return sigma == 0
-                    ? new Plaintext[] {ops.encode(direct, width, level, OP)}
-                    : new Plaintext[] {ops.encode(direct, width, level, OP), ops.encode(wrapped, width, level, OP)};
+            return shifts.masks(direct, sigma > 0 ? wrapped : null, level, OP);
         }
     }
 }

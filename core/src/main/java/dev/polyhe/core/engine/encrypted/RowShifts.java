@@ -30,11 +30,62 @@ final class RowShifts {
 
     /** What the shifts rotate: z = c + i·rot(c, −P) where complex, else c and rot(c, −P). */
     Ciphertext[] source(Ciphertext c, OperatorKind op) {
-        Ciphertext minus = rotations.rotateSegments(c, -1, op);
+        return source(c, rotations.rotateSegments(c, -1, op), op);
+    }
+
+    /**
+     * What the shifts rotate where the wrapped rows come from another ciphertext, already moved right by a segment:
+     * {@code direct} + i·{@code wrapped} where complex, else the two.
+     */
+    Ciphertext[] source(Ciphertext direct, Ciphertext wrapped, OperatorKind op) {
         if (!complex) {
-            return new Ciphertext[] {c, minus};
+            return new Ciphertext[] {direct, wrapped};
         }
-        return new Ciphertext[] {ops.add(c, ops.timesImaginaryUnit(minus, op), op)};
+        return new Ciphertext[] {ops.add(direct, ops.timesImaginaryUnit(wrapped, op), op)};
+    }
+
+    /**
+     * The masks of a shift at {@code level}: complex, the one mask (direct − i·wrapped)/2 ({@code direct} and
+     * {@code wrapped} are the caller's to give up: it is made in them); else direct, and wrapped where not null.
+     */
+    Plaintext[] masks(double[] direct, double[] wrapped, int level, OperatorKind op) {
+        if (complex) {
+            double[] im = wrapped == null ? new double[direct.length] : wrapped;
+            for (int k = 0; k < direct.length; k++) {
+                direct[k] *= 0.5;
+                im[k] *= -0.5;
+            }
+            return new Plaintext[] {ops.encodeComplex(direct, im, level, 0.5, op)};
+        }
+        Plaintext d = ops.encode(direct, direct.length, level, op);
+        return wrapped == null
+                ? new Plaintext[] {d}
+                : new Plaintext[] {d, ops.encode(wrapped, wrapped.length, level, op)};
+    }
+
+    /**
+     * {@link #masks} on a planning engine: masks of {@code width} entries of which only whether any is set is known
+     * ({@code anyDirect}, {@code anyWrapped}), so that the bounds, and every decision after, are the real run's; no
+     * array is made.
+     */
+    Plaintext[] masksSymbolic(int width, boolean anyDirect, boolean anyWrapped, int level, OperatorKind op) {
+        if (complex) {
+            return new Plaintext[] {ops.encodeSymbolic(width, level, 0.5, op)};
+        }
+        Plaintext d = ops.encodeSymbolic(width, level, anyDirect ? 1 : 0, op);
+        return anyWrapped ? new Plaintext[] {d, ops.encodeSymbolic(width, level, 1, op)} : new Plaintext[] {d};
+    }
+
+    /**
+     * {@code lo} (the source rotated by s) and {@code hi} (by s − P; null where split shifts have none) under the
+     * masks of {@link #masks}: not rescaled; complex, halved in the real part ({@link #real}).
+     */
+    Ciphertext masked(Ciphertext lo, Ciphertext hi, Plaintext[] masks, OperatorKind op) {
+        Ciphertext r = ops.plainProductRaw(lo, masks[0], op);
+        if (!complex && masks.length > 1 && hi != null) {
+            r = ops.add(r, ops.plainProductRaw(hi, masks[1], op), op);
+        }
+        return r;
     }
 
     /**
@@ -70,37 +121,19 @@ final class RowShifts {
          * rescaled. Complex: that, halved, in the real part ({@link #real}). The masks are the caller's to give up:
          * the complex mask (direct − i·wrapped)/2 is made in them.
          */
-        /**
-         * {@link #masked} on a planning engine: masks of {@code width} entries of which only whether any is set is
-         * known ({@code anyDirect}, {@code anyWrapped}), so that the bounds, and every decision after, are the real
-         * run's; no array is made (a planning run made two of the slots' size per product).
-         */
-        Ciphertext maskedSymbolic(int width, boolean anyDirect, boolean anyWrapped, OperatorKind op) {
-            if (complex) {
-                return ops.plainProductRaw(lo, ops.encodeSymbolic(width, lo.level(), 0.5, op), op);
-            }
-            Ciphertext r = ops.plainProductRaw(lo, ops.encodeSymbolic(width, lo.level(), anyDirect ? 1 : 0, op), op);
-            if (anyWrapped && hi != null) {
-                r = ops.add(r, ops.plainProductRaw(hi, ops.encodeSymbolic(width, hi.level(), 1, op), op), op);
-            }
-            return r;
+        Ciphertext masked(double[] direct, double[] wrapped, OperatorKind op) {
+            // where the shift is split and has no wrapped rotation (s = 0), its wrapped mask is not encoded
+            Plaintext[] m = masks(direct, complex || hi != null ? wrapped : null, lo.level(), op);
+            return RowShifts.this.masked(lo, hi, m, op);
         }
 
-        Ciphertext masked(double[] direct, double[] wrapped, OperatorKind op) {
-            if (complex) {
-                double[] im = wrapped == null ? new double[direct.length] : wrapped;
-                for (int k = 0; k < direct.length; k++) {
-                    direct[k] *= 0.5;
-                    im[k] *= -0.5;
-                }
-                return ops.plainProductRaw(lo, ops.encodeComplex(direct, im, lo.level(), 0.5, op), op);
-            }
-            Ciphertext r = ops.plainProductRaw(lo, ops.encode(direct, direct.length, lo.level(), op), op);
-            if (wrapped != null && hi != null) {
-                Plaintext w = ops.encode(wrapped, wrapped.length, hi.level(), op);
-                r = ops.add(r, ops.plainProductRaw(hi, w, op), op);
-            }
-            return r;
+        /**
+         * {@link #masked} on a planning engine ({@link RowShifts#masksSymbolic}): no array of the slots' size (two
+         * per product).
+         */
+        Ciphertext maskedSymbolic(int width, boolean anyDirect, boolean anyWrapped, OperatorKind op) {
+            return RowShifts.this.masked(
+                    lo, hi, masksSymbolic(width, anyDirect, anyWrapped && hi != null, lo.level(), op), op);
         }
     }
 }
