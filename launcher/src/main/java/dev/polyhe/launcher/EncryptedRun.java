@@ -380,27 +380,4 @@ final class EncryptedRun {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
     }
-
-    /** The ciphertexts' bytes in memory: two polynomials of (level + 1) limbs of N words each. */
-    private static long parameterBytes(EncryptedParameters p, int ringDegree) {
-        long bytes = 0;
-        for (var site : p.linear().values()) {
-            bytes += bytes(site.weight().ciphertexts(), ringDegree);
-            if (site.bias() != null) {
-                bytes += bytes(site.bias().ciphertexts(), ringDegree);
-            }
-        }
-        for (var row : p.rows().values()) {
-            bytes += bytes(row.ciphertexts(), ringDegree);
-        }
-        return bytes;
-    }
-
-    private static long bytes(dev.polyhe.api.he.Ciphertext[] cts, int ringDegree) {
-        long b = 0;
-        for (var c : cts) {
-            b += 2L * (c.level() + 1) * ringDegree * Long.BYTES;
-        }
-        return b;
-    }
 }

@@ -364,7 +364,8 @@ public final class CkksBenchmark {
         return new Timing(median(ms), runs, median(cpu));
     }
 
-    private static double median(double[] v) {
+    /** The median of {@code v} (the mean of the middle two for an even count). */
+    static double median(double[] v) {
         double[] s = v.clone();
         Arrays.sort(s);
         int n = s.length;

@@ -15,7 +15,6 @@ import dev.polyhe.core.engine.encrypted.EncryptedWeights;
 import dev.polyhe.core.engine.encrypted.Packing;
 import dev.polyhe.core.engine.encrypted.PrimitiveKind;
 import java.io.PrintWriter;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
@@ -163,7 +162,8 @@ public final class LinearBenchmark {
                         encryptedTimes[r]);
                 progress.flush();
             }
-            long ctBytes = 2L * (level + 1) * parameters.ringDegree() * Long.BYTES;
+            long weightBytes = weights.bytes(parameters.ringDegree());
+            long ctBytes = weightBytes / weights.ciphertexts().length;
             int columns = packing.columnsPerCiphertext();
             long blockPairs = (long) ((out + columns - 1) / columns) * ((in + columns - 1) / columns);
             return new Result(
@@ -174,11 +174,11 @@ public final class LinearBenchmark {
                     in,
                     out,
                     columns,
-                    new Timing(median(plainTimes), switches[0] / runs, errors[0]),
-                    new Timing(median(encryptedTimes), switches[1] / runs, errors[1]),
+                    new Timing(CkksBenchmark.median(plainTimes), switches[0] / runs, errors[0]),
+                    new Timing(CkksBenchmark.median(encryptedTimes), switches[1] / runs, errors[1]),
                     weights.level(),
                     weights.ciphertexts().length,
-                    weights.ciphertexts().length * ctBytes,
+                    weightBytes,
                     blockPairs * columns * ctBytes,
                     encryptSeconds);
         }
@@ -209,11 +209,5 @@ public final class LinearBenchmark {
             d[i] = spread * (2 * random.nextDouble() - 1);
         }
         return new Matrix(rows, cols, d);
-    }
-
-    private static double median(double[] xs) {
-        double[] s = xs.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 }

@@ -67,15 +67,20 @@ final class ClientCodec {
 
     /** {@code m} encrypted at the top level in the layout of {@code shape} (client side). */
     private EncryptedTensor encrypted(EncryptedTensor shape, Matrix m, String op) {
-        double[][] vecs = layout.inLayout(shape, m, op);
+        Ciphertext[] cts = encrypted(layout.inLayout(shape, m, op), maxLevel);
+        return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
+    }
+
+    /** Each slot vector encoded and encrypted at {@code level}, bounded by its largest |entry|. */
+    private Ciphertext[] encrypted(double[][] vecs, int level) {
         Ciphertext[] cts = new Ciphertext[vecs.length];
         for (int i = 0; i < cts.length; i++) {
-            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, maxLevel, OperatorKind.OTHER);
+            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, level, OperatorKind.OTHER);
             cts[i] = bounds.set(
                     engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
                     LeveledOps.maxAbs(vecs[i]));
         }
-        return engine.ranged(shape.with(cts, true), ValueRange.of(m.data(), true));
+        return cts;
     }
 
     /** See {@link EncryptedEngine#encryptWeights}. */
@@ -89,14 +94,7 @@ final class ClientCodec {
             throw new IllegalArgumentException("encrypted weights at level " + level + ": their masks and their"
                     + " product need two levels, so 2 .. " + maxLevel);
         }
-        double[][] vecs = SkewedWeights.vectors(weight, slots, blockColumns);
-        Ciphertext[] cts = new Ciphertext[vecs.length];
-        for (int i = 0; i < cts.length; i++) {
-            Plaintext p = engine.ops().encode(vecs[i], vecs[i].length, level, OperatorKind.OTHER);
-            cts[i] = bounds.set(
-                    engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
-                    LeveledOps.maxAbs(vecs[i]));
-        }
+        Ciphertext[] cts = encrypted(SkewedWeights.vectors(weight, slots, blockColumns), level);
         double maxRowSum = 0;
         for (int o = 0; o < weight.rows(); o++) {
             double sum = 0;
@@ -116,18 +114,14 @@ final class ClientCodec {
             throw new IllegalArgumentException("encrypted rows need column blocks (more than one column per "
                     + "ciphertext): generate the keys with --max-columns");
         }
-        Ciphertext[] cts = new Ciphertext[engine.blocks(values.length)];
-        for (int i = 0; i < cts.length; i++) {
-            double[] v = new double[blockColumns * slots];
+        double[][] vecs = new double[engine.blocks(values.length)][];
+        for (int i = 0; i < vecs.length; i++) {
+            vecs[i] = new double[blockColumns * slots];
             for (int j = 0; j < blockColumns && i * blockColumns + j < values.length; j++) {
-                java.util.Arrays.fill(v, j * slots, (j + 1) * slots, values[i * blockColumns + j]);
+                java.util.Arrays.fill(vecs[i], j * slots, (j + 1) * slots, values[i * blockColumns + j]);
             }
-            Plaintext p = engine.ops().encode(v, v.length, level, OperatorKind.OTHER);
-            cts[i] = bounds.set(
-                    engine.timed(OperatorKind.OTHER, PrimitiveKind.ENCRYPT, () -> encryptor.encrypt(p)),
-                    LeveledOps.maxAbs(v));
         }
-        return new EncryptedRow(values.length, cts, LeveledOps.maxAbs(values));
+        return new EncryptedRow(values.length, encrypted(vecs, level), LeveledOps.maxAbs(values));
     }
 
     /** See {@link EncryptedEngine#likeOf(EncryptedParameters)}. */
@@ -151,11 +145,19 @@ final class ClientCodec {
 
     /** Encryptions of zero at the levels, slots and scales of {@code cts}, bounded by {@code bound}. */
     private Ciphertext[] zerosLike(Ciphertext[] cts, double bound) {
+        Ciphertext[] out = zerosLike(cts);
+        for (Ciphertext c : out) {
+            bounds.set(c, bound);
+        }
+        return out;
+    }
+
+    /** Encryptions of zero at the levels, slots and scales of {@code cts}. */
+    private Ciphertext[] zerosLike(Ciphertext[] cts) {
         Ciphertext[] out = new Ciphertext[cts.length];
         for (int i = 0; i < out.length; i++) {
             Ciphertext c = cts[i];
-            out[i] = bounds.set(
-                    encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale())), bound);
+            out[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
         }
         return out;
     }
@@ -165,12 +167,7 @@ final class ClientCodec {
         if (encryptor == null) {
             throw new IllegalStateException("likeOf encrypts: it needs an engine with an encryptor");
         }
-        Ciphertext[] cts = new Ciphertext[other.cts.length];
-        for (int i = 0; i < cts.length; i++) {
-            Ciphertext c = other.cts[i];
-            cts[i] = encryptor.encrypt(encoder.encode(new double[c.slots()], c.slots(), c.level(), c.scale()));
-        }
-        return engine.ranged(other.with(cts, other.clean), other.range);
+        return engine.ranged(other.with(zerosLike(other.cts), other.clean), other.range);
     }
 
     /** See {@link EncryptedEngine#fromPlainScores}. */

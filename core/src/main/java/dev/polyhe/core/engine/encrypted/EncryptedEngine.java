@@ -910,13 +910,10 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     /** See {@link #useParameters}: m + the encrypted row vector on the token rows (masked there on its own level). */
     private EncryptedTensor addRow(EncryptedTensor m, EncryptedRow row, ValueRange r) {
         requireRowOperand("addRow", m, row);
-        double[] tokenRows = new double[m.perCiphertext * slots];
-        for (int j = 0; j < m.perCiphertext; j++) {
-            Arrays.fill(tokenRows, j * slots, j * slots + m.rows, 1.0);
-        }
         Ciphertext[] out = new Ciphertext[m.cts.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = ops.add(m.cts[i], ops.plainProduct(row.cts[i], tokenRows, OperatorKind.OTHER), OperatorKind.OTHER);
+            Ciphertext onTokenRows = layoutOps.withPaddingRowsZeroed(row.cts[i], m.rows, OperatorKind.OTHER);
+            out[i] = ops.add(m.cts[i], onTokenRows, OperatorKind.OTHER);
         }
         return ranged(m.with(out, m.clean), r);
     }

@@ -39,6 +39,27 @@ public final class EncryptedParameters {
         return all;
     }
 
+    /** The ciphertexts' bytes in memory on a ring of degree {@code ringDegree}. */
+    public long bytes(int ringDegree) {
+        long b = 0;
+        for (LinearSite s : linear.values()) {
+            b += bytes(s.weight().cts, ringDegree) + (s.bias() == null ? 0 : bytes(s.bias().cts, ringDegree));
+        }
+        for (EncryptedRow r : rows.values()) {
+            b += bytes(r.cts, ringDegree);
+        }
+        return b;
+    }
+
+    /** Two polynomials of (level + 1) limbs of {@code ringDegree} words each, per ciphertext. */
+    static long bytes(dev.polyhe.api.he.Ciphertext[] cts, int ringDegree) {
+        long b = 0;
+        for (var c : cts) {
+            b += 2L * (c.level() + 1) * ringDegree * Long.BYTES;
+        }
+        return b;
+    }
+
     LinearSite linearAt(String site) {
         LinearSite s = linear.get(site);
         if (s == null) {

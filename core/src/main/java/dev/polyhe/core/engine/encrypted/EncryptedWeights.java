@@ -58,6 +58,11 @@ public final class EncryptedWeights {
         return Arrays.stream(cts).mapToInt(Ciphertext::level).min().orElse(0);
     }
 
+    /** The ciphertexts' bytes in memory on a ring of degree {@code ringDegree}. */
+    public long bytes(int ringDegree) {
+        return EncryptedParameters.bytes(cts, ringDegree);
+    }
+
     /** The ciphertexts of one B×B block (output block {@code m}, input block {@code k}). */
     Ciphertext[] block(int m, int k) {
         int per = SkewedWeights.perBlock(slots, columns);
