@@ -206,8 +206,7 @@ final class EncryptedRun {
                 long t0 = System.nanoTime();
                 parameters = encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {});
                 double seconds = (System.nanoTime() - t0) / 1e9;
-                long bytes =
-                        parameterBytes(parameters, keys.context().parameters().ringDegree());
+                long bytes = parameters.bytes(keys.context().parameters().ringDegree());
                 err.printf(
                         Locale.ROOT,
                         "ckks: %d parameter sites encrypted in %.1f s (%.1f MiB)%n",
