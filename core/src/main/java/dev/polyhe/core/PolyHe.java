@@ -10,6 +10,7 @@ import dev.polyhe.core.config.ConfigException;
 import dev.polyhe.core.config.ConfigLoader;
 import dev.polyhe.core.config.PluginChoice;
 import dev.polyhe.core.config.PolyHeConfig;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import dev.polyhe.core.inference.InferenceService;
 import dev.polyhe.core.inject.PolyHeModule;
 import dev.polyhe.core.plugin.PluginDescriptor;
@@ -180,7 +181,14 @@ public final class PolyHe implements AutoCloseable {
         if (!explicitConfig) {
             service = service.withAttentionOf(checkpoint);
         }
-        return new PrivateInference(service, service.load(checkpoint), backend(backend), this);
+        // an encrypted model (polyhe encrypt-model's folder) holds its weights' magnitudes, the ciphertexts apart
+        boolean encryptedWeights = EncryptedModelFolder.isEncrypted(checkpoint);
+        return new PrivateInference(
+                service,
+                encryptedWeights ? service.loadEncrypted(checkpoint) : service.load(checkpoint),
+                backend(backend),
+                this,
+                encryptedWeights ? checkpoint : null);
     }
 
     /** Registers a key set to release on {@link #close()}. */

@@ -4,8 +4,10 @@ import dev.polyhe.api.Matrix;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.encrypted.OutputAgreement;
+import dev.polyhe.core.engine.encrypted.EncryptedParameters;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.core.inference.InferenceResult;
@@ -44,13 +46,36 @@ public final class PrivateInference {
     private final HeBackend backend;
     private final EncryptedInference encrypted;
     private final PolyHe owner;
+    /** An encrypted model's folder (its weights are ciphertexts); null for a checkpoint in the clear. */
+    private final Path encryptedModel;
+    /** The encrypted model's parameters, read once for the one key set they run with. */
+    private volatile EncryptedParameters parameters;
 
-    PrivateInference(InferenceService service, LoadedModel model, HeBackend backend, PolyHe owner) {
+    PrivateInference(
+            InferenceService service, LoadedModel model, HeBackend backend, PolyHe owner, Path encryptedModel) {
         this.owner = owner;
         this.service = service;
         this.model = model;
         this.backend = backend;
         this.encrypted = new EncryptedInference(service);
+        this.encryptedModel = encryptedModel;
+    }
+
+    /**
+     * Whether this is an encrypted model ({@code polyhe encrypt-model}'s folder, the paper's App. H): the server
+     * runs it with the key set it was encrypted under; the client embeds, encrypts and checks with the model in the
+     * clear.
+     */
+    public boolean encryptedWeights() {
+        return encryptedModel != null;
+    }
+
+    /** The model's owner refused an operation that needs the weights in the clear. */
+    private void requireWeights(String what) {
+        if (encryptedModel != null) {
+            throw new IllegalStateException(encryptedModel + " holds an encrypted model: " + what + " needs the "
+                    + "weights in the clear; open the owner's checkpoint for it");
+        }
     }
 
     /** A ciphertext input, made by the client for the server (opaque: the engine's tensor stays internal). */
@@ -139,6 +164,7 @@ public final class PrivateInference {
 
     /** The approximation domains, from the exact model on sample inputs (client or model owner). */
     public Calibration calibrate(List<ModelInput> samples) {
+        requireWeights("calibrating");
         return service.calibrate(model, samples);
     }
 
@@ -172,19 +198,59 @@ public final class PrivateInference {
 
     /** Client: the input embedded (token lookup or patches) and encrypted. */
     public EncryptedQuery encrypt(ClientKeys keys, ModelInput input) {
+        requireWeights("embedding an input");
         return new EncryptedQuery(encrypted.encrypt(keys.keySet(), model.model(), input));
     }
 
-    /** Server: the polynomial model on the encrypted input, with the evaluation keys only. */
+    /**
+     * Server: the polynomial model on the encrypted input, with the evaluation keys only; an encrypted model's
+     * linear maps and LayerNorms on its encrypted parameters (the keys must be those it was encrypted under).
+     */
     public EncryptedAnswer evaluate(
             ServerKeys keys, EncryptedQuery query, Calibration calibration, Consumer<Event> listener) {
         long[] bootstraps = {0};
-        var result = encrypted.evaluate(keys.keySet(), model, query.embeddings(), calibration, step -> {
-            bootstraps[0] = step.bootstraps();
-            listener.accept(new BlockDone(step.block(), step.blocks(), step.bootstraps(), step.elapsedSeconds()));
-        });
+        var result = encrypted.evaluate(
+                keys.keySet(),
+                model,
+                query.embeddings(),
+                calibration,
+                encryptedModel == null ? null : parameters(keys),
+                step -> {
+                    bootstraps[0] = step.bootstraps();
+                    listener.accept(
+                            new BlockDone(step.block(), step.blocks(), step.bootstraps(), step.elapsedSeconds()));
+                },
+                accounting -> {});
         return new EncryptedAnswer(
                 result.output().lastHiddenState(), result.output().logits(), result.seconds(), bootstraps[0]);
+    }
+
+    private EncryptedParameters parameters(ServerKeys keys) {
+        EncryptedParameters p = parameters;
+        if (p == null) {
+            synchronized (this) {
+                if (parameters == null) {
+                    try {
+                        parameters = EncryptedModelFolder.read(encryptedModel, keys.keySet());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+                p = parameters;
+            }
+        }
+        return p;
+    }
+
+    /**
+     * The model's owner: its weights encrypted under {@code keys} (which need column blocks, as
+     * {@link #generateKeys} makes them) into the encrypted model folder {@code out}, with the domains the server is
+     * to run it with; what {@code polyhe encrypt-model} does.
+     */
+    public void encryptModel(ClientKeys keys, Calibration calibration, Path out) throws IOException {
+        requireWeights("encrypting the weights");
+        var p = encrypted.encryptParameters(keys.keySet(), model, calibration, (site, done, total) -> {});
+        EncryptedModelFolder.write(model.dir(), calibration, keys.keySet(), p, out);
     }
 
     /** Client: the answer decrypted. */
@@ -196,6 +262,7 @@ public final class PrivateInference {
 
     /** The plaintext polynomial model on the same input: what a decrypted answer should agree with. */
     public Prediction plaintextPolynomial(ModelInput input, Calibration calibration) {
+        requireWeights("the plaintext model");
         InferenceResult r =
                 service.compare(model, List.of(input), calibration).polynomial().get(0);
         return new Prediction(r.lastHiddenState(), r.logits());

@@ -64,7 +64,7 @@ final class EncryptModelCommand implements Callable<Integer> {
                         err.printf(Locale.ROOT, "encrypt-model: %d/%d %s%n", done, total, site);
                         err.flush();
                     });
-            var written = EncryptedModelFolder.write(model, calibration, keys, parameters, out);
+            var written = EncryptedModelFolder.write(model, domains, keys, parameters, out);
             spec.commandLine()
                     .getOut()
                     .printf(

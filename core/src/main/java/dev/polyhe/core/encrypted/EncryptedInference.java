@@ -329,17 +329,72 @@ public final class EncryptedInference {
                     + "--max-columns (the model's widest activation), not one column per ciphertext");
         }
         HeContext context = keys.context();
-        EncryptedEngine engine = planningKeysLike(keys).engine();
+        return record(planningKeysLike(keys), model, calibration)
+                .encrypt(keys.engine(), EncryptedEngine.topLevel(context.parameters()), progress);
+    }
+
+    /** Every parameter a run of {@code model} takes, by site, from a run on {@code planning}'s symbolic engine. */
+    private RecordedParameters record(KeySet planning, LoadedModel model, Calibration calibration) {
+        EncryptedEngine engine = planning.engine();
         RecordedParameters recorded = new RecordedParameters();
         engine.recordParameters(recorded);
-        int tokens = Math.min(keys.packingSlots(), 2);
+        int tokens = Math.min(planning.packingSlots(), 2);
         Matrix zeros = Matrix.zeros(tokens, model.model().info().hiddenSize());
         model.model()
                 .forward(
                         engine,
                         withInputRange(engine, engine.fromPlain(zeros), calibration),
                         service.polynomialNonlinearities(calibration, false));
-        return recorded.encrypt(keys.engine(), EncryptedEngine.topLevel(context.parameters()), progress);
+        return recorded;
+    }
+
+    /**
+     * Server: an encrypted model folder ({@link EncryptedModelFolder}) checked in full before it is kept, without
+     * its key set's evaluation keys: the manifest, the config and magnitude checkpoint (they load as a model of this
+     * service's attention), the sites that model's run takes against those the manifest lists (each present, of its
+     * shape, none extra), and every ciphertext of the parameter file (read through the backend's checked
+     * deserializer and dropped: the memory of one), which must carry exactly the manifest's sites under its key set.
+     *
+     * @param backend a backend that reads the key set's ciphertexts
+     * @param keyBackend the backend the key set names (its files carry that name)
+     * @return the manifest; whether it matches a given key set is {@link EncryptedModelFolder.Manifest#mismatch}'s
+     * @throws IllegalArgumentException, CheckpointException or HeException naming the first thing wrong
+     */
+    public EncryptedModelFolder.Manifest checkEncryptedModel(
+            Path dir, HeBackend backend, String keyBackend, CkksParameters params, Packing packing) throws IOException {
+        EncryptedModelFolder.Manifest manifest = EncryptedModelFolder.manifest(dir);
+        LoadedModel model = service.loadEncrypted(dir);
+        Calibration calibration = Calibration.read(dir.resolve(EncryptedModelFolder.CALIBRATION));
+        try (HeContext ctx = backend.open(params)) {
+            KeySet planning = symbolicKeySet(
+                    keyBackend,
+                    params,
+                    ctx.chainPrimes(),
+                    packing,
+                    packing.rotationSteps(),
+                    true,
+                    true,
+                    packing.ciphertextSlots());
+            EncryptedModelFolder.requireSites(
+                    dir, record(planning, model, calibration).shapes(), manifest.sites());
+            EncryptedTensorFormat.Scan scan;
+            try (InputStream in = new java.io.BufferedInputStream(
+                    java.nio.file.Files.newInputStream(dir.resolve(EncryptedModelFolder.PARAMETERS)), 1 << 16)) {
+                scan = EncryptedTensorFormat.scan(ctx, keyBackend, in);
+            } catch (HeException e) {
+                throw new HeException(EncryptedModelFolder.PARAMETERS + ": " + e.getMessage());
+            }
+            if (scan.identity().packingSlots() != manifest.packingSlots()
+                    || !scan.identity().keySetId().equals(manifest.keySetId())) {
+                throw new IllegalArgumentException(EncryptedModelFolder.PARAMETERS + " was written for key set '"
+                        + scan.identity().keySetId() + "' and "
+                        + scan.identity().packingSlots() + " slots, but "
+                        + EncryptedModelFolder.MANIFEST + " names key set '" + manifest.keySetId() + "' and "
+                        + manifest.packingSlots() + ": the folder mixes files of two encryptions");
+            }
+            EncryptedParameters.checkCarriers(manifest.sites(), scan.ciphertexts(), packing);
+        }
+        return manifest;
     }
 
     /** A planning key set ({@link SymbolicContext}) of {@code keys}' parameters, packing and keys; itself if one. */

@@ -157,8 +157,10 @@ public final class InferenceService {
     public LoadedModel load(Path dir) {
         if (EncryptedModelFolder.isEncrypted(dir)) {
             throw new CheckpointException(dir + " holds an encrypted model (its weights are ciphertexts, from "
-                    + "'polyhe encrypt-model'): only 'polyhe eval --model " + dir + " --keys KEYS' runs it; "
-                    + "calibrate, encrypt and decrypt take the model folder in the clear");
+                    + "'polyhe encrypt-model'): 'polyhe eval --model " + dir + " --keys KEYS' and 'polyhe batch "
+                    + "--model' run it, and a server runs it once its tenant uploads it ('polyhe remote models "
+                    + "upload'), never from --models; calibrate, encrypt and decrypt take the model folder in the "
+                    + "clear");
         }
         return loadFolder(dir);
     }

@@ -86,7 +86,21 @@ public final class EncryptedParameters {
      * What the server learns of a site beside its ciphertexts: a linear map's shape, largest |weight| and largest row
      * sum of |weights|, its bias's largest |entry| (NaN: no bias); a row vector's length and largest |entry|.
      */
-    public record Site(boolean linear, int rows, int cols, double maxAbs, double maxRowSum, double biasMaxAbs) {}
+    public record Site(boolean linear, int rows, int cols, double maxAbs, double maxRowSum, double biasMaxAbs) {
+        public Shape shape() {
+            return new Shape(linear, rows, cols, !Double.isNaN(biasMaxAbs));
+        }
+    }
+
+    /** What a model's code fixes about a site: a linear map (rows × cols, with or without bias) or a row vector. */
+    public record Shape(boolean linear, int rows, int cols, boolean bias) {
+        @Override
+        public String toString() {
+            return linear
+                    ? "a " + rows + "×" + cols + " linear map " + (bias ? "with" : "without") + " bias"
+                    : "a row vector of " + cols;
+        }
+    }
 
     /** Every site's {@link Site}, in {@link #sites} order. */
     public Map<String, Site> describe() {
@@ -155,6 +169,26 @@ public final class EncryptedParameters {
             }
         });
         return new EncryptedParameters(l, r);
+    }
+
+    /**
+     * Whether a file's carriers, by name and ciphertext count ({@link EncryptedTensorFormat#scan}), hold exactly
+     * the parameters of {@code sites}: each site's ciphertexts, as many as its shape needs, and nothing else.
+     *
+     * @throws IllegalArgumentException naming the first site or carrier that does not fit
+     */
+    public static void checkCarriers(Map<String, Site> sites, Map<String, Integer> ciphertexts, Packing packing) {
+        Map<String, EncryptedTensor> shapesOnly = new LinkedHashMap<>();
+        ciphertexts.forEach((name, n) ->
+                shapesOnly.put(name, carrier(new dev.polyhe.api.he.Ciphertext[n], packing.columnsPerCiphertext())));
+        EncryptedParameters p = fromCarriers(sites, shapesOnly, packing);
+        Set<String> expected = p.carriers(packing).keySet();
+        for (String name : ciphertexts.keySet()) {
+            if (!expected.contains(name)) {
+                throw new IllegalArgumentException(
+                        "the encrypted parameters hold '" + name + "', which the manifest lists no site for");
+            }
+        }
     }
 
     private static EncryptedRow row(

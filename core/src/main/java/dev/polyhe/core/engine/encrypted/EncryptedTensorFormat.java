@@ -187,11 +187,20 @@ public final class EncryptedTensorFormat {
      */
     static final long MAX_TENSOR_ENTRIES = 1L << 26;
 
+    /** What the header lists: the tensors' shapes and ciphertext indices, and how many ciphertexts follow. */
+    private record Listing(
+            int packingSlots,
+            String keySetId,
+            Map<String, String> metadata,
+            Map<String, int[]> indices,
+            Map<String, int[]> shapes,
+            int unique) {}
+
     /**
      * The header's fields, each checked against a limit worked out from trusted values (the context's ring, the
      * packing width, the shapes already read) before anything is allocated on its word.
      */
-    private static Contents contents(HeContext context, String backend, int version, DataInputStream h, InputStream in)
+    private static Listing listing(HeContext context, String backend, int version, DataInputStream h)
             throws IOException {
         String fileBackend = h.readUTF();
         String hash = h.readUTF();
@@ -209,9 +218,8 @@ public final class EncryptedTensorFormat {
             throw new HeException(
                     "encrypted tensor file is corrupted: packing width " + packingSlots + " is not a power of two");
         }
-        if (version >= 3) {
-            h.readUTF(); // the key set: each ciphertext names its own, and the evaluator checks those
-        }
+        // the key set: each ciphertext names its own, and the evaluator checks those
+        String keySetId = version >= 3 ? h.readUTF() : "";
         Map<String, String> metadata = new LinkedHashMap<>();
         int entries = field("metadata entries", h.readInt(), 0, MAX_ENTRIES);
         for (int k = 0; k < entries; k++) {
@@ -260,35 +268,86 @@ public final class EncryptedTensorFormat {
         }
         // every ciphertext written is referenced at least once
         int unique = field("ciphertext count", h.readInt(), 0, (int) Math.min(references, Integer.MAX_VALUE));
-        Ciphertext[] cts = new Ciphertext[unique];
-        for (int i = 0; i < unique; i++) {
-            try {
-                cts[i] = context.serializer().readCiphertext(in);
-            } catch (EOFException e) {
-                throw new HeException(
-                        "encrypted tensor file is truncated: ciphertext " + (i + 1) + " of " + unique + " is missing");
-            }
-        }
-        Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
         for (var e : indices.entrySet()) {
-            int[] s = shapes.get(e.getKey());
-            Ciphertext[] t = new Ciphertext[e.getValue().length];
-            for (int i = 0; i < t.length; i++) {
-                int j = e.getValue()[i];
+            for (int j : e.getValue()) {
                 if (j < 0 || j >= unique) {
                     throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey()
                             + "' refers to ciphertext " + j + "; the file holds " + unique);
                 }
-                t[i] = cts[j];
             }
-            Layout layout = Layout.values()[s[0]];
-            if (Integer.bitCount(s[4]) != 1) {
-                throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey() + "' holds " + s[4]
+            int per = shapes.get(e.getKey())[4];
+            if (Integer.bitCount(per) != 1) {
+                throw new HeException("encrypted tensor file is corrupted: tensor '" + e.getKey() + "' holds " + per
                         + " columns per ciphertext, not a power of two");
             }
-            tensors.put(e.getKey(), new EncryptedTensor(layout, s[1], s[2], t, s[3] == 1, s[4]));
         }
-        return new Contents(packingSlots, metadata, tensors);
+        return new Listing(packingSlots, keySetId, metadata, indices, shapes, unique);
+    }
+
+    private static Contents contents(HeContext context, String backend, int version, DataInputStream h, InputStream in)
+            throws IOException {
+        Listing listing = listing(context, backend, version, h);
+        Ciphertext[] cts = new Ciphertext[listing.unique()];
+        for (int i = 0; i < cts.length; i++) {
+            cts[i] = ciphertext(context, in, i, cts.length);
+        }
+        Map<String, EncryptedTensor> tensors = new LinkedHashMap<>();
+        for (var e : listing.indices().entrySet()) {
+            int[] s = listing.shapes().get(e.getKey());
+            Ciphertext[] t = new Ciphertext[e.getValue().length];
+            for (int i = 0; i < t.length; i++) {
+                t[i] = cts[e.getValue()[i]];
+            }
+            tensors.put(e.getKey(), new EncryptedTensor(Layout.values()[s[0]], s[1], s[2], t, s[3] == 1, s[4]));
+        }
+        return new Contents(listing.packingSlots(), listing.metadata(), tensors);
+    }
+
+    private static Ciphertext ciphertext(HeContext context, InputStream in, int i, int of) throws IOException {
+        try {
+            return context.serializer().readCiphertext(in);
+        } catch (EOFException e) {
+            throw new HeException(
+                    "encrypted tensor file is truncated: ciphertext " + (i + 1) + " of " + of + " is missing");
+        }
+    }
+
+    /**
+     * What {@link #scan} found: the file's identity and, by tensor, how many ciphertexts it holds.
+     *
+     * @param ciphertexts by tensor name, in the file's order
+     */
+    public record Scan(Identity identity, Map<String, Integer> ciphertexts) {}
+
+    /**
+     * Reads a whole file as {@link #read} does, every ciphertext through the backend's checked deserializer, but
+     * keeps none of them: a multi-gigabyte file (a model's encrypted weights) is checked in the memory of one
+     * ciphertext. Each ciphertext must be under the key set the header names, and nothing may follow the last.
+     *
+     * @throws HeException at the first thing wrong: truncated, corrupted, foreign, trailing bytes
+     */
+    public static Scan scan(HeContext context, String backend, InputStream in) throws IOException {
+        Header header = header(new DataInputStream(in));
+        Listing listing;
+        try {
+            listing = listing(context, backend, header.version(), header.fields());
+        } catch (EOFException | java.io.UTFDataFormatException e) {
+            throw new HeException("encrypted tensor file is corrupted: its header ends inside a field");
+        }
+        for (int i = 0; i < listing.unique(); i++) {
+            String keySet = ciphertext(context, in, i, listing.unique()).keySetId();
+            if (!listing.keySetId().isEmpty() && !listing.keySetId().equals(keySet)) {
+                throw new HeException("encrypted tensor file mixes key sets: its header names " + listing.keySetId()
+                        + " but ciphertext " + (i + 1) + " is under " + keySet);
+            }
+        }
+        if (in.read() != -1) {
+            throw new HeException("encrypted tensor file goes on past its last ciphertext");
+        }
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        listing.indices().forEach((name, idx) -> counts.put(name, idx.length));
+        return new Scan(
+                new Identity(backend, context.parameterHash(), listing.packingSlots(), listing.keySetId()), counts);
     }
 
     /** {@code value} if within [min, max], else a corrupted-file error naming the field, the value and the limit. */

@@ -34,6 +34,17 @@ public final class RecordedParameters implements ParameterRecorder {
         return linear.size() + rows.size();
     }
 
+    /** Each site's shape, linear maps first, in the order recorded. */
+    public synchronized Map<String, EncryptedParameters.Shape> shapes() {
+        Map<String, EncryptedParameters.Shape> out = new LinkedHashMap<>();
+        linear.forEach((k, p) -> out.put(
+                k,
+                new EncryptedParameters.Shape(
+                        true, p.weight().rows(), p.weight().cols(), p.bias() != null)));
+        rows.forEach((k, r) -> out.put(k, new EncryptedParameters.Shape(false, 1, r.length, false)));
+        return out;
+    }
+
     /**
      * Every parameter encrypted by {@code client} (an engine with the owner's secret key and the server's packing) at
      * {@code level}; {@code progress} is told of each site done and how many there are.
