@@ -42,7 +42,9 @@ public final class BatchCommand implements Callable<Integer> {
             paramLabel = "DIR",
             description = "The served model folder: the "
                     + "checkpoint (its attention: the one config.json declares as polyhe_attention, else "
-                    + "softmax, approximated) and calibration.json.")
+                    + "softmax, approximated) and calibration.json; or an encrypted model (the folder "
+                    + "'polyhe encrypt-model' writes, or a 'polyhe serve' store's STORE/models/ID), which runs the "
+                    + "queries of the key set it was encrypted under.")
     Path model;
 
     @Option(

@@ -2,6 +2,7 @@ package dev.polyhe.batch;
 
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.core.KeySetIdentity;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -48,11 +49,21 @@ final class BatchJob {
         Files.createDirectories(output);
         Map<String, QueryOutcome> outcomes = new LinkedHashMap<>();
         List<QuerySpec> specs = new ArrayList<>();
+        // an encrypted model runs with the one key set it was encrypted under: other queries are refused here
+        Path model = Path.of(settings.model());
+        String modelKeySet = EncryptedModelFolder.isEncrypted(model)
+                ? EncryptedModelFolder.manifest(model).keySetId()
+                : null;
         for (Path f : files) {
             String name = f.getFileName().toString();
             outcomes.put(name, null);
             try {
                 KeySetIdentity identity = KeySetIdentity.ofEncryptedFile(f);
+                if (modelKeySet != null && !modelKeySet.equals(identity.keySetId())) {
+                    throw new BatchInputException("encrypted under key set '" + identity.keySetId() + "', but the "
+                            + "encrypted model " + model.getFileName() + " runs only with key set '" + modelKeySet
+                            + "', which it was encrypted under");
+                }
                 Path keys = index.folderFor(identity);
                 String stem = name.substring(0, name.length() - ".ct".length());
                 specs.add(new QuerySpec(

@@ -119,6 +119,52 @@ class BatchCommandTest {
         assertTrue(r.err().contains("of 5 queries finished"), r.err());
     }
 
+    /**
+     * An encrypted model (issue 53: {@code encrypt-model}'s folder, as a serve store keeps it) answers the queries
+     * of the key set it was encrypted under as the plaintext polynomial model does; a query of another key set is
+     * refused by the driver.
+     */
+    @Test
+    void anEncryptedModelAnswersTheQueriesOfItsKeySet() throws Exception {
+        Path encrypted = dir.resolve("encrypted-model");
+        tiny.inference.encryptModel(tiny.keys, tiny.calibration, encrypted);
+        Path mine = Files.createDirectories(dir.resolve("encrypted-queries"));
+        for (int i = 0; i < 2; i++) {
+            Files.copy(queries.resolve("q" + i + ".ct"), mine.resolve("q" + i + ".ct"));
+        }
+        try (var other = tiny.inference.generateKeys("insecure-test-boot-dense-N10", 4, true)) {
+            tiny.inference.write(
+                    other.serverKeys(), tiny.inference.encrypt(other, tiny.inputs.get(0)), mine.resolve("other.ct"));
+        }
+        Path output = dir.resolve("encrypted-answers");
+        Run r = batch(
+                "--master",
+                "local[1]",
+                "--model",
+                encrypted.toString(),
+                "--queries",
+                mine.toString(),
+                "--keys-store",
+                store.toString(),
+                "--output",
+                output.toString(),
+                "--threads",
+                "1",
+                "--insecure-test");
+        assertEquals(1, r.code(), r.out() + r.err());
+        JsonNode report = JSON.readTree(output.resolve("batch.json").toFile());
+        assertEquals(2, report.get("done").asInt(), report.toString());
+        for (JsonNode row : report.get("results")) {
+            if (row.get("query").asText().equals("other.ct")) {
+                assertEquals(0, row.get("attempts").asInt(), "refused by the driver");
+                assertTrue(row.get("error").asText().contains("runs only with key set"), row.toString());
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            tiny.assertAnswered(output, i);
+        }
+    }
+
     @Test
     void aSparkThatCannotStartStillWritesTheReport() throws Exception {
         Path output = dir.resolve("no-spark");

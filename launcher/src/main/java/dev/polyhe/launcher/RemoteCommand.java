@@ -5,6 +5,7 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.ClientKeys;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.PrivateInference;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.inference.Calibration;
 import dev.polyhe.server.PolyHeServer;
@@ -25,8 +26,9 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "remote",
         mixinStandardHelpOptions = true,
-        description = "The client of 'polyhe serve': upload a key set's server half, run an encrypted query.",
-        subcommands = {RemoteCommand.Keys.class, RemoteCommand.Infer.class})
+        description = "The client of 'polyhe serve': upload a key set's server half or an encrypted model, run an "
+                + "encrypted query.",
+        subcommands = {RemoteCommand.Keys.class, RemoteCommand.Models.class, RemoteCommand.Infer.class})
 final class RemoteCommand implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -134,6 +136,121 @@ final class RemoteCommand implements Runnable {
     }
 
     @Command(
+            name = "models",
+            mixinStandardHelpOptions = true,
+            description = "Encrypted models on a server ('polyhe encrypt-model' folders): upload, list, delete.",
+            subcommands = {ModelsUpload.class, ModelsList.class, ModelsDelete.class})
+    static final class Models implements Runnable {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().usage(spec.commandLine().getOut());
+        }
+    }
+
+    @Command(
+            name = "upload",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Upload an encrypted model folder for the key set it was encrypted under (its server half uploaded "
+                        + "first: 'remote keys upload'); prints the model's id, which 'remote infer --model' takes."
+            })
+    static final class ModelsUpload implements Callable<Integer> {
+        @Mixin
+        RemoteConnection remote;
+
+        @Option(
+                names = "--model",
+                required = true,
+                paramLabel = "ENC_DIR",
+                description = "The folder 'polyhe encrypt-model' wrote.")
+        Path model;
+
+        @Option(
+                names = "--keys",
+                required = true,
+                paramLabel = "KEYS/",
+                description = "The key folder the model was encrypted with (only its server half is read).")
+        Path keys;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            if (!EncryptedModelFolder.isEncrypted(model)) {
+                throw new ErrorReport.InputException(model + " is not an encrypted model folder (no "
+                        + EncryptedModelFolder.MANIFEST + "); make one with 'polyhe encrypt-model'");
+            }
+            try {
+                String keySet = PolyHeServer.keySetId(KeyFolders.serverHalf(keys));
+                var answer = remote.client().uploadModel(model, keySet);
+                spec.commandLine()
+                        .getOut()
+                        .printf(
+                                "model %s %s for key set %s (%d bytes)%n",
+                                answer.get("model").asText(),
+                                answer.get("created").asBoolean() ? "stored" : "already stored",
+                                keySet,
+                                answer.get("bytes").asLong());
+                return PolyHeCommand.OK;
+            } catch (Exception e) {
+                throw failure(remote.server, e);
+            }
+        }
+    }
+
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "The server's models: those it serves by name, and your encrypted models by id.")
+    static final class ModelsList implements Callable<Integer> {
+        @Mixin
+        RemoteConnection remote;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try {
+                var answer = remote.client().models();
+                var out = spec.commandLine().getOut();
+                answer.path("models").forEach(m -> out.println("served     " + m.asText()));
+                answer.path("encrypted_models").forEach(m -> out.println("encrypted  " + m.asText()));
+                return PolyHeCommand.OK;
+            } catch (Exception e) {
+                throw failure(remote.server, e);
+            }
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete one of your encrypted models.")
+    static final class ModelsDelete implements Callable<Integer> {
+        @Mixin
+        RemoteConnection remote;
+
+        @Option(names = "--id", required = true, paramLabel = "ID", description = "The model's id.")
+        String id;
+
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try {
+                remote.client().deleteModel(id);
+                spec.commandLine().getOut().println("model " + id + " deleted");
+                return PolyHeCommand.OK;
+            } catch (Exception e) {
+                throw failure(remote.server, e);
+            }
+        }
+    }
+
+    @Command(
             name = "infer",
             mixinStandardHelpOptions = true,
             description = {
@@ -147,7 +264,12 @@ final class RemoteCommand implements Runnable {
         @Mixin
         RemoteConnection remote;
 
-        @Option(names = "--model", required = true, paramLabel = "NAME", description = "The served model's name.")
+        @Option(
+                names = "--model",
+                required = true,
+                paramLabel = "NAME",
+                description = "The served model's name, or your encrypted model's id ('remote models upload'; then "
+                        + "--checkpoint is the checkpoint in the clear it was made from).")
         String model;
 
         @Option(
@@ -173,6 +295,10 @@ final class RemoteCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            if (checkpoint == null && model.matches("[0-9a-f]{64}")) {
+                throw new ErrorReport.InputException("--model " + model + " is an encrypted model's id: give "
+                        + "--checkpoint, the checkpoint in the clear it was made from (the input is embedded here)");
+            }
             Path local = checkpoint != null ? checkpoint : Path.of(model);
             PrintWriter err = spec.commandLine().getErr();
             String server = remote.server;

@@ -237,6 +237,14 @@ final class ServeCommand implements Callable<Integer> {
     int maxResultsPerTenant;
 
     @Option(
+            names = "--max-models-per-tenant",
+            defaultValue = "4",
+            description = "Encrypted models a tenant may keep ('polyhe remote models upload'; 0: none accepted); "
+                    + "beyond, 507 before the upload is read (default: ${DEFAULT-VALUE}; not applied under "
+                    + "--no-auth). Their bytes count in --max-tenant-bytes.")
+    int maxModelsPerTenant;
+
+    @Option(
             names = "--disk-high-water",
             defaultValue = "0.95",
             paramLabel = "FRACTION|BYTES",
@@ -283,7 +291,11 @@ final class ServeCommand implements Callable<Integer> {
         PolyHeServer.Storage storage;
         try {
             storage = new PolyHeServer.Storage(
-                    jobTtl, maxTenantBytes, DiskHighWater.parse(diskHighWater), maxResultsPerTenant);
+                    jobTtl,
+                    maxTenantBytes,
+                    DiskHighWater.parse(diskHighWater),
+                    maxResultsPerTenant,
+                    maxModelsPerTenant);
         } catch (IllegalArgumentException e) {
             throw new ErrorReport.InputException(e.getMessage());
         }

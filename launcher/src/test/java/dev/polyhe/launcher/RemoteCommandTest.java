@@ -161,6 +161,111 @@ class RemoteCommandTest {
                 "the engine's own time is part of the jobs' time: " + metrics);
     }
 
+    /**
+     * The model's owner encrypts its weights ({@code encrypt-model}), uploads them for its key set ({@code remote
+     * models upload}) and queries them by id ({@code remote infer --model ID}): the answer is the plaintext
+     * polynomial model's; the model is listed, then deleted.
+     */
+    @Test
+    void anEncryptedModelIsUploadedQueriedAndDeletedThroughTheCommands() throws Exception {
+        Path encrypted = dir.resolve("encrypted-model");
+        var enc = polyhe(
+                "encrypt-model",
+                "--model",
+                model.toString(),
+                "--keys",
+                keys.toString(),
+                "--calibration",
+                model.resolve("calibration.json").toString(),
+                "--out",
+                encrypted.toString());
+        assertEquals(0, enc.code(), enc.err());
+        assertEquals(
+                0,
+                polyhe("remote", "keys", "upload", "--server", url, "--keys", keys.toString())
+                        .code());
+        var up = polyhe(
+                "remote",
+                "models",
+                "upload",
+                "--server",
+                url,
+                "--model",
+                encrypted.toString(),
+                "--keys",
+                keys.toString());
+        assertEquals(0, up.code(), up.err());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "model ([0-9a-f]{64}) stored for key set " + keySetId())
+                .matcher(up.out());
+        assertTrue(m.find(), up.out());
+        String id = m.group(1);
+        var again = polyhe(
+                "remote",
+                "models",
+                "upload",
+                "--server",
+                url,
+                "--model",
+                encrypted.toString(),
+                "--keys",
+                keys.toString());
+        assertTrue(again.out().contains("already stored"), again.out());
+        var list = polyhe("remote", "models", "list", "--server", url);
+        assertTrue(list.out().contains("served     tiny") && list.out().contains("encrypted  " + id), list.out());
+
+        Path out = dir.resolve("encrypted-out.json");
+        var infer = polyhe(
+                "remote",
+                "infer",
+                "--server",
+                url,
+                "--model",
+                id,
+                "--checkpoint",
+                model.toString(),
+                "--keys",
+                keys.toString(),
+                "--input",
+                dir.resolve("in0.json").toString(),
+                "--output",
+                out.toString(),
+                "--check");
+        assertEquals(0, infer.code(), infer.err());
+        JsonNode error = JSON.readTree(out.toFile()).get("error_vs_poly");
+        assertTrue(
+                error.get("mse").asDouble() <= 1e-4
+                        && error.get("max_abs").asDouble() <= 0.01
+                        && error.get("same_prediction").asBoolean(),
+                error.toString());
+
+        var noCheckpoint = polyhe(
+                "remote",
+                "infer",
+                "--server",
+                url,
+                "--model",
+                id,
+                "--keys",
+                keys.toString(),
+                "--input",
+                dir.resolve("in0.json").toString(),
+                "--output",
+                out.toString());
+        assertEquals(2, noCheckpoint.code(), noCheckpoint.err());
+        assertTrue(noCheckpoint.err().contains("give --checkpoint"), noCheckpoint.err());
+        var notAFolder = polyhe(
+                "remote", "models", "upload", "--server", url, "--model", model.toString(), "--keys", keys.toString());
+        assertTrue(notAFolder.err().contains("not an encrypted model folder"), notAFolder.err());
+
+        assertEquals(
+                0,
+                polyhe("remote", "models", "delete", "--server", url, "--id", id)
+                        .code());
+        var gone = polyhe("remote", "models", "delete", "--server", url, "--id", id);
+        assertTrue(gone.err().contains("404") && gone.err().contains("no encrypted model"), gone.err());
+    }
+
     private static double metric(String metrics, String name) {
         return metrics.lines()
                 .filter(l -> l.startsWith(name + " "))

@@ -3,14 +3,11 @@ package dev.polyhe.server;
 import dev.polyhe.api.he.HeBackend;
 import dev.polyhe.api.he.HeContext;
 import dev.polyhe.api.he.HeException;
-import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.encrypted.ParameterFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +21,10 @@ import org.slf4j.LoggerFactory;
 final class EvaluationKeyCheck {
     private static final Logger LOG = LoggerFactory.getLogger(EvaluationKeyCheck.class);
 
-    private final PolyHe polyhe;
-    private final String serverBackend;
+    private final KeySetBackends backends;
 
-    /** @param serverBackend the backend every job evaluates on ({@code --backend}), or null */
-    EvaluationKeyCheck(PolyHe polyhe, String serverBackend) {
-        this.polyhe = polyhe;
-        this.serverBackend = serverBackend;
+    EvaluationKeyCheck(KeySetBackends backends) {
+        this.backends = backends;
     }
 
     /**
@@ -43,8 +37,9 @@ final class EvaluationKeyCheck {
      * @throws HttpError 400 at the first malformed record, or when the parameters do not match the key set's hash
      */
     boolean check(Path dir, Properties properties, InputStream keys) throws IOException {
-        HeBackend backend = backend(properties);
+        HeBackend backend = backends.of(properties);
         if (backend == null) {
+            LOG.debug("no backend here reads this key set: evaluation.keys is checked when a job loads it");
             return false;
         }
         HeContext ctx;
@@ -71,30 +66,5 @@ final class EvaluationKeyCheck {
                             + "; nothing was kept");
         }
         return true;
-    }
-
-    /** The server's backend, else the key set's data format's, else the one that made it: the first here. */
-    private HeBackend backend(Properties p) {
-        List<String> names = new ArrayList<>();
-        if (serverBackend != null) {
-            names.add(serverBackend);
-        }
-        String made = p.getProperty("backend", "").trim();
-        names.add(p.getProperty("data-format", made).trim());
-        names.add(made);
-        for (String name : names) {
-            try {
-                HeBackend b = polyhe.backend(name);
-                if (b.name().equals(made)
-                        || b.dataFormat()
-                                .equals(p.getProperty("data-format", made).trim())) {
-                    return b;
-                }
-            } catch (RuntimeException unavailable) {
-                // not here: the next
-            }
-        }
-        LOG.debug("no backend here reads key sets of {}: evaluation.keys is checked when a job loads it", names);
-        return null;
     }
 }

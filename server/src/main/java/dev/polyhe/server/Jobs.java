@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.polyhe.api.he.HeException;
 import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import dev.polyhe.core.engine.encrypted.EncryptedTensor;
 import dev.polyhe.core.engine.encrypted.EncryptedTensorFormat;
 import java.io.ByteArrayInputStream;
@@ -156,8 +157,18 @@ final class Jobs implements AutoCloseable {
      * @return the key set's folder
      */
     Path admit(String model, String keySet) throws IOException {
-        models.get(model);
+        var served = models.get(model);
         Path keyDir = keys.folder(keySet);
+        if (served.encryptedWeights()) {
+            String encryptedFor = EncryptedModelFolder.manifest(served.dir()).keySetId();
+            String given = KeySetIdentity.ofKeyFolder(keyDir).keySetId();
+            if (!encryptedFor.equals(given)) {
+                throw new HttpError(
+                        409,
+                        "the encrypted model " + model + " was encrypted under another key set than " + keySet
+                                + ": it runs only with the key set it was uploaded for");
+            }
+        }
         cache.requireFits(keySet);
         return keyDir;
     }
@@ -266,12 +277,15 @@ final class Jobs implements AutoCloseable {
                 throw new HttpError(400, "the query holds no 'embeddings' tensor (make it with 'polyhe encrypt')");
             }
             // a cancel or the server's stop (which interrupts the workers) ends the job at its next operator
+            // an encrypted model's parameters: read for each job, so that only running jobs hold them
+            var parameters = served.encryptedWeights() ? EncryptedModelFolder.read(served.dir(), lease.keys()) : null;
             var result = served.encrypted()
                     .evaluate(
                             lease.keys(),
                             served.model(),
                             embeddings,
                             served.calibration(),
+                            parameters,
                             step -> job.progress(step.block(), step.bootstraps(), step.elapsedSeconds()),
                             accounting -> accounting.stopWhen(() -> job.cancelRequested
                                     || Thread.currentThread().isInterrupted()));

@@ -7,11 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -23,9 +20,6 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipException;
-import java.util.zip.ZipInputStream;
 
 /**
  * The server halves of the clients' key sets, under {@code STORE/keys/<id>/}. An upload is a zip of the three files
@@ -36,10 +30,11 @@ import java.util.zip.ZipInputStream;
  */
 final class KeyStore {
     static final List<String> SERVER_FILES = List.of(KeyFiles.KEYSET, KeyFiles.PARAMETERS, KeyFiles.EVALUATION_KEYS);
-    private static final Pattern ID = Pattern.compile("[0-9a-f]{64}");
+    static final Pattern ID = Pattern.compile("[0-9a-f]{64}");
+    private static final ZipUpload UPLOAD =
+            new ZipUpload(SERVER_FILES, UploadCheck.SMALL_FILES, "a zip of KEYS/server/");
 
-    private final Path keys;
-    private final Path tmp;
+    private final StoredUploads keys;
     private final long maxUploadBytes;
     private final boolean acceptInsecure;
     /** Parses evaluation.keys as it arrives; null: checked when a job loads it. */
@@ -52,12 +47,11 @@ final class KeyStore {
     KeyStore(Path store, long maxUploadBytes, boolean acceptInsecure, EvaluationKeyCheck evaluationKeys)
             throws IOException {
         this.evaluationKeys = evaluationKeys;
-        this.keys = Files.createDirectories(store.resolve("keys"));
-        this.tmp = Files.createDirectories(store.resolve("tmp"));
+        this.keys = new StoredUploads(store, "keys", KeyStore::notStored);
         this.maxUploadBytes = maxUploadBytes;
         this.acceptInsecure = acceptInsecure;
-        // uploads a crash interrupted: never moved into place, so never visible; removed at start
-        try (Stream<Path> left = Files.list(tmp)) {
+        // uploads a crash interrupted (key sets and models): never moved into place, so never visible; removed
+        try (Stream<Path> left = Files.list(store.resolve("tmp"))) {
             left.forEach(KeyStore::deleteTree);
         }
     }
@@ -69,76 +63,43 @@ final class KeyStore {
      * @param written called with the bytes of the upload written so far (expanded); it may refuse them by throwing
      */
     Stored upload(InputStream body, String expectedId, java.util.function.LongConsumer written) throws IOException {
-        Path dir = Files.createTempDirectory(tmp, "upload-");
+        Path dir = keys.receiving("upload-");
         try {
-            Map<String, byte[]> digests = new TreeMap<>();
-            long total = 0;
-            boolean keysParsed = false;
-            UploadCheck.Counted compressed = new UploadCheck.Counted(body);
-            try (ZipInputStream zip = new ZipInputStream(compressed)) {
-                for (ZipEntry e; (e = zip.getNextEntry()) != null; ) {
-                    String name = e.getName();
-                    if (name.equals(KeyFiles.SECRET_KEY) || name.endsWith("/" + KeyFiles.SECRET_KEY)) {
-                        throw new HttpError(
-                                400,
-                                "the upload holds a secret key: never send it; upload KEYS/server/ " + "("
-                                        + String.join(", ", SERVER_FILES) + ")");
-                    }
-                    if (!SERVER_FILES.contains(name)) {
-                        throw new HttpError(
-                                400,
-                                "unexpected entry '" + name + "' in the upload; expected exactly "
-                                        + String.join(", ", SERVER_FILES));
-                    }
-                    if (digests.containsKey(name)) {
-                        throw new HttpError(400, "the upload holds '" + name + "' twice");
-                    }
-                    MessageDigest sha = sha256();
-                    long limit = UploadCheck.entryLimit(name, maxUploadBytes - total);
-                    long before = total;
-                    try (OutputStream out = Files.newOutputStream(dir.resolve(name))) {
-                        TeeInput entry = new TeeInput(
-                                new DigestInputStream(zip, sha),
-                                out,
-                                limit,
-                                limit < maxUploadBytes - before ? name : "the upload",
-                                limit < maxUploadBytes - before ? limit : maxUploadBytes,
-                                n -> {
-                                    UploadCheck.ratio(before + n, compressed);
-                                    written.accept(before + n);
-                                });
+            boolean[] keysParsed = {false};
+            ZipUpload.Received received = UPLOAD.receive(
+                    body,
+                    dir,
+                    maxUploadBytes,
+                    name -> {
+                        if (name.equals(KeyFiles.SECRET_KEY) || name.endsWith("/" + KeyFiles.SECRET_KEY)) {
+                            throw new HttpError(
+                                    400,
+                                    "the upload holds a secret key: never send it; upload KEYS/server/ ("
+                                            + String.join(", ", SERVER_FILES) + ")");
+                        }
+                    },
+                    written,
+                    (name, entry, digests) -> {
                         if (name.equals(KeyFiles.EVALUATION_KEYS)
                                 && evaluationKeys != null
                                 && digests.containsKey(KeyFiles.KEYSET)
                                 && digests.containsKey(KeyFiles.PARAMETERS)) {
                             // the small files came first (as 'polyhe remote keys upload' sends them): the keys are
                             // parsed as they arrive, and a malformed record stops the upload where it is met
-                            keysParsed = evaluationKeys.check(dir, check(dir), entry);
+                            keysParsed[0] = evaluationKeys.check(dir, check(dir), entry);
                             long end = entry.count();
                             long past = entry.transferTo(OutputStream.nullOutputStream());
-                            if (keysParsed && past > 0) {
+                            if (keysParsed[0] && past > 0) {
                                 throw new HttpError(
                                         400,
                                         KeyFiles.EVALUATION_KEYS + " goes on " + past + " bytes "
                                                 + "past the end of its keys (" + end + " bytes); nothing was kept");
                             }
-                        } else {
-                            entry.transferTo(OutputStream.nullOutputStream());
                         }
-                        total += entry.count();
-                    }
-                    digests.put(name, sha.digest());
-                }
-            } catch (ZipException | java.io.EOFException e) {
-                throw new HttpError(400, "the upload is truncated or not a zip of KEYS/server/: " + e.getMessage());
-            }
-            for (String f : SERVER_FILES) {
-                if (!digests.containsKey(f)) {
-                    throw new HttpError(
-                            400, "the upload has no " + f + "; expected " + String.join(", ", SERVER_FILES));
-                }
-            }
-            String id = keySetId(digests);
+                    });
+            Map<String, byte[]> digests = received.digests();
+            long total = received.bytes();
+            String id = contentId(digests);
             if (expectedId != null && !expectedId.equals(id)) {
                 throw new HttpError(
                         400,
@@ -146,23 +107,14 @@ final class KeyStore {
                                 + ": corrupted in transit; upload again");
             }
             Properties properties = check(dir);
-            if (!keysParsed && evaluationKeys != null) {
+            if (!keysParsed[0] && evaluationKeys != null) {
                 // an upload whose evaluation.keys came before the small files: parsed now, before it is kept
                 try (InputStream in =
                         new java.io.BufferedInputStream(Files.newInputStream(dir.resolve(KeyFiles.EVALUATION_KEYS)))) {
                     evaluationKeys.check(dir, properties, in);
                 }
             }
-            Path target = keys.resolve(id);
-            if (Files.isDirectory(target)) {
-                return new Stored(id, total, false);
-            }
-            try {
-                Files.move(dir, target, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
-                return new Stored(id, total, false); // a concurrent upload of the same key set won
-            }
-            return new Stored(id, total, true);
+            return new Stored(id, total, keys.place(dir, id));
         } finally {
             if (Files.exists(dir)) {
                 deleteTree(dir);
@@ -172,16 +124,7 @@ final class KeyStore {
 
     /** Removes a stored key set: moved out of sight in one rename, then deleted. */
     void delete(String id) throws IOException {
-        if (!contains(id)) {
-            return;
-        }
-        Path gone = tmp.resolve("deleted-" + id + "-" + System.nanoTime());
-        try {
-            Files.move(keys.resolve(id), gone, StandardCopyOption.ATOMIC_MOVE);
-        } catch (java.nio.file.NoSuchFileException e) {
-            return; // a concurrent delete won
-        }
-        deleteTree(gone);
+        keys.delete(id);
     }
 
     /**
@@ -221,8 +164,11 @@ final class KeyStore {
         }
     }
 
-    /** The id of a key set: SHA-256 over "name:hex(SHA-256 of the file)\n" for the three files in name order. */
-    static String keySetId(Map<String, byte[]> fileDigests) {
+    /**
+     * The id of an upload (a key set, an encrypted model): SHA-256 over "name:hex(SHA-256 of the file)\n" for its
+     * files in name order.
+     */
+    static String contentId(Map<String, byte[]> fileDigests) {
         MessageDigest sha = sha256();
         new TreeMap<>(fileDigests)
                 .forEach((name, d) -> sha.update((name + ":" + HexFormat.of().formatHex(d) + "\n")
@@ -232,27 +178,29 @@ final class KeyStore {
 
     /** The id of a key folder's server half on disk (the client's side of the same computation). */
     static String keySetId(Path serverHalf) throws IOException {
+        return contentId(serverHalf, SERVER_FILES);
+    }
+
+    /** The {@link #contentId} of {@code files} of a folder on disk. */
+    static String contentId(Path dir, List<String> files) throws IOException {
         Map<String, byte[]> digests = new TreeMap<>();
-        for (String f : SERVER_FILES) {
+        for (String f : files) {
             MessageDigest sha = sha256();
-            try (InputStream in = new DigestInputStream(Files.newInputStream(serverHalf.resolve(f)), sha)) {
+            try (InputStream in = new DigestInputStream(Files.newInputStream(dir.resolve(f)), sha)) {
                 in.transferTo(OutputStream.nullOutputStream());
             }
             digests.put(f, sha.digest());
         }
-        return keySetId(digests);
+        return contentId(digests);
     }
 
     boolean contains(String id) {
-        return ID.matcher(id).matches() && Files.isDirectory(keys.resolve(id));
+        return keys.contains(id);
     }
 
     /** @throws HttpError 404 naming the id when no such key set is stored */
     Path folder(String id) {
-        if (!contains(id)) {
-            throw notStored(id);
-        }
-        return keys.resolve(id);
+        return keys.folder(id);
     }
 
     /** The one answer for a key set not stored and for one another tenant stored: nobody learns which. */
@@ -263,7 +211,7 @@ final class KeyStore {
 
     /** The bytes a stored key set keeps on disk (0 for one not stored). */
     long bytes(String id) {
-        return contains(id) ? treeBytes(keys.resolve(id)) : 0;
+        return keys.bytes(id);
     }
 
     /** The bytes of the files under a folder; a file removed meanwhile counts nothing. */
@@ -286,11 +234,7 @@ final class KeyStore {
     }
 
     long count() {
-        try (Stream<Path> s = Files.list(keys)) {
-            return s.count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return keys.count();
     }
 
     static MessageDigest sha256() {

@@ -7,15 +7,17 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * Which tenants own which stored key set: an empty file {@code STORE/owners/<tenant>/<id>} per tenant that uploaded
- * it. A key set is stored once (its id is a digest of public files) but each tenant that uploads it owns it on its
- * own, so one tenant's upload never shows another that the key set exists.
+ * Which tenants own which stored upload (key sets under {@code STORE/owners/}, encrypted models under
+ * {@code STORE/model-owners/}): an empty file {@code <folder>/<tenant>/<id>} per tenant that uploaded it. An upload
+ * is stored once (its id is a digest of its files) but each tenant that uploads it owns it on its own, so one
+ * tenant's upload never shows another that it exists.
  */
-final class KeyOwners {
+final class Owners {
     private final Path dir;
 
-    KeyOwners(Path store) throws IOException {
-        this.dir = Files.createDirectories(store.resolve("owners"));
+    /** @param folder the store's folder of ownership markers ({@code owners}, {@code model-owners}) */
+    Owners(Path store, String folder) throws IOException {
+        this.dir = Files.createDirectories(store.resolve(folder));
     }
 
     /** @return true when the tenant did not own it before */
@@ -37,7 +39,7 @@ final class KeyOwners {
         return ids(tenant).size();
     }
 
-    /** The tenants that own a key set, or did (names of folders). */
+    /** The tenants that own an upload, or did (names of folders). */
     java.util.List<String> tenants() {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(Files::isDirectory)
@@ -49,7 +51,7 @@ final class KeyOwners {
         }
     }
 
-    /** The ids of the key sets the tenant owns. */
+    /** The ids of the uploads the tenant owns. */
     java.util.List<String> ids(Tenant tenant) {
         Path mine = dir.resolve(tenant.name());
         if (!Files.isDirectory(mine)) {
@@ -62,10 +64,10 @@ final class KeyOwners {
         }
     }
 
-    /** @return true when no tenant owns the key set any more */
+    /** @return true when no tenant owns the upload any more */
     boolean remove(Tenant tenant, String id) throws IOException {
         if (tenant.seesAll()) {
-            // the one party of a --no-auth server: the key set goes, whoever's markers it carried
+            // the one party of a --no-auth server: the upload goes, whoever's markers it carried
             try (Stream<Path> tenants = Files.list(dir)) {
                 for (Path t : (Iterable<Path>) tenants::iterator) {
                     Files.deleteIfExists(t.resolve(id));

@@ -27,9 +27,13 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * PUT    /v1/keys                       a zip of KEYS/server/ (streamed) → {"key_set": id, "bytes": n, "created": b}
  * GET    /v1/keys/{id}                  200 when stored, 404 otherwise
- * GET    /v1/models                     the served models
+ * GET    /v1/models                     the served models, and the tenant's encrypted models
+ * PUT    /v1/models?key_set=K           a zip of an encrypted model folder (polyhe encrypt-model's) for key set K
+ *                                       → {"model": id, "key_set": K, "bytes": n, "created": b}
+ * GET    /v1/models/{name or id}        what it is; DELETE an encrypted model
  * GET    /v1/models/{name}/calibration  the model's approximation domains (for a client's --check)
- * POST   /v1/jobs?model=M&amp;key_set=K      an encrypted query (polyhe encrypt's file) → 202 {"job_id": ...}
+ * POST   /v1/jobs?model=M&amp;key_set=K      an encrypted query (polyhe encrypt's file) → 202 {"job_id": ...}; M a
+ *                                       served model's name or an encrypted model's id
  * GET    /v1/jobs/{id}                  state, blocks done of all, bootstraps, elapsed, ETA
  * GET    /v1/jobs/{id}/events           the same as server-sent events until the job ends
  * GET    /v1/jobs/{id}/result           the encrypted result (polyhe decrypt's input); 409 before it is done
@@ -384,12 +388,25 @@ public final class PolyHeServer implements AutoCloseable {
      * @param diskHighWater how full the store's disk may get; beyond, 507 before anything is written
      * @param maxResultsPerTenant jobs a tenant may keep in the store (queued, running, or ended and not yet expired
      *     or deleted), each with its query and result; beyond, 507 before the query is read (not under --no-auth)
+     * @param maxModelsPerTenant encrypted models a tenant may keep (0: none accepted); beyond, 507 before the upload
+     *     is read (not under --no-auth)
      */
     public record Storage(
-            java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater, int maxResultsPerTenant) {
+            java.time.Duration jobTtl,
+            long maxTenantBytes,
+            DiskHighWater diskHighWater,
+            int maxResultsPerTenant,
+            int maxModelsPerTenant) {
         public static final java.time.Duration JOB_TTL = java.time.Duration.ofHours(24);
         public static final long MAX_TENANT_BYTES = 64L << 30;
         public static final int MAX_RESULTS_PER_TENANT = 64;
+        public static final int MAX_MODELS_PER_TENANT = 4;
+
+        /** With at most {@value #MAX_MODELS_PER_TENANT} encrypted models per tenant. */
+        public Storage(
+                java.time.Duration jobTtl, long maxTenantBytes, DiskHighWater diskHighWater, int maxResultsPerTenant) {
+            this(jobTtl, maxTenantBytes, diskHighWater, maxResultsPerTenant, MAX_MODELS_PER_TENANT);
+        }
 
         /** The defaults: jobs kept 24 hours, 64 GiB and 64 jobs per tenant, the disk filled to 95 % at most. */
         public static Storage defaults() {
@@ -405,9 +422,10 @@ public final class PolyHeServer implements AutoCloseable {
             if (jobTtl == null || jobTtl.toMillis() < 1) {
                 throw new IllegalArgumentException("--job-ttl needs at least 1 ms, got " + jobTtl);
             }
-            if (maxTenantBytes < 1 || maxResultsPerTenant < 1) {
+            if (maxTenantBytes < 1 || maxResultsPerTenant < 1 || maxModelsPerTenant < 0) {
                 throw new IllegalArgumentException("--max-tenant-bytes and --max-results-per-tenant need at least 1, "
-                        + "got " + maxTenantBytes + " and " + maxResultsPerTenant);
+                        + "--max-models-per-tenant 0 or more; got " + maxTenantBytes + ", " + maxResultsPerTenant
+                        + " and " + maxModelsPerTenant);
             }
             if (diskHighWater == null) {
                 throw new IllegalArgumentException("--disk-high-water needs a value, such as 0.95");
@@ -423,7 +441,9 @@ public final class PolyHeServer implements AutoCloseable {
     private final long keepAliveMillis;
 
     private final BearerAuth auth;
-    private final KeyOwners owners;
+    private final Owners owners;
+    private final Owners modelOwners;
+    private final int maxModelsPerTenant;
     private final StreamLimits streams;
     private final int maxKeySetsPerTenant;
     private final int maxJobsPerTenant;
@@ -433,6 +453,8 @@ public final class PolyHeServer implements AutoCloseable {
     private final PathRedaction shownPaths = new PathRedaction();
 
     private final KeyStore keys;
+    private final ModelStore modelStore;
+    private final ModelStore.Check modelCheck;
     private final KeyCache cache;
     private final ServedModels models;
     private final Jobs jobs;
@@ -449,10 +471,14 @@ public final class PolyHeServer implements AutoCloseable {
         this.streams = new StreamLimits(n.maxEventStreams(), n.maxEventStreamsPerTenant());
         this.maxKeySetsPerTenant = n.maxKeySetsPerTenant();
         this.maxJobsPerTenant = n.maxJobsPerTenant();
-        this.owners = new KeyOwners(s.store());
-        this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes());
-        this.keys = new KeyStore(
-                s.store(), s.maxUploadBytes(), s.acceptInsecure(), new EvaluationKeyCheck(polyhe, s.backend()));
+        this.owners = new Owners(s.store(), "owners");
+        this.modelOwners = new Owners(s.store(), "model-owners");
+        this.maxModelsPerTenant = st.maxModelsPerTenant();
+        KeySetBackends backends = new KeySetBackends(polyhe, s.backend());
+        this.keys = new KeyStore(s.store(), s.maxUploadBytes(), s.acceptInsecure(), new EvaluationKeyCheck(backends));
+        this.modelStore = new ModelStore(s.store(), s.maxUploadBytes());
+        this.modelCheck = new EncryptedModelCheck(backends);
+        this.models = new ServedModels(polyhe, s.models(), s.weightCacheBytes(), modelStore);
         this.cache = new KeyCache(polyhe, keys, s.memoryBudget(), s.acceptInsecure(), s.backend());
         shownPaths.put(s.store().toAbsolutePath().normalize().toString(), "STORE");
         for (String name : models.names()) {
@@ -462,7 +488,7 @@ public final class PolyHeServer implements AutoCloseable {
         this.sweeper = new JobSweeper(jobs, st.jobTtl());
         this.maxResultsPerTenant = st.maxResultsPerTenant();
         this.quota = new StoreQuota(s.store(), st.maxTenantBytes(), st.diskHighWater(), this::storedBytes);
-        this.adminView = new AdminView(owners, keys, jobs, this::storedBytes);
+        this.adminView = new AdminView(owners, modelOwners, keys, modelStore, jobs, this::storedBytes);
         this.keepAliveMillis = Math.min(15_000, n.connections().idleTimeout().toMillis() / 2);
         this.http = new HttpEngine(
                 address,
@@ -590,17 +616,7 @@ public final class PolyHeServer implements AutoCloseable {
         switch (p[0]) {
             case "openapi.json" -> openApi(ex);
             case "keys" -> keys(ex, method, p, tenant);
-            case "models" -> {
-                if (p.length == 1) {
-                    ObjectNode n = JSON.createObjectNode();
-                    models.names().forEach(n.putArray("models")::add);
-                    ex.json(200, n);
-                } else if (p.length == 3 && p[2].equals("calibration")) {
-                    ex.file("application/json", models.get(p[1]).dir().resolve(ServedModels.CALIBRATION));
-                } else {
-                    throw notAllowed(method, ex);
-                }
-            }
+            case "models" -> models(ex, method, p, q, tenant);
             case "jobs" -> jobs(ex, method, p, q, tenant);
             default -> throw new HttpError(404, "no such endpoint: " + ex.path());
         }
@@ -637,6 +653,7 @@ public final class PolyHeServer implements AutoCloseable {
             ex.json(200, JSON.createObjectNode().put("key_set", p[1]).put("stored", true));
         } else if (p.length == 2 && method.equals("DELETE")) {
             ownedKeySet(tenant, p[1]);
+            requireNoModelUses(tenant, p[1]);
             if (owners.remove(tenant, p[1])) {
                 keys.delete(p[1]);
             }
@@ -647,9 +664,117 @@ public final class PolyHeServer implements AutoCloseable {
         }
     }
 
-    /** The bytes a tenant keeps in the store: each key set it owns in full, and its jobs. */
+    /** The bytes a tenant keeps in the store: each key set and encrypted model it owns in full, and its jobs. */
     private long storedBytes(Tenant tenant) {
-        return owners.ids(tenant).stream().mapToLong(keys::bytes).sum() + jobs.bytes(tenant);
+        return owners.ids(tenant).stream().mapToLong(keys::bytes).sum()
+                + modelOwners.ids(tenant).stream().mapToLong(modelStore::bytes).sum()
+                + jobs.bytes(tenant);
+    }
+
+    /**
+     * Served models by name (the operator's folders) and the tenant's encrypted models by id: listed, described,
+     * uploaded for one of its key sets, deleted; their calibration.
+     */
+    private void models(Exchange ex, String method, String[] p, Map<String, String> q, Tenant tenant)
+            throws IOException {
+        if (p.length == 1 && method.equals("GET")) {
+            ObjectNode n = JSON.createObjectNode();
+            models.names().forEach(n.putArray("models")::add);
+            var mine = n.putArray("encrypted_models");
+            modelOwners.ids(tenant).stream()
+                    .filter(modelStore::contains)
+                    .sorted()
+                    .forEach(mine::add);
+            ex.json(200, n);
+        } else if (p.length == 1 && (method.equals("PUT") || method.equals("POST"))) {
+            String keySet = require(q, "key_set");
+            ownedKeySet(tenant, keySet);
+            long held = modelOwners.count(tenant);
+            if (!tenant.seesAll() && held >= maxModelsPerTenant) {
+                throw new HttpError(
+                        507,
+                        "tenant " + tenant.name() + " keeps " + held + " encrypted models, this server's limit "
+                                + "(--max-models-per-tenant " + maxModelsPerTenant + "); delete one first (DELETE "
+                                + "/v1/models/{id})");
+            }
+            var written = quota.admit(tenant, ex.declaredLength(), "the upload");
+            answers.withBody(ex, body -> {
+                ModelStore.Stored stored =
+                        modelStore.upload(body, keys.folder(keySet), ex.header("X-Model-Id"), written, modelCheck);
+                boolean created = modelOwners.add(tenant, stored.id()) || stored.created();
+                Audit.log(
+                        tenant,
+                        "upload",
+                        "model=" + stored.id() + " key_set=" + keySet + " bytes=" + stored.bytes() + " created="
+                                + created);
+                ex.json(
+                        created ? 201 : 200,
+                        JSON.createObjectNode()
+                                .put("model", stored.id())
+                                .put("key_set", keySet)
+                                .put("bytes", stored.bytes())
+                                .put("created", created));
+            });
+        } else if (p.length == 2 && method.equals("GET")) {
+            ServedModels.Served served = servedFor(tenant, p[1]);
+            ObjectNode n =
+                    JSON.createObjectNode().put("model", p[1]).put("encrypted_weights", served.encryptedWeights());
+            if (served.encryptedWeights()) {
+                var manifest = dev.polyhe.core.encrypted.EncryptedModelFolder.manifest(served.dir());
+                n.put("model_type", served.model().modelType())
+                        .put("sites", manifest.sites().size())
+                        .put("bytes", modelStore.bytes(p[1]));
+            }
+            ex.json(200, n);
+        } else if (p.length == 2 && method.equals("DELETE")) {
+            if (!ModelStore.isId(p[1]) || !modelOwners.owns(tenant, p[1]) || !modelStore.contains(p[1])) {
+                throw models.names().contains(p[1])
+                        ? new HttpError(
+                                405,
+                                "model " + p[1] + " is served from the operator's folder (--models); "
+                                        + "only uploaded encrypted models are deleted")
+                        : ModelStore.notStored(p[1]);
+            }
+            if (modelOwners.remove(tenant, p[1])) {
+                modelStore.delete(p[1]);
+                models.forget(p[1]);
+            }
+            Audit.log(tenant, "delete", "model=" + p[1]);
+            ex.json(200, JSON.createObjectNode().put("model", p[1]).put("deleted", true));
+        } else if (p.length == 3 && p[2].equals("calibration") && method.equals("GET")) {
+            ex.file("application/json", servedFor(tenant, p[1]).dir().resolve(ServedModels.CALIBRATION));
+        } else {
+            throw notAllowed(method, ex);
+        }
+    }
+
+    /**
+     * A served model by name, or one of the tenant's encrypted models by id.
+     *
+     * @throws HttpError 404 alike for a model not stored and one of another tenant
+     */
+    private ServedModels.Served servedFor(Tenant tenant, String name) {
+        if (ModelStore.isId(name) && !models.names().contains(name) && !modelOwners.owns(tenant, name)) {
+            throw ModelStore.notStored(name);
+        }
+        return models.get(name);
+    }
+
+    /** @throws HttpError 409 when the tenant keeps an encrypted model that runs only with this key set */
+    private void requireNoModelUses(Tenant tenant, String keySet) throws IOException {
+        String id =
+                dev.polyhe.core.KeySetIdentity.ofKeyFolder(keys.folder(keySet)).keySetId();
+        for (String model : modelOwners.ids(tenant)) {
+            if (modelStore.contains(model)
+                    && dev.polyhe.core.encrypted.EncryptedModelFolder.manifest(modelStore.folder(model))
+                            .keySetId()
+                            .equals(id)) {
+                throw new HttpError(
+                        409,
+                        "key set " + keySet + " runs encrypted model " + model + ", which was encrypted under it; "
+                                + "delete the model first (DELETE /v1/models/" + model + ")");
+            }
+        }
     }
 
     /** @throws HttpError 404 alike for a key set not stored and one of another tenant */
@@ -685,6 +810,7 @@ public final class PolyHeServer implements AutoCloseable {
             }
             var written = quota.admit(tenant, ex.declaredLength(), "the query");
             String model = require(q, "model");
+            servedFor(tenant, model);
             jobs.admit(model, keySet);
             answers.withBody(ex, body -> {
                 Job job = jobs.submit(model, keySet, tenant, body, written);
@@ -750,6 +876,7 @@ public final class PolyHeServer implements AutoCloseable {
         sb.gauge("polyhe_keys_cached", "Key sets held in memory.", cache.size());
         sb.gauge("polyhe_keys_cached_bytes", "Bytes of evaluation keys held in memory.", cache.bytes());
         sb.gauge("polyhe_keys_stored", "Key sets in the store.", keys.count());
+        sb.gauge("polyhe_encrypted_models_stored", "Encrypted models in the store.", modelStore.count());
         sb.counter("polyhe_key_cache_hits_total", "Jobs that found their keys loaded.", cache.hits());
         sb.counter("polyhe_key_cache_misses_total", "Jobs that loaded their keys.", cache.misses());
         sb.counter("polyhe_jobs_done_total", "Jobs evaluated.", jobs.finishedJobs.get());

@@ -103,17 +103,77 @@ public final class RemoteClient {
             json(stored);
         }
         stored.body().close();
+        HttpRequest req = request("v1/keys")
+                .header("X-Key-Set-Id", id)
+                .PUT(zipOf(serverHalf, KeyStore.SERVER_FILES))
+                .build();
+        return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /**
+     * Streams a zip of an encrypted model folder ({@code polyhe encrypt-model}'s) to the server for the key set
+     * {@code keySet} (uploaded before), unless the tenant has it stored already.
+     *
+     * @return the server's answer: model (its id), key_set, bytes, created
+     */
+    public JsonNode uploadModel(Path encryptedModel, String keySet) throws IOException, InterruptedException {
+        String id = KeyStore.contentId(encryptedModel, ModelStore.FILES);
+        HttpResponse<InputStream> stored =
+                http.send(request("v1/models/" + id).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+        if (stored.statusCode() == 200) {
+            stored.body().close();
+            long bytes = 0;
+            for (String f : ModelStore.FILES) {
+                bytes += Files.size(encryptedModel.resolve(f));
+            }
+            return JSON.createObjectNode()
+                    .put("model", id)
+                    .put("key_set", keySet)
+                    .put("bytes", bytes)
+                    .put("created", false);
+        }
+        if (stored.statusCode() != 404) {
+            json(stored);
+        }
+        stored.body().close();
+        HttpRequest req = request("v1/models?key_set=" + URLEncoder.encode(keySet, StandardCharsets.UTF_8))
+                .header("X-Model-Id", id)
+                .PUT(zipOf(encryptedModel, ModelStore.FILES))
+                .build();
+        return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /** Deletes one of the tenant's encrypted models. */
+    public JsonNode deleteModel(String id) throws IOException, InterruptedException {
+        return json(http.send(
+                request("v1/models/" + URLEncoder.encode(id, StandardCharsets.UTF_8))
+                        .DELETE()
+                        .build(),
+                HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /** The served models and the tenant's encrypted models. */
+    public JsonNode models() throws IOException, InterruptedException {
+        return json(http.send(request("v1/models").GET().build(), HttpResponse.BodyHandlers.ofInputStream()));
+    }
+
+    /**
+     * A zip of {@code files} of {@code dir}, written by a thread of its own as the request reads it, the small files
+     * first (the server checks them before the large ones arrive).
+     */
+    private static HttpRequest.BodyPublisher zipOf(Path dir, java.util.List<String> files) throws IOException {
         PipedInputStream in = new PipedInputStream(1 << 16);
         PipedOutputStream pipe = new PipedOutputStream(in);
         Thread zipper = new Thread(
                 () -> {
                     try (ZipOutputStream zip = new ZipOutputStream(pipe)) {
-                        // key material is uniform modulo its primes: deflate saves ~4 % at ~30 MB/s of a core,
-                        // minutes for a 128-bit key set of gigabytes
+                        // key material and ciphertexts are uniform modulo their primes: deflate saves ~4 % at
+                        // ~30 MB/s of a core, minutes for gigabytes; and the server refuses entries that expand far
+                        // beyond what carried them, which a magnitude checkpoint's repeated values would
                         zip.setLevel(Deflater.NO_COMPRESSION);
-                        for (String f : KeyStore.SERVER_FILES) {
+                        for (String f : files) {
                             zip.putNextEntry(new ZipEntry(f));
-                            Files.copy(serverHalf.resolve(f), zip);
+                            Files.copy(dir.resolve(f), zip);
                             zip.closeEntry();
                         }
                     } catch (IOException e) {
@@ -123,11 +183,7 @@ public final class RemoteClient {
                 "polyhe-upload");
         zipper.setDaemon(true);
         zipper.start();
-        HttpRequest req = request("v1/keys")
-                .header("X-Key-Set-Id", id)
-                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> in))
-                .build();
-        return json(http.send(req, HttpResponse.BodyHandlers.ofInputStream()));
+        return HttpRequest.BodyPublishers.ofInputStream(() -> in);
     }
 
     /** Submits an encrypted query file; the answer holds job_id. */

@@ -14,27 +14,37 @@ import java.util.TreeMap;
 /**
  * The checkpoints a server runs, by folder name. Each folder holds the checkpoint, declares its polynomial attention
  * (config.json {@code polyhe_attention}) and holds the approximation domains in {@value #CALIBRATION} (from {@code
- * polyhe calibrate}): everything the server needs besides a client's keys.
+ * polyhe calibrate}): everything the server needs besides a client's keys. Beside them, by id, the encrypted models
+ * tenants upload ({@link ModelStore}), loaded at their first job and kept until deleted.
  */
 final class ServedModels {
     static final String CALIBRATION = Calibration.SERVED_FILE;
 
-    /** @param encrypted one per model, so that its queries share the bootstrap plans already made */
+    /**
+     * @param encrypted one per model, so that its queries share the bootstrap plans already made
+     * @param encryptedWeights an uploaded encrypted model: its parameters are ciphertexts in {@code dir}
+     */
     record Served(
             String name,
             Path dir,
             LoadedModel model,
             InferenceService service,
             Calibration calibration,
-            EncryptedInference encrypted) {}
+            EncryptedInference encrypted,
+            boolean encryptedWeights) {}
 
     private final Map<String, Served> models = new TreeMap<>();
+    private final Map<String, Served> uploaded = new java.util.concurrent.ConcurrentHashMap<>();
+    private final PolyHe polyhe;
+    private final ModelStore store;
 
     /**
      * @param weightCacheBytes encoded weights each model keeps per key set across queries (0: none; see
      *     {@link PolyHeServer.Settings#WEIGHT_CACHE_BY_MEMORY})
      */
-    ServedModels(PolyHe polyhe, List<Path> dirs, long weightCacheBytes) {
+    ServedModels(PolyHe polyhe, List<Path> dirs, long weightCacheBytes, ModelStore store) {
+        this.polyhe = polyhe;
+        this.store = store;
         for (Path dir : dirs) {
             String name = dir.toAbsolutePath().normalize().getFileName().toString();
             if (models.containsKey(name)) {
@@ -53,21 +63,45 @@ final class ServedModels {
                             service.load(dir),
                             service,
                             calibration,
-                            weights(new EncryptedInference(service), weightCacheBytes)));
+                            weights(new EncryptedInference(service), weightCacheBytes),
+                            false));
         }
         if (models.isEmpty()) {
             throw new ConfigException("no model to serve: give --models DIR...");
         }
     }
 
-    /** @throws HttpError 404 naming the served models */
+    /**
+     * A served model by name, or an uploaded encrypted model by id (the caller checks that the tenant owns it).
+     *
+     * @throws HttpError 404 naming the served models
+     */
     Served get(String name) {
+        if (ModelStore.isId(name) && !models.containsKey(name)) {
+            Path dir = store.folder(name);
+            return uploaded.computeIfAbsent(name, id -> {
+                InferenceService service = polyhe.inference().withAttentionOf(dir);
+                return new Served(
+                        id,
+                        dir,
+                        service.loadEncrypted(dir),
+                        service,
+                        Calibration.read(dir.resolve(CALIBRATION)),
+                        new EncryptedInference(service),
+                        true);
+            });
+        }
         Served s = name == null ? null : models.get(name);
         if (s == null) {
             throw new HttpError(
                     404, "unknown model '" + name + "'; this server runs: " + String.join(", ", models.keySet()));
         }
         return s;
+    }
+
+    /** Forgets a deleted encrypted model (a job already running keeps what it holds). */
+    void forget(String id) {
+        uploaded.remove(id);
     }
 
     List<String> names() {
