@@ -88,6 +88,117 @@ class EncryptedModelTest {
     }
 
     /**
+     * The shipped tiny Pythia's encrypted model through {@code serve}: a tenant uploads its keys and the folder
+     * ({@code remote keys upload}, {@code remote models upload}) and queries it by id; the answer is what {@code eval}
+     * of the encrypted folder gives, and what the same query gets from the weights in the clear.
+     */
+    @Test
+    void theServerAnswersAsEvalAndAsTheWeightsInTheClear() throws Exception {
+        Owned owned = Owned.make(dir.resolve("served"), Path.of("../models/tiny-pythia"), 8);
+        // the first sample alone: remote infer sends one query
+        ObjectMapper json = new ObjectMapper();
+        var ids = json.readTree(owned.model().resolve("input.json").toFile()).get("input_ids");
+        Path one = owned.at().resolve("one.json");
+        json.writeValue(
+                one.toFile(),
+                json.createObjectNode().set("input_ids", json.createArrayNode().add(ids.get(0))));
+        Path in = owned.commands().encrypt(one, owned.at().resolve("in.ct"));
+        owned.commands().eval(in, owned.at().resolve("clear.ct"));
+        Path clearAnswer = owned.commands()
+                .decrypt(owned.at().resolve("clear.ct"), owned.at().resolve("clear.json"));
+        var eval = polyhe(
+                "eval",
+                "--insecure-test",
+                "--model",
+                owned.encrypted().toString(),
+                "--keys",
+                owned.commands().keys().resolve("server").toString(),
+                "--input",
+                in.toString(),
+                "--output",
+                owned.at().resolve("eval.ct").toString());
+        assertEquals(0, eval.code(), eval.err());
+        Path evalAnswer = owned.commands()
+                .decrypt(owned.at().resolve("eval.ct"), owned.at().resolve("eval.json"));
+
+        // the provider serves the checkpoint in the clear too (a folder with its calibration), for comparison
+        Path servedModel =
+                Files.createDirectories(owned.at().resolve("served-models").resolve("tiny-pythia"));
+        for (String f : java.util.List.of("config.json", "model.safetensors")) {
+            Files.copy(owned.model().resolve(f), servedModel.resolve(f));
+        }
+        Files.copy(owned.calibration(), servedModel.resolve("calibration.json"));
+        try (var polyhe = dev.polyhe.core.PolyHe.builder().threads(1).build();
+                var server = dev.polyhe.server.PolyHeServer.start(
+                        polyhe,
+                        new dev.polyhe.server.PolyHeServer.Settings(
+                                0,
+                                java.util.List.of(servedModel),
+                                owned.at().resolve("store"),
+                                1,
+                                4,
+                                1L << 30,
+                                1L << 30,
+                                64L << 20,
+                                true,
+                                0))) {
+            String url = "http://127.0.0.1:" + server.port();
+            String keys = owned.commands().keys().toString();
+            assertEquals(
+                    0,
+                    polyhe("remote", "keys", "upload", "--server", url, "--keys", keys)
+                            .code());
+            var up = polyhe(
+                    "remote",
+                    "models",
+                    "upload",
+                    "--server",
+                    url,
+                    "--model",
+                    owned.encrypted().toString(),
+                    "--keys",
+                    keys);
+            assertEquals(0, up.code(), up.err());
+            String id = up.out().split(" ")[1];
+            Path served = owned.at().resolve("served.json");
+            var remote = polyhe(
+                    "remote",
+                    "infer",
+                    "--server",
+                    url,
+                    "--model",
+                    id,
+                    "--checkpoint",
+                    owned.model().toString(),
+                    "--keys",
+                    keys,
+                    "--input",
+                    one.toString(),
+                    "--output",
+                    served.toString());
+            assertEquals(0, remote.code(), remote.err());
+
+            double[] viaServer = flat(json.readTree(served.toFile()).get("logits"));
+            double[] viaEval = flat(json.readTree(evalAnswer.toFile()).get("logits"));
+            double[] clear = flat(json.readTree(clearAnswer.toFile()).get("logits"));
+            assertEquals(viaEval.length, viaServer.length);
+            double fromEval = 0;
+            double fromClear = 0;
+            for (int i = 0; i < viaEval.length; i++) {
+                fromEval = Math.max(fromEval, Math.abs(viaServer[i] - viaEval[i]));
+                fromClear = Math.max(fromClear, Math.abs(viaServer[i] - clear[i]));
+            }
+            // a fresh encryption on each side (remote infer encrypts its own query): both within CKKS's noise
+            assertTrue(fromEval <= 0.01 && fromClear <= 0.01, "max vs eval " + fromEval + ", vs clear " + fromClear);
+            int width =
+                    json.readTree(served.toFile()).get("logits_shape").get(2).asInt();
+            for (int row = 0; row < viaServer.length / width; row++) {
+                assertEquals(argmax(clear, row, width), argmax(viaServer, row, width), "row " + row);
+            }
+        }
+    }
+
+    /**
      * What the server is given holds none of the checkpoint's values: no two side-by-side weights as four-byte floats
      * (a tensor copied) or as doubles, at any byte of any file of the folder. (A single value is no evidence: a
      * float widened to a double ends in 29 zero bits, and limbs of 40-bit primes end their words in 24.)
