@@ -14,8 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,12 +34,50 @@ class EncryptedModelTest {
     @TempDir
     static Path dir;
 
-    /** The three families on the small bootstrapping ring, each against its plaintext polynomial model. */
+    static dev.polyhe.core.PolyHe polyhe;
+    /** A server the tests' owners upload their encrypted models to (it serves a model in the clear too). */
+    static dev.polyhe.server.PolyHeServer server;
+
+    static String url;
+
+    @BeforeAll
+    static void start() throws Exception {
+        polyhe = dev.polyhe.core.PolyHe.builder().threads(1).build();
+        server = dev.polyhe.server.PolyHeServer.start(
+                polyhe,
+                new dev.polyhe.server.PolyHeServer.Settings(
+                        0,
+                        List.of(ServedModel.shared().model()),
+                        dir.resolve("store"),
+                        1,
+                        4,
+                        1L << 30,
+                        1L << 30,
+                        64L << 20,
+                        true,
+                        0));
+        url = "http://127.0.0.1:" + server.port();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        polyhe.close();
+    }
+
+    /**
+     * The three families on the small bootstrapping ring, each against its plaintext polynomial model, by {@code eval}
+     * of the encrypted folder and through {@code serve} ({@code remote keys upload}, {@code remote models upload},
+     * {@code remote infer --model ID}); the tiny Pythia's also against the same query with its weights in the clear.
+     */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"tiny-pythia, 8", "tiny-roberta, 8", "tiny-vit, 17"})
-    void anEncryptedModelAnswersAsThePlaintextPolynomialModel(String name, int maxTokens) throws IOException {
+    void anEncryptedModelAnswersAsThePlaintextPolynomialModel(String name, int maxTokens) throws Exception {
         Owned owned = Owned.make(dir.resolve(name), Path.of("../models", name), maxTokens);
-        Path input = owned.model().resolve("input.json");
+        // the first sample alone: what encrypt takes, and remote infer sends
+        Path input = firstSample(owned.model().resolve("input.json"), owned.at().resolve("one.json"));
         Path poly = owned.at().resolve("poly.json");
         var inf = polyhe(
                 "infer",
@@ -66,11 +107,62 @@ class EncryptedModelTest {
                 out.toString());
         assertEquals(0, eval.code(), eval.err());
         Path answer = owned.commands().decrypt(out, owned.at().resolve("answer.json"));
-
         ObjectMapper json = new ObjectMapper();
-        double[] got = flat(json.readTree(answer.toFile()).get("logits"));
         double[] want = flat(json.readTree(poly.toFile()).get("logits").get(0));
-        assertEquals(want.length, got.length);
+        JsonNode shape = json.readTree(answer.toFile()).get("logits_shape");
+        int width = shape.get(shape.size() - 1).asInt();
+        double[] viaEval = flat(json.readTree(answer.toFile()).get("logits"));
+        assertAgree(want, viaEval, width, name + " by eval vs the polynomial model");
+
+        // the same model uploaded by its owner to a server, queried by id (a fresh encryption of the same input)
+        String keys = owned.commands().keys().toString();
+        var upKeys = polyhe("remote", "keys", "upload", "--server", url, "--keys", keys);
+        assertEquals(0, upKeys.code(), upKeys.err());
+        var up = polyhe(
+                "remote",
+                "models",
+                "upload",
+                "--server",
+                url,
+                "--model",
+                owned.encrypted().toString(),
+                "--keys",
+                keys);
+        assertEquals(0, up.code(), up.err());
+        String id = up.out().split(" ")[1];
+        Path served = owned.at().resolve("served.json");
+        var remote = polyhe(
+                "remote",
+                "infer",
+                "--server",
+                url,
+                "--model",
+                id,
+                "--checkpoint",
+                owned.model().toString(),
+                "--keys",
+                keys,
+                "--input",
+                input.toString(),
+                "--output",
+                served.toString());
+        assertEquals(0, remote.code(), remote.err());
+        double[] viaServer = flat(json.readTree(served.toFile()).get("logits"));
+        assertAgree(want, viaServer, width, name + " through serve vs the polynomial model");
+        assertAgree(viaEval, viaServer, width, name + " through serve vs eval");
+
+        if (name.equals("tiny-pythia")) {
+            // and the plaintext-weight path on the same ciphertext (one family holds the two paths together)
+            owned.commands().eval(in, owned.at().resolve("clear.ct"));
+            Path clear = owned.commands()
+                    .decrypt(owned.at().resolve("clear.ct"), owned.at().resolve("clear.json"));
+            assertAgree(flat(json.readTree(clear.toFile()).get("logits")), viaEval, width, name + " vs clear weights");
+        }
+    }
+
+    /** MSE ≤ 1e-4, max ≤ 0.01 and the same prediction in every row of {@code width} logits. */
+    private static void assertAgree(double[] want, double[] got, int width, String what) {
+        assertEquals(want.length, got.length, what);
         double se = 0;
         double max = 0;
         for (int i = 0; i < want.length; i++) {
@@ -78,124 +170,27 @@ class EncryptedModelTest {
             se += d * d;
             max = Math.max(max, Math.abs(d));
         }
-        String what = String.format(Locale.ROOT, "%s: mse %.2e, max %.2e", name, se / want.length, max);
-        assertTrue(se / want.length <= 1e-4 && max <= 0.01, what);
-        JsonNode shape = json.readTree(answer.toFile()).get("logits_shape");
-        int width = shape.get(shape.size() - 1).asInt();
+        String figures = String.format(Locale.ROOT, "%s: mse %.2e, max %.2e", what, se / want.length, max);
+        assertTrue(se / want.length <= 1e-4 && max <= 0.01, figures);
         for (int row = 0; row < want.length / width; row++) {
-            assertEquals(argmax(want, row, width), argmax(got, row, width), what + ": the prediction of row " + row);
+            assertEquals(argmax(want, row, width), argmax(got, row, width), figures + ": the prediction of row " + row);
         }
     }
 
-    /**
-     * The shipped tiny Pythia's encrypted model through {@code serve}: a tenant uploads its keys and the folder
-     * ({@code remote keys upload}, {@code remote models upload}) and queries it by id; the answer is what {@code eval}
-     * of the encrypted folder gives, and what the same query gets from the weights in the clear.
-     */
-    @Test
-    void theServerAnswersAsEvalAndAsTheWeightsInTheClear() throws Exception {
-        Owned owned = Owned.make(dir.resolve("served"), Path.of("../models/tiny-pythia"), 8);
-        // the first sample alone: remote infer sends one query
+    /** The first sample of an input file (each array field's first element), written to {@code out}. */
+    private static Path firstSample(Path input, Path out) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        var ids = json.readTree(owned.model().resolve("input.json").toFile()).get("input_ids");
-        Path one = owned.at().resolve("one.json");
-        json.writeValue(
-                one.toFile(),
-                json.createObjectNode().set("input_ids", json.createArrayNode().add(ids.get(0))));
-        Path in = owned.commands().encrypt(one, owned.at().resolve("in.ct"));
-        owned.commands().eval(in, owned.at().resolve("clear.ct"));
-        Path clearAnswer = owned.commands()
-                .decrypt(owned.at().resolve("clear.ct"), owned.at().resolve("clear.json"));
-        var eval = polyhe(
-                "eval",
-                "--insecure-test",
-                "--model",
-                owned.encrypted().toString(),
-                "--keys",
-                owned.commands().keys().resolve("server").toString(),
-                "--input",
-                in.toString(),
-                "--output",
-                owned.at().resolve("eval.ct").toString());
-        assertEquals(0, eval.code(), eval.err());
-        Path evalAnswer = owned.commands()
-                .decrypt(owned.at().resolve("eval.ct"), owned.at().resolve("eval.json"));
-
-        // the provider serves the checkpoint in the clear too (a folder with its calibration), for comparison
-        Path servedModel =
-                Files.createDirectories(owned.at().resolve("served-models").resolve("tiny-pythia"));
-        for (String f : java.util.List.of("config.json", "model.safetensors")) {
-            Files.copy(owned.model().resolve(f), servedModel.resolve(f));
-        }
-        Files.copy(owned.calibration(), servedModel.resolve("calibration.json"));
-        try (var polyhe = dev.polyhe.core.PolyHe.builder().threads(1).build();
-                var server = dev.polyhe.server.PolyHeServer.start(
-                        polyhe,
-                        new dev.polyhe.server.PolyHeServer.Settings(
-                                0,
-                                java.util.List.of(servedModel),
-                                owned.at().resolve("store"),
-                                1,
-                                4,
-                                1L << 30,
-                                1L << 30,
-                                64L << 20,
-                                true,
-                                0))) {
-            String url = "http://127.0.0.1:" + server.port();
-            String keys = owned.commands().keys().toString();
-            assertEquals(
-                    0,
-                    polyhe("remote", "keys", "upload", "--server", url, "--keys", keys)
-                            .code());
-            var up = polyhe(
-                    "remote",
-                    "models",
-                    "upload",
-                    "--server",
-                    url,
-                    "--model",
-                    owned.encrypted().toString(),
-                    "--keys",
-                    keys);
-            assertEquals(0, up.code(), up.err());
-            String id = up.out().split(" ")[1];
-            Path served = owned.at().resolve("served.json");
-            var remote = polyhe(
-                    "remote",
-                    "infer",
-                    "--server",
-                    url,
-                    "--model",
-                    id,
-                    "--checkpoint",
-                    owned.model().toString(),
-                    "--keys",
-                    keys,
-                    "--input",
-                    one.toString(),
-                    "--output",
-                    served.toString());
-            assertEquals(0, remote.code(), remote.err());
-
-            double[] viaServer = flat(json.readTree(served.toFile()).get("logits"));
-            double[] viaEval = flat(json.readTree(evalAnswer.toFile()).get("logits"));
-            double[] clear = flat(json.readTree(clearAnswer.toFile()).get("logits"));
-            assertEquals(viaEval.length, viaServer.length);
-            double fromEval = 0;
-            double fromClear = 0;
-            for (int i = 0; i < viaEval.length; i++) {
-                fromEval = Math.max(fromEval, Math.abs(viaServer[i] - viaEval[i]));
-                fromClear = Math.max(fromClear, Math.abs(viaServer[i] - clear[i]));
+        var all = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(input.toFile());
+        var one = json.createObjectNode();
+        all.fields().forEachRemaining(e -> {
+            if (e.getValue().isArray()) {
+                one.set(e.getKey(), json.createArrayNode().add(e.getValue().get(0)));
+            } else {
+                one.set(e.getKey(), e.getValue());
             }
-            // a fresh encryption on each side (remote infer encrypts its own query): both within CKKS's noise
-            assertTrue(fromEval <= 0.01 && fromClear <= 0.01, "max vs eval " + fromEval + ", vs clear " + fromClear);
-            int width =
-                    json.readTree(served.toFile()).get("logits_shape").get(2).asInt();
-            for (int row = 0; row < viaServer.length / width; row++) {
-                assertEquals(argmax(clear, row, width), argmax(viaServer, row, width), "row " + row);
-            }
-        }
+        });
+        json.writeValue(out.toFile(), one);
+        return out;
     }
 
     /**
