@@ -316,8 +316,9 @@ public final class EncryptedInference {
 
     /**
      * Client, the model's owner: every parameter a server's run of {@code model} takes (linear maps' weights and
-     * biases, LayerNorm's gains and shifts, by site), recorded on a planning run and encrypted under {@code keys} at
-     * the level fresh ciphertexts start at. The keys need column blocks ({@code --max-columns}).
+     * biases, LayerNorm's gains and shifts, by site), recorded on a planning run and encrypted under {@code keys}, each
+     * at the level the planned run consumes it at ({@link #consumptionLevels}; THOR's rule: a parameter carries no
+     * limb the run would drop). The keys need column blocks ({@code --max-columns}).
      */
     public EncryptedParameters encryptParameters(
             KeySet keys, LoadedModel model, Calibration calibration, RecordedParameters.Progress progress) {
@@ -328,9 +329,41 @@ public final class EncryptedInference {
             throw new IllegalArgumentException("encrypted weights need column blocks: generate the keys with "
                     + "--max-columns (the model's widest activation), not one column per ciphertext");
         }
-        HeContext context = keys.context();
-        return record(planningKeysLike(keys), model, calibration)
-                .encrypt(keys.engine(), EncryptedEngine.topLevel(context.parameters()), progress);
+        KeySet planning = planningKeysLike(keys);
+        RecordedParameters recorded = record(planning, model, calibration);
+        int top = EncryptedEngine.topLevel(keys.context().parameters());
+        Map<String, Integer> levels = consumptionLevels(planning, recorded, model, calibration);
+        return recorded.encrypt(keys.engine(), site -> Math.min(top, levels.getOrDefault(site, top)), progress);
+    }
+
+    /**
+     * The level each recorded parameter is consumed at in the run a server plans for the keys' widest query (every
+     * packed row a token): the parameters encrypted symbolically at the top level, the bootstraps planned on them as a
+     * server plans them, and that plan run once observing the levels ({@link EncryptedEngine#observeLevels}). A
+     * server's own plan for another query length may consume a parameter higher up; it then runs that map with fewer
+     * levels (the planner sees the parameters' levels, so it may place a bootstrap more), never wrong.
+     */
+    private Map<String, Integer> consumptionLevels(
+            KeySet planning, RecordedParameters recorded, LoadedModel model, Calibration calibration) {
+        int top = EncryptedEngine.topLevel(planning.context().parameters());
+        EncryptedEngine engine = planning.engine();
+        EncryptedParameters symbolic = recorded.encrypt(engine, top, (site, done, total) -> {});
+        EncryptedTensor embeddings = engine.fromPlain(
+                Matrix.zeros(planning.packingSlots(), model.model().info().hiddenSize()));
+        BootstrapPlanner.Planned planned = plan(planning, model, embeddings, calibration, symbolic);
+        EncryptedEngine run = planning.engine();
+        if (planned != null) {
+            run.follow(planned.plan());
+        }
+        run.useParameters(symbolic);
+        Map<String, Integer> levels = new java.util.HashMap<>();
+        run.observeLevels(levels);
+        model.model()
+                .forward(
+                        run,
+                        withInputRange(run, embeddings, calibration),
+                        service.polynomialNonlinearities(calibration, false));
+        return levels;
     }
 
     /** Every parameter a run of {@code model} takes, by site, from a run on {@code planning}'s symbolic engine. */

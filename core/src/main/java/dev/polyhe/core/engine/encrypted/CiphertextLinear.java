@@ -47,6 +47,16 @@ final class CiphertextLinear {
     }
 
     EncryptedTensor apply(EncryptedTensor x, EncryptedWeights w) {
+        return apply(x, w, level -> {});
+    }
+
+    /** The name a linear map's bias is consumed under, beside its weights' {@code site}. */
+    static String biasSite(String site) {
+        return site + "#bias";
+    }
+
+    /** @param usedAt told the level the weights are consumed at (they are dropped to it before any rotation) */
+    EncryptedTensor apply(EncryptedTensor x, EncryptedWeights w, java.util.function.IntConsumer usedAt) {
         if (x.layout != Layout.BLOCKS || x.perCiphertext != columns) {
             throw new IllegalArgumentException(
                     "a product with encrypted weights needs activations in column blocks of " + columns + ", got " + x);
@@ -72,6 +82,7 @@ final class CiphertextLinear {
         }
         // the skew and the weights' masks each spend a level above the products'
         int productLevel = Math.min(xLevel, w.level()) - 1;
+        usedAt.accept(xLevel);
         int bs = Math.min(Packing.babyStep(columns), columns);
         Ciphertext[][] moved = new Ciphertext[xs.length][];
         for (int k = 0; k < xs.length; k++) {

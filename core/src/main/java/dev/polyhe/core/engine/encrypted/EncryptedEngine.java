@@ -67,6 +67,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
     private EncryptedParameters parameters;
     /** Told of every parameter given (the owner's side of {@link #parameters}); null: nobody. */
     private ParameterRecorder recorder;
+    /** Where set, each site's parameter goes in at the level the run consumes it at (see {@link #observeLevels}). */
+    private java.util.Map<String, Integer> consumedLevels;
     /** Row-vector operations so far per operator path: their sites' ordinals. */
     private final Map<String, Integer> rowSites = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -726,6 +728,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             }
             if (parameters != null) {
                 EncryptedRow row = parameters.rowAt(site);
+                // a product needs the row at m's level
+                consumed(site, minLevel(m.cts));
                 return mulRow(
                         m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::times));
             }
@@ -754,6 +758,8 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             }
             if (parameters != null) {
                 EncryptedRow row = parameters.rowAt(site);
+                // its mask to the token rows spends a level of the row's own, and matching m's scale another
+                consumed(site, minLevel(m.cts) + 2);
                 return addRow(m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::plus));
             }
         }
@@ -858,6 +864,31 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         this.parameters = p;
     }
 
+    /**
+     * Records, by site, the level each encrypted parameter is consumed at in this run ({@link #useParameters}): a
+     * linear map's weights at its activations' level (where the product drops them to), its bias ({@link
+     * CiphertextLinear#biasSite}) and an added row two above their operand's (their mask spends one, matching the
+     * operand's scale another), a multiplied row at its operand's. The owner encrypts each parameter at that level:
+     * no limb is stored that a run drops.
+     */
+    public void observeLevels(java.util.Map<String, Integer> levels) {
+        this.consumedLevels = levels;
+    }
+
+    private void consumed(String site, int level) {
+        if (consumedLevels != null) {
+            consumedLevels.merge(site, level, Math::max);
+        }
+    }
+
+    private static int minLevel(Ciphertext[] cts) {
+        int level = Integer.MAX_VALUE;
+        for (Ciphertext c : cts) {
+            level = Math.min(level, c.level());
+        }
+        return level;
+    }
+
     /** Tells {@code r} of every parameter the model passes, with its site (see {@link ParameterRecorder}). */
     public void recordParameters(ParameterRecorder r) {
         this.recorder = r;
@@ -885,12 +916,13 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         return path + (rowSites.merge(path, 1, Integer::sum) - 1);
     }
 
-    /** A linear map on the owner's encrypted weight and bias ({@link #useParameters}). */
-    EncryptedTensor linearOnSite(EncryptedTensor x, EncryptedParameters.LinearSite site) {
-        EncryptedTensor y = ciphertextLinear.apply(x, site.weight());
+    /** A linear map on the owner's encrypted weight and bias ({@link #useParameters}) at {@code name}. */
+    EncryptedTensor linearOnSite(EncryptedTensor x, String name, EncryptedParameters.LinearSite site) {
+        EncryptedTensor y = ciphertextLinear.apply(x, site.weight(), level -> consumed(name, level));
         if (site.bias() == null) {
             return y;
         }
+        consumed(CiphertextLinear.biasSite(name), minLevel(y.cts) + 2);
         double b = site.bias().maxAbs;
         return addRow(y, site.bias(), bothRanges(y.range, ValueRange.loose(-b, b), ValueRange::plus));
     }

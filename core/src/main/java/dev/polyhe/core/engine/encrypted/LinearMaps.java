@@ -98,7 +98,7 @@ final class LinearMaps {
             engine.recorder().linear(site, weight, bias == null ? null : bias.clone());
         }
         if (engine.parameters() != null) {
-            return engine.linearOnSite(x, engine.parameters().linearAt(site));
+            return engine.linearOnSite(x, site, engine.parameters().linearAt(site));
         }
         ValueRange range = linearRange(x.range, weight, bias);
         EncryptedTensor y = blockColumns == 1

@@ -49,19 +49,34 @@ public final class RecordedParameters implements ParameterRecorder {
      * Every parameter encrypted by {@code client} (an engine with the owner's secret key and the server's packing) at
      * {@code level}; {@code progress} is told of each site done and how many there are.
      */
-    public synchronized EncryptedParameters encrypt(EncryptedEngine client, int level, Progress progress) {
+    public EncryptedParameters encrypt(EncryptedEngine client, int level, Progress progress) {
+        return encrypt(client, site -> level, progress);
+    }
+
+    /**
+     * Every parameter encrypted by {@code client} at its own level: {@code levelOf} a linear map's or row's site, or a
+     * bias's ({@link CiphertextLinear#biasSite}); weights at level 2 at least (their masks and the product), rows at 1.
+     */
+    public synchronized EncryptedParameters encrypt(
+            EncryptedEngine client, java.util.function.ToIntFunction<String> levelOf, Progress progress) {
         Map<String, EncryptedParameters.LinearSite> l = new LinkedHashMap<>();
         Map<String, EncryptedRow> r = new LinkedHashMap<>();
         int total = size();
         int done = 0;
         for (var e : linear.entrySet()) {
             LinearParameter p = e.getValue();
-            EncryptedRow bias = p.bias() == null ? null : client.encryptRow(p.bias(), level);
-            l.put(e.getKey(), new EncryptedParameters.LinearSite(client.encryptWeights(p.weight(), level), bias));
+            EncryptedRow bias = p.bias() == null
+                    ? null
+                    : client.encryptRow(
+                            p.bias(), Math.max(1, levelOf.applyAsInt(CiphertextLinear.biasSite(e.getKey()))));
+            l.put(
+                    e.getKey(),
+                    new EncryptedParameters.LinearSite(
+                            client.encryptWeights(p.weight(), Math.max(2, levelOf.applyAsInt(e.getKey()))), bias));
             progress.encrypted(e.getKey(), ++done, total);
         }
         for (var e : rows.entrySet()) {
-            r.put(e.getKey(), client.encryptRow(e.getValue(), level));
+            r.put(e.getKey(), client.encryptRow(e.getValue(), Math.max(1, levelOf.applyAsInt(e.getKey()))));
             progress.encrypted(e.getKey(), ++done, total);
         }
         return new EncryptedParameters(l, r);

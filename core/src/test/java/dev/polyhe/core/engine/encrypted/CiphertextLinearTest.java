@@ -219,6 +219,34 @@ class CiphertextLinearTest {
         double err = maxAbsDiff(expected, owner.toPlain(y));
         assertTrue(err < 1e-3, "max |error| " + err);
 
+        // each parameter at the level the run consumed it at: fewer limbs, the same answer
+        java.util.Map<String, Integer> levels = new java.util.HashMap<>();
+        EncryptedEngine observed = new EncryptedEngine(context, context.evaluator(keys), keys, null, null, packing);
+        observed.useParameters(encrypted);
+        observed.observeLevels(levels);
+        block(observed, owner.fromPlain(x), w1, b1, gain, shift, w2);
+        assertEquals(
+                java.util.Set.of(
+                        "layers.0.mlp#0",
+                        "layers.0.mlp#0#bias",
+                        "layers.0.mlp#1",
+                        "layers.0.mlp#mulRow0",
+                        "layers.0.mlp#addRow0"),
+                levels.keySet());
+        int top = owner.fromPlain(x).level();
+        assertTrue(levels.get("layers.0.mlp#1") < levels.get("layers.0.mlp#0"), levels.toString());
+        EncryptedParameters exact = recorded.encrypt(owner, levels::get, (site, n, total) -> {});
+        assertEquals(
+                levels.get("layers.0.mlp#1"),
+                exact.linear().get("layers.0.mlp#1").weight().level());
+        assertEquals(top, exact.linear().get("layers.0.mlp#0").weight().level());
+        EncryptedEngine low = new EncryptedEngine(context, context.evaluator(keys), keys, null, null, packing);
+        low.useParameters(exact);
+        EncryptedTensor yLow = block(low, owner.fromPlain(x), w1, b1, gain, shift, w2);
+        double errLow = maxAbsDiff(expected, owner.toPlain(yLow));
+        assertTrue(errLow < 1e-3, "max |error| at the levels of use " + errLow);
+        assertEquals(y.level(), yLow.level(), "no level lost");
+
         EncryptedEngine second = new EncryptedEngine(context, context.evaluator(keys), keys, null, null, packing);
         second.useParameters(encrypted);
         IllegalStateException missing = assertThrows(IllegalStateException.class, () -> {
