@@ -7,7 +7,9 @@ import static dev.polyhe.server.HttpReplies.require;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.PolyHe;
+import dev.polyhe.core.encrypted.EncryptedModelFolder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -720,7 +722,7 @@ public final class PolyHeServer implements AutoCloseable {
             ObjectNode n =
                     JSON.createObjectNode().put("model", p[1]).put("encrypted_weights", served.encryptedWeights());
             if (served.encryptedWeights()) {
-                var manifest = dev.polyhe.core.encrypted.EncryptedModelFolder.manifest(served.dir());
+                var manifest = EncryptedModelFolder.manifest(served.dir());
                 n.put("model_type", served.model().modelType())
                         .put("sites", manifest.sites().size())
                         .put("bytes", modelStore.bytes(p[1]));
@@ -762,11 +764,10 @@ public final class PolyHeServer implements AutoCloseable {
 
     /** @throws HttpError 409 when the tenant keeps an encrypted model that runs only with this key set */
     private void requireNoModelUses(Tenant tenant, String keySet) throws IOException {
-        String id =
-                dev.polyhe.core.KeySetIdentity.ofKeyFolder(keys.folder(keySet)).keySetId();
+        String id = KeySetIdentity.ofKeyFolder(keys.folder(keySet)).keySetId();
         for (String model : modelOwners.ids(tenant)) {
             if (modelStore.contains(model)
-                    && dev.polyhe.core.encrypted.EncryptedModelFolder.manifest(modelStore.folder(model))
+                    && EncryptedModelFolder.manifest(modelStore.folder(model))
                             .keySetId()
                             .equals(id)) {
                 throw new HttpError(
