@@ -48,8 +48,10 @@ public final class PrivateInference {
     private final PolyHe owner;
     /** An encrypted model's folder (its weights are ciphertexts); null for a checkpoint in the clear. */
     private final Path encryptedModel;
-    /** The encrypted model's parameters, read once for the one key set they run with. */
-    private volatile EncryptedParameters parameters;
+    /** The encrypted model's parameters, read once for the one key set they run with, and that key set's id. */
+    private EncryptedParameters parameters;
+
+    private String parametersKeySet;
 
     PrivateInference(
             InferenceService service, LoadedModel model, HeBackend backend, PolyHe owner, Path encryptedModel) {
@@ -225,21 +227,18 @@ public final class PrivateInference {
                 result.output().lastHiddenState(), result.output().logits(), result.seconds(), bootstraps[0]);
     }
 
-    private EncryptedParameters parameters(ServerKeys keys) {
-        EncryptedParameters p = parameters;
-        if (p == null) {
-            synchronized (this) {
-                if (parameters == null) {
-                    try {
-                        parameters = EncryptedModelFolder.read(encryptedModel, keys.keySet());
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-                p = parameters;
+    /** The parameters for {@code keys}, read at their first use; another key set's are refused, naming it. */
+    private synchronized EncryptedParameters parameters(ServerKeys keys) {
+        String id = keys.keySet().evaluationKeys().keySetId();
+        if (!id.equals(parametersKeySet)) {
+            try {
+                parameters = EncryptedModelFolder.read(encryptedModel, keys.keySet());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
+            parametersKeySet = id;
         }
-        return p;
+        return parameters;
     }
 
     /**

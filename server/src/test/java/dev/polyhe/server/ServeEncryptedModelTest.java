@@ -325,6 +325,34 @@ class ServeEncryptedModelTest {
         }
     }
 
+    /**
+     * The embedding façade on the folder: it evaluates with the key set the model was encrypted under, refuses another,
+     * and refuses what needs the weights in the clear.
+     */
+    @Test
+    void theFacadeRunsTheFolderWithItsKeySetOnly() throws Exception {
+        try (PolyHe p = PolyHe.builder().threads(1).build()) {
+            PrivateInference clear = p.privateInference(served.model(), "ckks-cpu");
+            PrivateInference folder = p.privateInference(encrypted, "ckks-cpu");
+            assertTrue(folder.encryptedWeights() && !clear.encryptedWeights());
+            var input = clear.readInputs(dir.resolve("in.json")).get(0);
+            Calibration domains = Calibration.ofServedModel(served.model());
+            try (ClientKeys keys = clear.loadClientKeys(served.keys());
+                    ClientKeys other = clear.loadClientKeys(keys2)) {
+                IllegalStateException needsWeights = org.junit.jupiter.api.Assertions.assertThrows(
+                        IllegalStateException.class, () -> folder.encrypt(keys, input));
+                assertTrue(needsWeights.getMessage().contains("holds an encrypted model"), needsWeights.getMessage());
+                var answer = folder.evaluate(keys.serverKeys(), clear.encrypt(keys, input), domains, e -> {});
+                var agreement = folder.decrypt(keys, answer).agreementWith(clear.plaintextPolynomial(input, domains));
+                assertTrue(agreement.mse() <= 1e-4 && agreement.samePrediction(), agreement.toString());
+                IllegalArgumentException foreignKeys = org.junit.jupiter.api.Assertions.assertThrows(
+                        IllegalArgumentException.class,
+                        () -> folder.evaluate(other.serverKeys(), clear.encrypt(other, input), domains, e -> {}));
+                assertTrue(foreignKeys.getMessage().contains("was encrypted under key set"), foreignKeys.getMessage());
+            }
+        }
+    }
+
     private static byte[] manifest(byte[] json, java.util.function.Consumer<ObjectNode> sites) {
         try {
             ObjectNode m = (ObjectNode) JSON.readTree(json);
