@@ -7,6 +7,7 @@ import dev.polyhe.api.model.ModelInput;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.BlockProgress;
 import dev.polyhe.core.encrypted.EncryptedInference;
+import dev.polyhe.core.encrypted.KeySet;
 import dev.polyhe.core.encrypted.OutputAgreement;
 import dev.polyhe.core.engine.encrypted.EncryptedParameters;
 import dev.polyhe.core.inference.Calibration;
@@ -146,9 +147,12 @@ final class EncryptedRun {
         List<Long> boots = new ArrayList<>();
         ArrayNode samples = json.putArray("plans");
         try (var keys = encrypted.planningKeys(c.he(), c.params(), c.maxTokens(), c.maxColumns(), c.bootstrapping())) {
-            EncryptedParameters parameters = encryptedWeights
-                    ? encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {})
-                    : null;
+            EncryptedParameters parameters = null;
+            if (encryptedWeights) {
+                long t0 = System.nanoTime();
+                parameters = encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {});
+                describe(parameters, keys, (System.nanoTime() - t0) / 1e9, json);
+            }
             for (int i = 0; i < inputs.size(); i++) {
                 var planned = encrypted.plan(
                         keys, loaded, encrypted.encrypt(keys, loaded.model(), inputs.get(i)), calibration, parameters);
@@ -205,19 +209,7 @@ final class EncryptedRun {
             if (encryptedWeights) {
                 long t0 = System.nanoTime();
                 parameters = encrypted.encryptParameters(keys, loaded, calibration, (site, done, total) -> {});
-                double seconds = (System.nanoTime() - t0) / 1e9;
-                long bytes = parameters.bytes(keys.context().parameters().ringDegree());
-                err.printf(
-                        Locale.ROOT,
-                        "ckks: %d parameter sites encrypted in %.1f s (%.1f MiB)%n",
-                        parameters.sites().size(),
-                        seconds,
-                        bytes / 1048576.0);
-                err.flush();
-                ObjectNode w = json.putObject("encrypted_weights");
-                w.put("sites", parameters.sites().size());
-                w.put("encrypt_seconds", seconds);
-                w.put("bytes", bytes);
+                describe(parameters, keys, (System.nanoTime() - t0) / 1e9, json);
             }
             for (int i = 0; i < inputs.size(); i++) {
                 List<Double> blocks = new ArrayList<>();
@@ -378,5 +370,24 @@ final class EncryptedRun {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The encrypted parameters' sites and bytes (each at its level of use; planning keys count the bytes the real
+     * ones would hold), on stderr and in the JSON.
+     */
+    private void describe(EncryptedParameters parameters, KeySet keys, double seconds, ObjectNode json) {
+        long bytes = parameters.bytes(keys.context().parameters().ringDegree());
+        err.printf(
+                Locale.ROOT,
+                "ckks: %d parameter sites encrypted in %.1f s (%.1f MiB)%n",
+                parameters.sites().size(),
+                seconds,
+                bytes / 1048576.0);
+        err.flush();
+        ObjectNode w = json.putObject("encrypted_weights");
+        w.put("sites", parameters.sites().size());
+        w.put("encrypt_seconds", seconds);
+        w.put("bytes", bytes);
     }
 }
