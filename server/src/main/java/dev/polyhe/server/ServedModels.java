@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * The checkpoints a server runs, by folder name. Each folder holds the checkpoint, declares its polynomial attention
  * (config.json {@code polyhe_attention}) and holds the approximation domains in {@value #CALIBRATION} (from {@code
  * polyhe calibrate}): everything the server needs besides a client's keys. Beside them, by id, the encrypted models
- * tenants upload ({@link ModelStore}), loaded at their first job and kept until deleted.
+ * tenants upload ({@link ModelStore}), loaded at their first use and kept while among the most recently used.
  */
 final class ServedModels {
     static final String CALIBRATION = Calibration.SERVED_FILE;
@@ -34,7 +34,19 @@ final class ServedModels {
             boolean encryptedWeights) {}
 
     private final Map<String, Served> models = new TreeMap<>();
-    private final Map<String, Served> uploaded = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Uploaded models loaded for their jobs, the {@value #LOADED_UPLOADS} most recently used: their skeletons are
+     * the models' size in memory, and tenants may keep many.
+     */
+    private final Map<String, Served> uploaded =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Served> eldest) {
+                    return size() > LOADED_UPLOADS;
+                }
+            });
+
+    static final int LOADED_UPLOADS = 4;
     private final PolyHe polyhe;
     private final ModelStore store;
 
