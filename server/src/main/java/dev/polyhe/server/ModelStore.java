@@ -79,6 +79,15 @@ final class ModelStore {
                                 + ": corrupted in transit; upload again");
             }
             if (models.contains(id)) {
+                // checked in full when it was stored; its key set must still be the one named
+                String encryptedFor =
+                        EncryptedModelFolder.manifest(models.folder(id)).keySetId();
+                if (!encryptedFor.equals(identity.keySetId())) {
+                    throw new HttpError(
+                            409,
+                            "the encrypted model cannot run with the key set named: it was encrypted under key set '"
+                                    + encryptedFor + "'; upload it for that key set, nothing was kept");
+                }
                 return new Stored(id, received.bytes(), false);
             }
             check.check(dir, keySet);

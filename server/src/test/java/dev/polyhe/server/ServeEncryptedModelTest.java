@@ -168,6 +168,7 @@ class ServeEncryptedModelTest {
             assertEquals(KeyStore.contentId(encrypted, ModelStore.FILES), id, "the id a client works out");
             var again = uploadModel(url, alice, keySet, zip(encrypted, ModelStore.FILES, Map.of()));
             assertEquals(200, again.statusCode(), "stored once: " + again.body());
+            error(uploadModel(url, alice, keySet2, zip(encrypted, ModelStore.FILES, Map.of())), 409);
             JsonNode listed = JSON.readTree(get(url + "/v1/models", alice).body());
             assertEquals(
                     List.of(id), List.of(listed.get("encrypted_models").get(0).asText()));
