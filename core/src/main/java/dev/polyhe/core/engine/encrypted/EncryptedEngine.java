@@ -729,7 +729,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             if (parameters != null) {
                 EncryptedRow row = parameters.rowAt(site);
                 // a product needs the row at m's level
-                consumed(site, minLevel(m.cts));
+                consumed(site, m.level());
                 return mulRow(
                         m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::times));
             }
@@ -759,7 +759,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
             if (parameters != null) {
                 EncryptedRow row = parameters.rowAt(site);
                 // its mask to the token rows spends a level of the row's own, and matching m's scale another
-                consumed(site, minLevel(m.cts) + 2);
+                consumed(site, m.level() + 2);
                 return addRow(m, row, bothRanges(m.range, ValueRange.loose(-row.maxAbs, row.maxAbs), ValueRange::plus));
             }
         }
@@ -881,14 +881,6 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         }
     }
 
-    private static int minLevel(Ciphertext[] cts) {
-        int level = Integer.MAX_VALUE;
-        for (Ciphertext c : cts) {
-            level = Math.min(level, c.level());
-        }
-        return level;
-    }
-
     /** Tells {@code r} of every parameter the model passes, with its site (see {@link ParameterRecorder}). */
     public void recordParameters(ParameterRecorder r) {
         this.recorder = r;
@@ -922,7 +914,7 @@ public final class EncryptedEngine implements TensorOps<EncryptedTensor> {
         if (site.bias() == null) {
             return y;
         }
-        consumed(CiphertextLinear.biasSite(name), minLevel(y.cts) + 2);
+        consumed(CiphertextLinear.biasSite(name), y.level() + 2);
         double b = site.bias().maxAbs;
         return addRow(y, site.bias(), bothRanges(y.range, ValueRange.loose(-b, b), ValueRange::plus));
     }
