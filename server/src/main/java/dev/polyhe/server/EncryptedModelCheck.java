@@ -12,9 +12,7 @@ import dev.polyhe.core.encrypted.KeyFiles;
 import dev.polyhe.core.encrypted.ParameterFile;
 import dev.polyhe.core.engine.encrypted.Packing;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 
@@ -33,15 +31,9 @@ final class EncryptedModelCheck implements ModelStore.Check {
 
     @Override
     public void check(Path upload, Path keySet) throws IOException {
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(keySet.resolve(KeyFiles.KEYSET))) {
-            p.load(in);
-        }
+        Properties p = KeyFiles.keySetProperties(keySet);
         KeySetIdentity identity = KeySetIdentity.ofKeyFolder(keySet);
-        Packing packing = new Packing(
-                Integer.parseInt(p.getProperty("packing-slots").trim()),
-                Integer.parseInt(p.getProperty("columns-per-ciphertext", "1").trim()),
-                1);
+        Packing packing = KeyFiles.packing(p);
         HeBackend backend = backends.of(p);
         if (backend == null) {
             throw new HttpError(
@@ -54,10 +46,7 @@ final class EncryptedModelCheck implements ModelStore.Check {
             String mismatch =
                     manifest.mismatch(identity.backend(), identity.parameterHash(), identity.keySetId(), packing);
             if (mismatch != null) {
-                throw new HttpError(
-                        409,
-                        "the encrypted model cannot run with the key set named: " + mismatch + "; upload it for the "
-                                + "key set it was encrypted under (polyhe encrypt-model --keys), nothing was kept");
+                throw ModelStore.otherKeySet(mismatch);
             }
             CkksParameters params = ParameterFile.read(keySet.resolve(KeyFiles.PARAMETERS));
             // the checkpoint's own attention, as a served model's: the owner calibrated that model

@@ -117,6 +117,20 @@ public final class KeyFiles {
         return properties(serverHalf(dir)).getProperty("backend");
     }
 
+    /** A key folder's {@code keyset.properties} (of its server half), without reading a key. */
+    public static Properties keySetProperties(Path dir) throws IOException {
+        return properties(serverHalf(dir));
+    }
+
+    /**
+     * The packing {@code keyset.properties} names.
+     *
+     * @throws IllegalArgumentException for a field missing, not a number, or not a power of two
+     */
+    public static Packing packing(Properties p) {
+        return new Packing(intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"), 1);
+    }
+
     private static Properties properties(Path dir) throws IOException {
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(dir.resolve(KEYSET))) {
@@ -156,8 +170,7 @@ public final class KeyFiles {
         }
         Packing packing;
         try {
-            packing = new Packing(
-                    intProperty(p, "packing-slots", null), intProperty(p, "columns-per-ciphertext", "1"), 1);
+            packing = packing(p);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(dir.resolve(KEYSET) + ": " + e.getMessage(), e);
         }
