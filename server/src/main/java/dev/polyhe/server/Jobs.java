@@ -160,9 +160,7 @@ final class Jobs implements AutoCloseable {
         var served = models.get(model);
         Path keyDir = keys.folder(keySet);
         if (served.encryptedWeights()) {
-            String encryptedFor = EncryptedModelFolder.manifest(served.dir()).keySetId();
-            String given = KeySetIdentity.ofKeyFolder(keyDir).keySetId();
-            if (!encryptedFor.equals(given)) {
+            if (!ModelStore.encryptedUnder(served.dir(), keyDir)) {
                 throw new HttpError(
                         409,
                         "the encrypted model " + model + " was encrypted under another key set than " + keySet

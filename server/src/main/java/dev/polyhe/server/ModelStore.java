@@ -80,13 +80,9 @@ final class ModelStore {
             }
             if (models.contains(id)) {
                 // checked in full when it was stored; its key set must still be the one named
-                String encryptedFor =
-                        EncryptedModelFolder.manifest(models.folder(id)).keySetId();
-                if (!encryptedFor.equals(identity.keySetId())) {
-                    throw new HttpError(
-                            409,
-                            "the encrypted model cannot run with the key set named: it was encrypted under key set '"
-                                    + encryptedFor + "'; upload it for that key set, nothing was kept");
+                if (!encryptedUnder(models.folder(id), keySet)) {
+                    throw otherKeySet("it was encrypted under key set '"
+                            + EncryptedModelFolder.manifest(models.folder(id)).keySetId() + "'");
                 }
                 return new Stored(id, received.bytes(), false);
             }
@@ -111,11 +107,23 @@ final class ModelStore {
             mismatch = "it was encrypted under key set '" + file.keySetId() + "'";
         }
         if (mismatch != null) {
-            throw new HttpError(
-                    409,
-                    "the encrypted model cannot run with the key set named: " + mismatch + "; upload it for the key "
-                            + "set it was encrypted under (polyhe encrypt-model --keys), nothing was kept");
+            throw otherKeySet(mismatch);
         }
+    }
+
+    /** The refusal (409) of an upload for a key set the model was not encrypted under, saying why. */
+    static HttpError otherKeySet(String mismatch) {
+        return new HttpError(
+                409,
+                "the encrypted model cannot run with the key set named: " + mismatch + "; upload it for the key "
+                        + "set it was encrypted under (polyhe encrypt-model --keys), nothing was kept");
+    }
+
+    /** Whether the stored model in {@code model} was encrypted under the key set in {@code keySet}. */
+    static boolean encryptedUnder(Path model, Path keySet) throws IOException {
+        return EncryptedModelFolder.manifest(model)
+                .keySetId()
+                .equals(KeySetIdentity.ofKeyFolder(keySet).keySetId());
     }
 
     /** Removes a stored model: moved out of sight in one rename, then deleted. */

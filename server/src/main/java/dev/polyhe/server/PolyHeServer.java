@@ -7,9 +7,9 @@ import static dev.polyhe.server.HttpReplies.require;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.polyhe.core.KeySetIdentity;
 import dev.polyhe.core.PolyHe;
 import dev.polyhe.core.encrypted.EncryptedModelFolder;
+import dev.polyhe.core.inference.InferenceService;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -718,13 +718,12 @@ public final class PolyHeServer implements AutoCloseable {
                                 .put("created", created));
             });
         } else if (p.length == 2 && method.equals("GET")) {
-            ServedModels.Served served = servedFor(tenant, p[1]);
-            ObjectNode n =
-                    JSON.createObjectNode().put("model", p[1]).put("encrypted_weights", served.encryptedWeights());
-            if (served.encryptedWeights()) {
-                var manifest = EncryptedModelFolder.manifest(served.dir());
-                n.put("model_type", served.model().modelType())
-                        .put("sites", manifest.sites().size())
+            Path dir = visibleFolder(tenant, p[1]);
+            boolean encrypted = EncryptedModelFolder.isEncrypted(dir);
+            ObjectNode n = JSON.createObjectNode().put("model", p[1]).put("encrypted_weights", encrypted);
+            if (encrypted) {
+                n.put("model_type", InferenceService.modelType(dir))
+                        .put("sites", EncryptedModelFolder.manifest(dir).sites().size())
                         .put("bytes", modelStore.bytes(p[1]));
             }
             ex.json(200, n);
@@ -744,32 +743,29 @@ public final class PolyHeServer implements AutoCloseable {
             Audit.log(tenant, "delete", "model=" + p[1]);
             ex.json(200, JSON.createObjectNode().put("model", p[1]).put("deleted", true));
         } else if (p.length == 3 && p[2].equals("calibration") && method.equals("GET")) {
-            ex.file("application/json", servedFor(tenant, p[1]).dir().resolve(ServedModels.CALIBRATION));
+            ex.file("application/json", visibleFolder(tenant, p[1]).resolve(ServedModels.CALIBRATION));
         } else {
             throw notAllowed(method, ex);
         }
     }
 
     /**
-     * A served model by name, or one of the tenant's encrypted models by id.
+     * The folder of a served model by name, or of one of the tenant's encrypted models by id (nothing is loaded).
      *
      * @throws HttpError 404 alike for a model not stored and one of another tenant
      */
-    private ServedModels.Served servedFor(Tenant tenant, String name) {
+    private Path visibleFolder(Tenant tenant, String name) {
         if (ModelStore.isId(name) && !models.names().contains(name) && !modelOwners.owns(tenant, name)) {
             throw ModelStore.notStored(name);
         }
-        return models.get(name);
+        return models.folder(name);
     }
 
     /** @throws HttpError 409 when the tenant keeps an encrypted model that runs only with this key set */
     private void requireNoModelUses(Tenant tenant, String keySet) throws IOException {
-        String id = KeySetIdentity.ofKeyFolder(keys.folder(keySet)).keySetId();
         for (String model : modelOwners.ids(tenant)) {
             if (modelStore.contains(model)
-                    && EncryptedModelFolder.manifest(modelStore.folder(model))
-                            .keySetId()
-                            .equals(id)) {
+                    && ModelStore.encryptedUnder(modelStore.folder(model), keys.folder(keySet))) {
                 throw new HttpError(
                         409,
                         "key set " + keySet + " runs encrypted model " + model + ", which was encrypted under it; "
@@ -811,7 +807,7 @@ public final class PolyHeServer implements AutoCloseable {
             }
             var written = quota.admit(tenant, ex.declaredLength(), "the query");
             String model = require(q, "model");
-            servedFor(tenant, model);
+            visibleFolder(tenant, model);
             jobs.admit(model, keySet);
             answers.withBody(ex, body -> {
                 Job job = jobs.submit(model, keySet, tenant, body, written);

@@ -111,6 +111,18 @@ final class ServedModels {
         return s;
     }
 
+    /**
+     * A served model's folder by name, or an uploaded encrypted model's by id, without loading it.
+     *
+     * @throws HttpError 404 as {@link #get} does
+     */
+    Path folder(String name) {
+        if (ModelStore.isId(name) && !models.containsKey(name)) {
+            return store.folder(name);
+        }
+        return get(name).dir();
+    }
+
     /** Forgets a deleted encrypted model (a job already running keeps what it holds). */
     void forget(String id) {
         uploaded.remove(id);
