@@ -46,7 +46,7 @@ prepare() {
     local modules
     modules="$(for j in "$dev"/lib/*.jar; do jar --describe-module --file "$j" 2>/dev/null; done \
         | grep -E '^requires ' | grep -v ' static ' | sed 's/ transitive$//' | grep -oE '(java|jdk)\.[a-z.]+$' \
-        | cat - <(printf 'java.logging\njdk.unsupported\njava.xml\njdk.zipfs\n') | sort -u | paste -sd, -)"
+        | cat - <(printf 'java.logging\njdk.unsupported\njava.xml\njdk.zipfs\njdk.incubator.vector\n') | sort -u | paste -sd, -)"
     jlink --add-modules "$modules" --strip-debug --no-header-files --no-man-pages --compress=2 \
         --output "$dev/jre"
     # the device machine gets the working tree without its history: the commit travels in a file
@@ -121,7 +121,8 @@ run() {
         [ -e "$d/libcuda.so.1" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     done
     local java="$dev/jre/bin/java"
-    local jvm=(-Xmx64g -Dguice_bytecode_gen_option=DISABLED -Djava.library.path="$dev/native")
+    local jvm=(-Xmx64g -Dguice_bytecode_gen_option=DISABLED -Djava.library.path="$dev/native"
+        --add-modules jdk.incubator.vector)
     local polyhe=("$java" "${jvm[@]}" --module-path "$dev/lib" --add-modules ALL-MODULE-PATH
         -m dev.polyhe.launcher/dev.polyhe.launcher.Main)
     {

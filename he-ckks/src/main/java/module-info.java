@@ -6,6 +6,8 @@
  */
 module dev.polyhe.ckks {
     requires transitive dev.polyhe.api;
+    // optional: SIMD NTT layers where the launcher adds the incubating module (dev.polyhe.ckks.ring.Simd)
+    requires static jdk.incubator.vector;
 
     exports dev.polyhe.ckks.ring;
     exports dev.polyhe.ckks.rlwe;

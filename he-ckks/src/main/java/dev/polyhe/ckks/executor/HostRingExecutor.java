@@ -5,6 +5,7 @@ import dev.polyhe.ckks.ring.ModRaise;
 import dev.polyhe.ckks.ring.RnsArithmetic;
 import dev.polyhe.ckks.ring.RnsRescaler;
 import dev.polyhe.ckks.ring.RnsRing;
+import dev.polyhe.ckks.ring.Simd;
 import dev.polyhe.ckks.rlwe.GadgetDecomposition;
 import dev.polyhe.ckks.rlwe.KeySwitcher;
 import dev.polyhe.ckks.rlwe.SwitchingKey;
@@ -59,7 +60,7 @@ public final class HostRingExecutor implements RingExecutor {
 
     @Override
     public String describe() {
-        return "JVM arrays, " + ring.pool().threads() + " threads";
+        return "JVM arrays, " + ring.pool().threads() + " threads, NTT " + Simd.describe();
     }
 
     @Override

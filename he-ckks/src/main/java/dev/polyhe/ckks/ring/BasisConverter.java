@@ -14,8 +14,20 @@ public final class BasisConverter {
     private final long[] qHatInvShoup;
     /** [t][j]: (Q/q_j) mod p_t in Montgomery form, so one mulMont gives the plain product. */
     private final long[][] qHatMont;
+    /** [t][j]: (Q/q_j) mod p_t plain, and its Shoup companions: the SIMD sum's ({@link SimdBasisConversion}). */
+    private final long[][] qHat;
+
+    private final long[][] qHatShoup;
+    /** Whether {@link #accumulateTarget} sums on SIMD lanes where a limb splits into vectors. */
+    private final boolean simd;
 
     public BasisConverter(Modulus[] source, Modulus[] target) {
+        this(source, target, Simd.available());
+    }
+
+    /** With {@code simd} false, the scalar sums only (for comparing the two). */
+    BasisConverter(Modulus[] source, Modulus[] target, boolean simd) {
+        this.simd = simd;
         this.source = source.clone();
         this.target = target.clone();
         int s = source.length;
@@ -33,6 +45,8 @@ public final class BasisConverter {
             qHatInvShoup[j] = qj.shoup(qHatInv[j]);
         }
         qHatMont = new long[target.length][s];
+        qHat = new long[target.length][s];
+        qHatShoup = new long[target.length][s];
         for (int t = 0; t < target.length; t++) {
             Modulus p = target[t];
             for (int j = 0; j < s; j++) {
@@ -43,6 +57,8 @@ public final class BasisConverter {
                     }
                 }
                 qHatMont[t][j] = p.toMont(prod);
+                qHat[t][j] = prod;
+                qHatShoup[t][j] = p.shoup(prod);
             }
         }
     }
@@ -100,6 +116,10 @@ public final class BasisConverter {
      */
     public void accumulateTarget(int t, long[][] scaled, long[] out) {
         Modulus p = target[t];
+        if (simd && SimdBasisConversion.fits(out.length) && scaled.length > 0) {
+            SimdBasisConversion.accumulate(p.value(), scaled, qHat[t], qHatShoup[t], out);
+            return;
+        }
         long[] row = qHatMont[t];
         int s = row.length;
         for (int g = 0; g < s; g += 4) {

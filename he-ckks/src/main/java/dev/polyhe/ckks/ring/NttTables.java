@@ -22,8 +22,15 @@ public final class NttTables {
     private final long lastInv;
 
     private final long lastInvShoup;
+    /** Whether the wide layers run on SIMD lanes ({@link Simd}). */
+    private final boolean simd;
 
     public NttTables(Modulus modulus, int logN) {
+        this(modulus, logN, Simd.available());
+    }
+
+    /** With {@code simd} false, the scalar layers only (for comparing the two). */
+    NttTables(Modulus modulus, int logN, boolean simd) {
         this.modulus = modulus;
         this.logN = logN;
         this.n = 1 << logN;
@@ -54,6 +61,7 @@ public final class NttTables {
         nInvShoup = modulus.shoup(nInv);
         lastInv = modulus.mul(psiInvRev[1], nInv);
         lastInvShoup = modulus.shoup(lastInv);
+        this.simd = simd && n >= SimdNtt.MIN_SIZE;
     }
 
     public static int bitReverse(int x, int bits) {
@@ -97,6 +105,10 @@ public final class NttTables {
         final long[] w = psiRev;
         final long[] ws = psiRevShoup;
         if (n == 1) {
+            return;
+        }
+        if (simd) {
+            forwardSimd(a);
             return;
         }
         int t = n;
@@ -157,7 +169,44 @@ public final class NttTables {
             }
             t >>>= 2;
         }
-        // last layer (t = 1): adjacent pairs, with the final reduction to [0, q) folded in
+        forwardLast(a);
+    }
+
+    /**
+     * The wide layers on vectors ({@link SimdNtt}), the narrow ones (span below a vector) here: lanes would need
+     * shuffles, which the JDK 17 Vector API runs slower than scalar code.
+     */
+    private void forwardSimd(long[] a) {
+        final long q = modulus.value();
+        final long twoQ = 2 * q;
+        final long[] w = psiRev;
+        final long[] ws = psiRevShoup;
+        for (int t = SimdNtt.forwardWide(a, n, q, w, ws); t > 1; t >>>= 1) {
+            int m = n / (2 * t);
+            for (int i = 0; i < m; i++) {
+                final int j1 = 2 * i * t;
+                final long wi = w[m + i];
+                final long si = ws[m + i];
+                for (int j = j1; j < j1 + t; j++) {
+                    long x = a[j];
+                    x -= twoQ;
+                    x += (x >> 63) & twoQ;
+                    long y = a[j + t];
+                    long v = y * wi - (Math.multiplyHigh(y, si) + ((si >> 63) & y)) * q;
+                    a[j] = x + v;
+                    a[j + t] = x - v + twoQ;
+                }
+            }
+        }
+        forwardLast(a);
+    }
+
+    /** The last layer (t = 1): adjacent pairs, with the final reduction to [0, q) folded in. */
+    private void forwardLast(long[] a) {
+        final long q = modulus.value();
+        final long twoQ = 2 * q;
+        final long[] w = psiRev;
+        final long[] ws = psiRevShoup;
         final int half = n >>> 1;
         for (int i = 0; i < half; i++) {
             final long wi = w[half + i];
@@ -183,6 +232,11 @@ public final class NttTables {
 
     /** In place: evaluations in [0, q) back to coefficients in [0, q), including the 1/N factor. */
     public void inverse(long[] a) {
+        if (simd) {
+            inverseSimd(a);
+            SimdNtt.inverseLast(a, n, modulus.value(), nInv, nInvShoup, lastInv, lastInvShoup);
+            return;
+        }
         final long q = modulus.value();
         final long twoQ = 2 * q;
         final long[] w = psiInvRev;
@@ -203,6 +257,43 @@ public final class NttTables {
                 a[j + 1] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
             }
         }
+        inverseMiddle(a);
+        inverseLast(a);
+    }
+
+    /** The layers of spans 1 .. N/4: narrow ones (below a vector) here, wide ones on vectors ({@link SimdNtt}). */
+    private void inverseSimd(long[] a) {
+        final long q = modulus.value();
+        final long twoQ = 2 * q;
+        final long[] w = psiInvRev;
+        final long[] ws = psiInvRevShoup;
+        int t = 1;
+        for (; t < SimdNtt.lanes(); t <<= 1) {
+            int h = n / (2 * t);
+            for (int i = 0; i < h; i++) {
+                final int j1 = 2 * i * t;
+                final long wi = w[h + i];
+                final long si = ws[h + i];
+                for (int j = j1; j < j1 + t; j++) {
+                    long x = a[j];
+                    long y = a[j + t];
+                    long s = x + y - twoQ;
+                    s += (s >> 63) & twoQ;
+                    long d = x - y + twoQ;
+                    a[j] = s;
+                    a[j + t] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
+                }
+            }
+        }
+        SimdNtt.inverseWide(a, n, t, q, w, ws);
+    }
+
+    /** The middle layers (spans 2 .. N/4), two at a time (radix 4), an odd one last alone. */
+    private void inverseMiddle(long[] a) {
+        final long q = modulus.value();
+        final long twoQ = 2 * q;
+        final long[] w = psiInvRev;
+        final long[] ws = psiInvRevShoup;
         int t = 2;
         int m = n >>> 1;
         // the middle layers (m = N/2 .. 4) two at a time (radix 4); an odd one last alone
@@ -265,7 +356,12 @@ public final class NttTables {
                 }
             }
         }
-        // last layer (m = 2, one twiddle) with N^-1 folded in
+    }
+
+    /** The last layer (m = 2, one twiddle) with N^-1 folded in, and the final reduction to [0, q). */
+    private void inverseLast(long[] a) {
+        final long q = modulus.value();
+        final long twoQ = 2 * q;
         final int half = n >>> 1;
         for (int j = 0; j < half; j++) {
             long x = a[j];

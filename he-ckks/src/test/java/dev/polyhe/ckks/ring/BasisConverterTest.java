@@ -1,6 +1,7 @@
 package dev.polyhe.ckks.ring;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -41,10 +42,18 @@ class BasisConverterTest {
      * The conversion is Σ_j y_j·(Q/q_j) mod p_t exactly, y_j the centred [x_j·(Q/q_j)^-1]_{q_j}: checked with big
      * integers for every group size the conversion has a loop of its own for (1 to 4 sources, 5 and 7 as a group of
      * four and a tail, 40), on sources near 2^60 and targets of 61 bits (four unreduced products near the edge of a
-     * long), 60 and 50 bits, with coefficients at the edges of their range.
+     * long), 60 and 50 bits, with coefficients at the edges of their range; on SIMD lanes (where the tests add the
+     * Vector API, as the build does) and in scalar loops.
      */
     @Test
     void conversionIsTheExactSumOfCentredTerms() {
+        assertTrue(Simd.available(), Simd.describe());
+        for (boolean simd : new boolean[] {true, false}) {
+            conversionIsTheExactSumOfCentredTerms(simd);
+        }
+    }
+
+    private static void conversionIsTheExactSumOfCentredTerms(boolean simd) {
         for (int sources : new int[] {1, 2, 3, 4, 5, 7, 40}) {
             List<Integer> bits = new ArrayList<>(Collections.nCopies(sources, 60));
             bits.addAll(List.of(60, 50));
@@ -57,7 +66,7 @@ class BasisConverterTest {
             Modulus[] target = {
                 new Modulus((1L << 61) - 1), new Modulus(primes[sources]), new Modulus(primes[sources + 1])
             };
-            BasisConverter conv = new BasisConverter(source, target);
+            BasisConverter conv = new BasisConverter(source, target, simd);
             int n = 64;
             Random r = new Random(sources);
             long[][] scaled = new long[sources][n];
@@ -87,7 +96,8 @@ class BasisConverterTest {
                     assertEquals(
                             sum.mod(pt).longValueExact(),
                             out[c],
-                            "sources " + sources + ", target " + t + ", coefficient " + c);
+                            (simd ? "SIMD: " : "scalar: ") + "sources " + sources + ", target " + t + ", coefficient "
+                                    + c);
                 }
             }
         }

@@ -2,6 +2,7 @@ package dev.polyhe.ckks.ring;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Random;
@@ -50,6 +51,37 @@ class NttTablesTest {
                 }
                 ntt.inverse(prod);
                 assertArrayEquals(expected, prod, "NTT product = negacyclic convolution, N = 2^" + logN);
+            }
+        }
+    }
+
+    /**
+     * The SIMD layers (run where the Vector API is in the boot layer, as the build's tests add it) give the scalar
+     * transform's limbs bit for bit, on inputs at the lazy bounds' edges too, for primes up to the 60 bits allowed.
+     */
+    @Test
+    void simdLayersMatchTheScalarTransform() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(5);
+        for (int logN : new int[] {11, 12, 13, 16}) {
+            for (int bits : new int[] {30, 40, 52, 60}) {
+                int n = 1 << logN;
+                Modulus m = new Modulus(NttPrimes.generate(logN, List.of(bits), Set.of())[0]);
+                NttTables simd = new NttTables(m, logN, true);
+                NttTables scalar = new NttTables(m, logN, false);
+                long[] a = new long[n];
+                for (int i = 0; i < n; i++) {
+                    a[i] = i % 7 == 0 ? m.value() - 1 - i % 3 : Math.floorMod(r.nextLong(), m.value());
+                }
+                long[] viaSimd = a.clone();
+                long[] viaScalar = a.clone();
+                simd.forward(viaSimd);
+                scalar.forward(viaScalar);
+                assertArrayEquals(viaScalar, viaSimd, "forward, N = 2^" + logN + ", " + bits + "-bit prime");
+                simd.inverse(viaSimd);
+                scalar.inverse(viaScalar);
+                assertArrayEquals(viaScalar, viaSimd, "inverse, N = 2^" + logN + ", " + bits + "-bit prime");
+                assertArrayEquals(a, viaSimd, "inverse(forward(a)) = a");
             }
         }
     }

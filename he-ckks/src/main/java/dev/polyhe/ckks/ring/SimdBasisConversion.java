@@ -1,0 +1,76 @@
+package dev.polyhe.ckks.ring;
+
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * {@link BasisConverter#accumulateTarget}'s sum on SIMD lanes ({@link Simd}): each signed y_j times the constant
+ * (Q/q_j) mod p by Shoup's product on |y_j| (the high word from four 32×32-bit products, as in {@link SimdNtt}), the
+ * sign put back as p − r, four such terms (each below p) summed and reduced once. The result is fully reduced, as
+ * the scalar loops leave it: the same limb bit for bit.
+ */
+final class SimdBasisConversion {
+    private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_PREFERRED;
+    private static final int LANES = SPECIES.length();
+    private static final long LOW32 = 0xffffffffL;
+
+    private SimdBasisConversion() {}
+
+    /** Whether a limb of {@code n} coefficients splits into whole vectors. */
+    static boolean fits(int n) {
+        return n % LANES == 0;
+    }
+
+    /**
+     * out = Σ_j y_j · w_j mod p over the sources j, in [0, p): {@code w} the plain constants (below p), {@code wShoup}
+     * their Shoup companions modulo p, {@code scaled} the signed y_j (|y_j| &lt; 2^62).
+     */
+    static void accumulate(long p, long[][] scaled, long[] w, long[] wShoup, long[] out) {
+        LongVector vp = LongVector.broadcast(SPECIES, p);
+        LongVector twoP = LongVector.broadcast(SPECIES, 2 * p);
+        int s = scaled.length;
+        for (int g = 0; g < s; g += 4) {
+            int end = Math.min(s, g + 4);
+            boolean first = g == 0;
+            for (int c = 0; c < out.length; c += LANES) {
+                // four terms in [0, p) stay below 4p < 2^63, then [0, p)
+                LongVector acc = signedProduct(LongVector.fromArray(SPECIES, scaled[g], c), w[g], wShoup[g], vp);
+                for (int j = g + 1; j < end; j++) {
+                    acc = acc.add(signedProduct(LongVector.fromArray(SPECIES, scaled[j], c), w[j], wShoup[j], vp));
+                }
+                acc = acc.sub(twoP, acc.compare(VectorOperators.GE, twoP));
+                acc = acc.sub(vp, acc.compare(VectorOperators.GE, vp));
+                if (!first) {
+                    acc = acc.add(LongVector.fromArray(SPECIES, out, c));
+                    acc = acc.sub(vp, acc.compare(VectorOperators.GE, vp));
+                }
+                acc.intoArray(out, c);
+            }
+        }
+    }
+
+    /** y·w mod p in [0, p) for signed y, from Shoup's product on |y|. */
+    private static LongVector signedProduct(LongVector y, long w, long ws, LongVector p) {
+        VectorMask<Long> negative = y.compare(VectorOperators.LT, 0);
+        LongVector a = y.lanewise(VectorOperators.ABS);
+        LongVector aLow = a.and(LOW32);
+        LongVector aHigh = a.lanewise(VectorOperators.LSHR, 32);
+        long wsLow = ws & LOW32;
+        long wsHigh = ws >>> 32;
+        LongVector ll = aLow.mul(wsLow);
+        LongVector lh = aLow.mul(wsHigh);
+        LongVector hl = aHigh.mul(wsLow);
+        LongVector hh = aHigh.mul(wsHigh);
+        LongVector middle =
+                ll.lanewise(VectorOperators.LSHR, 32).add(lh.and(LOW32)).add(hl.and(LOW32));
+        LongVector high = hh.add(lh.lanewise(VectorOperators.LSHR, 32))
+                .add(hl.lanewise(VectorOperators.LSHR, 32))
+                .add(middle.lanewise(VectorOperators.LSHR, 32));
+        LongVector r = a.mul(w).sub(high.mul(p)); // [0, 2p)
+        r = r.sub(p, r.compare(VectorOperators.GE, p));
+        LongVector signed = r.blend(p.sub(r), negative); // (0, p] where negative
+        return signed.sub(p, signed.compare(VectorOperators.GE, p));
+    }
+}
