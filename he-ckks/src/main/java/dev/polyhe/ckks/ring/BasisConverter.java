@@ -18,7 +18,7 @@ public final class BasisConverter {
     private final long[][] qHat;
 
     private final long[][] qHatShoup;
-    /** Whether {@link #accumulateTarget} sums on SIMD lanes where a limb splits into vectors. */
+    /** Whether {@link #scaleSource} and {@link #accumulateTarget} run on SIMD lanes (where a limb splits into them). */
     private final boolean simd;
 
     public BasisConverter(Modulus[] source, Modulus[] target) {
@@ -101,6 +101,10 @@ public final class BasisConverter {
         long half = q >>> 1;
         long w = qHatInv[j];
         long ws = qHatInvShoup[j];
+        if (simd && SimdBasisConversion.fits(x.length)) {
+            SimdBasisConversion.scale(x, q, w, ws, scaled);
+            return;
+        }
         for (int c = 0; c < x.length; c++) {
             long y = qj.mulShoup(x[c], w, ws);
             scaled[c] = y - (((half - y) >> 63) & q); // y > q/2 becomes y - q

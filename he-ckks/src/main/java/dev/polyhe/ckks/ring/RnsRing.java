@@ -79,9 +79,7 @@ public final class RnsRing {
         pool.forEach(primeIndices.length, k -> {
             Modulus m = moduli[primeIndices[k]];
             long[] limb = out[k];
-            for (int j = 0; j < n; j++) {
-                limb[j] = m.reduceSigned(coefficients[j]);
-            }
+            residues(coefficients, m, limb);
             ntt[primeIndices[k]].forward(limb);
         });
     }
@@ -110,13 +108,22 @@ public final class RnsRing {
             int l = extendedIndex(level, pos);
             Modulus m = modulus(l);
             long[] limb = new long[coefficients.length];
-            for (int c = 0; c < limb.length; c++) {
-                limb[c] = m.reduceSigned(coefficients[c]);
-            }
+            residues(coefficients, m, limb);
             ntt(l).forward(limb);
             out[pos] = limb;
         });
         return out;
+    }
+
+    /** out[c] = coefficients[c] mod m in [0, m), on SIMD lanes where they serve ({@link Simd}). */
+    private static void residues(long[] coefficients, Modulus m, long[] out) {
+        if (Simd.available() && coefficients.length % SimdNtt.lanes() == 0) {
+            SimdModular.residues(coefficients, m, out);
+            return;
+        }
+        for (int c = 0; c < coefficients.length; c++) {
+            out[c] = m.reduceSigned(coefficients[c]);
+        }
     }
 
     /** Prime indices 0..level followed by all special primes. */

@@ -7,14 +7,13 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * {@link BasisConverter#accumulateTarget}'s sum on SIMD lanes ({@link Simd}): each signed y_j times the constant
- * (Q/q_j) mod p by Shoup's product on |y_j| (the high word from four 32×32-bit products, as in {@link SimdNtt}), the
+ * (Q/q_j) mod p by Shoup's product on |y_j| (its high word from {@link SimdModular#highWord}), the
  * sign put back as p − r, four such terms (each below p) summed and reduced once. The result is fully reduced, as
  * the scalar loops leave it: the same limb bit for bit.
  */
 final class SimdBasisConversion {
-    private static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_PREFERRED;
-    private static final int LANES = SPECIES.length();
-    private static final long LOW32 = 0xffffffffL;
+    private static final VectorSpecies<Long> SPECIES = SimdModular.SPECIES;
+    private static final int LANES = SimdModular.LANES;
 
     private SimdBasisConversion() {}
 
@@ -51,23 +50,29 @@ final class SimdBasisConversion {
         }
     }
 
-    /** y·w mod p in [0, p) for signed y, from Shoup's product on |y|. */
+    /**
+     * {@link BasisConverter#scaleSource}: scaled[c] = x[c]·w mod q centred into (−q/2, q/2], x in [0, q), w with its
+     * Shoup companion.
+     */
+    static void scale(long[] x, long q, long w, long ws, long[] scaled) {
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        LongVector half = LongVector.broadcast(SPECIES, q >>> 1);
+        LongVector wsLow = SimdModular.low(ws);
+        LongVector wsHigh = SimdModular.high(ws);
+        for (int c = 0; c < x.length; c += LANES) {
+            LongVector v = LongVector.fromArray(SPECIES, x, c);
+            LongVector y = v.mul(w).sub(SimdModular.highWord(v, wsLow, wsHigh).mul(vq)); // [0, 2q)
+            y = y.sub(vq, y.compare(VectorOperators.GE, vq));
+            y.sub(vq, y.compare(VectorOperators.GT, half)).intoArray(scaled, c);
+        }
+    }
+
+    /** y·w mod p in [0, p) for signed y, from Shoup's product on |y| (written out: C2 inlines it whole). */
     private static LongVector signedProduct(LongVector y, long w, long ws, LongVector p) {
         VectorMask<Long> negative = y.compare(VectorOperators.LT, 0);
         LongVector a = y.lanewise(VectorOperators.ABS);
-        LongVector aLow = a.and(LOW32);
-        LongVector aHigh = a.lanewise(VectorOperators.LSHR, 32);
-        long wsLow = ws & LOW32;
-        long wsHigh = ws >>> 32;
-        LongVector ll = aLow.mul(wsLow);
-        LongVector lh = aLow.mul(wsHigh);
-        LongVector hl = aHigh.mul(wsLow);
-        LongVector hh = aHigh.mul(wsHigh);
-        LongVector middle =
-                ll.lanewise(VectorOperators.LSHR, 32).add(lh.and(LOW32)).add(hl.and(LOW32));
-        LongVector high = hh.add(lh.lanewise(VectorOperators.LSHR, 32))
-                .add(hl.lanewise(VectorOperators.LSHR, 32))
-                .add(middle.lanewise(VectorOperators.LSHR, 32));
+        LongVector high = SimdModular.highWord(
+                a, LongVector.broadcast(SPECIES, ws & 0xffffffffL), LongVector.broadcast(SPECIES, ws >>> 32));
         LongVector r = a.mul(w).sub(high.mul(p)); // [0, 2p)
         r = r.sub(p, r.compare(VectorOperators.GE, p));
         LongVector signed = r.blend(p.sub(r), negative); // (0, p] where negative

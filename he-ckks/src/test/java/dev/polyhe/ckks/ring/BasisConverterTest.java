@@ -77,6 +77,21 @@ class BasisConverterTest {
                     x[c] = c == 0 ? 0 : c == 1 ? q - 1 : Math.floorMod(r.nextLong(), q);
                 }
                 conv.scaleSource(j, x, scaled[j]);
+                BigInteger qj = BigInteger.valueOf(q);
+                BigInteger hatInverse = BigInteger.ONE;
+                for (int i = 0; i < sources; i++) {
+                    if (i != j) {
+                        hatInverse = hatInverse.multiply(BigInteger.valueOf(primes[i]));
+                    }
+                }
+                hatInverse = hatInverse.modInverse(qj);
+                for (int c = 0; c < n; c++) {
+                    long y = BigInteger.valueOf(x[c])
+                            .multiply(hatInverse)
+                            .mod(qj)
+                            .longValueExact();
+                    assertEquals(y > q / 2 ? y - q : y, scaled[j][c], "centred y_" + j + "[" + c + "]");
+                }
             }
             for (int t = 0; t < target.length; t++) {
                 long[] out = new long[n];
