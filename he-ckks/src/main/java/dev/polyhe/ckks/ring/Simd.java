@@ -22,12 +22,18 @@ public final class Simd {
         return AVAILABLE;
     }
 
-    /** For reports: "SIMD, 8 lanes" or why not. */
+    /** For reports: "SIMD, 8 lanes", or "scalar (...)" with the reason. */
     public static String describe() {
+        if (AVAILABLE) {
+            return "SIMD, " + SimdNtt.lanes() + " lanes";
+        }
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
             return "scalar (-D" + PROPERTY + "=false)";
         }
-        return AVAILABLE ? "SIMD, " + SimdNtt.lanes() + " lanes" : "scalar (add --add-modules jdk.incubator.vector)";
+        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
+            return "scalar (add --add-modules jdk.incubator.vector)";
+        }
+        return "scalar (vectors of fewer than " + MIN_LANES + " longs)";
     }
 
     private static boolean detect() {

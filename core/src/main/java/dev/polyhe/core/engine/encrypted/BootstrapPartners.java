@@ -63,7 +63,9 @@ final class BootstrapPartners {
     /** As {@link #partnerFor}, but only another member of the current group (the same tensor, refreshed together). */
     Ciphertext groupPartnerFor(Ciphertext c, java.util.function.Predicate<Ciphertext> compatible) {
         nearlySpent.remove(c);
-        group.remove(c);
+        // every place c holds: a tensor's replicated ciphertext (a row sum's, in every block) is one ciphertext, and
+        // pairing it with itself would only add a conjugation and count it twice
+        group.removeIf(x -> x == c);
         for (Ciphertext p : group) {
             double ratio = p.scale() / c.scale();
             if (p.slots() == c.slots() && ratio > 0.5 && ratio < 2 && compatible.test(p)) {
