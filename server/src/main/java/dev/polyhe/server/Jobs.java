@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -133,8 +134,15 @@ final class Jobs implements AutoCloseable {
         for (Job j : jobs.values()) {
             if (expired(j, nowMillis) && jobs.remove(j.id, j)) {
                 Path d = dir.resolve(j.id);
-                if (Files.exists(d)) {
-                    KeyStore.deleteTree(d);
+                try {
+                    if (Files.exists(d)) {
+                        KeyStore.deleteTree(d);
+                    }
+                } catch (UncheckedIOException e) {
+                    // its worker was still writing the final status (a time to live shorter than that write): the
+                    // job goes back, and the next sweep removes what it left
+                    jobs.putIfAbsent(j.id, j);
+                    throw e;
                 }
                 removed++;
             }
