@@ -117,7 +117,7 @@ public final class RnsRing {
 
     /** out[c] = coefficients[c] mod m in [0, m), on SIMD lanes where they serve ({@link Simd}). */
     private static void residues(long[] coefficients, Modulus m, long[] out) {
-        if (Simd.available() && coefficients.length % SimdNtt.lanes() == 0) {
+        if (Simd.available() && SimdModular.fits(coefficients.length)) {
             SimdModular.residues(coefficients, m, out);
             return;
         }

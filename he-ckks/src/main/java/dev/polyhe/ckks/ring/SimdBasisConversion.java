@@ -19,7 +19,7 @@ final class SimdBasisConversion {
 
     /** Whether a limb of {@code n} coefficients splits into whole vectors. */
     static boolean fits(int n) {
-        return n % LANES == 0;
+        return SimdModular.fits(n);
     }
 
     /**

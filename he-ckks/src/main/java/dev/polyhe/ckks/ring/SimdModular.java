@@ -19,6 +19,11 @@ final class SimdModular {
 
     private SimdModular() {}
 
+    /** Whether a limb of {@code n} coefficients splits into whole vectors. */
+    static boolean fits(int n) {
+        return n % LANES == 0;
+    }
+
     /** ⌊y·s / 2^64⌋ for unsigned y and s = sHigh·2^32 + sLow (each half broadcast or per lane). */
     static LongVector highWord(LongVector y, LongVector sLow, LongVector sHigh) {
         LongVector yLow = y.and(LOW32);

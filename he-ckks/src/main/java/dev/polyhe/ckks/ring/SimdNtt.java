@@ -58,8 +58,8 @@ final class SimdNtt {
 
     /**
      * The inverse layers from span {@code t} (at least a vector) up to N/4, in place on values in [0, 2q): the
-     * Gentleman–Sande butterflies of {@link NttTables#inverse}, its first, narrow layers done and its last, with
-     * N^-1 folded in, left to it.
+     * Gentleman–Sande butterflies of {@link NttTables#inverse}, its first, narrow layers done before and its last,
+     * with N^-1 folded in, after ({@link #inverseLast}).
      */
     static void inverseWide(long[] a, int n, int t, long q, long[] w, long[] ws) {
         LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
