@@ -14,7 +14,7 @@ public final class BasisConverter {
     private final long[] qHatInvShoup;
     /** [t][j]: (Q/q_j) mod p_t in Montgomery form, so one mulMont gives the plain product. */
     private final long[][] qHatMont;
-    /** [t][j]: (Q/q_j) mod p_t plain, and its Shoup companions: the SIMD sum's ({@link SimdBasisConversion}). */
+    /** [t][j]: (Q/q_j) mod p_t plain, and its Shoup companions: the SIMD sum's and {@link #tables()}. */
     private final long[][] qHat;
 
     private final long[][] qHatShoup;
@@ -81,12 +81,8 @@ public final class BasisConverter {
         long[] hat = new long[target.length * s];
         long[] hatShoup = new long[target.length * s];
         for (int t = 0; t < target.length; t++) {
-            Modulus p = target[t];
-            for (int j = 0; j < s; j++) {
-                long plain = p.mulMont(qHatMont[t][j], 1);
-                hat[t * s + j] = plain;
-                hatShoup[t * s + j] = p.shoup(plain);
-            }
+            System.arraycopy(qHat[t], 0, hat, t * s, s);
+            System.arraycopy(qHatShoup[t], 0, hatShoup, t * s, s);
         }
         return new long[][] {qHatInv.clone(), qHatInvShoup.clone(), hat, hatShoup};
     }

@@ -117,15 +117,7 @@ public final class NttTables {
         // every layer but the last, two at a time (radix 4: half the passes over the array); an odd one first alone
         if ((logN - 1 & 1) == 1) {
             t >>>= 1;
-            for (int j = 0; j < t; j++) {
-                long x = a[j];
-                x -= twoQ;
-                x += (x >> 63) & twoQ;
-                long y = a[j + t];
-                long v = y * w[1] - (Math.multiplyHigh(y, ws[1]) + ((ws[1] >> 63) & y)) * q; // [0, 2q)
-                a[j] = x + v;
-                a[j + t] = x - v + twoQ;
-            }
+            forwardLayer(a, t);
             m = 2;
         }
         for (; m < n >>> 1; m <<= 2) {
@@ -178,28 +170,33 @@ public final class NttTables {
      * shuffles, which the JDK 17 Vector API runs slower than scalar code.
      */
     private void forwardSimd(long[] a) {
+        for (int t = SimdNtt.forwardWide(a, n, modulus.value(), psiRev, psiRevShoup); t > 1; t >>>= 1) {
+            forwardLayer(a, t);
+        }
+        forwardLast(a);
+    }
+
+    /** One forward layer of span t on its own (radix 2): values in [0, 4q) in and out. */
+    private void forwardLayer(long[] a, int t) {
         final long q = modulus.value();
         final long twoQ = 2 * q;
         final long[] w = psiRev;
         final long[] ws = psiRevShoup;
-        for (int t = SimdNtt.forwardWide(a, n, q, w, ws); t > 1; t >>>= 1) {
-            int m = n / (2 * t);
-            for (int i = 0; i < m; i++) {
-                final int j1 = 2 * i * t;
-                final long wi = w[m + i];
-                final long si = ws[m + i];
-                for (int j = j1; j < j1 + t; j++) {
-                    long x = a[j];
-                    x -= twoQ;
-                    x += (x >> 63) & twoQ;
-                    long y = a[j + t];
-                    long v = y * wi - (Math.multiplyHigh(y, si) + ((si >> 63) & y)) * q;
-                    a[j] = x + v;
-                    a[j + t] = x - v + twoQ;
-                }
+        int m = n / (2 * t);
+        for (int i = 0; i < m; i++) {
+            final int j1 = 2 * i * t;
+            final long wi = w[m + i];
+            final long si = ws[m + i];
+            for (int j = j1; j < j1 + t; j++) {
+                long x = a[j];
+                x -= twoQ;
+                x += (x >> 63) & twoQ;
+                long y = a[j + t];
+                long v = y * wi - (Math.multiplyHigh(y, si) + ((si >> 63) & y)) * q; // [0, 2q)
+                a[j] = x + v;
+                a[j + t] = x - v + twoQ;
             }
         }
-        forwardLast(a);
     }
 
     /** The last layer (t = 1): adjacent pairs, with the final reduction to [0, q) folded in. */
@@ -238,25 +235,9 @@ public final class NttTables {
             SimdNtt.inverseLast(a, n, modulus.value(), nInv, nInvShoup, lastInv, lastInvShoup);
             return;
         }
-        final long q = modulus.value();
-        final long twoQ = 2 * q;
-        final long[] w = psiInvRev;
-        final long[] ws = psiInvRevShoup;
         // first layer (t = 1): adjacent pairs
         if (n > 2) {
-            final int h0 = n >>> 1;
-            for (int i = 0; i < h0; i++) {
-                final long wi = w[h0 + i];
-                final long si = ws[h0 + i];
-                final int j = 2 * i;
-                long x = a[j];
-                long y = a[j + 1];
-                long s = x + y - twoQ;
-                s += (s >> 63) & twoQ;
-                long d = x - y + twoQ;
-                a[j] = s;
-                a[j + 1] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
-            }
+            inverseLayer(a, 1);
         }
         inverseMiddle(a);
         inverseLast(a);
@@ -264,29 +245,34 @@ public final class NttTables {
 
     /** The layers of spans 1 .. N/4: narrow ones (below a vector) here, wide ones on vectors ({@link SimdNtt}). */
     private void inverseSimd(long[] a) {
+        int t = 1;
+        for (; t < SimdNtt.lanes(); t <<= 1) {
+            inverseLayer(a, t);
+        }
+        SimdNtt.inverseWide(a, n, t, modulus.value(), psiInvRev, psiInvRevShoup);
+    }
+
+    /** One inverse layer of span t on its own (radix 2): values in [0, 2q) in and out. */
+    private void inverseLayer(long[] a, int t) {
         final long q = modulus.value();
         final long twoQ = 2 * q;
         final long[] w = psiInvRev;
         final long[] ws = psiInvRevShoup;
-        int t = 1;
-        for (; t < SimdNtt.lanes(); t <<= 1) {
-            int h = n / (2 * t);
-            for (int i = 0; i < h; i++) {
-                final int j1 = 2 * i * t;
-                final long wi = w[h + i];
-                final long si = ws[h + i];
-                for (int j = j1; j < j1 + t; j++) {
-                    long x = a[j];
-                    long y = a[j + t];
-                    long s = x + y - twoQ;
-                    s += (s >> 63) & twoQ;
-                    long d = x - y + twoQ;
-                    a[j] = s;
-                    a[j + t] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
-                }
+        int h = n / (2 * t);
+        for (int i = 0; i < h; i++) {
+            final int j1 = 2 * i * t;
+            final long wi = w[h + i];
+            final long si = ws[h + i];
+            for (int j = j1; j < j1 + t; j++) {
+                long x = a[j];
+                long y = a[j + t];
+                long s = x + y - twoQ;
+                s += (s >> 63) & twoQ;
+                long d = x - y + twoQ;
+                a[j] = s;
+                a[j + t] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
             }
         }
-        SimdNtt.inverseWide(a, n, t, q, w, ws);
     }
 
     /** The middle layers (spans 2 .. N/4), two at a time (radix 4), an odd one last alone. */
@@ -341,21 +327,7 @@ public final class NttTables {
             t <<= 2;
         }
         if ((middle & 1) == 1) {
-            final int h = m >>> 1;
-            for (int i = 0; i < h; i++) {
-                final int j1 = 2 * i * t;
-                final long wi = w[h + i];
-                final long si = ws[h + i];
-                for (int j = j1; j < j1 + t; j++) {
-                    long x = a[j];
-                    long y = a[j + t];
-                    long s = x + y - twoQ;
-                    s += (s >> 63) & twoQ;
-                    long d = x - y + twoQ;
-                    a[j] = s;
-                    a[j + t] = d * wi - (Math.multiplyHigh(d, si) + ((si >> 63) & d)) * q;
-                }
-            }
+            inverseLayer(a, t);
         }
     }
 

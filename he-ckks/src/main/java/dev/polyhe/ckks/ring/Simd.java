@@ -13,43 +13,35 @@ public final class Simd {
     public static final String PROPERTY = "polyhe.ckks.simd";
 
     private static final int MIN_LANES = 4;
-    private static final boolean AVAILABLE = detect();
+    /** Why the kernels are scalar here, or null where they run on lanes. */
+    private static final String SCALAR_BECAUSE = scalarBecause();
 
     private Simd() {}
 
     /** Whether {@link SimdNtt} runs the NTT's wide layers. */
     public static boolean available() {
-        return AVAILABLE;
+        return SCALAR_BECAUSE == null;
     }
 
     /** For reports: "SIMD, 8 lanes", or "scalar (...)" with the reason. */
     public static String describe() {
-        if (AVAILABLE) {
-            return "SIMD, " + SimdNtt.lanes() + " lanes";
-        }
-        if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
-            return "scalar (-D" + PROPERTY + "=false)";
-        }
-        if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) {
-            return "scalar (add --add-modules jdk.incubator.vector)";
-        }
-        return "scalar (vectors of fewer than " + MIN_LANES + " longs)";
+        return available() ? "SIMD, " + SimdNtt.lanes() + " lanes" : "scalar (" + SCALAR_BECAUSE + ")";
     }
 
-    private static boolean detect() {
+    private static String scalarBecause() {
         if (!Boolean.parseBoolean(System.getProperty(PROPERTY, "true"))) {
-            return false;
+            return "-D" + PROPERTY + "=false";
         }
         Optional<Module> vector = ModuleLayer.boot().findModule("jdk.incubator.vector");
         if (vector.isEmpty()) {
-            return false;
+            return "add --add-modules jdk.incubator.vector";
         }
         try {
             // a named module reads an optional (static) dependence only once told to
             Simd.class.getModule().addReads(vector.get());
-            return SimdNtt.lanes() >= MIN_LANES;
+            return SimdNtt.lanes() >= MIN_LANES ? null : "vectors of fewer than " + MIN_LANES + " longs";
         } catch (LinkageError | RuntimeException e) {
-            return false;
+            return "the Vector API failed to load: " + e;
         }
     }
 }
