@@ -1,14 +1,20 @@
 package dev.polyhe.ckks.ring;
 
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The NTT's wide layers on SIMD lanes (the JDK's Vector API): every layer whose butterflies pair slots at least one
- * vector apart runs a vector of butterflies at once, with one twiddle broadcast over the lanes; the narrow layers
- * below a vector stay scalar ({@link NttTables}). The butterflies are Harvey's, as in {@link NttTables}, and the
- * results are fully reduced at the end, so both give the same limbs bit for bit.
+ * The NTT on SIMD lanes (the JDK's Vector API). A wide layer, whose butterflies pair slots at least one vector apart,
+ * runs a vector of butterflies at once with one twiddle broadcast over the lanes. A narrow layer (span t below a
+ * vector) takes two adjacent vectors A, B and gathers the butterflies' upper halves into one vector and the lower
+ * halves into another by rotating the lanes by t and blending (lane i of A where bit t of i is clear, B's lane i − t
+ * where it is set), with twiddles laid out in that lane order beforehand ({@link #narrowTwiddles}); one pass a layer,
+ * as a pass doing all three in registers ran slower (C2 then spills the shuffles and masks). The butterflies are
+ * Harvey's, as in {@link NttTables}, and the results are fully reduced at the end, so both give the same limbs bit
+ * for bit.
  *
  * <p>The high word of y·w' (w' the twiddle's Shoup companion) comes from {@link SimdModular#highWord}. Loaded only
  * where {@link Simd#available()} says the module is readable; used from N = {@link #MIN_SIZE} up (tests on small rings
@@ -22,16 +28,175 @@ final class SimdNtt {
 
     private SimdNtt() {}
 
+    /** Lane i from lane i − t (DOWN) or i + t (UP), and the lanes whose bit t is set or clear: [log2 t]. */
+    private static final VectorShuffle<Long>[] DOWN = shuffles(-1);
+
+    private static final VectorShuffle<Long>[] UP = shuffles(1);
+    private static final VectorMask<Long>[] SET = masks(true);
+    private static final VectorMask<Long>[] CLEAR = masks(false);
+
     /** The lanes of the preferred vector shape (4 with AVX2, 8 with AVX-512). */
     static int lanes() {
         return LANES;
     }
 
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Long>[] shuffles(int direction) {
+        VectorShuffle<Long>[] s = new VectorShuffle[Integer.numberOfTrailingZeros(LANES)];
+        for (int b = 0; b < s.length; b++) {
+            int t = 1 << b;
+            s[b] = VectorShuffle.fromOp(SPECIES, i -> Math.floorMod(i + direction * t, LANES));
+        }
+        return s;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static VectorMask<Long>[] masks(boolean set) {
+        VectorMask<Long>[] m = new VectorMask[Integer.numberOfTrailingZeros(LANES)];
+        for (int b = 0; b < m.length; b++) {
+            boolean[] lanes = new boolean[LANES];
+            for (int i = 0; i < LANES; i++) {
+                lanes[i] = ((i >> b & 1) == 1) == set;
+            }
+            m[b] = VectorMask.fromArray(SPECIES, lanes, 0);
+        }
+        return m;
+    }
+
+    /**
+     * The narrow layers' twiddles in lane order, from twiddle tables {@code w}, {@code ws} (N entries, bit-reversed,
+     * and their Shoup companions; the forward and the inverse transform index theirs alike): for each span t = L/2 ..
+     * 1, three tables of N/2 entries (twiddle, its companion's low and high 32 bits), entry L·k + i for the butterfly
+     * whose upper half lands in lane i of the k-th pair of vectors.
+     */
+    static long[][] narrowTwiddles(long[] w, long[] ws, int n) {
+        int spans = Integer.numberOfTrailingZeros(LANES);
+        long[][] tables = new long[3 * spans][];
+        for (int b = spans - 1, k = 0; b >= 0; b--, k++) {
+            int t = 1 << b;
+            int base = n / (2 * t);
+            long[] tw = new long[n / 2];
+            long[] lo = new long[n / 2];
+            long[] hi = new long[n / 2];
+            for (int pair = 0; pair < n / (2 * LANES); pair++) {
+                for (int i = 0; i < LANES; i++) {
+                    int slot = 2 * LANES * pair + ((i & t) == 0 ? i : LANES + i - t);
+                    int at = base + slot / (2 * t);
+                    tw[LANES * pair + i] = w[at];
+                    lo[LANES * pair + i] = ws[at] & 0xffffffffL;
+                    hi[LANES * pair + i] = ws[at] >>> 32;
+                }
+            }
+            tables[3 * k] = tw;
+            tables[3 * k + 1] = lo;
+            tables[3 * k + 2] = hi;
+        }
+        return tables;
+    }
+
+    /**
+     * The forward layers of spans L/2 .. 1, after {@link #forwardWide}: a in [0, 4q) in, fully reduced to [0, q) out.
+     * {@code tables} from {@link #narrowTwiddles} (forward).
+     */
+    static void forwardNarrow(long[] a, long q, long[][] tables) {
+        int spans = tables.length / 3;
+        for (int k = 0; k < spans; k++) {
+            int b = spans - 1 - k;
+            forwardNarrowLayer(
+                    a,
+                    q,
+                    tables[3 * k],
+                    tables[3 * k + 1],
+                    tables[3 * k + 2],
+                    DOWN[b],
+                    UP[b],
+                    SET[b],
+                    CLEAR[b],
+                    b == 0);
+        }
+    }
+
+    private static void forwardNarrowLayer(
+            long[] a,
+            long q,
+            long[] w,
+            long[] sLow,
+            long[] sHigh,
+            VectorShuffle<Long> down,
+            VectorShuffle<Long> up,
+            VectorMask<Long> set,
+            VectorMask<Long> clear,
+            boolean last) {
+        LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        for (int j = 0, o = 0; j < a.length; j += 2 * LANES, o += LANES) {
+            LongVector va = LongVector.fromArray(SPECIES, a, j);
+            LongVector vb = LongVector.fromArray(SPECIES, a, j + LANES);
+            LongVector x = va.blend(vb.rearrange(down), set);
+            LongVector y = vb.blend(va.rearrange(up), clear);
+            x = x.sub(twoQ, x.compare(VectorOperators.GE, twoQ)); // [0, 2q)
+            LongVector hw = SimdModular.highWord(
+                    y, LongVector.fromArray(SPECIES, sLow, o), LongVector.fromArray(SPECIES, sHigh, o));
+            LongVector v = y.mul(LongVector.fromArray(SPECIES, w, o)).sub(hw.mul(vq)); // [0, 2q)
+            LongVector u = x.add(v);
+            LongVector d = x.sub(v).add(twoQ);
+            if (last) {
+                u = u.sub(twoQ, u.compare(VectorOperators.GE, twoQ));
+                u = u.sub(vq, u.compare(VectorOperators.GE, vq));
+                d = d.sub(twoQ, d.compare(VectorOperators.GE, twoQ));
+                d = d.sub(vq, d.compare(VectorOperators.GE, vq));
+            }
+            u.blend(d.rearrange(down), set).intoArray(a, j);
+            d.blend(u.rearrange(up), clear).intoArray(a, j + LANES);
+        }
+    }
+
+    /**
+     * The inverse layers of spans 1 .. L/2, before {@link #inverseWide}: a in [0, 2q) in and out. {@code tables} from
+     * {@link #narrowTwiddles} (inverse).
+     */
+    static void inverseNarrow(long[] a, long q, long[][] tables) {
+        int spans = tables.length / 3;
+        for (int k = spans - 1; k >= 0; k--) {
+            int b = spans - 1 - k;
+            inverseNarrowLayer(
+                    a, q, tables[3 * k], tables[3 * k + 1], tables[3 * k + 2], DOWN[b], UP[b], SET[b], CLEAR[b]);
+        }
+    }
+
+    private static void inverseNarrowLayer(
+            long[] a,
+            long q,
+            long[] w,
+            long[] sLow,
+            long[] sHigh,
+            VectorShuffle<Long> down,
+            VectorShuffle<Long> up,
+            VectorMask<Long> set,
+            VectorMask<Long> clear) {
+        LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        for (int j = 0, o = 0; j < a.length; j += 2 * LANES, o += LANES) {
+            LongVector va = LongVector.fromArray(SPECIES, a, j);
+            LongVector vb = LongVector.fromArray(SPECIES, a, j + LANES);
+            LongVector x = va.blend(vb.rearrange(down), set);
+            LongVector y = vb.blend(va.rearrange(up), clear);
+            LongVector sum = x.add(y);
+            sum = sum.sub(twoQ, sum.compare(VectorOperators.GE, twoQ));
+            LongVector d = x.sub(y).add(twoQ);
+            LongVector hw = SimdModular.highWord(
+                    d, LongVector.fromArray(SPECIES, sLow, o), LongVector.fromArray(SPECIES, sHigh, o));
+            LongVector r = d.mul(LongVector.fromArray(SPECIES, w, o)).sub(hw.mul(vq));
+            sum.blend(r.rearrange(down), set).intoArray(a, j);
+            r.blend(sum.rearrange(up), clear).intoArray(a, j + LANES);
+        }
+    }
+
     /**
      * The forward layers while the butterflies' span t is at least a vector, in place: a in [0, 4q) in and out,
-     * as the scalar layers keep it. Returns the span of the first layer left to do (the scalar one).
+     * as the scalar layers keep it; {@link #forwardNarrow} does the rest.
      */
-    static int forwardWide(long[] a, int n, long q, long[] w, long[] ws) {
+    static void forwardWide(long[] a, int n, long q, long[] w, long[] ws) {
         LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
         LongVector vq = LongVector.broadcast(SPECIES, q);
         int t = n >>> 1;
@@ -53,13 +218,12 @@ final class SimdNtt {
                 }
             }
         }
-        return t;
     }
 
     /**
      * The inverse layers from span {@code t} (at least a vector) up to N/4, in place on values in [0, 2q): the
-     * Gentleman–Sande butterflies of {@link NttTables#inverse}, its first, narrow layers done before and its last,
-     * with N^-1 folded in, after ({@link #inverseLast}).
+     * Gentleman–Sande butterflies of {@link NttTables#inverse}, its first, narrow layers done before
+     * ({@link #inverseNarrow}) and its last, with N^-1 folded in, after ({@link #inverseLast}).
      */
     static void inverseWide(long[] a, int n, int t, long q, long[] w, long[] ws) {
         LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
