@@ -25,10 +25,6 @@ public final class NttTables {
     private final long lastInvShoup;
     /** Whether the transform runs on SIMD lanes ({@link Simd}). */
     private final boolean simd;
-    /** The narrow layers' twiddles in lane order ({@link SimdNtt#narrowTwiddles}), where {@link #simd}. */
-    private final long[][] narrowForward;
-
-    private final long[][] narrowInverse;
 
     public NttTables(Modulus modulus, int logN) {
         this(modulus, logN, Simd.available());
@@ -67,8 +63,6 @@ public final class NttTables {
         lastInv = modulus.mul(psiInvRev[1], nInv);
         lastInvShoup = modulus.shoup(lastInv);
         this.simd = simd && n >= SimdNtt.MIN_SIZE;
-        narrowForward = this.simd ? SimdNtt.narrowTwiddles(psiRev, psiRevShoup, n) : null;
-        narrowInverse = this.simd ? SimdNtt.narrowTwiddles(psiInvRev, psiInvRevShoup, n) : null;
     }
 
     public static int bitReverse(int x, int bits) {
@@ -174,7 +168,7 @@ public final class NttTables {
     /** Every layer on vectors ({@link SimdNtt}): the wide ones, then the narrow ones (span below a vector). */
     private void forwardSimd(long[] a) {
         SimdNtt.forwardWide(a, n, modulus.value(), psiRev, psiRevShoup);
-        SimdNtt.forwardNarrow(a, modulus.value(), narrowForward);
+        SimdNtt.forwardNarrow(a, n, modulus.value(), psiRev, psiRevShoup);
     }
 
     /** One forward layer of span t on its own (radix 2): values in [0, 4q) in and out. */
@@ -246,7 +240,7 @@ public final class NttTables {
 
     /** The layers of spans 1 .. N/4 on vectors ({@link SimdNtt}): the narrow ones (below a vector), then the wide. */
     private void inverseSimd(long[] a) {
-        SimdNtt.inverseNarrow(a, modulus.value(), narrowInverse);
+        SimdNtt.inverseNarrow(a, n, modulus.value(), psiInvRev, psiInvRevShoup);
         SimdNtt.inverseWide(a, n, SimdNtt.lanes(), modulus.value(), psiInvRev, psiInvRevShoup);
     }
 

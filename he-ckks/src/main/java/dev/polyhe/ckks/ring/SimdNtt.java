@@ -11,10 +11,11 @@ import jdk.incubator.vector.VectorSpecies;
  * runs a vector of butterflies at once with one twiddle broadcast over the lanes. A narrow layer (span t below a
  * vector) takes two adjacent vectors A, B and gathers the butterflies' upper halves into one vector and the lower
  * halves into another by rotating the lanes by t and blending (lane i of A where bit t of i is clear, B's lane i − t
- * where it is set), with twiddles laid out in that lane order beforehand ({@link #narrowTwiddles}); one pass a layer,
- * as a pass doing all three in registers ran slower (C2 then spills the shuffles and masks). The butterflies are
- * Harvey's, as in {@link NttTables}, and the results are fully reduced at the end, so both give the same limbs bit
- * for bit.
+ * where it is set); its twiddles are the next few of the ordinary table, put in that lane order by a shuffle (tables
+ * laid out in lane order cost 4.7 MB a prime, which a run cycling through its primes then read from memory). One
+ * pass a layer: a pass doing all three in registers ran slower (C2 then spills the shuffles and masks). The
+ * butterflies are Harvey's, as in {@link NttTables}, and the results are fully reduced at the end, so both give the
+ * same limbs bit for bit.
  *
  * <p>The high word of y·w' (w' the twiddle's Shoup companion) comes from {@link SimdModular#highWord}. Loaded only
  * where {@link Simd#available()} says the module is readable; used from N = {@link #MIN_SIZE} up (tests on small rings
@@ -64,80 +65,53 @@ final class SimdNtt {
     }
 
     /**
-     * The narrow layers' twiddles in lane order, from twiddle tables {@code w}, {@code ws} (N entries, bit-reversed,
-     * and their Shoup companions; the forward and the inverse transform index theirs alike): for each span t = L/2 ..
-     * 1, three tables of N/2 entries (twiddle, its companion's low and high 32 bits), entry L·k + i for the butterfly
-     * whose upper half lands in lane i of the k-th pair of vectors.
+     * Lane i of the upper-half vector of a narrow layer of span 2^b reads twiddle {@code TWIDDLE[b]}[i] places past
+     * the pair of vectors' first one: lane i holds slot i (bit b clear) or L + i − 2^b (set) of the pair, whose
+     * butterfly's twiddle is its slot / 2^(b+1) in the layer's run of twiddles.
      */
-    static long[][] narrowTwiddles(long[] w, long[] ws, int n) {
-        int spans = Integer.numberOfTrailingZeros(LANES);
-        long[][] tables = new long[3 * spans][];
-        for (int b = spans - 1, k = 0; b >= 0; b--, k++) {
+    private static final VectorShuffle<Long>[] TWIDDLE = twiddleShuffles();
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Long>[] twiddleShuffles() {
+        VectorShuffle<Long>[] s = new VectorShuffle[Integer.numberOfTrailingZeros(LANES)];
+        for (int b = 0; b < s.length; b++) {
             int t = 1 << b;
-            int base = n / (2 * t);
-            long[] tw = new long[n / 2];
-            long[] lo = new long[n / 2];
-            long[] hi = new long[n / 2];
-            for (int pair = 0; pair < n / (2 * LANES); pair++) {
-                for (int i = 0; i < LANES; i++) {
-                    int slot = 2 * LANES * pair + ((i & t) == 0 ? i : LANES + i - t);
-                    int at = base + slot / (2 * t);
-                    tw[LANES * pair + i] = w[at];
-                    lo[LANES * pair + i] = ws[at] & 0xffffffffL;
-                    hi[LANES * pair + i] = ws[at] >>> 32;
-                }
-            }
-            tables[3 * k] = tw;
-            tables[3 * k + 1] = lo;
-            tables[3 * k + 2] = hi;
+            s[b] = VectorShuffle.fromOp(SPECIES, i -> ((i & t) == 0 ? i : LANES + i - t) / (2 * t));
         }
-        return tables;
+        return s;
     }
 
     /**
      * The forward layers of spans L/2 .. 1, after {@link #forwardWide}: a in [0, 4q) in, fully reduced to [0, q) out.
-     * {@code tables} from {@link #narrowTwiddles} (forward).
+     * Twiddles as {@link NttTables} holds them (bit-reversed, with Shoup companions).
      */
-    static void forwardNarrow(long[] a, long q, long[][] tables) {
-        int spans = tables.length / 3;
-        for (int k = 0; k < spans; k++) {
-            int b = spans - 1 - k;
-            forwardNarrowLayer(
-                    a,
-                    q,
-                    tables[3 * k],
-                    tables[3 * k + 1],
-                    tables[3 * k + 2],
-                    DOWN[b],
-                    UP[b],
-                    SET[b],
-                    CLEAR[b],
-                    b == 0);
+    static void forwardNarrow(long[] a, int n, long q, long[] w, long[] ws) {
+        for (int b = Integer.numberOfTrailingZeros(LANES) - 1; b >= 0; b--) {
+            forwardNarrowLayer(a, n, q, w, ws, b);
         }
     }
 
-    private static void forwardNarrowLayer(
-            long[] a,
-            long q,
-            long[] w,
-            long[] sLow,
-            long[] sHigh,
-            VectorShuffle<Long> down,
-            VectorShuffle<Long> up,
-            VectorMask<Long> set,
-            VectorMask<Long> clear,
-            boolean last) {
+    private static void forwardNarrowLayer(long[] a, int n, long q, long[] w, long[] ws, int b) {
+        int t = 1 << b;
+        VectorShuffle<Long> down = DOWN[b];
+        VectorShuffle<Long> up = UP[b];
+        VectorMask<Long> set = SET[b];
+        VectorMask<Long> clear = CLEAR[b];
+        VectorShuffle<Long> twiddle = TWIDDLE[b];
+        boolean last = b == 0;
         LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
         LongVector vq = LongVector.broadcast(SPECIES, q);
-        for (int j = 0, o = 0; j < a.length; j += 2 * LANES, o += LANES) {
+        int perPair = LANES / t; // twiddles a pair of vectors uses
+        for (int j = 0, k = n / (2 * t); j < n; j += 2 * LANES, k += perPair) {
             LongVector va = LongVector.fromArray(SPECIES, a, j);
             LongVector vb = LongVector.fromArray(SPECIES, a, j + LANES);
             LongVector x = va.blend(vb.rearrange(down), set);
             LongVector y = vb.blend(va.rearrange(up), clear);
+            LongVector wi = LongVector.fromArray(SPECIES, w, k).rearrange(twiddle);
+            LongVector si = LongVector.fromArray(SPECIES, ws, k).rearrange(twiddle);
             x = x.sub(twoQ, x.compare(VectorOperators.GE, twoQ)); // [0, 2q)
-            LongVector hw = SimdModular.highWord(
-                    y, LongVector.fromArray(SPECIES, sLow, o), LongVector.fromArray(SPECIES, sHigh, o));
-            LongVector v = y.mul(LongVector.fromArray(SPECIES, w, o)).sub(hw.mul(vq)); // [0, 2q)
+            LongVector hw = SimdModular.highWord(y, si.and(0xffffffffL), si.lanewise(VectorOperators.LSHR, 32));
+            LongVector v = y.mul(wi).sub(hw.mul(vq)); // [0, 2q)
             LongVector u = x.add(v);
             LongVector d = x.sub(v).add(twoQ);
             if (last) {
@@ -152,41 +126,37 @@ final class SimdNtt {
     }
 
     /**
-     * The inverse layers of spans 1 .. L/2, before {@link #inverseWide}: a in [0, 2q) in and out. {@code tables} from
-     * {@link #narrowTwiddles} (inverse).
+     * The inverse layers of spans 1 .. L/2, before {@link #inverseWide}: a in [0, 2q) in and out. Twiddles as
+     * {@link NttTables} holds them.
      */
-    static void inverseNarrow(long[] a, long q, long[][] tables) {
-        int spans = tables.length / 3;
-        for (int k = spans - 1; k >= 0; k--) {
-            int b = spans - 1 - k;
-            inverseNarrowLayer(
-                    a, q, tables[3 * k], tables[3 * k + 1], tables[3 * k + 2], DOWN[b], UP[b], SET[b], CLEAR[b]);
+    static void inverseNarrow(long[] a, int n, long q, long[] w, long[] ws) {
+        for (int b = 0; b < Integer.numberOfTrailingZeros(LANES); b++) {
+            inverseNarrowLayer(a, n, q, w, ws, b);
         }
     }
 
-    private static void inverseNarrowLayer(
-            long[] a,
-            long q,
-            long[] w,
-            long[] sLow,
-            long[] sHigh,
-            VectorShuffle<Long> down,
-            VectorShuffle<Long> up,
-            VectorMask<Long> set,
-            VectorMask<Long> clear) {
+    private static void inverseNarrowLayer(long[] a, int n, long q, long[] w, long[] ws, int b) {
+        int t = 1 << b;
+        VectorShuffle<Long> down = DOWN[b];
+        VectorShuffle<Long> up = UP[b];
+        VectorMask<Long> set = SET[b];
+        VectorMask<Long> clear = CLEAR[b];
+        VectorShuffle<Long> twiddle = TWIDDLE[b];
         LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
         LongVector vq = LongVector.broadcast(SPECIES, q);
-        for (int j = 0, o = 0; j < a.length; j += 2 * LANES, o += LANES) {
+        int perPair = LANES / t;
+        for (int j = 0, k = n / (2 * t); j < n; j += 2 * LANES, k += perPair) {
             LongVector va = LongVector.fromArray(SPECIES, a, j);
             LongVector vb = LongVector.fromArray(SPECIES, a, j + LANES);
             LongVector x = va.blend(vb.rearrange(down), set);
             LongVector y = vb.blend(va.rearrange(up), clear);
+            LongVector wi = LongVector.fromArray(SPECIES, w, k).rearrange(twiddle);
+            LongVector si = LongVector.fromArray(SPECIES, ws, k).rearrange(twiddle);
             LongVector sum = x.add(y);
             sum = sum.sub(twoQ, sum.compare(VectorOperators.GE, twoQ));
             LongVector d = x.sub(y).add(twoQ);
-            LongVector hw = SimdModular.highWord(
-                    d, LongVector.fromArray(SPECIES, sLow, o), LongVector.fromArray(SPECIES, sHigh, o));
-            LongVector r = d.mul(LongVector.fromArray(SPECIES, w, o)).sub(hw.mul(vq));
+            LongVector hw = SimdModular.highWord(d, si.and(0xffffffffL), si.lanewise(VectorOperators.LSHR, 32));
+            LongVector r = d.mul(wi).sub(hw.mul(vq));
             sum.blend(r.rearrange(down), set).intoArray(a, j);
             r.blend(sum.rearrange(up), clear).intoArray(a, j + LANES);
         }
