@@ -123,6 +123,8 @@ run() {
     local java="$dev/jre/bin/java"
     local jvm=(-Xmx64g -Dguice_bytecode_gen_option=DISABLED -Djava.library.path="$dev/native"
         --add-modules jdk.incubator.vector)
+    # transparent huge pages where the kernel lends them on request, as ./polyhe asks for them
+    grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && jvm+=(-XX:+UseTransparentHugePages)
     local polyhe=("$java" "${jvm[@]}" --module-path "$dev/lib" --add-modules ALL-MODULE-PATH
         -m dev.polyhe.launcher/dev.polyhe.launcher.Main)
     {
