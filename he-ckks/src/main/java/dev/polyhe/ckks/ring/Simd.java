@@ -22,7 +22,7 @@ public final class Simd {
 
     private Simd() {}
 
-    /** Whether {@link SimdNtt} runs the NTT's wide layers. */
+    /** Whether the ring kernels run on lanes ({@link SimdNtt}, {@link SimdBasisConversion}, {@link SimdModular}). */
     public static boolean available() {
         return SCALAR_BECAUSE == null;
     }
