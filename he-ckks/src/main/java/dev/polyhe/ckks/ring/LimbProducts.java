@@ -4,13 +4,88 @@ package dev.polyhe.ckks.ring;
  * The limb loops of key switching's inner products: products of RNS limbs in Montgomery form summed lazily (up to
  * four unreduced products, one reduction), then added in place or scattered where an automorphism σ sends each
  * coefficient. Flat {@code long[]} limbs, no allocation; the unrolled forms for four and two digits are what the
- * digits of a level's key come to on the presets. Callers pass one prime's limbs and its {@link Modulus}.
+ * digits of a level's key come to on the presets. Callers pass one prime's limbs and its {@link Modulus}. The
+ * sums of two and four run on SIMD lanes where {@link Simd} allows ({@link SimdLimbProducts}), bit for bit the scalar
+ * loops' results.
  */
 public final class LimbProducts {
+    /** Whether the sums of two to four products run on lanes ({@link SimdLimbProducts}); decided once. */
+    private static final boolean SIMD = Simd.available();
+
     private LimbProducts() {}
+
+    private static boolean lanes(int n) {
+        return SIMD && SimdLimbProducts.fits(n);
+    }
 
     /** r_v += Σ_{i<4} x_(2i+v)·y_i, y_i in Montgomery form: four products, one reduction. */
     public static void productSum4(
+            Modulus m, long[][] x, long[] y0, long[] y1, long[] y2, long[] y3, long[] r0, long[] r1) {
+        if (lanes(r0.length)) {
+            SimdLimbProducts.diagonalSum4(m, x, y0, y1, y2, y3, r0, r1);
+        } else {
+            scalarProductSum4(m, x, y0, y1, y2, y3, r0, r1);
+        }
+    }
+
+    /** o[target[c]] += Σ_{i<4} D_(j+i)[c]·key_(j+i)[c]: four digits of one term, landing where σ sends them. */
+    public static void scatter4(
+            Modulus m,
+            long[][][] digits,
+            long[][][][] key,
+            int j,
+            int pos,
+            int prime,
+            int[] target,
+            long[] o0,
+            long[] o1) {
+        if (lanes(o0.length)) {
+            SimdLimbProducts.digitSum(m, digits, key, j, 4, pos, prime, target, o0, o1);
+        } else {
+            scalarScatter4(m, digits, key, j, pos, prime, target, o0, o1);
+        }
+    }
+
+    /** {@link #scatter4} for two digits (the user levels of N16-boot-128 have one or two). */
+    public static void scatter2(
+            Modulus m,
+            long[][][] digits,
+            long[][][][] key,
+            int j,
+            int pos,
+            int prime,
+            int[] target,
+            long[] o0,
+            long[] o1) {
+        if (lanes(o0.length)) {
+            SimdLimbProducts.digitSum(m, digits, key, j, 2, pos, prime, target, o0, o1);
+        } else {
+            scalarScatter2(m, digits, key, j, pos, prime, target, o0, o1);
+        }
+    }
+
+    /** o_v += Σ_{i<4} D_(j+i)·key_(j+i)v in place: four digits, one reduction. */
+    public static void accumulate4(
+            Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
+        if (lanes(o0.length)) {
+            SimdLimbProducts.digitSum(m, digits, key, j, 4, pos, prime, null, o0, o1);
+        } else {
+            scalarAccumulate4(m, digits, key, j, pos, prime, o0, o1);
+        }
+    }
+
+    /** {@link #accumulate4} for two digits. */
+    public static void accumulate2(
+            Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
+        if (lanes(o0.length)) {
+            SimdLimbProducts.digitSum(m, digits, key, j, 2, pos, prime, null, o0, o1);
+        } else {
+            scalarAccumulate2(m, digits, key, j, pos, prime, o0, o1);
+        }
+    }
+
+    /** {@link #productSum4} on a scalar core. */
+    static void scalarProductSum4(
             Modulus m, long[][] x, long[] y0, long[] y1, long[] y2, long[] y3, long[] r0, long[] r1) {
         long q = m.value();
         long q4 = 4 * q;
@@ -71,8 +146,8 @@ public final class LimbProducts {
         }
     }
 
-    /** o[target[c]] += Σ_{i<4} D_(j+i)[c]·key_(j+i)[c]: four digits of one term, landing where σ sends them. */
-    public static void scatter4(
+    /** {@link #scatter4} on a scalar core. */
+    static void scalarScatter4(
             Modulus m,
             long[][][] digits,
             long[][][][] key,
@@ -117,8 +192,8 @@ public final class LimbProducts {
         }
     }
 
-    /** {@link #scatter4} for two digits (the user levels of N16-boot-128 have one or two). */
-    public static void scatter2(
+    /** {@link #scatter2} on a scalar core. */
+    static void scalarScatter2(
             Modulus m,
             long[][][] digits,
             long[][][][] key,
@@ -160,7 +235,8 @@ public final class LimbProducts {
         }
     }
 
-    public static void accumulate4(
+    /** {@link #accumulate4} on a scalar core. */
+    static void scalarAccumulate4(
             Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
         long q = m.value();
         long q4 = 4 * q; // lifts a negative sum of four unreduced products (each in (−q, q))
@@ -196,7 +272,8 @@ public final class LimbProducts {
         }
     }
 
-    public static void accumulate2(
+    /** {@link #accumulate2} on a scalar core. */
+    static void scalarAccumulate2(
             Modulus m, long[][][] digits, long[][][][] key, int j, int pos, int prime, long[] o0, long[] o1) {
         long q = m.value();
         long q2 = 2 * q;

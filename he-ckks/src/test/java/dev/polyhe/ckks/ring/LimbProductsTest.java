@@ -1,0 +1,115 @@
+package dev.polyhe.ckks.ring;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sums of Montgomery products on lanes ({@link SimdLimbProducts}, what {@link LimbProducts} runs here) are the
+ * scalar loops' limbs bit for bit: in place and scattered, two and four terms, 30- to 60-bit primes, limbs of one
+ * vector, of one chunk and of several (a partial last one too), operands at the edges of [0, q).
+ */
+class LimbProductsTest {
+    private static final int[] BITS = {30, 45, 52, 60};
+    private static final int[] LENGTHS = {8, 1024, 1032, 4096};
+
+    @Test
+    void diagonalSumsMatchTheScalarLoop() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(5);
+        for (int bits : BITS) {
+            Modulus m = modulus(bits);
+            for (int n : LENGTHS) {
+                long[][] x = new long[8][];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = operands(r, m, n, i);
+                }
+                long[][] y = {operands(r, m, n, 8), operands(r, m, n, 9), operands(r, m, n, 10), operands(r, m, n, 11)};
+                long[] r0 = operands(r, m, n, 12);
+                long[] r1 = operands(r, m, n, 13);
+                long[] s0 = r0.clone();
+                long[] s1 = r1.clone();
+                LimbProducts.productSum4(m, x, y[0], y[1], y[2], y[3], r0, r1);
+                LimbProducts.scalarProductSum4(m, x, y[0], y[1], y[2], y[3], s0, s1);
+                assertArrayEquals(s0, r0, bits + "-bit prime, n = " + n);
+                assertArrayEquals(s1, r1, bits + "-bit prime, n = " + n);
+            }
+        }
+    }
+
+    @Test
+    void digitSumsMatchTheScalarLoopsInPlaceAndScattered() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(6);
+        for (int bits : BITS) {
+            Modulus m = modulus(bits);
+            for (int n : LENGTHS) {
+                int digitCount = 7; // a term of four digits from j = 1, and one of two from j = 5
+                int pos = 1;
+                int prime = 2;
+                long[][][] digits = new long[digitCount][3][];
+                long[][][][] key = new long[digitCount][2][4][];
+                for (int j = 0; j < digitCount; j++) {
+                    digits[j][pos] = operands(r, m, n, j);
+                    key[j][0][prime] = operands(r, m, n, j + 1);
+                    key[j][1][prime] = operands(r, m, n, j + 2);
+                }
+                int[] target = permutation(r, n);
+                for (int scattered = 0; scattered < 2; scattered++) {
+                    long[] o0 = operands(r, m, n, 3);
+                    long[] o1 = operands(r, m, n, 4);
+                    long[] p0 = o0.clone();
+                    long[] p1 = o1.clone();
+                    String where = bits + "-bit prime, n = " + n + (scattered == 1 ? ", scattered" : ", in place");
+                    if (scattered == 1) {
+                        LimbProducts.scatter4(m, digits, key, 1, pos, prime, target, o0, o1);
+                        LimbProducts.scatter2(m, digits, key, 5, pos, prime, target, o0, o1);
+                        LimbProducts.scalarScatter4(m, digits, key, 1, pos, prime, target, p0, p1);
+                        LimbProducts.scalarScatter2(m, digits, key, 5, pos, prime, target, p0, p1);
+                    } else {
+                        LimbProducts.accumulate4(m, digits, key, 1, pos, prime, o0, o1);
+                        LimbProducts.accumulate2(m, digits, key, 5, pos, prime, o0, o1);
+                        LimbProducts.scalarAccumulate4(m, digits, key, 1, pos, prime, p0, p1);
+                        LimbProducts.scalarAccumulate2(m, digits, key, 5, pos, prime, p0, p1);
+                    }
+                    assertArrayEquals(p0, o0, where);
+                    assertArrayEquals(p1, o1, where);
+                }
+            }
+        }
+    }
+
+    private static Modulus modulus(int bits) {
+        return new Modulus(NttPrimes.generate(12, List.of(bits), Set.of())[0]);
+    }
+
+    /** Residues in [0, q), the first few at the edges (0, 1, q − 1, q − 2), shifted by {@code seed}. */
+    private static long[] operands(Random r, Modulus m, int n, int seed) {
+        long q = m.value();
+        long[] edges = {0, 1, q - 1, q - 2, q / 2, (q + 1) / 2};
+        long[] x = new long[n];
+        for (int c = 0; c < n; c++) {
+            int e = c + seed;
+            x[c] = c < 16 && e % 3 != 0 ? edges[e % edges.length] : Math.floorMod(r.nextLong(), q);
+        }
+        return x;
+    }
+
+    private static int[] permutation(Random r, int n) {
+        int[] p = new int[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int k = r.nextInt(i + 1);
+            int t = p[i];
+            p[i] = p[k];
+            p[k] = t;
+        }
+        return p;
+    }
+}
