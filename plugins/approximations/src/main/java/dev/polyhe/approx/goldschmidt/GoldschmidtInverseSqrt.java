@@ -15,12 +15,13 @@ import dev.polyhe.api.arith.Arith;
  * Each iteration is two dependent products (X·Y, then Y·(1+r)), so depth = 2n for n ≥ 2 (the first
  * iteration is linear in x and costs one level); degree = (3^n − 1)/2.
  *
- * <p>{@code iterations} is an upper bound: once d_n < 2^-40 (a relative error below 2^-41) the program stops there
+ * <p>{@code iterations} is an upper bound: once d_n < 2^-19 (a relative error below 2^-20) the program stops there
  * ({@link #effectiveIterations()}), counting d₀ as at least 1/2 so that inputs a good way outside a narrow domain
- * converge as far. 2^-41 is ten bits under the most a ciphertext carries (about 30 bits, after two bootstraps), and
- * it stops one iteration, two levels, sooner than float64 exactness (d_n < 2^-53) would on a typical LayerNorm
- * domain: 10 levels instead of 12, which is what one bootstrap leaves at 128 bits (N16-boot-128), so the normalizer
- * is refreshed once instead of three times.
+ * converge as far. 2^-20 is what a bootstrap leaves a ciphertext (20.6 bits on average over the slots at 128 bits,
+ * 17.5 in the worst slot), and on a bootstrap's ten levels LayerNorm's normalizer arrives with eight and leaves with
+ * none, so its result is refreshed before LayerNorm's last product either way. Iterating on to 2^-40 took a fifth
+ * iteration, two levels more than those eight: a refresh of the input as well (a Pythia-70M layer: 15 bootstrap
+ * calls, 12 with four iterations).
  */
 public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements Approximation {
     public static final String NAME = "goldschmidt-inv-sqrt";
@@ -32,7 +33,7 @@ public record GoldschmidtInverseSqrt(Domain domain, int iterations) implements A
     }
 
     /** The contraction d_n below which no further iteration is run (see above). */
-    static final double CONVERGED = 0x1p-40;
+    static final double CONVERGED = 0x1p-19;
 
     /**
      * The iterations until d_n < {@link #CONVERGED} on the domain (d₀ ≥ 1/2, see above): at most {@code iterations}.

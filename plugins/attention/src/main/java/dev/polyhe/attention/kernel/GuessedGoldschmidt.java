@@ -39,7 +39,7 @@ final class GuessedGoldschmidt extends RowInverse.Goldschmidt {
     /** The contraction iteration counts are sized for at least (as plain Goldschmidt's, see goldschmidt-inverse). */
     static final double ROBUST_CONTRACTION = 0.5;
     /**
-     * The iterations' truncation, ρ_eff^{2^k}, relative to the quotient: 2^-40 (as LayerNorm's 1/√x), far below the
+     * The iterations' truncation, ρ_eff^{2^k}, relative to the quotient: 2^-40, far below the
      * 20 to 30 bits a bootstrapped ciphertext keeps and 1e-12 on an attention weight, under every error the polynomial
      * model reports; iterating on to float64's 2^-53 costs a level wherever 40 and 53 bits straddle a power of two of
      * the contraction's (six Pythia-70M-shaped layers: 12 bootstrap calls).
