@@ -77,15 +77,15 @@ class BootstrapPlannerTest {
                 assertEquals(withoutPlan.planned().greedyBootstraps(), greedyCalls, what);
                 assertTrue(plannedCalls <= greedyCalls, what);
                 // the tail runs low: nothing after the last bootstrap keeps levels the client's decryption does not
-                // need, while greedy placement leaves the logits where the last bootstrap put them
-                assertTrue(!withPlan.planned().plan().lowered().isEmpty(), what);
+                // need; where greedy placement leaves the logits where the last bootstrap put them, the plan lowered
+                // the tail (since LayerNorm's 1/√x takes eight levels, this model's greedy run ends at level 0 too:
+                // aPythia70mShapedLayerKeepsItsCounts holds a lowered head)
                 assertTrue(
                         withPlan.output().logits().level() <= 1,
                         "logits at level " + withPlan.output().logits().level() + ": " + what);
-                assertTrue(
-                        withoutPlan.output().logits().level()
-                                > withPlan.output().logits().level(),
-                        what);
+                if (withoutPlan.output().logits().level() > 1) {
+                    assertTrue(!withPlan.planned().plan().lowered().isEmpty(), what);
+                }
                 for (var result : List.of(withPlan, withoutPlan)) {
                     Matrix out = planned.decrypt(keys, result.output().logits());
                     OutputAgreement a =
@@ -227,6 +227,9 @@ class BootstrapPlannerTest {
         assertTrue(
                 plan.get("plan").asText().contains("layers.*.attention#0 at level"),
                 "the attention's projections run below the level they arrive at: " + plan.get("plan"));
+        assertTrue(
+                plan.get("plan").asText().contains("embed_out#0 at level"),
+                "the head runs at the lowest level the client's decryption needs: " + plan.get("plan"));
         var workSpan = plan.get("work_span");
         assertTrue(workSpan.get("parallelism").asDouble() >= PARALLELISM, workSpan.toString());
         assertTrue(

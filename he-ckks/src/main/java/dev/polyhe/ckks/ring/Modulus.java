@@ -47,6 +47,11 @@ public final class Modulus {
         return r2;
     }
 
+    /** R = 2^64 mod q: a residue times it (Shoup's product, a constant) is its Montgomery form. */
+    public long montgomeryRadix() {
+        return twoTo64ModQ;
+    }
+
     /** floor(2^64 / q) as an unsigned word: Barrett reduction of one 64-bit word. */
     public long barrettFactor() {
         return barrett;

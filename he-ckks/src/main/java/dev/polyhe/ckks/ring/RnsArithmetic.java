@@ -5,10 +5,17 @@ package dev.polyhe.ckks.ring;
  * arrays: ciphertext limbs are shared and must never be written in place.
  */
 public final class RnsArithmetic {
+    /** Whether products of ciphertexts and plaintexts run on lanes ({@link SimdLimbProducts}); decided once. */
+    private static final boolean SIMD = Simd.available();
+
     private final RnsRing ring;
 
     public RnsArithmetic(RnsRing ring) {
         this.ring = ring;
+    }
+
+    private static boolean lanes(int n) {
+        return SIMD && SimdLimbProducts.fits(n);
     }
 
     public long[][] add(long[][] a, long[][] b, int level) {
@@ -92,10 +99,14 @@ public final class RnsArithmetic {
             long[] y = b[i];
             long[] r0 = new long[y.length];
             long[] r1 = new long[y.length];
-            for (int c = 0; c < y.length; c++) {
-                long u = m.toMont(y[c]);
-                r0[c] = m.mulMont(x0[c], u);
-                r1[c] = m.mulMont(x1[c], u);
+            if (lanes(y.length)) {
+                SimdLimbProducts.pairProducts(m, x0, x1, y, r0, r1, r0, r1); // fresh: zeros to add to
+            } else {
+                for (int c = 0; c < y.length; c++) {
+                    long u = m.toMont(y[c]);
+                    r0[c] = m.mulMont(x0[c], u);
+                    r1[c] = m.mulMont(x1[c], u);
+                }
             }
             out0[i] = r0;
             out1[i] = r1;
@@ -120,12 +131,16 @@ public final class RnsArithmetic {
             long[] y = b[i];
             long[] r0 = new long[y.length];
             long[] r1 = new long[y.length];
-            for (int c = 0; c < y.length; c++) {
-                long u = m.toMont(y[c]);
-                long v0 = t0[c] + m.mulMont(x0[c], u) - q;
-                r0[c] = v0 + ((v0 >> 63) & q);
-                long v1 = t1[c] + m.mulMont(x1[c], u) - q;
-                r1[c] = v1 + ((v1 >> 63) & q);
+            if (lanes(y.length)) {
+                SimdLimbProducts.pairProducts(m, x0, x1, y, t0, t1, r0, r1);
+            } else {
+                for (int c = 0; c < y.length; c++) {
+                    long u = m.toMont(y[c]);
+                    long v0 = t0[c] + m.mulMont(x0[c], u) - q;
+                    r0[c] = v0 + ((v0 >> 63) & q);
+                    long v1 = t1[c] + m.mulMont(x1[c], u) - q;
+                    r1[c] = v1 + ((v1 >> 63) & q);
+                }
             }
             out0[i] = r0;
             out1[i] = r1;

@@ -199,6 +199,104 @@ final class SimdLimbProducts {
         }
     }
 
+    /**
+     * r_v = (s_v + x_v·y) mod q for v = 0, 1, every operand in [0, q) and y not in Montgomery form: y·R by Shoup's
+     * product with the constant R = 2^64 mod q, then one Montgomery product for each of x0 and x1 ({@link
+     * RnsArithmetic#multiplyPairAdd}; {@code s_v} may be {@code r_v}, as zeros for a plain product).
+     */
+    static void pairProducts(Modulus m, long[] x0, long[] x1, long[] y, long[] s0, long[] s1, long[] r0, long[] r1) {
+        long q = m.value();
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        LongVector qInv = LongVector.broadcast(SPECIES, m.montgomeryInverse());
+        LongVector qLow = LongVector.broadcast(SPECIES, q & LOW32);
+        LongVector qHigh = LongVector.broadcast(SPECIES, q >>> 32);
+        long radix = m.montgomeryRadix();
+        long radixShoup = m.shoup(radix);
+        LongVector rsLow = LongVector.broadcast(SPECIES, radixShoup & LOW32);
+        LongVector rsHigh = LongVector.broadcast(SPECIES, radixShoup >>> 32);
+        for (int c = 0; c < y.length; c += LANES) {
+            LongVector v = LongVector.fromArray(SPECIES, y, c);
+            LongVector vLow = v.and(LOW32);
+            LongVector vHigh = v.lanewise(VectorOperators.LSHR, 32);
+            LongVector vlh = vLow.mul(rsHigh);
+            LongVector vhl = vHigh.mul(rsLow);
+            LongVector quotient = vHigh.mul(rsHigh)
+                    .add(vlh.lanewise(VectorOperators.LSHR, 32))
+                    .add(vhl.lanewise(VectorOperators.LSHR, 32))
+                    .add(vLow.mul(rsLow)
+                            .lanewise(VectorOperators.LSHR, 32)
+                            .add(vlh.and(LOW32))
+                            .add(vhl.and(LOW32))
+                            .lanewise(VectorOperators.LSHR, 32));
+            LongVector u = v.mul(radix).sub(quotient.mul(vq)); // y·R mod q in [0, 2q)
+            u = u.sub(vq, u.compare(VectorOperators.GE, vq));
+            LongVector uLow = u.and(LOW32);
+            LongVector uHigh = u.lanewise(VectorOperators.LSHR, 32);
+            {
+                LongVector x = LongVector.fromArray(SPECIES, x0, c);
+                LongVector xLow = x.and(LOW32);
+                LongVector xHigh = x.lanewise(VectorOperators.LSHR, 32);
+                LongVector lh = xLow.mul(uHigh);
+                LongVector hl = xHigh.mul(uLow);
+                LongVector high = xHigh.mul(uHigh)
+                        .add(lh.lanewise(VectorOperators.LSHR, 32))
+                        .add(hl.lanewise(VectorOperators.LSHR, 32))
+                        .add(xLow.mul(uLow)
+                                .lanewise(VectorOperators.LSHR, 32)
+                                .add(lh.and(LOW32))
+                                .add(hl.and(LOW32))
+                                .lanewise(VectorOperators.LSHR, 32));
+                LongVector mm = x.mul(u).mul(qInv);
+                LongVector mLow = mm.and(LOW32);
+                LongVector mHigh = mm.lanewise(VectorOperators.LSHR, 32);
+                LongVector mlh = mLow.mul(qHigh);
+                LongVector mhl = mHigh.mul(qLow);
+                LongVector mq = mHigh.mul(qHigh)
+                        .add(mlh.lanewise(VectorOperators.LSHR, 32))
+                        .add(mhl.lanewise(VectorOperators.LSHR, 32))
+                        .add(mLow.mul(qLow)
+                                .lanewise(VectorOperators.LSHR, 32)
+                                .add(mlh.and(LOW32))
+                                .add(mhl.and(LOW32))
+                                .lanewise(VectorOperators.LSHR, 32));
+                LongVector p = high.sub(mq); // (−q, q)
+                p = p.add(p.lanewise(VectorOperators.ASHR, 63).and(vq)).add(LongVector.fromArray(SPECIES, s0, c));
+                p.sub(vq, p.compare(VectorOperators.GE, vq)).intoArray(r0, c);
+            }
+            {
+                LongVector x = LongVector.fromArray(SPECIES, x1, c);
+                LongVector xLow = x.and(LOW32);
+                LongVector xHigh = x.lanewise(VectorOperators.LSHR, 32);
+                LongVector lh = xLow.mul(uHigh);
+                LongVector hl = xHigh.mul(uLow);
+                LongVector high = xHigh.mul(uHigh)
+                        .add(lh.lanewise(VectorOperators.LSHR, 32))
+                        .add(hl.lanewise(VectorOperators.LSHR, 32))
+                        .add(xLow.mul(uLow)
+                                .lanewise(VectorOperators.LSHR, 32)
+                                .add(lh.and(LOW32))
+                                .add(hl.and(LOW32))
+                                .lanewise(VectorOperators.LSHR, 32));
+                LongVector mm = x.mul(u).mul(qInv);
+                LongVector mLow = mm.and(LOW32);
+                LongVector mHigh = mm.lanewise(VectorOperators.LSHR, 32);
+                LongVector mlh = mLow.mul(qHigh);
+                LongVector mhl = mHigh.mul(qLow);
+                LongVector mq = mHigh.mul(qHigh)
+                        .add(mlh.lanewise(VectorOperators.LSHR, 32))
+                        .add(mhl.lanewise(VectorOperators.LSHR, 32))
+                        .add(mLow.mul(qLow)
+                                .lanewise(VectorOperators.LSHR, 32)
+                                .add(mlh.and(LOW32))
+                                .add(mhl.and(LOW32))
+                                .lanewise(VectorOperators.LSHR, 32));
+                LongVector p = high.sub(mq); // (−q, q)
+                p = p.add(p.lanewise(VectorOperators.ASHR, 63).and(vq)).add(LongVector.fromArray(SPECIES, s1, c));
+                p.sub(vq, p.compare(VectorOperators.GE, vq)).intoArray(r1, c);
+            }
+        }
+    }
+
     /** o[from + k] = (o[from + k] + s[k]) mod q for unreduced sums s in (−4q, 4q). */
     private static void reduceAdd(long q, long[] s, int len, long[] o, int from) {
         LongVector vq = LongVector.broadcast(SPECIES, q);

@@ -1,6 +1,7 @@
 package dev.polyhe.ckks.ring;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The sums of Montgomery products on lanes ({@link SimdLimbProducts}, what {@link LimbProducts} runs here) are the
  * scalar loops' limbs bit for bit: in place and scattered, two and four terms, 30- to 60-bit primes, limbs of one
- * vector, of one chunk and of several (a partial last one too), operands at the edges of [0, q).
+ * vector, of one chunk and of several (a partial last one too), operands at the edges of [0, q); and so are the
+ * products of a ciphertext's two limbs with a plaintext's ({@code RnsArithmetic#multiplyPair}).
  */
 class LimbProductsTest {
     private static final int[] BITS = {30, 45, 52, 60};
@@ -78,6 +80,35 @@ class LimbProductsTest {
                     }
                     assertArrayEquals(p0, o0, where);
                     assertArrayEquals(p1, o1, where);
+                }
+            }
+        }
+    }
+
+    @Test
+    void plaintextProductsMatchTheScalarResidues() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(7);
+        for (int bits : BITS) {
+            Modulus m = modulus(bits);
+            for (int n : LENGTHS) {
+                long[] x0 = operands(r, m, n, 0);
+                long[] x1 = operands(r, m, n, 1);
+                long[] y = operands(r, m, n, 2);
+                long[] s0 = operands(r, m, n, 3);
+                long[] s1 = operands(r, m, n, 4);
+                long[] r0 = new long[n];
+                long[] r1 = new long[n];
+                SimdLimbProducts.pairProducts(m, x0, x1, y, s0, s1, r0, r1);
+                long[] p0 = new long[n];
+                long[] p1 = new long[n];
+                SimdLimbProducts.pairProducts(m, x0, x1, y, p0, p1, p0, p1); // zeros added, in place
+                for (int c = 0; c < n; c++) {
+                    String where = bits + "-bit prime, n = " + n + ", c = " + c;
+                    assertEquals(m.mul(x0[c], y[c]), p0[c], where);
+                    assertEquals(m.mul(x1[c], y[c]), p1[c], where);
+                    assertEquals(m.add(s0[c], m.mul(x0[c], y[c])), r0[c], where);
+                    assertEquals(m.add(s1[c], m.mul(x1[c], y[c])), r1[c], where);
                 }
             }
         }
