@@ -8,10 +8,11 @@ import jdk.incubator.vector.VectorSpecies;
  * {@link LimbProducts}' sums of Montgomery products on SIMD lanes ({@link Simd}), a chunk of a limb at a time: each
  * term's two products (one digit or diagonal against both key or ciphertext components) go into two small buffers
  * unreduced, four terms at most, and one pass reduces the buffers and adds them in place or where an automorphism
- * sends each coefficient (that scatter stays scalar: JDK 17 does not compile the Vector API's scattering stores into
- * instructions). A product of two variable residues has no Shoup companion, so its Montgomery reduction takes both
- * high words, a·b's and m·q's, each from four 32×32-bit products ({@link SimdModular}). One term per pass, not four in
- * registers: four written out made a method that C2 compiled into fast code in some runs and boxed vectors in others
+ * sends each coefficient (that scatter stays scalar: the API's gathers ran slower than scalar loads on JDK 17, its
+ * scatters were not tried). Also a ciphertext's two components times a plaintext ({@link #pairProducts}). A product
+ * of two variable residues has no Shoup companion, so its Montgomery reduction takes both high words, a·b's and m·q's,
+ * each from four 32×32-bit products ({@link SimdModular}). One term per pass, not four in registers: four written out
+ * made a method that C2 compiled into fast code in some runs and boxed vectors in others
  * (a microbenchmark: 0.45 ms against 1.0 ms scalar for four digits of a 2^16 limb, or 10 ms), while this small loop
  * compiled the same way every time (0.35 to 0.75 ms). The results are fully reduced, as the scalar loops leave them:
  * the same limbs bit for bit.
