@@ -123,6 +123,30 @@ public interface Evaluator {
     }
 
     /**
+     * sum + Σ as[i]·bs[i], not rescaled: many terms of a row of a matrix product in one call. The default adds the
+     * products one by one; a backend may make one pass over each limb for all of them, reading the running sum once
+     * instead of once a term.
+     *
+     * @param sum the running sum, of the products' scale, or null for none
+     * @param as the ciphertexts
+     * @param bs the plaintexts, as many as {@code as}
+     * @return the sum, at the lowest level among the operands, not rescaled
+     * @throws HeException as {@link #multiplyPlainAndAdd}, or when the products' scales differ
+     * @throws IllegalArgumentException when the arrays are empty or of different lengths
+     */
+    default Ciphertext multiplyPlainSum(Ciphertext sum, Ciphertext[] as, Plaintext[] bs) {
+        if (as.length == 0 || as.length != bs.length) {
+            throw new IllegalArgumentException("multiplyPlainSum: " + as.length + " ciphertexts and " + bs.length
+                    + " plaintexts; expected as many, > 0");
+        }
+        Ciphertext s = sum;
+        for (int i = 0; i < as.length; i++) {
+            s = s == null ? multiplyPlain(as[i], bs[i]) : multiplyPlainAndAdd(s, as[i], bs[i]);
+        }
+        return s;
+    }
+
+    /**
      * ct·c for a real constant, encoded at the scale of the prime the next rescale removes.
      *
      * @param a the ciphertext, with a level left for the rescale that follows

@@ -122,6 +122,20 @@ public final class HostRingExecutor implements RingExecutor {
     }
 
     @Override
+    public RnsPoly[] multiplyPairSum(RnsPoly s0, RnsPoly s1, RnsPoly[] a0, RnsPoly[] a1, RnsPoly[] b, int level) {
+        long[][][] x0 = new long[b.length][][];
+        long[][][] x1 = new long[b.length][][];
+        long[][][] y = new long[b.length][][];
+        for (int t = 0; t < b.length; t++) {
+            x0[t] = l(a0[t]);
+            x1[t] = l(a1[t]);
+            y[t] = l(b[t]);
+        }
+        long[][][] r = arith.multiplyPairSum(s0 == null ? null : l(s0), s1 == null ? null : l(s1), x0, x1, y, level);
+        return new RnsPoly[] {of(r[0]), of(r[1])};
+    }
+
+    @Override
     public RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level) {
         return of(arith.multiplyScalars(l(a), scalars, level));
     }

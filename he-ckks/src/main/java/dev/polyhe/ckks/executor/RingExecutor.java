@@ -90,6 +90,20 @@ public interface RingExecutor extends AutoCloseable {
         return new RnsPoly[] {add(s0, product[0], level), add(s1, product[1], level)};
     }
 
+    /**
+     * {s0 + Σ_t a0[t]·b[t], s1 + Σ_t a1[t]·b[t]}: ciphertexts times plaintexts summed, s0 and s1 null for none; an
+     * executor may make one pass for all the terms.
+     */
+    default RnsPoly[] multiplyPairSum(RnsPoly s0, RnsPoly s1, RnsPoly[] a0, RnsPoly[] a1, RnsPoly[] b, int level) {
+        RnsPoly[] sum = s0 == null ? null : new RnsPoly[] {s0, s1};
+        for (int t = 0; t < b.length; t++) {
+            sum = sum == null
+                    ? multiplyPair(a0[t], a1[t], b[t], level)
+                    : multiplyPairAdd(sum[0], sum[1], a0[t], a1[t], b[t], level);
+        }
+        return sum;
+    }
+
     /** Limb i times scalars[i] (reduced mod q_i). */
     RnsPoly multiplyScalars(RnsPoly a, long[] scalars, int level);
 
@@ -210,18 +224,26 @@ public interface RingExecutor extends AutoCloseable {
         RnsPoly d0 = null;
         RnsPoly d1 = null;
         for (int g = 0; g < giantKeys.length; g++) {
-            RnsPoly[] sum = null;
+            List<RnsPoly> x0 = new ArrayList<>();
+            List<RnsPoly> x1 = new ArrayList<>();
+            List<RnsPoly> ws = new ArrayList<>();
             for (int b = 0; b < babies.length; b++) {
-                RnsPoly diagonal = diagonals[g][b];
-                if (diagonal != null) {
-                    sum = sum == null
-                            ? multiplyPair(babies[b][0], babies[b][1], diagonal, level)
-                            : multiplyPairAdd(sum[0], sum[1], babies[b][0], babies[b][1], diagonal, level);
+                if (diagonals[g][b] != null) {
+                    x0.add(babies[b][0]);
+                    x1.add(babies[b][1]);
+                    ws.add(diagonals[g][b]);
                 }
             }
-            if (sum == null) {
+            if (ws.isEmpty()) {
                 continue;
             }
+            RnsPoly[] sum = multiplyPairSum(
+                    null,
+                    null,
+                    x0.toArray(RnsPoly[]::new),
+                    x1.toArray(RnsPoly[]::new),
+                    ws.toArray(RnsPoly[]::new),
+                    level);
             if (giantKeys[g] == null) {
                 d0 = d0 == null ? sum[0] : addInto(d0, sum[0], level);
                 d1 = d1 == null ? sum[1] : addInto(d1, sum[1], level);

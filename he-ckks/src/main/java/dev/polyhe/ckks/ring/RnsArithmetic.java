@@ -100,7 +100,8 @@ public final class RnsArithmetic {
             long[] r0 = new long[y.length];
             long[] r1 = new long[y.length];
             if (lanes(y.length)) {
-                SimdLimbProducts.pairProducts(m, x0, x1, y, r0, r1, r0, r1); // fresh: zeros to add to
+                SimdLimbProducts.plainSum(
+                        m, new long[][] {x0}, new long[][] {x1}, new long[][] {y}, null, null, r0, r1);
             } else {
                 for (int c = 0; c < y.length; c++) {
                     long u = m.toMont(y[c]);
@@ -132,7 +133,7 @@ public final class RnsArithmetic {
             long[] r0 = new long[y.length];
             long[] r1 = new long[y.length];
             if (lanes(y.length)) {
-                SimdLimbProducts.pairProducts(m, x0, x1, y, t0, t1, r0, r1);
+                SimdLimbProducts.plainSum(m, new long[][] {x0}, new long[][] {x1}, new long[][] {y}, t0, t1, r0, r1);
             } else {
                 for (int c = 0; c < y.length; c++) {
                     long u = m.toMont(y[c]);
@@ -146,6 +147,66 @@ public final class RnsArithmetic {
             out1[i] = r1;
         });
         return new long[][][] {out0, out1};
+    }
+
+    /**
+     * {s0 + Σ_t a0[t]·b[t], s1 + Σ_t a1[t]·b[t]} (NTT form), s0 and s1 null for none: ciphertexts times plaintexts
+     * summed in one pass per limb, the sum read and written once for all the terms ({@link #multiplyPairAdd} reads
+     * and writes it once a term).
+     */
+    public long[][][] multiplyPairSum(long[][] s0, long[][] s1, long[][][] a0, long[][][] a1, long[][][] b, int level) {
+        int terms = b.length;
+        long[][] out0 = new long[level + 1][];
+        long[][] out1 = new long[level + 1][];
+        ring.pool().forEach(level + 1, i -> {
+            Modulus m = ring.modulus(i);
+            long[][] x0 = new long[terms][];
+            long[][] x1 = new long[terms][];
+            long[][] y = new long[terms][];
+            for (int t = 0; t < terms; t++) {
+                x0[t] = a0[t][i];
+                x1[t] = a1[t][i];
+                y[t] = b[t][i];
+            }
+            int n = y[0].length;
+            long[] r0 = new long[n];
+            long[] r1 = new long[n];
+            long[] t0 = s0 == null ? null : s0[i];
+            long[] t1 = s1 == null ? null : s1[i];
+            if (lanes(n)) {
+                SimdLimbProducts.plainSum(m, x0, x1, y, t0, t1, r0, r1);
+            } else {
+                scalarPlainSum(m, x0, x1, y, t0, t1, r0, r1);
+            }
+            out0[i] = r0;
+            out1[i] = r1;
+        });
+        return new long[][][] {out0, out1};
+    }
+
+    /** {@link SimdLimbProducts#plainSum}'s scalar loop: a term at a time, fully reduced after each. */
+    static void scalarPlainSum(
+            Modulus m, long[][] x0, long[][] x1, long[][] y, long[] s0, long[] s1, long[] r0, long[] r1) {
+        long q = m.value();
+        if (s0 != null) {
+            System.arraycopy(s0, 0, r0, 0, r0.length);
+            System.arraycopy(s1, 0, r1, 0, r1.length);
+        } else {
+            java.util.Arrays.fill(r0, 0);
+            java.util.Arrays.fill(r1, 0);
+        }
+        for (int t = 0; t < y.length; t++) {
+            long[] a = x0[t];
+            long[] b = x1[t];
+            long[] w = y[t];
+            for (int c = 0; c < r0.length; c++) {
+                long u = m.toMont(w[c]);
+                long v0 = r0[c] + m.mulMont(a[c], u) - q;
+                r0[c] = v0 + ((v0 >> 63) & q);
+                long v1 = r1[c] + m.mulMont(b[c], u) - q;
+                r1[c] = v1 + ((v1 >> 63) & q);
+            }
+        }
     }
 
     /** (x0, x1) ⊗ (y0, y1) = {x0·y0, x0·y1 + x1·y0, x1·y1}, one pass over each limb. */

@@ -9,7 +9,7 @@ import jdk.incubator.vector.VectorSpecies;
  * term's two products (one digit or diagonal against both key or ciphertext components) go into two small buffers
  * unreduced, four terms at most, and one pass reduces the buffers and adds them in place or where an automorphism
  * sends each coefficient (that scatter stays scalar: the API's gathers ran slower than scalar loads on JDK 17, its
- * scatters were not tried). Also a ciphertext's two components times a plaintext ({@link #pairProducts}). A product
+ * scatters were not tried). Also sums of a ciphertext's two components times plaintexts ({@link #plainSum}). A product
  * of two variable residues has no Shoup companion, so its Montgomery reduction takes both high words, a·b's and m·q's,
  * each from four 32×32-bit products ({@link SimdModular}). One term per pass, not four in registers: four written out
  * made a method that C2 compiled into fast code in some runs and boxed vectors in others
@@ -27,6 +27,8 @@ final class SimdLimbProducts {
     static final int MAX_TERMS = 4;
 
     private static final ThreadLocal<long[][]> BUFFERS = ThreadLocal.withInitial(() -> new long[2][CHUNK]);
+    /** A plaintext's chunk in Montgomery form ({@link #plainSum}). */
+    private static final ThreadLocal<long[]> PLAINTEXT_CHUNK = ThreadLocal.withInitial(() -> new long[CHUNK]);
 
     private SimdLimbProducts() {}
 
@@ -45,10 +47,10 @@ final class SimdLimbProducts {
         long[][] buffers = BUFFERS.get();
         for (int from = 0; from < r0.length; from += CHUNK) {
             int len = Math.min(CHUNK, r0.length - from);
-            products(q, qInv, y0, x[0], x[1], from, len, buffers[0], buffers[1], true);
-            products(q, qInv, y1, x[2], x[3], from, len, buffers[0], buffers[1], false);
-            products(q, qInv, y2, x[4], x[5], from, len, buffers[0], buffers[1], false);
-            products(q, qInv, y3, x[6], x[7], from, len, buffers[0], buffers[1], false);
+            products(q, qInv, y0, from, x[0], x[1], from, len, buffers[0], buffers[1], true);
+            products(q, qInv, y1, from, x[2], x[3], from, len, buffers[0], buffers[1], false);
+            products(q, qInv, y2, from, x[4], x[5], from, len, buffers[0], buffers[1], false);
+            products(q, qInv, y3, from, x[6], x[7], from, len, buffers[0], buffers[1], false);
             finish(q, buffers, from, len, null, r0, r1);
         }
     }
@@ -80,6 +82,7 @@ final class SimdLimbProducts {
                         q,
                         qInv,
                         digits[j + i][pos],
+                        from,
                         k[0][prime],
                         k[1][prime],
                         from,
@@ -113,13 +116,15 @@ final class SimdLimbProducts {
     }
 
     /**
-     * s0[k] (+)= d·b·2^-64 mod q and s1[k] (+)= d·a·2^-64 mod q at coefficient from + k, each product in (−q, q):
+     * s0[k] (+)= d·b·2^-64 mod q and s1[k] (+)= d·a·2^-64 mod q at coefficient from + k of b and a (dFrom + k of d),
+     * each product in (−q, q):
      * hi(d·b) − hi(m·q) with m = (d·b mod 2^64)·q^-1 mod 2^64, whose low words cancel.
      */
     private static void products(
             long q,
             long qInverse,
             long[] d,
+            int dFrom,
             long[] b,
             long[] a,
             int from,
@@ -134,7 +139,7 @@ final class SimdLimbProducts {
         LongVector kept = LongVector.broadcast(SPECIES, first ? 0L : -1L);
         for (int k = 0; k < len; k += LANES) {
             int c = from + k;
-            LongVector x = LongVector.fromArray(SPECIES, d, c);
+            LongVector x = LongVector.fromArray(SPECIES, d, dFrom + k);
             LongVector xLow = x.and(LOW32);
             LongVector xHigh = x.lanewise(VectorOperators.LSHR, 32);
             {
@@ -201,22 +206,46 @@ final class SimdLimbProducts {
     }
 
     /**
-     * r_v = (s_v + x_v·y) mod q for v = 0, 1, every operand in [0, q) and y not in Montgomery form: y·R by Shoup's
-     * product with the constant R = 2^64 mod q, then one Montgomery product for each of x0 and x1 ({@link
-     * RnsArithmetic#multiplyPairAdd}; {@code s_v} may be {@code r_v}, as zeros for a plain product).
+     * r_v = (s_v + Σ_t x_v[t]·y[t]) mod q for v = 0, 1 ({@link RnsArithmetic#multiplyPairSum}), every operand in
+     * [0, q), the plaintexts y[t] not in Montgomery form, s_v null for none (it may be r_v): a chunk at a time, each
+     * plaintext chunk taken to Montgomery form by Shoup's product with R = 2^64 mod q, then {@link #products} into the
+     * two buffers, reduced every third term; the sum is read and written once for all the terms.
      */
-    static void pairProducts(Modulus m, long[] x0, long[] x1, long[] y, long[] s0, long[] s1, long[] r0, long[] r1) {
+    static void plainSum(Modulus m, long[][] x0, long[][] x1, long[][] y, long[] s0, long[] s1, long[] r0, long[] r1) {
         long q = m.value();
-        LongVector vq = LongVector.broadcast(SPECIES, q);
-        LongVector qInv = LongVector.broadcast(SPECIES, m.montgomeryInverse());
-        LongVector qLow = LongVector.broadcast(SPECIES, q & LOW32);
-        LongVector qHigh = LongVector.broadcast(SPECIES, q >>> 32);
+        long qInv = m.montgomeryInverse();
         long radix = m.montgomeryRadix();
         long radixShoup = m.shoup(radix);
+        long[][] buffers = BUFFERS.get();
+        long[] montgomery = PLAINTEXT_CHUNK.get();
+        for (int from = 0; from < r0.length; from += CHUNK) {
+            int len = Math.min(CHUNK, r0.length - from);
+            for (int t = 0; t < y.length; t++) {
+                if (t > 0 && t % 3 == 0) {
+                    // [0, q) plus three products in (−q, q) stays inside (−4q, 4q)
+                    reduce(q, buffers[0], len);
+                    reduce(q, buffers[1], len);
+                }
+                toMontgomery(q, radix, radixShoup, y[t], from, len, montgomery);
+                products(q, qInv, montgomery, 0, x0[t], x1[t], from, len, buffers[0], buffers[1], t == 0);
+            }
+            if (s0 == null) {
+                reduceTo(q, buffers[0], len, r0, from);
+                reduceTo(q, buffers[1], len, r1, from);
+            } else {
+                reduceAddTo(q, buffers[0], len, s0, r0, from);
+                reduceAddTo(q, buffers[1], len, s1, r1, from);
+            }
+        }
+    }
+
+    /** u[k] = y[from + k]·R mod q in [0, q): Shoup's product with the constant R = 2^64 mod q. */
+    private static void toMontgomery(long q, long radix, long radixShoup, long[] y, int from, int len, long[] u) {
+        LongVector vq = LongVector.broadcast(SPECIES, q);
         LongVector rsLow = LongVector.broadcast(SPECIES, radixShoup & LOW32);
         LongVector rsHigh = LongVector.broadcast(SPECIES, radixShoup >>> 32);
-        for (int c = 0; c < y.length; c += LANES) {
-            LongVector v = LongVector.fromArray(SPECIES, y, c);
+        for (int k = 0; k < len; k += LANES) {
+            LongVector v = LongVector.fromArray(SPECIES, y, from + k);
             LongVector vLow = v.and(LOW32);
             LongVector vHigh = v.lanewise(VectorOperators.LSHR, 32);
             LongVector vlh = vLow.mul(rsHigh);
@@ -229,72 +258,36 @@ final class SimdLimbProducts {
                             .add(vlh.and(LOW32))
                             .add(vhl.and(LOW32))
                             .lanewise(VectorOperators.LSHR, 32));
-            LongVector u = v.mul(radix).sub(quotient.mul(vq)); // y·R mod q in [0, 2q)
-            u = u.sub(vq, u.compare(VectorOperators.GE, vq));
-            LongVector uLow = u.and(LOW32);
-            LongVector uHigh = u.lanewise(VectorOperators.LSHR, 32);
-            {
-                LongVector x = LongVector.fromArray(SPECIES, x0, c);
-                LongVector xLow = x.and(LOW32);
-                LongVector xHigh = x.lanewise(VectorOperators.LSHR, 32);
-                LongVector lh = xLow.mul(uHigh);
-                LongVector hl = xHigh.mul(uLow);
-                LongVector high = xHigh.mul(uHigh)
-                        .add(lh.lanewise(VectorOperators.LSHR, 32))
-                        .add(hl.lanewise(VectorOperators.LSHR, 32))
-                        .add(xLow.mul(uLow)
-                                .lanewise(VectorOperators.LSHR, 32)
-                                .add(lh.and(LOW32))
-                                .add(hl.and(LOW32))
-                                .lanewise(VectorOperators.LSHR, 32));
-                LongVector mm = x.mul(u).mul(qInv);
-                LongVector mLow = mm.and(LOW32);
-                LongVector mHigh = mm.lanewise(VectorOperators.LSHR, 32);
-                LongVector mlh = mLow.mul(qHigh);
-                LongVector mhl = mHigh.mul(qLow);
-                LongVector mq = mHigh.mul(qHigh)
-                        .add(mlh.lanewise(VectorOperators.LSHR, 32))
-                        .add(mhl.lanewise(VectorOperators.LSHR, 32))
-                        .add(mLow.mul(qLow)
-                                .lanewise(VectorOperators.LSHR, 32)
-                                .add(mlh.and(LOW32))
-                                .add(mhl.and(LOW32))
-                                .lanewise(VectorOperators.LSHR, 32));
-                LongVector p = high.sub(mq); // (−q, q)
-                p = p.add(p.lanewise(VectorOperators.ASHR, 63).and(vq)).add(LongVector.fromArray(SPECIES, s0, c));
-                p.sub(vq, p.compare(VectorOperators.GE, vq)).intoArray(r0, c);
-            }
-            {
-                LongVector x = LongVector.fromArray(SPECIES, x1, c);
-                LongVector xLow = x.and(LOW32);
-                LongVector xHigh = x.lanewise(VectorOperators.LSHR, 32);
-                LongVector lh = xLow.mul(uHigh);
-                LongVector hl = xHigh.mul(uLow);
-                LongVector high = xHigh.mul(uHigh)
-                        .add(lh.lanewise(VectorOperators.LSHR, 32))
-                        .add(hl.lanewise(VectorOperators.LSHR, 32))
-                        .add(xLow.mul(uLow)
-                                .lanewise(VectorOperators.LSHR, 32)
-                                .add(lh.and(LOW32))
-                                .add(hl.and(LOW32))
-                                .lanewise(VectorOperators.LSHR, 32));
-                LongVector mm = x.mul(u).mul(qInv);
-                LongVector mLow = mm.and(LOW32);
-                LongVector mHigh = mm.lanewise(VectorOperators.LSHR, 32);
-                LongVector mlh = mLow.mul(qHigh);
-                LongVector mhl = mHigh.mul(qLow);
-                LongVector mq = mHigh.mul(qHigh)
-                        .add(mlh.lanewise(VectorOperators.LSHR, 32))
-                        .add(mhl.lanewise(VectorOperators.LSHR, 32))
-                        .add(mLow.mul(qLow)
-                                .lanewise(VectorOperators.LSHR, 32)
-                                .add(mlh.and(LOW32))
-                                .add(mhl.and(LOW32))
-                                .lanewise(VectorOperators.LSHR, 32));
-                LongVector p = high.sub(mq); // (−q, q)
-                p = p.add(p.lanewise(VectorOperators.ASHR, 63).and(vq)).add(LongVector.fromArray(SPECIES, s1, c));
-                p.sub(vq, p.compare(VectorOperators.GE, vq)).intoArray(r1, c);
-            }
+            LongVector w = v.mul(radix).sub(quotient.mul(vq)); // [0, 2q)
+            w.sub(vq, w.compare(VectorOperators.GE, vq)).intoArray(u, k);
+        }
+    }
+
+    /** o[from + k] = s[k] mod q for unreduced sums s in (−4q, 4q). */
+    private static void reduceTo(long q, long[] s, int len, long[] o, int from) {
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+        LongVector fourQ = LongVector.broadcast(SPECIES, 4 * q);
+        for (int k = 0; k < len; k += LANES) {
+            LongVector v = LongVector.fromArray(SPECIES, s, k);
+            v = v.add(v.lanewise(VectorOperators.ASHR, 63).and(fourQ));
+            v = v.sub(twoQ, v.compare(VectorOperators.GE, twoQ));
+            v.sub(vq, v.compare(VectorOperators.GE, vq)).intoArray(o, from + k);
+        }
+    }
+
+    /** o[from + k] = (t[from + k] + s[k]) mod q for unreduced sums s in (−4q, 4q); t may be o. */
+    private static void reduceAddTo(long q, long[] s, int len, long[] t, long[] o, int from) {
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        LongVector twoQ = LongVector.broadcast(SPECIES, 2 * q);
+        LongVector fourQ = LongVector.broadcast(SPECIES, 4 * q);
+        for (int k = 0; k < len; k += LANES) {
+            LongVector v = LongVector.fromArray(SPECIES, s, k);
+            v = v.add(v.lanewise(VectorOperators.ASHR, 63).and(fourQ));
+            v = v.sub(twoQ, v.compare(VectorOperators.GE, twoQ));
+            v = v.sub(vq, v.compare(VectorOperators.GE, vq));
+            v = v.add(LongVector.fromArray(SPECIES, t, from + k));
+            v.sub(vq, v.compare(VectorOperators.GE, vq)).intoArray(o, from + k);
         }
     }
 

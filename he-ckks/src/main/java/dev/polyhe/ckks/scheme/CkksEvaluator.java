@@ -193,6 +193,41 @@ final class CkksEvaluator implements Evaluator {
     }
 
     @Override
+    public Ciphertext multiplyPlainSum(Ciphertext sum, Ciphertext[] as, Plaintext[] bs) {
+        if (as.length == 0 || as.length != bs.length) {
+            throw new IllegalArgumentException("multiplyPlainSum: " + as.length + " ciphertexts and " + bs.length
+                    + " plaintexts; expected as many, > 0");
+        }
+        CkksCiphertext s = sum == null ? null : ct(sum);
+        CkksCiphertext[] xs = new CkksCiphertext[as.length];
+        RnsPoly[] x0 = new RnsPoly[as.length];
+        RnsPoly[] x1 = new RnsPoly[as.length];
+        RnsPoly[] ws = new RnsPoly[as.length];
+        int level = s == null ? Integer.MAX_VALUE : s.level();
+        double scale = 0;
+        for (int t = 0; t < as.length; t++) {
+            xs[t] = ct(as[t]);
+            CkksPlaintext p = OperandCheck.plaintext(bs[t], params.hash());
+            int at = Math.min(xs[t].level(), p.level());
+            double product = productScale(xs[t].scale(), p.scale(), at, "multiplyPlainSum");
+            if (t == 0) {
+                scale = product;
+            } else {
+                OperandCheck.sameScale(scale, product, "multiplyPlainSum");
+            }
+            level = Math.min(level, at);
+            x0[t] = xs[t].c0;
+            x1[t] = xs[t].c1;
+            ws[t] = p.poly;
+        }
+        if (s != null) {
+            OperandCheck.sameScale(s.scale(), scale, "multiplyPlainSum");
+        }
+        RnsPoly[] r = exec.multiplyPairSum(s == null ? null : s.c0, s == null ? null : s.c1, x0, x1, ws, level);
+        return s == null ? xs[0].with(r[0], r[1], level, scale) : s.with(r[0], r[1], level, s.scale());
+    }
+
+    @Override
     public Ciphertext multiplyConstant(Ciphertext a, double c) {
         return multiplyConstant(a, c, params.q(ct(a).level()));
     }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * The sums of Montgomery products on lanes ({@link SimdLimbProducts}, what {@link LimbProducts} runs here) are the
  * scalar loops' limbs bit for bit: in place and scattered, two and four terms, 30- to 60-bit primes, limbs of one
  * vector, of one chunk and of several (a partial last one too), operands at the edges of [0, q); and so are the
- * products of a ciphertext's two limbs with a plaintext's ({@code RnsArithmetic#multiplyPair}).
+ * sums of products of a ciphertext's two limbs with a plaintext's ({@code RnsArithmetic#multiplyPairSum}), one term
+ * and many.
  */
 class LimbProductsTest {
     private static final int[] BITS = {30, 45, 52, 60};
@@ -86,29 +87,53 @@ class LimbProductsTest {
     }
 
     @Test
-    void plaintextProductsMatchTheScalarResidues() {
+    void plaintextProductSumsMatchTheResiduesTermByTerm() {
         assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
         Random r = new Random(7);
         for (int bits : BITS) {
             Modulus m = modulus(bits);
             for (int n : LENGTHS) {
-                long[] x0 = operands(r, m, n, 0);
-                long[] x1 = operands(r, m, n, 1);
-                long[] y = operands(r, m, n, 2);
-                long[] s0 = operands(r, m, n, 3);
-                long[] s1 = operands(r, m, n, 4);
-                long[] r0 = new long[n];
-                long[] r1 = new long[n];
-                SimdLimbProducts.pairProducts(m, x0, x1, y, s0, s1, r0, r1);
-                long[] p0 = new long[n];
-                long[] p1 = new long[n];
-                SimdLimbProducts.pairProducts(m, x0, x1, y, p0, p1, p0, p1); // zeros added, in place
-                for (int c = 0; c < n; c++) {
-                    String where = bits + "-bit prime, n = " + n + ", c = " + c;
-                    assertEquals(m.mul(x0[c], y[c]), p0[c], where);
-                    assertEquals(m.mul(x1[c], y[c]), p1[c], where);
-                    assertEquals(m.add(s0[c], m.mul(x0[c], y[c])), r0[c], where);
-                    assertEquals(m.add(s1[c], m.mul(x1[c], y[c])), r1[c], where);
+                // 1 to 8 terms: the buffers are reduced before the 4th and the 7th
+                for (int terms : new int[] {1, 2, 3, 4, 7, 8}) {
+                    long[][] x0 = new long[terms][];
+                    long[][] x1 = new long[terms][];
+                    long[][] y = new long[terms][];
+                    for (int t = 0; t < terms; t++) {
+                        x0[t] = operands(r, m, n, 3 * t);
+                        x1[t] = operands(r, m, n, 3 * t + 1);
+                        y[t] = operands(r, m, n, 3 * t + 2);
+                    }
+                    long[] s0 = operands(r, m, n, 30);
+                    long[] s1 = operands(r, m, n, 31);
+                    long[] r0 = new long[n];
+                    long[] r1 = new long[n];
+                    SimdLimbProducts.plainSum(m, x0, x1, y, s0, s1, r0, r1);
+                    long[] p0 = new long[n];
+                    long[] p1 = new long[n];
+                    SimdLimbProducts.plainSum(m, x0, x1, y, null, null, p0, p1);
+                    long[] q0 = s0.clone();
+                    long[] q1 = s1.clone();
+                    SimdLimbProducts.plainSum(m, x0, x1, y, q0, q1, q0, q1); // in place
+                    long[] c0 = new long[n];
+                    long[] c1 = new long[n];
+                    RnsArithmetic.scalarPlainSum(m, x0, x1, y, s0, s1, c0, c1);
+                    String where = bits + "-bit prime, n = " + n + ", " + terms + " terms";
+                    for (int c = 0; c < n; c++) {
+                        long e0 = 0;
+                        long e1 = 0;
+                        for (int t = 0; t < terms; t++) {
+                            e0 = m.add(e0, m.mul(x0[t][c], y[t][c]));
+                            e1 = m.add(e1, m.mul(x1[t][c], y[t][c]));
+                        }
+                        assertEquals(e0, p0[c], where + ", c = " + c);
+                        assertEquals(e1, p1[c], where + ", c = " + c);
+                        assertEquals(m.add(s0[c], e0), r0[c], where + ", c = " + c);
+                        assertEquals(m.add(s1[c], e1), r1[c], where + ", c = " + c);
+                    }
+                    assertArrayEquals(r0, q0, where + ", in place");
+                    assertArrayEquals(r1, q1, where + ", in place");
+                    assertArrayEquals(r0, c0, where + ", scalar");
+                    assertArrayEquals(r1, c1, where + ", scalar");
                 }
             }
         }

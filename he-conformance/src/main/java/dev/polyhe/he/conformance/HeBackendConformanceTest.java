@@ -260,6 +260,60 @@ public abstract class HeBackendConformanceTest extends ConformanceFixture {
         assertThrows(HeException.class, () -> evaluator.multiplyPlainAndAdd(notAProduct, notAProduct, p));
     }
 
+    /**
+     * sum + Σ a_i·b_i in one call decrypts as the products added one by one, slot for slot, with and without a running
+     * sum, with a term a level lower (the sum lands at the lowest level); mismatched arrays and a product at another
+     * scale are refused.
+     */
+    @Test
+    public void multiplyPlainSumEqualsTheProductsAddedOneByOne() {
+        int terms = 5;
+        double[] expected = new double[slots];
+        Ciphertext[] as = new Ciphertext[terms];
+        Plaintext[] bs = new Plaintext[terms];
+        for (int t = 0; t < terms; t++) {
+            double[] x = randomVector(slots);
+            double[] y = randomVector(slots);
+            for (int i = 0; i < slots; i++) {
+                expected[i] += x[i] * y[i];
+            }
+            as[t] = t == 3 ? evaluator.dropToLevel(encrypt(x), maxLevel - 1) : encrypt(x);
+            bs[t] = encoder.encode(y, slots, maxLevel, scale);
+        }
+        Ciphertext fused = evaluator.multiplyPlainSum(null, as, bs);
+        Ciphertext apart = evaluator.multiplyPlain(as[0], bs[0]);
+        for (int t = 1; t < terms; t++) {
+            apart = evaluator.add(apart, evaluator.multiplyPlain(as[t], bs[t]));
+        }
+        assertEquals(maxLevel - 1, fused.level());
+        assertEquals(apart.scale(), fused.scale());
+        double[] viaFused = decrypt(evaluator.rescale(fused));
+        assertPrecision("multiplyPlainSum", expected, viaFused);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(decrypt(evaluator.rescale(apart)), viaFused);
+
+        double[] z = randomVector(slots);
+        double[] w = randomVector(slots);
+        Ciphertext sum = evaluator.multiplyPlain(encrypt(z), encoder.encode(w, slots, maxLevel, scale));
+        Ciphertext withSum = evaluator.multiplyPlainSum(sum, as, bs);
+        double[] expectedWithSum = expected.clone();
+        for (int i = 0; i < slots; i++) {
+            expectedWithSum[i] += z[i] * w[i];
+        }
+        assertEquals(maxLevel - 1, withSum.level());
+        double[] viaSum = decrypt(evaluator.rescale(withSum));
+        assertPrecision("multiplyPlainSum with a sum", expectedWithSum, viaSum);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(
+                decrypt(evaluator.rescale(evaluator.add(sum, apart))), viaSum);
+
+        assertThrows(IllegalArgumentException.class, () -> evaluator.multiplyPlainSum(null, as, new Plaintext[2]));
+        Plaintext atScaleOne = encoder.encode(randomVector(slots), slots, maxLevel, 1.0);
+        Plaintext[] mixed = bs.clone();
+        mixed[1] = atScaleOne;
+        assertThrows(HeException.class, () -> evaluator.multiplyPlainSum(null, as, mixed));
+        Ciphertext notAProduct = encrypt(randomVector(slots));
+        assertThrows(HeException.class, () -> evaluator.multiplyPlainSum(notAProduct, as, bs));
+    }
+
     @Test
     public void multiplyConstantRealAndInteger() {
         double[] x = randomVector(slots);

@@ -54,6 +54,7 @@ final class CostModel {
             case "multiplySum" -> ks + TENSOR_PER_LIMB * limbs * ring * ((Ciphertext[]) args[0]).length;
             case "rescale" -> RESCALE_PER_LIMB * limbs * ring;
             case "bootstrap", "bootstrapPair" -> BOOTSTRAP * ring;
+            case "multiplyPlainSum" -> elementwise * ((Ciphertext[]) args[1]).length;
             case "dropToLevel" -> 0;
             default -> elementwise;
         };

@@ -223,6 +223,18 @@ final class LeveledOps {
                 timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
                 bounds.of(sum) + bounds.of(x) * bounds.of(p));
     }
+    /**
+     * sum + Σ xs[i]·ps[i], not rescaled, in one backend call ({@link Evaluator#multiplyPlainSum}); sum may be null:
+     * the terms of a sum of products at one level and scale ({@link ProductSum#addPlainProduct}).
+     */
+    Ciphertext plainProductsAdded(Ciphertext sum, Ciphertext[] xs, Plaintext[] ps, OperatorKind op) {
+        double bound = sum == null ? 0 : bounds.of(sum);
+        for (int i = 0; i < xs.length; i++) {
+            accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
+            bound += bounds.of(xs[i]) * bounds.of(ps[i]);
+        }
+        return bounds.set(timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainSum(sum, xs, ps)), bound);
+    }
     /** A zero at the scale ({@code productScale}) and level the products of a linear map over {@code like} have. */
     Ciphertext zeroProduct(Ciphertext like, double productScale, OperatorKind op) {
         accounting.countMultiplication(MultiplicationKind.CONSTANT);
