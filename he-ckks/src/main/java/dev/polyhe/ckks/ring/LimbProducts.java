@@ -117,7 +117,17 @@ public final class LimbProducts {
         }
     }
 
+    /** r_v += x_v·y in place, y in Montgomery form: one diagonal's term of a double-hoisted linear transform. */
     public static void productSum1(Modulus m, long[] x0, long[] x1, long[] y, long[] r0, long[] r1) {
+        if (lanes(r0.length)) {
+            SimdLimbProducts.single(m, y, x0, x1, r0, r1);
+        } else {
+            scalarProductSum1(m, x0, x1, y, r0, r1);
+        }
+    }
+
+    /** {@link #productSum1} on a scalar core. */
+    static void scalarProductSum1(Modulus m, long[] x0, long[] x1, long[] y, long[] r0, long[] r1) {
         long q = m.value();
         for (int c = 0; c < r0.length; c++) {
             long u = y[c];
@@ -295,7 +305,17 @@ public final class LimbProducts {
         }
     }
 
+    /** o0 += d·b and o1 += d·a in place, b and a in Montgomery form: a key switch's last odd digit. */
     public static void accumulate1(Modulus m, long[] d, long[] b, long[] a, long[] o0, long[] o1) {
+        if (lanes(o0.length)) {
+            SimdLimbProducts.single(m, d, b, a, o0, o1);
+        } else {
+            scalarAccumulate1(m, d, b, a, o0, o1);
+        }
+    }
+
+    /** {@link #accumulate1} on a scalar core. */
+    static void scalarAccumulate1(Modulus m, long[] d, long[] b, long[] a, long[] o0, long[] o1) {
         long q = m.value();
         for (int c = 0; c < o0.length; c++) {
             long x = d[c];

@@ -95,6 +95,18 @@ final class SimdLimbProducts {
         }
     }
 
+    /** o0 += d·b and o1 += d·a in place, every operand in [0, q), b and a (or d) in Montgomery form. */
+    static void single(Modulus m, long[] d, long[] b, long[] a, long[] o0, long[] o1) {
+        long q = m.value();
+        long qInv = m.montgomeryInverse();
+        long[][] buffers = BUFFERS.get();
+        for (int from = 0; from < o0.length; from += CHUNK) {
+            int len = Math.min(CHUNK, o0.length - from);
+            products(q, qInv, d, from, b, a, from, len, buffers[0], buffers[1], true);
+            finish(q, buffers, from, len, null, o0, o1);
+        }
+    }
+
     /** Adds the chunk's unreduced sums into r0 and r1, in place or at target[c]. */
     private static void finish(long q, long[][] buffers, int from, int len, int[] target, long[] r0, long[] r1) {
         long[] s0 = buffers[0];

@@ -87,6 +87,33 @@ class LimbProductsTest {
     }
 
     @Test
+    void singleTermsMatchTheScalarLoops() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(8);
+        for (int bits : BITS) {
+            Modulus m = modulus(bits);
+            for (int n : LENGTHS) {
+                long[] d = operands(r, m, n, 0);
+                long[] b = operands(r, m, n, 1);
+                long[] a = operands(r, m, n, 2);
+                long[] o0 = operands(r, m, n, 3);
+                long[] o1 = operands(r, m, n, 4);
+                long[] p0 = o0.clone();
+                long[] p1 = o1.clone();
+                String where = bits + "-bit prime, n = " + n;
+                LimbProducts.accumulate1(m, d, b, a, o0, o1);
+                LimbProducts.scalarAccumulate1(m, d, b, a, p0, p1);
+                assertArrayEquals(p0, o0, where + ", accumulate1");
+                assertArrayEquals(p1, o1, where + ", accumulate1");
+                LimbProducts.productSum1(m, b, a, d, o0, o1);
+                LimbProducts.scalarProductSum1(m, b, a, d, p0, p1);
+                assertArrayEquals(p0, o0, where + ", productSum1");
+                assertArrayEquals(p1, o1, where + ", productSum1");
+            }
+        }
+    }
+
+    @Test
     void plaintextProductSumsMatchTheResiduesTermByTerm() {
         assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
         Random r = new Random(7);
