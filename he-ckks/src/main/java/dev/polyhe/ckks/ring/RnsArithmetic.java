@@ -216,7 +216,6 @@ public final class RnsArithmetic {
         long[][] d2 = new long[level + 1][];
         ring.pool().forEach(level + 1, i -> {
             Modulus m = ring.modulus(i);
-            long q = m.value();
             long[] a0 = x0[i];
             long[] a1 = x1[i];
             long[] b0 = y0[i];
@@ -225,19 +224,29 @@ public final class RnsArithmetic {
             long[] r0 = new long[n];
             long[] r1 = new long[n];
             long[] r2 = new long[n];
-            for (int c = 0; c < n; c++) {
-                long u0 = m.toMont(a0[c]);
-                long u1 = m.toMont(a1[c]);
-                r0[c] = m.mulMont(u0, b0[c]);
-                long s = m.mulMont(u0, b1[c]) + m.mulMont(u1, b0[c]) - q;
-                r1[c] = s + ((s >> 63) & q);
-                r2[c] = m.mulMont(u1, b1[c]);
+            if (lanes(n)) {
+                SimdLimbProducts.tensor(m, a0, a1, b0, b1, r0, r1, r2);
+            } else {
+                scalarTensor(m, a0, a1, b0, b1, r0, r1, r2);
             }
             d0[i] = r0;
             d1[i] = r1;
             d2[i] = r2;
         });
         return new long[][][] {d0, d1, d2};
+    }
+
+    /** {@link SimdLimbProducts#tensor}'s scalar loop. */
+    static void scalarTensor(Modulus m, long[] a0, long[] a1, long[] b0, long[] b1, long[] r0, long[] r1, long[] r2) {
+        long q = m.value();
+        for (int c = 0; c < r0.length; c++) {
+            long u0 = m.toMont(a0[c]);
+            long u1 = m.toMont(a1[c]);
+            r0[c] = m.mulMont(u0, b0[c]);
+            long s = m.mulMont(u0, b1[c]) + m.mulMont(u1, b0[c]) - q;
+            r1[c] = s + ((s >> 63) & q);
+            r2[c] = m.mulMont(u1, b1[c]);
+        }
     }
 
     public long[] multiplyLimb(int prime, long[] x, long[] y) {
@@ -258,8 +267,12 @@ public final class RnsArithmetic {
             long ws = m.shoup(w);
             long[] x = a[i];
             long[] r = new long[x.length];
-            for (int c = 0; c < r.length; c++) {
-                r[c] = m.mulShoup(x[c], w, ws);
+            if (lanes(r.length)) {
+                SimdModular.timesConstant(x, w, ws, m.value(), r);
+            } else {
+                for (int c = 0; c < r.length; c++) {
+                    r[c] = m.mulShoup(x[c], w, ws);
+                }
             }
             out[i] = r;
         });

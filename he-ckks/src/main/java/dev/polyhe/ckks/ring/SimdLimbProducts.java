@@ -29,6 +29,8 @@ final class SimdLimbProducts {
     private static final ThreadLocal<long[][]> BUFFERS = ThreadLocal.withInitial(() -> new long[2][CHUNK]);
     /** A plaintext's chunk in Montgomery form ({@link #plainSum}). */
     private static final ThreadLocal<long[]> PLAINTEXT_CHUNK = ThreadLocal.withInitial(() -> new long[CHUNK]);
+    /** {@link #tensor}'s second pair of products and its two operands' chunks in Montgomery form. */
+    private static final ThreadLocal<long[][]> TENSOR_BUFFERS = ThreadLocal.withInitial(() -> new long[4][CHUNK]);
 
     private SimdLimbProducts() {}
 
@@ -248,6 +250,36 @@ final class SimdLimbProducts {
                 reduceAddTo(q, buffers[0], len, s0, r0, from);
                 reduceAddTo(q, buffers[1], len, s1, r1, from);
             }
+        }
+    }
+
+    /**
+     * (a0, a1) ⊗ (b0, b1) = {a0·b0, a0·b1 + a1·b0, a1·b1} mod q ({@link RnsArithmetic#tensor}), every operand in
+     * [0, q), none in Montgomery form: a chunk of a0 and a1 taken to Montgomery form, then {@link #products} against
+     * b0 and b1.
+     */
+    static void tensor(Modulus m, long[] a0, long[] a1, long[] b0, long[] b1, long[] r0, long[] r1, long[] r2) {
+        long q = m.value();
+        long qInv = m.montgomeryInverse();
+        long radix = m.montgomeryRadix();
+        long radixShoup = m.shoup(radix);
+        long[][] s = BUFFERS.get();
+        long[][] t = TENSOR_BUFFERS.get();
+        for (int from = 0; from < r0.length; from += CHUNK) {
+            int len = Math.min(CHUNK, r0.length - from);
+            toMontgomery(q, radix, radixShoup, a0, from, len, t[2]);
+            toMontgomery(q, radix, radixShoup, a1, from, len, t[3]);
+            products(q, qInv, t[2], 0, b0, b1, from, len, s[0], s[1], true);
+            products(q, qInv, t[3], 0, b0, b1, from, len, t[0], t[1], true);
+            for (int k = 0; k < len; k += LANES) {
+                // two products in (−q, q): (−2q, 2q), inside what the reduction takes
+                LongVector.fromArray(SPECIES, s[1], k)
+                        .add(LongVector.fromArray(SPECIES, t[0], k))
+                        .intoArray(s[1], k);
+            }
+            reduceTo(q, s[0], len, r0, from);
+            reduceTo(q, s[1], len, r1, from);
+            reduceTo(q, t[1], len, r2, from);
         }
     }
 

@@ -39,6 +39,18 @@ final class SimdModular {
                 .add(middle.lanewise(VectorOperators.LSHR, 32));
     }
 
+    /** out[c] = x[c]·w mod q in [0, q): Shoup's product, {@link Modulus#mulShoup}'s values bit for bit. */
+    static void timesConstant(long[] x, long w, long wShoup, long q, long[] out) {
+        LongVector vq = LongVector.broadcast(SPECIES, q);
+        LongVector sLow = low(wShoup);
+        LongVector sHigh = high(wShoup);
+        for (int c = 0; c < x.length; c += LANES) {
+            LongVector y = LongVector.fromArray(SPECIES, x, c);
+            LongVector r = y.mul(w).sub(highWord(y, sLow, sHigh).mul(vq)); // [0, 2q)
+            r.sub(vq, r.compare(VectorOperators.GE, vq)).intoArray(out, c);
+        }
+    }
+
     /** The low half of a constant, broadcast. */
     static LongVector low(long s) {
         return LongVector.broadcast(SPECIES, s & LOW32);

@@ -1,6 +1,7 @@
 package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.ckks.ring.LimbPool;
+import dev.polyhe.ckks.ring.Simd;
 
 /**
  * The "special" FFT of CKKS: evaluates a real polynomial at the primitive 2N-th roots zeta^(5^j), j &lt; N/2
@@ -8,6 +9,9 @@ import dev.polyhe.ckks.ring.LimbPool;
  * packing: the message then lives on X^(N/2n)). The twiddles of every stage are precomputed.
  */
 public final class SpecialFft {
+    /** Whether the wide stages run on SIMD lanes ({@link SimdFft}). */
+    private static final boolean LANES = Simd.available();
+
     /**
      * The twiddle of butterfly j of the stage of length len, ζ^(2N·(5^j mod 4len)/4len), at [len/2 − 1 + j]: a
      * stage's twiddles do not depend on the slot count, so one table of N/2 serves every size, and the butterflies
@@ -125,6 +129,10 @@ public final class SpecialFft {
     private void stages(double[] re, double[] im, int offset, int size, int from) {
         for (int len = Math.min(from, size); len >= 2; len >>= 1) {
             int half = len >> 1;
+            if (LANES && SimdFft.fits(half)) {
+                SimdFft.stage(re, im, twRe, twIm, offset, size, len);
+                continue;
+            }
             int tw = half - 1;
             for (int i = offset; i < offset + size; i += len) {
                 for (int j = 0; j < half; j++) {

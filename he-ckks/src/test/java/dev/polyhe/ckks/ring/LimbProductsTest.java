@@ -114,6 +114,33 @@ class LimbProductsTest {
     }
 
     @Test
+    void tensorProductsMatchTheScalarLoop() {
+        assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
+        Random r = new Random(9);
+        for (int bits : BITS) {
+            Modulus m = modulus(bits);
+            for (int n : LENGTHS) {
+                long[] a0 = operands(r, m, n, 0);
+                long[] a1 = operands(r, m, n, 1);
+                long[] b0 = operands(r, m, n, 2);
+                long[] b1 = operands(r, m, n, 3);
+                long[][] lanes = new long[3][n];
+                long[][] scalar = new long[3][n];
+                SimdLimbProducts.tensor(m, a0, a1, b0, b1, lanes[0], lanes[1], lanes[2]);
+                RnsArithmetic.scalarTensor(m, a0, a1, b0, b1, scalar[0], scalar[1], scalar[2]);
+                for (int d = 0; d < 3; d++) {
+                    assertArrayEquals(scalar[d], lanes[d], bits + "-bit prime, n = " + n + ", d" + d);
+                }
+                for (int c = 0; c < Math.min(n, 64); c++) {
+                    assertEquals(m.mul(a0[c], b0[c]), lanes[0][c]);
+                    assertEquals(m.add(m.mul(a0[c], b1[c]), m.mul(a1[c], b0[c])), lanes[1][c]);
+                    assertEquals(m.mul(a1[c], b1[c]), lanes[2][c]);
+                }
+            }
+        }
+    }
+
+    @Test
     void plaintextProductSumsMatchTheResiduesTermByTerm() {
         assertTrue(Simd.available(), "the tests run with --add-modules jdk.incubator.vector: " + Simd.describe());
         Random r = new Random(7);

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The encoding FFT split over a pool's threads computes exactly what it computes on one (the same butterflies on
- * the same values), and the encoder's rounding, now done once before the limbs, is still exact past 2^62.
+ * the same values), so do its stages on SIMD lanes, and the encoder's rounding, now done once before the limbs, is
+ * still exact past 2^62.
  */
 class SpecialFftTest {
     private static final int LOG_N = 14;
@@ -51,6 +52,45 @@ class SpecialFftTest {
                 assertEquals(re[i], back[i], 1e-12);
                 assertEquals(im[i], backIm[i], 1e-12);
             }
+        }
+    }
+
+    /** The stages on lanes ({@link SimdFft}) give the scalar butterflies' values bit for bit, at every size. */
+    @Test
+    void theInverseOnLanesIsTheScalarButterfliesBitForBit() {
+        assertTrue(dev.polyhe.ckks.ring.Simd.available(), "the tests run with --add-modules jdk.incubator.vector");
+        SpecialFft fft = new SpecialFft(LOG_N);
+        double[][] tw = fft.twiddles();
+        Random r = new Random(4);
+        for (int size = 2; size <= 1 << (LOG_N - 1); size <<= 1) {
+            double[] re = new double[size];
+            double[] im = new double[size];
+            for (int i = 0; i < size; i++) {
+                re[i] = r.nextGaussian();
+                im[i] = r.nextGaussian();
+            }
+            double[] sr = re.clone();
+            double[] si = im.clone();
+            for (int len = size; len >= 2; len >>= 1) {
+                int half = len >> 1;
+                for (int i = 0; i < size; i += len) {
+                    for (int j = 0; j < half; j++) {
+                        double wr = tw[0][half - 1 + j];
+                        double wi = -tw[1][half - 1 + j];
+                        int a = i + j;
+                        int b = a + half;
+                        double dr = sr[a] - sr[b];
+                        double di = si[a] - si[b];
+                        sr[a] = sr[a] + sr[b];
+                        si[a] = si[a] + si[b];
+                        sr[b] = dr * wr - di * wi;
+                        si[b] = dr * wi + di * wr;
+                    }
+                }
+            }
+            fft.inverseBitReversed(re, im, size, null);
+            assertArrayEquals(sr, re, "real parts, " + size + " slots");
+            assertArrayEquals(si, im, "imaginary parts, " + size + " slots");
         }
     }
 

@@ -214,16 +214,6 @@ final class LeveledOps {
                 timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlain(x, p)), bounds.of(x) * bounds.of(p));
     }
     /**
-     * sum + x·p, not rescaled, in one backend call ({@link Evaluator#multiplyPlainAndAdd}): for a
-     * sum of products at the product's level and scale ({@link ProductSum#addPlainProduct}).
-     */
-    Ciphertext plainProductAdded(Ciphertext sum, Ciphertext x, Plaintext p, OperatorKind op) {
-        accounting.countMultiplication(MultiplicationKind.PLAINTEXT);
-        return bounds.set(
-                timed(op, PrimitiveKind.MULTIPLY, () -> evaluator.multiplyPlainAndAdd(sum, x, p)),
-                bounds.of(sum) + bounds.of(x) * bounds.of(p));
-    }
-    /**
      * sum + Σ xs[i]·ps[i], not rescaled, in one backend call ({@link Evaluator#multiplyPlainSum}); sum may be null:
      * the terms of a sum of products at one level and scale ({@link ProductSum#addPlainProduct}).
      */
