@@ -149,9 +149,7 @@ final class CanonicalEncoder implements Encoder {
             int l = ring.extendedIndex(level, pos);
             Modulus m = ring.modulus(l);
             long[] limb = limbs[pos];
-            for (int i = 0; i < n; i++) {
-                limb[i] = ScaledInteger.residue(coef[i], m);
-            }
+            ScaledInteger.residues(coef, m, limb);
             ring.ntt(l).forward(limb);
         });
         return limbs;
