@@ -203,22 +203,20 @@ final class CkksEvaluator implements Evaluator {
         RnsPoly[] x0 = new RnsPoly[as.length];
         RnsPoly[] x1 = new RnsPoly[as.length];
         RnsPoly[] ws = new RnsPoly[as.length];
+        CkksPlaintext[] ps = new CkksPlaintext[as.length];
         int level = s == null ? Integer.MAX_VALUE : s.level();
-        double scale = 0;
         for (int t = 0; t < as.length; t++) {
             xs[t] = ct(as[t]);
-            CkksPlaintext p = OperandCheck.plaintext(bs[t], params.hash());
-            int at = Math.min(xs[t].level(), p.level());
-            double product = productScale(xs[t].scale(), p.scale(), at, "multiplyPlainSum");
-            if (t == 0) {
-                scale = product;
-            } else {
-                OperandCheck.sameScale(scale, product, "multiplyPlainSum");
-            }
-            level = Math.min(level, at);
+            ps[t] = OperandCheck.plaintext(bs[t], params.hash());
+            level = Math.min(level, Math.min(xs[t].level(), ps[t].level()));
             x0[t] = xs[t].c0;
             x1[t] = xs[t].c1;
-            ws[t] = p.poly;
+            ws[t] = ps[t].poly;
+        }
+        // every product must fit the modulus of the level the sum lands at, the lowest among the operands
+        double scale = productScale(xs[0].scale(), ps[0].scale(), level, "multiplyPlainSum");
+        for (int t = 1; t < as.length; t++) {
+            OperandCheck.sameScale(scale, xs[t].scale() * ps[t].scale(), "multiplyPlainSum");
         }
         if (s != null) {
             OperandCheck.sameScale(s.scale(), scale, "multiplyPlainSum");
