@@ -58,18 +58,46 @@ public final class Bootstrapper {
     private final CiphertextLimbs limbs;
     private final BootstrapParameters shape;
     private final ChebyshevSine sine;
-    private final Map<Integer, Circuit> circuits = new ConcurrentHashMap<>();
+    private final Circuits circuits;
+
+    /**
+     * The encoded circuits of one parameter set (the transforms' diagonals, about 3.9 GiB for full slots at
+     * N = 2^16), built on first use and shared by the bootstrappers of every evaluator that holds it: an engine per
+     * query (a server's) then builds them once, not once a query. They hold no keys; each bootstrap applies them with
+     * its own evaluator's.
+     */
+    public static final class Circuits {
+        private final Map<Key, Circuit> byShape = new ConcurrentHashMap<>();
+
+        private record Key(BootstrapParameters shape, int slots) {}
+
+        /** The circuits built so far (one per slot count bootstrapped). */
+        public int size() {
+            return byShape.size();
+        }
+    }
 
     public Bootstrapper(SchemeParameters params, Encoder encoder, CiphertextLimbs limbs) {
         this(params, encoder, limbs, BootstrapParameters.of(params));
     }
 
     public Bootstrapper(SchemeParameters params, Encoder encoder, CiphertextLimbs limbs, BootstrapParameters shape) {
+        this(params, encoder, limbs, shape, new Circuits());
+    }
+
+    /** A bootstrapper that takes its circuits from {@code circuits}, shared with others of these parameters. */
+    public Bootstrapper(
+            SchemeParameters params,
+            Encoder encoder,
+            CiphertextLimbs limbs,
+            BootstrapParameters shape,
+            Circuits circuits) {
         this.params = params;
         this.encoder = encoder;
         this.limbs = limbs;
         this.shape = shape;
         this.sine = ChebyshevSine.cheapest(shape.sineBound());
+        this.circuits = circuits;
         requireLevels(params, shape, sine);
     }
 
@@ -189,7 +217,8 @@ public final class Bootstrapper {
         if (n < 2) {
             throw new HeException("bootstrap: a ciphertext of " + n + " slot cannot be bootstrapped; use 2 or more");
         }
-        Circuit c = circuits.computeIfAbsent(n, Circuit::new);
+        Circuit c = circuits.byShape.computeIfAbsent(
+                new Circuits.Key(shape, n), k -> new Circuit(params, shape, sine, encoder, limbs, n));
         if (!keysOnDemand
                 && !keys.bootstraps(n)
                 && !(keys.hasConjugation() && keys.rotationSteps().containsAll(c.rotations))) {
@@ -221,7 +250,7 @@ public final class Bootstrapper {
             ct = ev.add(ct, ev.rotate(ct, s));
         }
         ct = view(ct, c.packed ? 2 * n : n);
-        ct = c.coeffsToSlots.apply(ct);
+        ct = c.coeffsToSlots.apply(limbs, ct);
         Ciphertext conj = ev.conjugate(ct);
         if (c.packed) {
             // [w, −i·w] + conjugate = [2·Re w, 2·Im w]: one EvalMod for both halves
@@ -236,7 +265,7 @@ public final class Bootstrapper {
                             () -> halves[1] = c.evalMod.apply(ev, halves[1]));
             ct = ev.add(halves[0], ev.multiplyPlain(halves[1], c.unit(1, halves[1].level())));
         }
-        ct = c.slotsToCoeffs.apply(ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
+        ct = c.slotsToCoeffs.apply(limbs, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
         ct = view(ct, n);
         // few slots have fewer butterfly stages than levels set aside: the promise is the same level for all
         return ct.level() > outputLevel() ? ev.dropToLevel(ct, outputLevel()) : ct;
@@ -250,22 +279,34 @@ public final class Bootstrapper {
         return limbs.view(ct, slots);
     }
 
-    /** The circuit's encoded constants for one slot count, built on first use. */
-    private final class Circuit {
+    /**
+     * The circuit's encoded constants for one slot count, built on first use with the first evaluator's {@code limbs}
+     * (which only encode here: nothing keeps them).
+     */
+    private static final class Circuit {
+        final Encoder encoder;
         final int slots;
         final boolean packed;
         /**
          * The scale the raised ciphertext is read at, and EvalMod's: the top prime, not q_0, so that the sine's
          * noise is relative to the larger bootstrapping primes (2^60 against q_0 = 2^55: 5 bits more precision).
          */
-        final double raisedScale = params.q(params.maxLevel());
+        final double raisedScale;
 
         final CoeffsToSlots coeffsToSlots;
         final Set<Integer> rotations;
         final EvalMod evalMod;
         final SlotsToCoeffs slotsToCoeffs;
 
-        Circuit(int slots) {
+        Circuit(
+                SchemeParameters params,
+                BootstrapParameters shape,
+                ChebyshevSine sine,
+                Encoder encoder,
+                CiphertextLimbs limbs,
+                int slots) {
+            this.encoder = encoder;
+            this.raisedScale = params.q(params.maxLevel());
             this.slots = slots;
             this.packed = packed(params, slots);
             int top = params.maxLevel();
@@ -294,12 +335,16 @@ public final class Bootstrapper {
 
         /** ±i in every slot at scale 1: the monomial ±X^(N/2), an exact multiplication that uses no level. */
         Plaintext unit(int sign, int level) {
-            return units.computeIfAbsent(2 * level + (sign > 0 ? 1 : 0), k -> imaginaryUnit(sign, level));
+            return units.computeIfAbsent(2 * level + (sign > 0 ? 1 : 0), k -> imaginaryUnit(encoder, sign, level));
         }
     }
 
     /** ±i at scale 1: the exact monomial ±X^(N/2), so a product by it costs no level. */
     public Plaintext imaginaryUnit(int sign, int level) {
+        return imaginaryUnit(encoder, sign, level);
+    }
+
+    private static Plaintext imaginaryUnit(Encoder encoder, int sign, int level) {
         return encoder.encodeComplex(new double[] {0}, new double[] {sign}, 1, level, 1.0);
     }
 }

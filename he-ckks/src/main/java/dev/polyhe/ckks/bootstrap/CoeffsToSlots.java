@@ -54,9 +54,9 @@ final class CoeffsToSlots {
         return transforms.size();
     }
 
-    Ciphertext apply(Ciphertext ct) {
+    Ciphertext apply(CiphertextLimbs limbs, Ciphertext ct) {
         for (LinearTransform t : transforms) {
-            ct = t.applyAndRescale(ct);
+            ct = t.applyAndRescale(limbs, ct);
         }
         return ct;
     }

@@ -20,11 +20,9 @@ final class LinearTransform {
     /** [giant][baby]: the encoded, pre-rotated diagonal, null where the matrix has none. */
     private final EncodedDiagonal[][] diagonals;
 
-    private final CiphertextLimbs limbs;
-
+    /** {@code limbs} encodes the diagonals; they are kept, not it, so one transform serves every evaluator. */
     LinearTransform(DiagonalMatrix m, CiphertextLimbs limbs, int level, double plaintextScale) {
         int n = m.size();
-        this.limbs = limbs;
         int n1 = babyStepSize(m);
         Map<Integer, Map<Integer, double[][]>> byGiant = new TreeMap<>();
         Set<Integer> b = new TreeSet<>();
@@ -61,8 +59,8 @@ final class LinearTransform {
         }
     }
 
-    /** M·ct rescaled: at scale ct.scale()·plaintextScale / q_level. */
-    Ciphertext applyAndRescale(Ciphertext ct) {
+    /** M·ct rescaled by {@code limbs} (the evaluator's, with its keys): at scale ct.scale()·plaintextScale / q_l. */
+    Ciphertext applyAndRescale(CiphertextLimbs limbs, Ciphertext ct) {
         return limbs.multiplyDiagonalsAndRescale(ct, babies, giants, diagonals);
     }
 

@@ -15,7 +15,6 @@ import java.util.TreeSet;
  */
 final class SlotsToCoeffs {
     private final SchemeParameters params;
-    private final CiphertextLimbs limbs;
     private final int startLevel;
     private final List<DiagonalMatrix> groups;
     private final List<LinearTransform> leading = new ArrayList<>();
@@ -26,7 +25,6 @@ final class SlotsToCoeffs {
 
     SlotsToCoeffs(SchemeParameters params, CiphertextLimbs limbs, int slots, int levels, boolean packed, int level) {
         this.params = params;
-        this.limbs = limbs;
         this.startLevel = level;
         this.groups = matrices(slots, levels, packed);
         for (int i = 0; i < groups.size() - 1; i++) {
@@ -38,10 +36,10 @@ final class SlotsToCoeffs {
         return groups.size();
     }
 
-    /** c·DFT(ct), rescaled to {@code outputScale}. */
-    Ciphertext apply(Ciphertext ct, double constant, double outputScale) {
+    /** c·DFT(ct), rescaled to {@code outputScale} by {@code limbs} (which also encodes a new last group). */
+    Ciphertext apply(CiphertextLimbs limbs, Ciphertext ct, double constant, double outputScale) {
         for (LinearTransform t : leading) {
-            ct = t.applyAndRescale(ct);
+            ct = t.applyAndRescale(limbs, ct);
         }
         int level = startLevel - leading.size();
         double inputScale = ct.scale();
@@ -57,7 +55,7 @@ final class SlotsToCoeffs {
                             outputScale * params.q(level) / inputScale));
             last = l;
         }
-        return l.transform().applyAndRescale(ct);
+        return l.transform().applyAndRescale(limbs, ct);
     }
 
     /** The groups; {@code packed}: on 2n slots, the first group joining [a, b] into a + i·b. */

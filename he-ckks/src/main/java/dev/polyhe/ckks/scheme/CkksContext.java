@@ -33,6 +33,9 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
     private final SchemeParameters params;
     private final LimbPool pool;
     private final CanonicalEncoder encoder;
+    /** Bootstrapping's encoded circuits, built once for every evaluator of this context (an engine per query). */
+    private final Bootstrapper.Circuits bootstrapCircuits = new Bootstrapper.Circuits();
+
     private final CkksKeyGenerator keygen;
     private final RingExecutor exec;
     private final CkksSerializer serializer;
@@ -221,7 +224,12 @@ public final class CkksContext implements HeContext, SingleLimbNtt, DeviceQueue 
             sk = secret(onDemandKeys);
             OperandCheck.sameKeySet(sk, ek.keySetId(), "on-demand secret key");
         }
-        return new CkksEvaluator(params, exec, encoder, keygen, ek, sk);
+        return new CkksEvaluator(params, exec, encoder, keygen, ek, sk, bootstrapCircuits);
+    }
+
+    /** The bootstrapping circuits this context's evaluators share (for reports and tests). */
+    public Bootstrapper.Circuits bootstrapCircuits() {
+        return bootstrapCircuits;
     }
 
     @Override

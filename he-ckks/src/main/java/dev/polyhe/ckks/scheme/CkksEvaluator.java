@@ -39,6 +39,9 @@ final class CkksEvaluator implements Evaluator {
     private final Map<Integer, SwitchingKey> generated = new ConcurrentHashMap<>();
     private volatile SwitchingKey generatedConjugation;
     private volatile Bootstrapper bootstrapper;
+    /** The context's bootstrapping circuits, shared with its other evaluators. */
+    private final Bootstrapper.Circuits circuits;
+
     private volatile EncapsulationKeys generatedEncapsulation;
 
     CkksEvaluator(
@@ -47,8 +50,10 @@ final class CkksEvaluator implements Evaluator {
             CanonicalEncoder encoder,
             CkksKeyGenerator keygen,
             CkksEvaluationKeys keys,
-            CkksSecretKey onDemand) {
+            CkksSecretKey onDemand,
+            Bootstrapper.Circuits circuits) {
         this.params = params;
+        this.circuits = circuits;
         this.ring = params.ring();
         this.exec = executor;
         this.encoder = encoder;
@@ -583,7 +588,8 @@ final class CkksEvaluator implements Evaluator {
     private Bootstrapper bootstrapper() {
         Bootstrapper b = bootstrapper;
         if (b == null) {
-            b = new Bootstrapper(params, encoder, new CkksCiphertextLimbs(exec, this));
+            b = new Bootstrapper(
+                    params, encoder, new CkksCiphertextLimbs(exec, this), BootstrapParameters.of(params), circuits);
             bootstrapper = b;
         }
         return b;

@@ -80,6 +80,39 @@ class BootstrapperTest {
         }
     }
 
+    /**
+     * Evaluators of one context share its circuits (an engine per query builds them once), and each bootstraps with
+     * its own keys: a second key set's ciphertexts come back right through the circuit the first one's evaluator
+     * built.
+     */
+    @Test
+    void evaluatorsOfOneContextShareTheCircuitEachWithItsOwnKeys() {
+        int slots = ctx.parameters().slots();
+        double[] v = new double[slots];
+        Random r = new Random(5);
+        for (int i = 0; i < slots; i++) {
+            v[i] = 2 * r.nextDouble() - 1;
+        }
+        SecretKey other = ctx.generateSecretKey();
+        Evaluator otherEv = ctx.evaluator(ctx.generateEvaluationKeys(other, Set.of(), false, true));
+        Evaluator again = ctx.evaluator(ctx.generateEvaluationKeys(sk, Set.of(), false, true));
+        int built = -1;
+        for (Object[] run : new Object[][] {{ev, sk}, {otherEv, other}, {again, sk}}) {
+            SecretKey key = (SecretKey) run[1];
+            Ciphertext in = ctx.encryptor(key)
+                    .encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
+            double[] out = ctx.encoder().decode(ctx.decryptor(key).decrypt(((Evaluator) run[0]).bootstrap(in)));
+            for (int i = 0; i < slots; i++) {
+                assertTrue(Math.abs(out[i] - v[i]) < 0x1p-14, "slot " + i + ": error " + Math.abs(out[i] - v[i]));
+            }
+            if (built < 0) {
+                built = ctx.bootstrapCircuits().size();
+            }
+        }
+        assertTrue(built >= 1, "the first evaluator built the full-slot circuit");
+        assertEquals(built, ctx.bootstrapCircuits().size(), "the other two evaluators built none");
+    }
+
     @Test
     void aVectorBeyondTheRangeStaysWithinTheDocumentedBound() {
         int slots = ctx.parameters().slots();
