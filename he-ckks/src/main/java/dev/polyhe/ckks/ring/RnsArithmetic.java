@@ -90,29 +90,7 @@ public final class RnsArithmetic {
      * costs three Montgomery products where two {@link #multiply} calls cost four.
      */
     public long[][][] multiplyPair(long[][] a0, long[][] a1, long[][] b, int level) {
-        long[][] out0 = new long[level + 1][];
-        long[][] out1 = new long[level + 1][];
-        ring.pool().forEach(level + 1, i -> {
-            Modulus m = ring.modulus(i);
-            long[] x0 = a0[i];
-            long[] x1 = a1[i];
-            long[] y = b[i];
-            long[] r0 = new long[y.length];
-            long[] r1 = new long[y.length];
-            if (lanes(y.length)) {
-                SimdLimbProducts.plainSum(
-                        m, new long[][] {x0}, new long[][] {x1}, new long[][] {y}, null, null, r0, r1);
-            } else {
-                for (int c = 0; c < y.length; c++) {
-                    long u = m.toMont(y[c]);
-                    r0[c] = m.mulMont(x0[c], u);
-                    r1[c] = m.mulMont(x1[c], u);
-                }
-            }
-            out0[i] = r0;
-            out1[i] = r1;
-        });
-        return new long[][][] {out0, out1};
+        return multiplyPairSum(null, null, new long[][][] {a0}, new long[][][] {a1}, new long[][][] {b}, level);
     }
 
     /**
@@ -120,33 +98,7 @@ public final class RnsArithmetic {
      * products' own arrays.
      */
     public long[][][] multiplyPairAdd(long[][] s0, long[][] s1, long[][] a0, long[][] a1, long[][] b, int level) {
-        long[][] out0 = new long[level + 1][];
-        long[][] out1 = new long[level + 1][];
-        ring.pool().forEach(level + 1, i -> {
-            Modulus m = ring.modulus(i);
-            long q = m.value();
-            long[] t0 = s0[i];
-            long[] t1 = s1[i];
-            long[] x0 = a0[i];
-            long[] x1 = a1[i];
-            long[] y = b[i];
-            long[] r0 = new long[y.length];
-            long[] r1 = new long[y.length];
-            if (lanes(y.length)) {
-                SimdLimbProducts.plainSum(m, new long[][] {x0}, new long[][] {x1}, new long[][] {y}, t0, t1, r0, r1);
-            } else {
-                for (int c = 0; c < y.length; c++) {
-                    long u = m.toMont(y[c]);
-                    long v0 = t0[c] + m.mulMont(x0[c], u) - q;
-                    r0[c] = v0 + ((v0 >> 63) & q);
-                    long v1 = t1[c] + m.mulMont(x1[c], u) - q;
-                    r1[c] = v1 + ((v1 >> 63) & q);
-                }
-            }
-            out0[i] = r0;
-            out1[i] = r1;
-        });
-        return new long[][][] {out0, out1};
+        return multiplyPairSum(s0, s1, new long[][][] {a0}, new long[][][] {a1}, new long[][][] {b}, level);
     }
 
     /**

@@ -1,9 +1,6 @@
 package dev.polyhe.ckks.scheme;
 
 import dev.polyhe.ckks.ring.Modulus;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.math.RoundingMode;
 
 /** round(x) of a double as a residue modulo a prime, exact even when |x| exceeds the long range. */
 final class ScaledInteger {
@@ -17,16 +14,8 @@ final class ScaledInteger {
         return Math.abs(x) < LONG_SAFE;
     }
 
-    static long residue(double x, Modulus m) {
-        if (fitsLong(x)) {
-            return m.reduceSigned(Math.round(x));
-        }
-        BigInteger v = new BigDecimal(x).setScale(0, RoundingMode.HALF_EVEN).toBigIntegerExact();
-        return v.mod(BigInteger.valueOf(m.value())).longValueExact();
-    }
-
     /**
-     * out[i] = round(x[i]) mod q for every coefficient, {@link #residue}'s values: a double at or above 2^62 is an
+     * out[i] = round(x[i]) mod q for every coefficient, exactly: a double at or above 2^62 is an
      * integer, its significand times 2^(exponent − 52), so its residue is the significand's times 2^shift mod q from
      * a table of powers of two made once per call (not a decimal expansion per coefficient and prime, which took
      * seconds for a bootstrap circuit's diagonals, encoded at scales near 2^60).
