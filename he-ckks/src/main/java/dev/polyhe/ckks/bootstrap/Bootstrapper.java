@@ -21,10 +21,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *       key-set secret is swapped for an ephemeral sparse one around this step ({@link SecretEncapsulation}).</li>
  *   <li>Sparse slots only (n &lt; N/2): the trace to Z[X^(N/2n)] (log2(N/2n) rotations by n·2^j in the
  *       full view) clears the coefficients off the grid the message lives on and multiplies the rest by N/2n.</li>
- *   <li>CoeffsToSlots ({@code c} levels): slots hold bitrev(t_lo + i·t_hi) / (2·B·q_0), B = K + 1/2; one
+ *   <li>CoeffsToSlots ({@code c} levels): slots hold bitrev(t_lo + i·t_hi) / (2·B·q_0), B the sine's
+ *       {@link ChebyshevSine#inputBound()} (K + 1/2, or K + 3/4 for its even form); one
  *       conjugation splits real and imaginary parts into two ciphertexts of real slots u = t/(B·q_0) (full
  *       slots), or, for n ≤ N/4, into the two halves of one ciphertext read with 2n slots.</li>
- *   <li>EvalMod on each ({@link ChebyshevSine#depth()} levels): sin(2π·t/q_0) ≈ 2π·Δ·m/q_0.</li>
+ *   <li>EvalMod on each ({@link ChebyshevSine#depth()} levels): sin(2π·t/q_0) ≈ 2π·Δ·m/q_0, as a cosine even
+ *       in the shifted input where that takes fewer products.</li>
  *   <li>SlotsToCoeffs ({@code s} levels): the two parts recombined (·i is the exact monomial X^(N/2), no
  *       level; packed: the first group joins the halves) and mapped back to slots, times q_0/(2π·Δ), at
  *       scale Δ.</li>
@@ -128,10 +130,11 @@ public final class Bootstrapper {
     /** A description of the circuit for reports: K, degree, double angles, levels per stage. */
     public String describe() {
         return String.format(
-                "K=%d, sine degree %d with %d double angles, levels: CoeffsToSlots %d, EvalMod %d, "
+                "K=%d, sine degree %d%s with %d double angles, levels: CoeffsToSlots %d, EvalMod %d, "
                         + "SlotsToCoeffs %d, left %d",
                 shape.modulusRange(),
                 sine.degree(),
+                sine.even() ? " (even form, in T_2)" : "",
                 sine.doubleAngles(),
                 shape.coeffsToSlotsLevels(),
                 sine.depth(),
@@ -318,7 +321,7 @@ public final class Bootstrapper {
                     shape.coeffsToSlotsLevels(),
                     packed,
                     top,
-                    raisedScale / ((double) params.q(0) * 2 * slots * gap * shape.sineBound()));
+                    raisedScale / ((double) params.q(0) * 2 * slots * gap * sine.inputBound()));
             rotations = rotationSteps(params, shape, slots);
             evalMod = new EvalMod(sine, params);
             slotsToCoeffs = new SlotsToCoeffs(

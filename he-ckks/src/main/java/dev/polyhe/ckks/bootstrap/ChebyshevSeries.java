@@ -33,6 +33,40 @@ final class ChebyshevSeries {
         return -level(coefficients);
     }
 
+    /**
+     * Ciphertext products of one evaluation: the basis T_k it computes (each one product, T_1 given) and one per
+     * split; the leaves' constants are scalar products, not counted.
+     */
+    int products() {
+        boolean[] computed = new boolean[Math.max(2 * baby, giant(degree(coefficients)) + 1)];
+        return products(coefficients, computed);
+    }
+
+    private int products(double[] p, boolean[] computed) {
+        if (degree(p) < baby) {
+            int n = 0;
+            for (int k = 2; k <= Math.max(1, degree(p)); k++) {
+                n += basisProducts(k, computed);
+            }
+            return n;
+        }
+        int g = giant(degree(p));
+        double[][] qr = divide(p, g);
+        return products(qr[0], computed) + basisProducts(g, computed) + 1 + products(qr[1], computed);
+    }
+
+    /** The products {@link Run#basis} spends on T_k and what it needs, none for those already computed. */
+    private static int basisProducts(int k, boolean[] computed) {
+        if (k <= 1 || computed[k]) {
+            return 0;
+        }
+        computed[k] = true;
+        return 1
+                + ((k & 1) == 0
+                        ? basisProducts(k / 2, computed)
+                        : basisProducts(k / 2 + 1, computed) + basisProducts(k / 2, computed));
+    }
+
     /** Relative level of T_k (the input T_1 is at 0). */
     private static int basisLevel(int k) {
         return -ChebyshevSine.ceilLog2(k);

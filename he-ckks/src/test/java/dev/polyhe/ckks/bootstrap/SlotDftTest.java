@@ -109,7 +109,7 @@ class SlotDftTest {
     void theBabyStepGiantStepSplitsReproduceTheSeries() {
         ChebyshevSine s = ChebyshevSine.cheapest(17.5);
         ChebyshevSeries series = s.series();
-        assertEquals(6, series.depth(), "ceil(log2(d + 1)) for d = " + s.degree());
+        assertEquals(ChebyshevSine.ceilLog2(s.degree() + 1), series.depth(), "ceil(log2(d + 1)) for d = " + s.degree());
         for (double u = -1; u <= 1; u += 1.0 / 64) {
             double direct = 0;
             for (int k = 0; k <= s.degree(); k++) {
@@ -126,12 +126,34 @@ class SlotDftTest {
         for (int i = -17; i <= 17; i++) {
             for (double x = -0x1p-10; x <= 0x1p-10; x += 0x1p-14) {
                 double y = i + x;
-                worst = Math.max(worst, Math.abs(s.evaluate(y / 17.5) - Math.sin(2 * Math.PI * y)));
+                worst = Math.max(worst, Math.abs(s.evaluate(y / s.inputBound()) - Math.sin(2 * Math.PI * y)));
             }
         }
         assertTrue(
                 worst < 0x1p-40,
                 "sine error 2^" + Math.log(worst) / Math.log(2) + ", " + s.degree() + "/" + s.doubleAngles());
         assertEquals(8, s.depth(), "degree " + s.degree() + ", double angles " + s.doubleAngles());
+    }
+
+    @Test
+    void theEvenFormIsTheSameSineInFewerProducts() {
+        // N16-boot-128's bound: K = 12 (the ephemeral secret of weight 32) plus 1/2
+        ChebyshevSine direct = new ChebyshevSine(12.5, 2, false);
+        ChebyshevSine even = new ChebyshevSine(12.5, 2, true);
+        assertEquals(47, direct.degree());
+        assertEquals(24, even.degree(), "half the interpolant's degree, in w = T_2(v)");
+        assertEquals(8, direct.depth());
+        assertEquals(8, even.depth(), "T_2's level and a series of half the degree: the same depth");
+        assertEquals(16, direct.products(), "baby steps T_2..T_7, giants T_8, T_16, T_32, 5 splits, 2 double angles");
+        assertEquals(14, even.products(), "T_2, baby steps T_2..T_7, giants T_8, T_16, 3 splits, 2 double angles");
+        ChebyshevSine chosen = ChebyshevSine.cheapest(12.5);
+        assertTrue(chosen.even(), "the cheapest form at depth 8");
+        assertEquals(14, chosen.products());
+        double worst = 0;
+        for (double y = -12.5; y <= 12.5; y += 1.0 / 1024) {
+            worst = Math.max(
+                    worst, Math.abs(even.evaluate(y / even.inputBound()) - direct.evaluate(y / direct.inputBound())));
+        }
+        assertTrue(worst < 0x1p-40, "the forms differ by 2^" + Math.log(worst) / Math.log(2) + " on [-B, B]");
     }
 }
