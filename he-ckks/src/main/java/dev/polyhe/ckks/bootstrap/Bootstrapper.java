@@ -268,7 +268,7 @@ public final class Bootstrapper {
                             () -> halves[1] = c.evalMod.apply(ev, halves[1]));
             ct = ev.add(halves[0], ev.multiplyPlain(halves[1], c.unit(1, halves[1].level())));
         }
-        ct = c.slotsToCoeffs.apply(limbs, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
+        ct = c.slotsToCoeffs.apply(ev, limbs, ct, factor * params.q(0) / (2 * Math.PI * delta), delta);
         ct = view(ct, n);
         // few slots have fewer butterfly stages than levels set aside: the promise is the same level for all
         return ct.level() > outputLevel() ? ev.dropToLevel(ct, outputLevel()) : ct;

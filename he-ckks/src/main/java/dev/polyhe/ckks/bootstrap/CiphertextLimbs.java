@@ -13,6 +13,12 @@ public interface CiphertextLimbs {
      */
     Ciphertext modRaise(Ciphertext levelZero, int top, double scale, int slots);
 
+    /**
+     * The same limbs read at another scale: for a caller whose limbs already hold the values at {@code scale}
+     * (a transform encoded for one output scale whose product lands at another).
+     */
+    Ciphertext relabel(Ciphertext c, double scale);
+
     /** The same limbs read with another slot count (a vector that repeats with the smaller one). */
     Ciphertext view(Ciphertext c, int slots);
 

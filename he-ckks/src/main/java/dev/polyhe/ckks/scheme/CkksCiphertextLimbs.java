@@ -37,6 +37,12 @@ final class CkksCiphertextLimbs implements CiphertextLimbs {
     }
 
     @Override
+    public Ciphertext relabel(Ciphertext c, double scale) {
+        CkksCiphertext x = (CkksCiphertext) c;
+        return new CkksCiphertext(x.c0, x.c1, x.level(), scale, x.slots(), x.parameterHash(), x.keySetId());
+    }
+
+    @Override
     public Ciphertext view(Ciphertext c, int slots) {
         CkksCiphertext x = (CkksCiphertext) c;
         return new CkksCiphertext(x.c0, x.c1, x.level(), x.scale(), slots, x.parameterHash(), x.keySetId());

@@ -114,6 +114,33 @@ class BootstrapperTest {
         assertEquals(built, ctx.bootstrapCircuits().size(), "the other two evaluators built none");
     }
 
+    /**
+     * Factors a power of two apart reuse SlotsToCoeffs' last group (an integer product on the ciphertext instead),
+     * factors further apart than its spare bits encode it again: every result is the factor times the values, to
+     * the bootstrap's precision relative to the factor.
+     */
+    @Test
+    void factorsPowersOfTwoApartShareTheLastGroupAndKeepTheirPrecision() {
+        int slots = ctx.parameters().slots();
+        double[] v = new double[slots];
+        Random r = new Random(11);
+        for (int i = 0; i < slots; i++) {
+            v[i] = 2 * r.nextDouble() - 1;
+        }
+        Ciphertext in = encrypt(v, ctx.parameters().scale());
+        int[] exponents = {0, -3, -12, -16, -2, -24, -30, 0, 1};
+        for (int e : exponents) {
+            double factor = Math.scalb(1.0, e);
+            double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(ev.bootstrap(in, factor)));
+            for (int i = 0; i < slots; i++) {
+                double error = Math.abs(out[i] - factor * v[i]);
+                assertTrue(
+                        error < factor * 0x1p-14 + 0x1p-30,
+                        "factor 2^" + e + ", slot " + i + ": " + out[i] + " for " + factor * v[i]);
+            }
+        }
+    }
+
     @Test
     void aVectorBeyondTheRangeStaysWithinTheDocumentedBound() {
         int slots = ctx.parameters().slots();
