@@ -112,10 +112,17 @@ final class BlockLinear {
             }
         }
         boolean symbolic = engine.valuesIgnored();
+        // two output blocks as one complex ciphertext where the keys conjugate: y_m + i·y_m' from complex diagonals
+        // (diag_m + i·diag_m')/2 on the same (real) rotations, half the encodes, products and giant rotations, and
+        // one conjugation to take the two apart (THOR's two real matrices in one complex ciphertext)
+        boolean paired = outBlocks > 1 && rotations.conjugates();
+        int tasks = paired ? (outBlocks + 1) / 2 : outBlocks;
         Ciphertext[] ys = new Ciphertext[outBlocks];
         engine.independently(
-                outBlocks,
-                m -> {
+                tasks,
+                t -> {
+                    int m = paired ? 2 * t : t;
+                    int partner = paired && m + 1 < outBlocks ? m + 1 : -1;
                     List<ProductSum> parts = new ArrayList<>();
                     List<Integer> shifts = new ArrayList<>();
                     for (int g = 0; g < giants; g++) {
@@ -124,27 +131,12 @@ final class BlockLinear {
                         for (int k = 0; k < xs.length; k++) {
                             for (int a = 0; a < babies; a++) {
                                 int d = g * babies + a;
-                                Plaintext w;
-                                if (symbolic) {
-                                    // a planning run: which products happen and how large the weights are, not the
-                                    // weights
-                                    double maxAbs = diagonalMaxAbs(weight, x.cols, m, k, d);
-                                    if (maxAbs == 0) {
-                                        continue;
-                                    }
-                                    w = ops.encodeForProductSymbolic(maxAbs, width, rotated[k][a], target, op);
-                                } else {
-                                    double[] diag = diagonal(weight, x.cols, m, k, d);
-                                    if (diag == null) {
-                                        continue;
-                                    }
-                                    double[] pre = new double[width];
-                                    for (int i = 0; i < width; i++) {
-                                        pre[(i + shift) % width] = diag[i];
-                                    }
-                                    w = ops.encodeForProduct(pre, width, rotated[k][a], target, op);
+                                Plaintext w = symbolic
+                                        ? symbolicWeights(weight, x.cols, m, partner, k, d, rotated[k][a], target, op)
+                                        : weights(weight, x.cols, m, partner, k, d, shift, rotated[k][a], target, op);
+                                if (w != null) {
+                                    inner.addPlainProduct(rotated[k][a], w);
                                 }
-                                inner.addPlainProduct(rotated[k][a], w);
                             }
                         }
                         if (inner.isEmpty()) {
@@ -159,10 +151,81 @@ final class BlockLinear {
                                     parts,
                                     shifts.stream().mapToInt(Integer::intValue).toArray(),
                                     op);
-                    return withBias(sum, m, x.rows, bias, op);
+                    if (partner < 0) {
+                        return new Ciphertext[] {withBias(sum, m, x.rows, bias, op)};
+                    }
+                    Ciphertext[] both = rotations.realAndImaginaryTwice(sum, op);
+                    return new Ciphertext[] {
+                        withBias(both[0], m, x.rows, bias, op), withBias(both[1], partner, x.rows, bias, op)
+                    };
                 },
-                (y, m) -> ys[m] = y);
+                (y, t) -> System.arraycopy(y, 0, ys, paired ? 2 * t : t, y.length));
         return new EncryptedTensor(Layout.BLOCKS, x.rows, out, ys, x.clean, b);
+    }
+
+    /**
+     * The encoded d-th diagonal of block (m, k), pre-rotated by {@code shift}; with a {@code partner} block m', the
+     * complex (diag_m + i·diag_m')/2 (null where the diagonals are all zero).
+     */
+    private Plaintext weights(
+            Matrix weight,
+            int in,
+            int m,
+            int partner,
+            int k,
+            int d,
+            int shift,
+            Ciphertext operand,
+            double target,
+            OperatorKind op) {
+        int width = columns * slots;
+        double[] diag = diagonal(weight, in, m, k, d);
+        if (partner < 0) {
+            return diag == null ? null : ops.encodeForProduct(preRotated(diag, shift, 1), width, operand, target, op);
+        }
+        double[] other = diagonal(weight, in, partner, k, d);
+        if (diag == null && other == null) {
+            return null;
+        }
+        double[] both = new double[2 * width];
+        if (diag != null) {
+            System.arraycopy(preRotated(diag, shift, 0.5), 0, both, 0, width);
+        }
+        if (other != null) {
+            System.arraycopy(preRotated(other, shift, 0.5), 0, both, width, width);
+        }
+        return ops.encodeComplexForProduct(both, width, operand, target, op);
+    }
+
+    /**
+     * {@link #weights} on a planning engine: whether the diagonals have an entry and how large, not their values
+     * (the complex weights bounded as the real run bounds them).
+     */
+    private Plaintext symbolicWeights(
+            Matrix weight,
+            int in,
+            int m,
+            int partner,
+            int k,
+            int d,
+            Ciphertext operand,
+            double target,
+            OperatorKind op) {
+        double maxAbs = diagonalMaxAbs(weight, in, m, k, d);
+        if (partner >= 0) {
+            // the real run's bound, LeveledOps#complexBound, of the halves
+            maxAbs = LeveledOps.complexBound(0.5 * maxAbs, 0.5 * diagonalMaxAbs(weight, in, partner, k, d));
+        }
+        return maxAbs == 0 ? null : ops.encodeForProductSymbolic(maxAbs, columns * slots, operand, target, op);
+    }
+
+    /** v times {@code factor}, moved right by {@code shift} slots (cyclically). */
+    private static double[] preRotated(double[] v, int shift, double factor) {
+        double[] out = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[(i + shift) % v.length] = v[i] * factor;
+        }
+        return out;
     }
 
     /**

@@ -158,6 +158,39 @@ final class LeveledOps {
         return bounds.set(p, values);
     }
     /**
+     * {@link #encodeForProduct} for complex weights re + i·im (two real maps' weights in one plaintext, see
+     * {@link BlockLinear#onBlocks}), bounded by {@link #complexBound}. {@code values} is re followed by im: the
+     * weight cache's key, which a real encode of {@code width} values cannot take.
+     */
+    Plaintext encodeComplexForProduct(
+            double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
+        double[] re = Arrays.copyOf(values, width);
+        double[] im = Arrays.copyOfRange(values, width, 2 * width);
+        double bound = complexBound(maxAbs(re), maxAbs(im));
+        double at = productScale / operand.scale();
+        Supplier<Plaintext> encode =
+                () -> encoding(op, operand.level(), () -> encoder.encodeComplex(re, im, width, operand.level(), at));
+        if (weights == null) {
+            return bounds.set(encode.get(), bound);
+        }
+        boolean[] encoded = {false};
+        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
+            encoded[0] = true;
+            return encode.get();
+        });
+        accounting.countWeightLookup(weights, !encoded[0]);
+        return bounds.set(p, bound);
+    }
+
+    /**
+     * A bound on |re + i·im| from the parts' largest magnitudes (√2 times the larger), the same on a planning
+     * engine, which knows only those.
+     */
+    static double complexBound(double maxRe, double maxIm) {
+        return Math.max(maxRe, maxIm) * Math.sqrt(2);
+    }
+
+    /**
      * {@link #encodeForProduct} on a planning engine ({@link EncryptedEngine#valuesIgnored}): no values, only their
      * largest
      * magnitude, which the bounds (and so the bootstrap decisions) follow.

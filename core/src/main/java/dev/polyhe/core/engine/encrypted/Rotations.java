@@ -58,6 +58,17 @@ final class Rotations {
     }
 
     /**
+     * {2·Re(z), 2·Im(z)} = {z + conj(z), i·(conj(z) − z)}: one key switch for both, no level (the product by i is the
+     * exact monomial); bounds twice z's. Two real results carried as one complex ciphertext come apart here.
+     */
+    Ciphertext[] realAndImaginaryTwice(Ciphertext z, OperatorKind op) {
+        Ciphertext conj = bounds.same(accounting.timed(op, PrimitiveKind.ROTATION, () -> evaluator.conjugate(z)), z);
+        Ciphertext re = bounds.scaled(ops.add(z, conj, op), z, 2);
+        Ciphertext im = bounds.scaled(ops.timesImaginaryUnit(ops.sub(conj, z, op), op), z, 2);
+        return new Ciphertext[] {re, im};
+    }
+
+    /**
      * 2·Re(c) = c + conj(c): one key switch, no level; bound twice c's.
      */
     Ciphertext realPartTwice(Ciphertext c, OperatorKind op) {
