@@ -81,7 +81,6 @@ final class BlockLinear {
     EncryptedTensor onBlocks(EncryptedTensor x, Matrix weight, double[] bias, String site, ValueRange range) {
         OperatorKind op = OperatorKind.PLAINTEXT_MATMUL;
         int b = columns;
-        int width = b * slots;
         int babies = Math.min(Packing.babyStep(b), b);
         int giants = b / babies;
         int out = weight.rows();
