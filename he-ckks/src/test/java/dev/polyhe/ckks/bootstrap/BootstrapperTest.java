@@ -38,6 +38,16 @@ class BootstrapperTest {
         ctx.close();
     }
 
+    /** n values uniform in [−1, 1) from {@code seed}. */
+    private static double[] uniform(int n, long seed) {
+        Random r = new Random(seed);
+        double[] v = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = 2 * r.nextDouble() - 1;
+        }
+        return v;
+    }
+
     private Ciphertext encrypt(double[] v, double scale) {
         return ctx.encryptor(sk)
                 .encrypt(ctx.encoder().encode(v, ctx.parameters().slots(), 0, scale));
@@ -89,11 +99,7 @@ class BootstrapperTest {
     @Test
     void evaluatorsOfOneContextShareTheCircuitEachWithItsOwnKeys() {
         int slots = ctx.parameters().slots();
-        double[] v = new double[slots];
-        Random r = new Random(5);
-        for (int i = 0; i < slots; i++) {
-            v[i] = 2 * r.nextDouble() - 1;
-        }
+        double[] v = uniform(slots, 5);
         SecretKey other = ctx.generateSecretKey();
         Evaluator otherEv = ctx.evaluator(ctx.generateEvaluationKeys(other, Set.of(), false, true));
         Evaluator again = ctx.evaluator(ctx.generateEvaluationKeys(sk, Set.of(), false, true));
@@ -122,11 +128,7 @@ class BootstrapperTest {
     @Test
     void factorsPowersOfTwoApartShareTheLastGroupAndKeepTheirPrecision() {
         int slots = ctx.parameters().slots();
-        double[] v = new double[slots];
-        Random r = new Random(11);
-        for (int i = 0; i < slots; i++) {
-            v[i] = 2 * r.nextDouble() - 1;
-        }
+        double[] v = uniform(slots, 11);
         Ciphertext in = encrypt(v, ctx.parameters().scale());
         int[] exponents = {0, -3, -12, -16, -2, -24, -30, 0, 1};
         for (int e : exponents) {
@@ -212,11 +214,7 @@ class BootstrapperTest {
     @Test
     void everySparseSlotCountBootstraps() {
         for (int slots = 2; slots < ctx.parameters().slots(); slots <<= 1) {
-            double[] v = new double[slots];
-            Random r = new Random(slots);
-            for (int i = 0; i < slots; i++) {
-                v[i] = 2 * r.nextDouble() - 1;
-            }
+            double[] v = uniform(slots, slots);
             Ciphertext c = ctx.encryptor(sk)
                     .encrypt(ctx.encoder().encode(v, slots, 0, ctx.parameters().scale()));
             double[] out = ctx.encoder().decode(ctx.decryptor(sk).decrypt(ev.bootstrap(c)));

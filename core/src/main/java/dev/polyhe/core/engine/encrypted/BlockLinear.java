@@ -180,7 +180,12 @@ final class BlockLinear {
         int width = columns * slots;
         double[] diag = diagonal(weight, in, m, k, d);
         if (partner < 0) {
-            return diag == null ? null : ops.encodeForProduct(preRotated(diag, shift, 1), width, operand, target, op);
+            if (diag == null) {
+                return null;
+            }
+            double[] pre = new double[width];
+            preRotate(diag, shift, 1, pre, 0);
+            return ops.encodeForProduct(pre, width, operand, target, op);
         }
         double[] other = diagonal(weight, in, partner, k, d);
         if (diag == null && other == null) {
@@ -188,10 +193,10 @@ final class BlockLinear {
         }
         double[] both = new double[2 * width];
         if (diag != null) {
-            System.arraycopy(preRotated(diag, shift, 0.5), 0, both, 0, width);
+            preRotate(diag, shift, 0.5, both, 0);
         }
         if (other != null) {
-            System.arraycopy(preRotated(other, shift, 0.5), 0, both, width, width);
+            preRotate(other, shift, 0.5, both, width);
         }
         return ops.encodeComplexForProduct(both, width, operand, target, op);
     }
@@ -218,13 +223,11 @@ final class BlockLinear {
         return maxAbs == 0 ? null : ops.encodeForProductSymbolic(maxAbs, columns * slots, operand, target, op);
     }
 
-    /** v times {@code factor}, moved right by {@code shift} slots (cyclically). */
-    private static double[] preRotated(double[] v, int shift, double factor) {
-        double[] out = new double[v.length];
+    /** v times {@code factor}, moved right by {@code shift} slots (cyclically), into out from {@code offset}. */
+    private static void preRotate(double[] v, int shift, double factor, double[] out, int offset) {
         for (int i = 0; i < v.length; i++) {
-            out[(i + shift) % v.length] = v[i] * factor;
+            out[offset + (i + shift) % v.length] = v[i] * factor;
         }
-        return out;
     }
 
     /**

@@ -144,18 +144,15 @@ final class LeveledOps {
      */
     Plaintext encodeForProduct(double[] values, int width, Ciphertext operand, double productScale, OperatorKind op) {
         double at = productScale / operand.scale();
-        Supplier<Plaintext> encode =
-                () -> encoding(op, operand.level(), () -> encoder.encode(values, width, operand.level(), at));
-        if (weights == null) {
-            return bounds.set(encode.get(), values);
-        }
-        boolean[] encoded = {false};
-        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
-            encoded[0] = true;
-            return encode.get();
-        });
-        accounting.countWeightLookup(weights, !encoded[0]);
-        return bounds.set(p, values);
+        return bounds.set(
+                weightPlaintext(
+                        values,
+                        width,
+                        operand.level(),
+                        at,
+                        () -> encoder.encode(values, width, operand.level(), at),
+                        op),
+                values);
     }
     /**
      * {@link #encodeForProduct} for complex weights re + i·im (two real maps' weights in one plaintext, see
@@ -168,18 +165,33 @@ final class LeveledOps {
         double[] im = Arrays.copyOfRange(values, width, 2 * width);
         double bound = complexBound(maxAbs(re), maxAbs(im));
         double at = productScale / operand.scale();
-        Supplier<Plaintext> encode =
-                () -> encoding(op, operand.level(), () -> encoder.encodeComplex(re, im, width, operand.level(), at));
+        return bounds.set(
+                weightPlaintext(
+                        values,
+                        width,
+                        operand.level(),
+                        at,
+                        () -> encoder.encodeComplex(re, im, width, operand.level(), at),
+                        op),
+                bound);
+    }
+
+    /**
+     * The weights {@code encode} makes, from {@code serve}'s weight cache where there is one ({@code values} its key,
+     * each lookup counted), else encoded now.
+     */
+    private Plaintext weightPlaintext(
+            double[] values, int width, int level, double at, Supplier<Plaintext> encode, OperatorKind op) {
         if (weights == null) {
-            return bounds.set(encode.get(), bound);
+            return encoding(op, level, encode);
         }
         boolean[] encoded = {false};
-        Plaintext p = weights.get(values, width, operand.level(), at, () -> {
+        Plaintext p = weights.get(values, width, level, at, () -> {
             encoded[0] = true;
-            return encode.get();
+            return encoding(op, level, encode);
         });
         accounting.countWeightLookup(weights, !encoded[0]);
-        return bounds.set(p, bound);
+        return p;
     }
 
     /**
