@@ -3,10 +3,13 @@ package dev.polyhe.core.engine.encrypted;
 import dev.polyhe.api.he.Ciphertext;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.TreeSet;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.IntStream;
 
 /**
  * Multi-head attention products on column blocks ({@link Layout#BLOCKS}), all heads of a block at once. A head of
@@ -21,15 +24,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * left by u segments, it lines column f up with diagonal s = σ + u of the segment it lands on. So, with
  * K'_u = that masked shift (σ = c·E − u) and u over −(E − 1) .. d − 1:
  * <ul>
- *   <li>Q·Kᵀ: chunk c = Σ_u rot(Q ⊙ K'_u, u segments), d + E − 1 products and rotations per chunk (baby steps in
- *       the shift's task, giant steps on their sums).</li>
- *   <li>A·V: Σ_c Σ_u rot(W_c, −u segments) ⊙ V'_u, the same masked shifts of the skewed values, summed before one
- *       relinearization a batch ({@link #PRODUCTS_PER_RELINEARIZATION}) and one rescale; the weights' rotations are
- *       hoisted (giant steps on W_c, baby steps on each).</li>
+ *   <li>Q·Kᵀ: chunk c = Σ_u rot(Q ⊙ K'_u, u segments), d + E − 1 products per chunk.</li>
+ *   <li>A·V: Σ_c Σ_u rot(W_c, −u segments) ⊙ V'_u, the same masked shifts of the skewed values.</li>
  * </ul>
- * The row shifts (2P a pass, the wrapped halves included) are now most of the rotations. At Pythia-70M's shape (8 heads
- * of 64 columns, 128 tokens, B = 256) one layer's attention products take about 2 550 rotations (11 220 when each
- * diagonal was summed over its segments), and its scores are 4 ciphertexts.
+ * A move u is split as the keys hold it, a giant step and a baby step b (multiples of 16 segments and 0 .. 15 at
+ * B = 256), and the baby step is taken by the <em>operands</em>: the skew's source is moved by b segments once for
+ * each b (15 rotations), and a row shift σ is made from the source of its baby step, so with E and P multiples of
+ * 16 (σ's moves in all chunks share b = −σ mod 16) every shift is one rotation and no product is rotated on its own.
+ * Q·Kᵀ moves Q by b too and sums each chunk's products per giant step, with one relinearization a giant step for a
+ * batch of baby steps ({@link #BABIES_PER_RELINEARIZATION}), the giant steps rotated at the end; A·V moves the
+ * weights by the giant steps and sums each baby step's products with one relinearization, the baby steps' sums
+ * rotated at the end. The skews are baby-step giant-step too. At Pythia-70M's shape (8 heads of 64 columns, 128
+ * tokens, B = 256) one layer's attention products take about 780 rotations (about 1 800 with a rotation per
+ * product's move, 11 220 when each diagonal was summed over its segments) and about 200 relinearizations (about
+ * 540), and its scores are 4 ciphertexts.
  */
 final class BlockAttention {
     /**
@@ -37,6 +45,13 @@ final class BlockAttention {
      * alive until then (one batch of row shifts' worth), and each sum saves all its key switches but one.
      */
     private static final int PRODUCTS_PER_RELINEARIZATION = 32;
+
+    /**
+     * Q·Kᵀ's baby steps whose products are held for one relinearization a giant step: each giant step sums a product
+     * of every baby step, so holding more saves more key switches (a quarter of them at 4 of 16 baby steps) but keeps
+     * more shifted keys alive (at Pythia-70M's shape about 100 MB a baby step).
+     */
+    private static final int BABIES_PER_RELINEARIZATION = 4;
 
     private final EncryptedEngine engine;
     private final LeveledOps ops;
@@ -87,22 +102,39 @@ final class BlockAttention {
             int productLevel = Math.min(qb.level(), kb.level() - 2);
             Ciphertext skew = skewed(engine.levels().atLevel(kb, productLevel + 2), d, tokens, valid, op);
             Ciphertext qAt = engine.levels().atLevel(qb, productLevel);
-            SegmentMoves sums = new SegmentMoves(chunks);
-            forEachShift(
-                    skew,
-                    slots,
-                    op,
-                    (sigma, shifted) -> {
-                        List<SegmentMoves.Part> parts = new ArrayList<>();
-                        for (int c = 0; c < chunks; c++) {
-                            for (int u : moves(c * perGroup - sigma, d, perGroup)) {
-                                Ciphertext keys = shiftedSkew(shifted, sigma, u, d, perGroup, tokens, op);
-                                parts.add(sums.baby(c, u, ops.product(qAt, keys, op)));
+            int segments = skew.slots() / slots;
+            // u = giant + baby: the baby step rides on Q and on the shifted keys' source, the giant on the sums
+            Map<Integer, List<Move>> byBaby = movesByBaby(
+                    chunks, d, perGroup, u -> SegmentStep.of(u, segments).baby());
+            int[] babies = byBaby.keySet().stream().mapToInt(Integer::intValue).toArray();
+            Map<Integer, Ciphertext[]> sources = movedSources(shifts.source(skew, op), babies, 1, op);
+            Map<Integer, Ciphertext[]> queries = movedSources(new Ciphertext[] {qAt}, babies, 1, op);
+            GiantSums sums = new GiantSums(chunks, op);
+            for (int first = 0; first < babies.length; first += BABIES_PER_RELINEARIZATION) {
+                int[] batch =
+                        Arrays.copyOfRange(babies, first, Math.min(babies.length, first + BABIES_PER_RELINEARIZATION));
+                engine.independently(
+                        batch.length,
+                        i -> {
+                            int b = batch[i];
+                            Ciphertext query = queries.get(b)[0];
+                            List<Move> moves = byBaby.get(b);
+                            Map<Integer, RowShifts.Shifted> shifted = shiftedBy(sources.get(b), moves, op);
+                            List<Pending> pending = new ArrayList<>();
+                            for (Move m : moves) {
+                                Ciphertext keys = shiftedSkew(
+                                        shifted.get(m.sigma()), m.sigma(), m.u(), d, perGroup, tokens, b * slots, op);
+                                pending.add(new Pending(
+                                        m.chunk(),
+                                        SegmentStep.of(m.u(), segments).giant(),
+                                        query,
+                                        keys));
                             }
-                        }
-                        return parts;
-                    },
-                    (sigma, parts) -> sums.addAll(parts));
+                            return pending;
+                        },
+                        (pending, i) -> sums.hold(pending));
+                sums.relinearize();
+            }
             for (int c = 0; c < chunks; c++) {
                 out[block * chunks + c] = shifts.real(sums.total(c), op);
             }
@@ -134,43 +166,64 @@ final class BlockAttention {
         for (int block = 0; block < out.length; block++) {
             int valid = Math.min(columns, values.cols - block * columns);
             // the weights at the level of the products, the values two above: every rotation and mask on the fewest
-            // limbs; every chunk's weights moved by every segment step, so that one pass of row shifts serves all
+            // limbs
             int productLevel = allValues[block].level() - 2;
             for (int c = 0; c < chunks; c++) {
                 productLevel = Math.min(productLevel, allWeights[block * chunks + c].level());
             }
             Ciphertext skew = skewed(engine.levels().atLevel(allValues[block], productLevel + 2), d, tokens, valid, op);
+            int segments = skew.slots() / slots;
+            // rot(W_c, −u) ⊙ V' = rot(rot(W_c, giant) ⊙ rot(V', −baby), baby) for −u = giant + baby: the giant steps
+            // on the weights, the baby steps on the values' source and, once a baby step, on the sums of products
+            Map<Integer, List<Move>> byBaby = movesByBaby(
+                    chunks, d, perGroup, u -> SegmentStep.of(-u, segments).baby());
+            int[] babies = byBaby.keySet().stream().mapToInt(Integer::intValue).toArray();
+            Map<Integer, Ciphertext[]> sources = movedSources(shifts.source(skew, op), babies, -1, op);
             List<Map<Integer, Ciphertext>> moved = new ArrayList<>();
             for (int c = 0; c < chunks; c++) {
                 Ciphertext w = engine.levels().atLevel(allWeights[block * chunks + c], productLevel);
-                moved.add(movedSegments(w, d, perGroup, op));
+                int chunk = c;
+                int[] giants = byBaby.values().stream()
+                        .flatMap(List::stream)
+                        .filter(m -> m.chunk() == chunk)
+                        .mapToInt(m -> SegmentStep.of(-m.u(), segments).giant())
+                        .distinct()
+                        .sorted()
+                        .toArray();
+                moved.add(giantMoves(w, giants, op));
             }
-            ProductSum acc = new ProductSum(engine, op);
-            List<Ciphertext[]> pending = new ArrayList<>();
-            forEachShift(
-                    skew,
-                    slots,
-                    op,
-                    (sigma, shifted) -> {
-                        List<Ciphertext[]> pairs = new ArrayList<>();
-                        for (int c = 0; c < chunks; c++) {
-                            for (int u : moves(c * perGroup - sigma, d, perGroup)) {
-                                Ciphertext vals = shiftedSkew(shifted, sigma, u, d, perGroup, tokens, op);
-                                pairs.add(new Ciphertext[] {moved.get(c).get(-u), vals});
+            Ciphertext[] parts = new Ciphertext[babies.length];
+            engine.independently(
+                    babies.length,
+                    i -> {
+                        int b = babies[i];
+                        List<Move> moves = byBaby.get(b);
+                        Map<Integer, RowShifts.Shifted> shifted = shiftedBy(sources.get(b), moves, op);
+                        Ciphertext sum = null;
+                        List<Ciphertext[]> pending = new ArrayList<>();
+                        for (Move m : moves) {
+                            Ciphertext vals = shiftedSkew(
+                                    shifted.get(m.sigma()), m.sigma(), m.u(), d, perGroup, tokens, -b * slots, op);
+                            int giant = SegmentStep.of(-m.u(), segments).giant();
+                            pending.add(new Ciphertext[] {moved.get(m.chunk()).get(giant), vals});
+                            if (pending.size() == PRODUCTS_PER_RELINEARIZATION) {
+                                Ciphertext s = productSum(pending, op);
+                                sum = sum == null ? s : ops.add(sum, s, op);
                             }
                         }
-                        return pairs;
-                    },
-                    (sigma, pairs) -> {
-                        pending.addAll(pairs);
-                        if (pending.size() >= PRODUCTS_PER_RELINEARIZATION) {
-                            acc.add(productSum(pending, op));
+                        if (!pending.isEmpty()) {
+                            Ciphertext s = productSum(pending, op);
+                            sum = sum == null ? s : ops.add(sum, s, op);
                         }
-                    });
-            if (!pending.isEmpty()) {
-                acc.add(productSum(pending, op));
-            }
-            out[block] = shifts.real(acc.result(), op);
+                        return sum;
+                    },
+                    (sum, i) -> parts[i] = sum);
+            int[] steps = Arrays.stream(babies).map(b -> b * slots).toArray();
+            out[block] = shifts.real(
+                    parts.length == 1 && steps[0] == 0
+                            ? engine.levels().rescale(parts[0], op)
+                            : rotations.rotateSumRescaled(parts, steps, op),
+                    op);
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
     }
@@ -197,70 +250,166 @@ final class BlockAttention {
         return us.stream().mapToInt(Integer::intValue).toArray();
     }
 
+    /** One product of a pass: chunk c's move u of the operand shifted by σ rows. */
+    private record Move(int chunk, int sigma, int u) {}
+
     /**
-     * c rotated left by v segments for every v of −(d − 1) .. E − 1, keyed by v: the giant steps hoisted on c, the
-     * baby steps hoisted on each giant rotation ({@link Packing#babyGiantSteps}).
+     * Every move of a pass, keyed by the baby step {@code babyOf} gives its u (in ascending order). Where E and P
+     * are multiples of the segments' baby step (Pythia-70M's shape: 64 and 128 against 16), the moves of a shift σ
+     * in all chunks share one baby step, so each shift is made once, from its baby step's source.
      */
-    private Map<Integer, Ciphertext> movedSegments(Ciphertext c, int d, int perGroup, OperatorKind op) {
-        int segments = c.slots() / slots;
-        Map<Integer, List<Integer>> byGiant = new TreeMap<>();
-        for (int v = -(d - 1); v <= perGroup - 1; v++) {
-            byGiant.computeIfAbsent(SegmentStep.of(v, segments).giant(), g -> new ArrayList<>())
-                    .add(v);
-        }
-        int[] giants = byGiant.keySet().stream()
-                .filter(g -> g != 0)
-                .mapToInt(g -> g * slots)
-                .toArray();
-        Ciphertext[] giantRotations = giants.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, giants, op);
-        Map<Integer, Ciphertext> out = new ConcurrentHashMap<>();
-        int i = 0;
-        for (Map.Entry<Integer, List<Integer>> e : byGiant.entrySet()) {
-            Ciphertext base = e.getKey() == 0 ? c : giantRotations[i++];
-            List<Integer> vs = e.getValue();
-            int[] babies = vs.stream()
-                    .mapToInt(v -> SegmentStep.of(v, segments).baby())
-                    .filter(a -> a != 0)
-                    .map(a -> a * slots)
-                    .toArray();
-            Ciphertext[] babyRotations = babies.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, babies, op);
-            int j = 0;
-            for (int v : vs) {
-                out.put(v, SegmentStep.of(v, segments).baby() == 0 ? base : babyRotations[j++]);
+    private Map<Integer, List<Move>> movesByBaby(int chunks, int d, int perGroup, IntUnaryOperator babyOf) {
+        Map<Integer, List<Move>> byBaby = new TreeMap<>();
+        for (int sigma = 0; sigma < slots; sigma++) {
+            for (int c = 0; c < chunks; c++) {
+                for (int u : moves(c * perGroup - sigma, d, perGroup)) {
+                    byBaby.computeIfAbsent(babyOf.applyAsInt(u), b -> new ArrayList<>())
+                            .add(new Move(c, sigma, u));
+                }
             }
+        }
+        return byBaby;
+    }
+
+    /**
+     * Each source moved left by {@code direction}·b segments for every baby step b (b = 0: the sources
+     * themselves): hoisted, one decomposition a source; right moves from one giant step right (so that every move
+     * is a key of {@link Packing#babyGiantSteps}).
+     */
+    private Map<Integer, Ciphertext[]> movedSources(
+            Ciphertext[] sources, int[] babies, int direction, OperatorKind op) {
+        int segments = sources[0].slots() / slots;
+        int step = Math.min(Packing.babyStep(segments), segments);
+        Map<Integer, Ciphertext[]> out = new TreeMap<>();
+        int[] moving = Arrays.stream(babies).filter(b -> b != 0).toArray();
+        Ciphertext[][] rotated = new Ciphertext[sources.length][];
+        for (int i = 0; i < sources.length; i++) {
+            if (moving.length == 0) {
+                rotated[i] = new Ciphertext[0];
+            } else if (direction > 0) {
+                rotated[i] = rotations.hoisted(
+                        sources[i], Arrays.stream(moving).map(b -> b * slots).toArray(), op);
+            } else {
+                // right by b = left by (step − b) from a giant step right
+                Ciphertext base = rotations.rotateSegments(sources[i], -step, op);
+                int[] lefts = Arrays.stream(moving).map(b -> step - b).toArray();
+                Ciphertext[] r = new Ciphertext[lefts.length];
+                int[] nonZero = Arrays.stream(lefts)
+                        .filter(a -> a != 0)
+                        .map(a -> a * slots)
+                        .toArray();
+                Ciphertext[] hoisted = nonZero.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, nonZero, op);
+                for (int j = 0, h = 0; j < lefts.length; j++) {
+                    r[j] = lefts[j] == 0 ? base : hoisted[h++];
+                }
+                rotated[i] = r;
+            }
+        }
+        for (int b : babies) {
+            Ciphertext[] cts = new Ciphertext[sources.length];
+            for (int i = 0; i < sources.length; i++) {
+                cts[i] = b == 0 ? sources[i] : rotated[i][indexOf(moving, b)];
+            }
+            out.put(b, cts);
+        }
+        return out;
+    }
+
+    private static int indexOf(int[] xs, int x) {
+        for (int i = 0; i < xs.length; i++) {
+            if (xs[i] == x) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException(x + " not in " + Arrays.toString(xs));
+    }
+
+    /** c moved left by each of {@code giants} segments (multiples of the baby step), hoisted; keyed by the move. */
+    private Map<Integer, Ciphertext> giantMoves(Ciphertext c, int[] giants, OperatorKind op) {
+        int[] steps =
+                Arrays.stream(giants).filter(g -> g != 0).map(g -> g * slots).toArray();
+        Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, steps, op);
+        Map<Integer, Ciphertext> out = new TreeMap<>();
+        for (int g : giants) {
+            out.put(g, g == 0 ? c : r[indexOf(steps, g * slots)]);
         }
         return out;
     }
 
     /**
-     * Sums over the moves u of each chunk: each product rotated by its baby step (in the shift's task), summed per
-     * giant step, and the giant steps' sums rotated and added at the end with one division
-     * ({@link Rotations#rotateSum}).
+     * The row shifts σ of the moves' sources ({@link RowShifts#source}, moved): grouped by σ's baby step, the
+     * baby rotation once and the giant steps hoisted on it. With one baby step a source (Pythia-70M's shape:
+     * σ ≡ −b mod 16) that is one rotation a shift.
      */
-    private final class SegmentMoves {
-        record Part(int chunk, int giant, Ciphertext rotated) {}
+    private Map<Integer, RowShifts.Shifted> shiftedBy(Ciphertext[] sources, List<Move> moves, OperatorKind op) {
+        int b = Math.min(Packing.babyStep(slots), slots);
+        Map<Integer, TreeSet<Integer>> byBaby = new TreeMap<>();
+        for (Move m : moves) {
+            byBaby.computeIfAbsent(m.sigma() % b, a -> new TreeSet<>()).add(m.sigma());
+        }
+        Map<Integer, RowShifts.Shifted> out = new TreeMap<>();
+        for (Map.Entry<Integer, TreeSet<Integer>> e : byBaby.entrySet()) {
+            int a = e.getKey();
+            int[] giants = e.getValue().stream()
+                    .mapToInt(s -> s - a)
+                    .filter(g -> g != 0)
+                    .toArray();
+            Ciphertext[][] rotated = new Ciphertext[sources.length][];
+            Ciphertext[] bases = new Ciphertext[sources.length];
+            for (int i = 0; i < sources.length; i++) {
+                bases[i] = a == 0 ? sources[i] : rotations.hoisted(sources[i], new int[] {a}, op)[0];
+                rotated[i] = giants.length == 0 ? new Ciphertext[0] : rotations.hoisted(bases[i], giants, op);
+            }
+            for (int sigma : e.getValue()) {
+                Ciphertext[] at = new Ciphertext[sources.length];
+                for (int i = 0; i < sources.length; i++) {
+                    at[i] = sigma == a ? bases[i] : rotated[i][indexOf(giants, sigma - a)];
+                }
+                out.put(sigma, shifts.shifted(at, sigma == 0));
+            }
+        }
+        return out;
+    }
 
+    /** A chunk's giant step (in segments). */
+    private record Giant(int chunk, int step) {}
+
+    /** A product of a Q·Kᵀ pass held for its giant step's relinearization. */
+    private record Pending(int chunk, int giant, Ciphertext query, Ciphertext keys) {}
+
+    /**
+     * Q·Kᵀ's products summed per chunk and giant step: those held (a batch of baby steps') summed with one
+     * relinearization a giant step, not rescaled; at the end each chunk's giant steps rotated, summed and rescaled
+     * with one division ({@link Rotations#rotateSumRescaled}).
+     */
+    private final class GiantSums {
+        private final OperatorKind op;
         private final List<Map<Integer, Ciphertext>> perChunk = new ArrayList<>();
+        private final Map<Giant, List<Ciphertext[]>> held =
+                new TreeMap<>(Comparator.comparingInt(Giant::chunk).thenComparingInt(Giant::step));
 
-        SegmentMoves(int chunks) {
+        GiantSums(int chunks, OperatorKind op) {
+            this.op = op;
             for (int c = 0; c < chunks; c++) {
                 perChunk.add(new TreeMap<>());
             }
         }
 
-        Part baby(int chunk, int u, Ciphertext x) {
-            SegmentStep step = SegmentStep.of(u, x.slots() / slots);
-            Ciphertext rotated = step.baby() == 0
-                    ? x
-                    : rotations.hoisted(x, new int[] {step.baby() * slots}, OperatorKind.CIPHERTEXT_MATMUL)[0];
-            return new Part(chunk, step.giant(), rotated);
+        void hold(List<Pending> products) {
+            for (Pending p : products) {
+                held.computeIfAbsent(new Giant(p.chunk(), p.giant()), g -> new ArrayList<>())
+                        .add(new Ciphertext[] {p.query(), p.keys()});
+            }
         }
 
-        void addAll(List<Part> parts) {
-            for (Part p : parts) {
-                perChunk.get(p.chunk())
-                        .merge(p.giant(), p.rotated(), (x, y) -> ops.add(x, y, OperatorKind.CIPHERTEXT_MATMUL));
-            }
+        /** The held products of each giant step summed with one relinearization, the giant steps at once. */
+        void relinearize() {
+            List<Map.Entry<Giant, List<Ciphertext[]>>> groups = new ArrayList<>(held.entrySet());
+            held.clear();
+            engine.independently(groups.size(), i -> productSum(groups.get(i).getValue(), op), (sum, i) -> {
+                Giant g = groups.get(i).getKey();
+                perChunk.get(g.chunk()).merge(g.step(), sum, (x, y) -> ops.add(x, y, op));
+            });
         }
 
         Ciphertext total(int chunk) {
@@ -268,8 +417,8 @@ final class BlockAttention {
             Ciphertext[] xs = sums.values().toArray(new Ciphertext[0]);
             int[] steps = sums.keySet().stream().mapToInt(g -> g * slots).toArray();
             return xs.length == 1 && steps[0] == 0
-                    ? xs[0]
-                    : rotations.rotateSum(xs, steps, OperatorKind.CIPHERTEXT_MATMUL);
+                    ? engine.levels().rescale(xs[0], op)
+                    : rotations.rotateSumRescaled(xs, steps, op);
         }
     }
 
@@ -382,82 +531,66 @@ final class BlockAttention {
         return new EncryptedTensor(m.rows, m.cols, out, m.clean, packing.withSumBlocks(1));
     }
 
-    /** The work of one shift s, on c shifted by s rows; independent of other shifts. */
-    private interface ShiftTask<R> {
-        R apply(int s, RowShifts.Shifted shifted);
-    }
-
-    /** What is done with a shift's result, in the order of s. */
-    private interface ShiftJoin<R> {
-        void accept(int s, R result);
-    }
-
-    /**
-     * Runs {@code task} for s = 0 .. limit−1 with c shifted by s rows ({@link RowShifts#source}), and {@code join} on
-     * each result in order of s: the giant steps on the source and, hoisted on each giant rotation, the baby steps
-     * ({@link EncryptedEngine#babyRotations}). The shifts of a batch of giant steps run as independent tasks
-     * ({@link EncryptedEngine#independently}), as many giant steps to a batch as keep the evaluator's concurrency busy
-     * (one below b threads): only one batch's rotations are alive at a time.
-     */
-    private <R> void forEachShift(Ciphertext c, int limit, OperatorKind op, ShiftTask<R> task, ShiftJoin<R> join) {
-        Ciphertext[] sources = shifts.source(c, op);
-        int b = Math.min(Packing.babyStep(slots), slots);
-        int giants = (limit + b - 1) / b;
-        int perBatch = Math.max(1, (engine.concurrency() + b - 1) / b);
-        for (int g0 = 0; g0 < giants; g0 += perBatch) {
-            List<RowShifts.Shifted> shifted = new ArrayList<>();
-            for (int g = g0; g < Math.min(giants, g0 + perBatch); g++) {
-                List<Ciphertext[]> babies = new ArrayList<>();
-                for (Ciphertext source : sources) {
-                    Ciphertext giant = g == 0 ? source : rotations.hoisted(source, new int[] {g * b}, op)[0];
-                    babies.add(rotations.babyRotations(giant, op));
-                }
-                for (int a = 0; a < b && g * b + a < limit; a++) {
-                    shifted.add(shifts.shifted(babies, a, g * b + a == 0));
-                }
-            }
-            int first = g0 * b;
-            engine.independently(
-                    shifted.size(), i -> task.apply(first + i, shifted.get(i)), (r, i) -> join.accept(first + i, r));
-        }
-    }
-
     /**
      * The skew of c: segment f of every group of d holds, in slot t, row (t + f) mod P of its column, for the valid
-     * columns and source rows below the token count (zero elsewhere). Shifts below min(d, P) only; one level.
+     * columns and source rows below the token count (zero elsewhere). Shifts r below min(d, P) only; one level.
+     * Baby-step giant-step over r = g·b + a: the baby rotations hoisted on the source ({@link RowShifts#source}),
+     * each giant step's masked products summed (its masks moved right by g·b, each a task), and the giant steps'
+     * sums rotated, added and rescaled with one division: about 2√min(d, P) rotations, not min(d, P).
      */
     private Ciphertext skewed(Ciphertext c, int d, int tokens, int valid, OperatorKind op) {
-        ProductSum sum = new ProductSum(engine, op);
-        forEachShift(
-                c,
-                Math.min(d, slots),
-                op,
-                (r, shifted) -> {
-                    ShiftMask mask = new ShiftMask();
-                    for (int column = 0; column < valid && !mask.known(); column++) {
-                        if (column % d % slots != r) {
-                            continue;
-                        }
-                        for (int t = 0; t < slots && !mask.known(); t++) {
-                            int source = t + r;
-                            if ((source < slots ? source : source - slots) < tokens) {
-                                mask.set(column * slots + t, source >= slots);
+        int limit = Math.min(d, slots);
+        int b = Math.min(Packing.babyStep(slots), limit);
+        Ciphertext[] sources = shifts.source(c, op);
+        List<Ciphertext[]> babies = new ArrayList<>();
+        for (Ciphertext source : sources) {
+            Ciphertext[] r = new Ciphertext[b];
+            r[0] = source;
+            if (b > 1) {
+                System.arraycopy(rotations.hoisted(source, IntStream.range(1, b).toArray(), op), 0, r, 1, b - 1);
+            }
+            babies.add(r);
+        }
+        int giants = (limit + b - 1) / b;
+        Ciphertext[] parts = new Ciphertext[giants];
+        engine.independently(
+                giants,
+                g -> {
+                    Ciphertext sum = null;
+                    for (int a = 0; a < b && g * b + a < limit; a++) {
+                        int r = g * b + a;
+                        ShiftMask mask = new ShiftMask(-g * b);
+                        for (int column = 0; column < valid && !mask.known(); column++) {
+                            if (column % d % slots != r) {
+                                continue;
+                            }
+                            for (int t = 0; t < slots && !mask.known(); t++) {
+                                int source = t + r;
+                                if ((source < slots ? source : source - slots) < tokens) {
+                                    mask.set(column * slots + t, source >= slots);
+                                }
                             }
                         }
+                        Ciphertext part = mask.applied(shifts.shifted(babies, a, r == 0), op);
+                        sum = sum == null ? part : ops.add(sum, part, op);
                     }
-                    return mask.applied(shifted, op);
+                    return sum;
                 },
-                (r, part) -> sum.add(part));
-        return shifts.real(sum.result(), op);
+                (sum, g) -> parts[g] = sum);
+        int[] steps = IntStream.range(0, giants).map(g -> g * b).toArray();
+        Ciphertext skew =
+                giants == 1 ? engine.levels().rescale(parts[0], op) : rotations.rotateSumRescaled(parts, steps, op);
+        return shifts.real(skew, op);
     }
 
     /**
      * The skew shifted cyclically by σ rows, kept in the segments f of each group with 0 ≤ f − u &lt; E and in the
-     * rows below the token count. One level.
+     * rows below the token count, moved left by {@code moved} slots as its source was ({@link #movedSources}). One
+     * level.
      */
     private Ciphertext shiftedSkew(
-            RowShifts.Shifted shifted, int sigma, int u, int d, int perGroup, int tokens, OperatorKind op) {
-        ShiftMask mask = new ShiftMask();
+            RowShifts.Shifted shifted, int sigma, int u, int d, int perGroup, int tokens, int moved, OperatorKind op) {
+        ShiftMask mask = new ShiftMask(moved);
         for (int segment = 0; segment < columns && !mask.known(); segment++) {
             int f = segment % d;
             if (f - u < 0 || f - u >= perGroup) {
@@ -478,17 +611,22 @@ final class BlockAttention {
     private final class ShiftMask {
         private final double[] direct;
         private final double[] wrapped;
+        /** Entries land this many slots to the left (cyclically): the mask of an operand moved so. */
+        private final int moved;
+
         private boolean anyDirect;
         private boolean wraps;
 
-        ShiftMask() {
+        ShiftMask(int moved) {
+            this.moved = moved;
             boolean symbolic = engine.valuesIgnored();
             direct = symbolic ? null : new double[columns * slots];
             wrapped = symbolic ? null : new double[columns * slots];
         }
 
         /** Entry {@code index} of the wrapped part, or of the direct one. */
-        void set(int index, boolean wrappedPart) {
+        void set(int entry, boolean wrappedPart) {
+            int index = Math.floorMod(entry - moved, columns * slots);
             if (wrappedPart) {
                 wraps = true;
                 if (wrapped != null) {

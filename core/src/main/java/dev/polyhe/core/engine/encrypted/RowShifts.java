@@ -99,6 +99,14 @@ final class RowShifts {
     }
 
     /**
+     * The shift by s of sources rotated by s ({@code rotated}: one for each of {@link #source}'s ciphertexts;
+     * {@code first}: s = 0, where nothing wraps).
+     */
+    Shifted shifted(Ciphertext[] rotated, boolean first) {
+        return complex ? new Shifted(rotated[0], null) : new Shifted(rotated[0], first ? null : rotated[1]);
+    }
+
+    /**
      * The result of a pass over shifted operands: its real part where the shifts were complex (the masks' halves
      * doubled back), else itself.
      */
