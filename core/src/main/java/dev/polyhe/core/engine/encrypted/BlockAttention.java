@@ -41,8 +41,9 @@ import java.util.stream.IntStream;
  */
 final class BlockAttention {
     /**
-     * A·V's products summed before one relinearization, at most this many at once: the pending shifted values are
-     * alive until then (one batch of row shifts' worth), and each sum saves all its key switches but one.
+     * A·V's products of one baby step summed before one relinearization, at most this many at once (16 at
+     * Pythia-70M's shape): the pending shifted values are alive until then, and each sum saves all its key switches
+     * but one.
      */
     private static final int PRODUCTS_PER_RELINEARIZATION = 32;
 
