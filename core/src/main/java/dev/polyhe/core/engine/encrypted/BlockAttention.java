@@ -220,11 +220,7 @@ final class BlockAttention {
                     },
                     (sum, i) -> parts[i] = sum);
             int[] steps = Arrays.stream(babies).map(b -> b * slots).toArray();
-            out[block] = shifts.real(
-                    parts.length == 1 && steps[0] == 0
-                            ? engine.levels().rescale(parts[0], op)
-                            : rotations.rotateSumRescaled(parts, steps, op),
-                    op);
+            out[block] = shifts.real(rotations.rotateSumRescaled(parts, steps, op), op);
         }
         return new EncryptedTensor(Layout.BLOCKS, tokens, values.cols, out, true, columns);
     }
@@ -274,65 +270,41 @@ final class BlockAttention {
 
     /**
      * Each source moved left by {@code direction}·b segments for every baby step b (b = 0: the sources
-     * themselves): hoisted, one decomposition a source; right moves from one giant step right (so that every move
-     * is a key of {@link Packing#babyGiantSteps}).
+     * themselves): hoisted, one decomposition a source; right moves from one giant step right (so that every move is
+     * a key of {@link Packing#babyGiantSteps}).
      */
     private Map<Integer, Ciphertext[]> movedSources(
             Ciphertext[] sources, int[] babies, int direction, OperatorKind op) {
         int segments = sources[0].slots() / slots;
         int step = Math.min(Packing.babyStep(segments), segments);
-        Map<Integer, Ciphertext[]> out = new TreeMap<>();
-        int[] moving = Arrays.stream(babies).filter(b -> b != 0).toArray();
-        Ciphertext[][] rotated = new Ciphertext[sources.length][];
-        for (int i = 0; i < sources.length; i++) {
-            if (moving.length == 0) {
-                rotated[i] = new Ciphertext[0];
-            } else if (direction > 0) {
-                rotated[i] = rotations.hoisted(
-                        sources[i], Arrays.stream(moving).map(b -> b * slots).toArray(), op);
-            } else {
-                // right by b = left by (step − b) from a giant step right
-                Ciphertext base = rotations.rotateSegments(sources[i], -step, op);
-                int[] lefts = Arrays.stream(moving).map(b -> step - b).toArray();
-                Ciphertext[] r = new Ciphertext[lefts.length];
-                int[] nonZero = Arrays.stream(lefts)
-                        .filter(a -> a != 0)
-                        .map(a -> a * slots)
-                        .toArray();
-                Ciphertext[] hoisted = nonZero.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, nonZero, op);
-                for (int j = 0, h = 0; j < lefts.length; j++) {
-                    r[j] = lefts[j] == 0 ? base : hoisted[h++];
-                }
-                rotated[i] = r;
-            }
+        // right by b = left by (step − b) from a giant step right
+        int[] lefts = Arrays.stream(babies)
+                .map(b -> (direction > 0 || b == 0 ? b : step - b) * slots)
+                .toArray();
+        boolean right = direction < 0 && Arrays.stream(babies).anyMatch(b -> b != 0);
+        List<Map<Integer, Ciphertext>> moved = new ArrayList<>();
+        for (Ciphertext source : sources) {
+            Ciphertext base = right ? rotations.rotateSegments(source, -step, op) : source;
+            moved.add(rotations.hoistedBy(base, lefts, op));
         }
-        for (int b : babies) {
+        Map<Integer, Ciphertext[]> out = new TreeMap<>();
+        for (int j = 0; j < babies.length; j++) {
             Ciphertext[] cts = new Ciphertext[sources.length];
             for (int i = 0; i < sources.length; i++) {
-                cts[i] = b == 0 ? sources[i] : rotated[i][indexOf(moving, b)];
+                cts[i] = babies[j] == 0 ? sources[i] : moved.get(i).get(lefts[j]);
             }
-            out.put(b, cts);
+            out.put(babies[j], cts);
         }
         return out;
     }
 
-    private static int indexOf(int[] xs, int x) {
-        for (int i = 0; i < xs.length; i++) {
-            if (xs[i] == x) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException(x + " not in " + Arrays.toString(xs));
-    }
-
     /** c moved left by each of {@code giants} segments (multiples of the baby step), hoisted; keyed by the move. */
     private Map<Integer, Ciphertext> giantMoves(Ciphertext c, int[] giants, OperatorKind op) {
-        int[] steps =
-                Arrays.stream(giants).filter(g -> g != 0).map(g -> g * slots).toArray();
-        Ciphertext[] r = steps.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, steps, op);
+        Map<Integer, Ciphertext> bySlots =
+                rotations.hoistedBy(c, Arrays.stream(giants).map(g -> g * slots).toArray(), op);
         Map<Integer, Ciphertext> out = new TreeMap<>();
         for (int g : giants) {
-            out.put(g, g == 0 ? c : r[indexOf(steps, g * slots)]);
+            out.put(g, bySlots.get(g * slots));
         }
         return out;
     }
@@ -351,20 +323,16 @@ final class BlockAttention {
         Map<Integer, RowShifts.Shifted> out = new TreeMap<>();
         for (Map.Entry<Integer, TreeSet<Integer>> e : byBaby.entrySet()) {
             int a = e.getKey();
-            int[] giants = e.getValue().stream()
-                    .mapToInt(s -> s - a)
-                    .filter(g -> g != 0)
-                    .toArray();
-            Ciphertext[][] rotated = new Ciphertext[sources.length][];
-            Ciphertext[] bases = new Ciphertext[sources.length];
-            for (int i = 0; i < sources.length; i++) {
-                bases[i] = a == 0 ? sources[i] : rotations.hoisted(sources[i], new int[] {a}, op)[0];
-                rotated[i] = giants.length == 0 ? new Ciphertext[0] : rotations.hoisted(bases[i], giants, op);
+            int[] giants = e.getValue().stream().mapToInt(s -> s - a).toArray();
+            List<Map<Integer, Ciphertext>> rotated = new ArrayList<>();
+            for (Ciphertext source : sources) {
+                Ciphertext base = a == 0 ? source : rotations.hoisted(source, new int[] {a}, op)[0];
+                rotated.add(rotations.hoistedBy(base, giants, op));
             }
             for (int sigma : e.getValue()) {
                 Ciphertext[] at = new Ciphertext[sources.length];
                 for (int i = 0; i < sources.length; i++) {
-                    at[i] = sigma == a ? bases[i] : rotated[i][indexOf(giants, sigma - a)];
+                    at[i] = rotated.get(i).get(sigma - a);
                 }
                 out.put(sigma, shifts.shifted(at, sigma == 0));
             }
@@ -417,9 +385,7 @@ final class BlockAttention {
             Map<Integer, Ciphertext> sums = perChunk.get(chunk);
             Ciphertext[] xs = sums.values().toArray(new Ciphertext[0]);
             int[] steps = sums.keySet().stream().mapToInt(g -> g * slots).toArray();
-            return xs.length == 1 && steps[0] == 0
-                    ? engine.levels().rescale(xs[0], op)
-                    : rotations.rotateSumRescaled(xs, steps, op);
+            return rotations.rotateSumRescaled(xs, steps, op);
         }
     }
 
@@ -543,14 +509,9 @@ final class BlockAttention {
         int limit = Math.min(d, slots);
         int b = Math.min(Packing.babyStep(slots), limit);
         Ciphertext[] sources = shifts.source(c, op);
-        List<Ciphertext[]> babies = new ArrayList<>();
+        List<Map<Integer, Ciphertext>> babies = new ArrayList<>();
         for (Ciphertext source : sources) {
-            Ciphertext[] r = new Ciphertext[b];
-            r[0] = source;
-            if (b > 1) {
-                System.arraycopy(rotations.hoisted(source, IntStream.range(1, b).toArray(), op), 0, r, 1, b - 1);
-            }
-            babies.add(r);
+            babies.add(rotations.hoistedBy(source, IntStream.range(0, b).toArray(), op));
         }
         int giants = (limit + b - 1) / b;
         Ciphertext[] parts = new Ciphertext[giants];
@@ -572,16 +533,16 @@ final class BlockAttention {
                                 }
                             }
                         }
-                        Ciphertext part = mask.applied(shifts.shifted(babies, a, r == 0), op);
+                        int baby = a;
+                        Ciphertext[] at = babies.stream().map(m -> m.get(baby)).toArray(Ciphertext[]::new);
+                        Ciphertext part = mask.applied(shifts.shifted(at, r == 0), op);
                         sum = sum == null ? part : ops.add(sum, part, op);
                     }
                     return sum;
                 },
                 (sum, g) -> parts[g] = sum);
         int[] steps = IntStream.range(0, giants).map(g -> g * b).toArray();
-        Ciphertext skew =
-                giants == 1 ? engine.levels().rescale(parts[0], op) : rotations.rotateSumRescaled(parts, steps, op);
-        return shifts.real(skew, op);
+        return shifts.real(rotations.rotateSumRescaled(parts, steps, op), op);
     }
 
     /**

@@ -185,23 +185,17 @@ final class CiphertextLinear {
         for (int sigma : sigmas) {
             byGiant.computeIfAbsent(sigma - sigma % br, g -> new ArrayList<>()).add(sigma);
         }
-        int[] giantSteps = byGiant.keySet().stream()
-                .filter(g -> g != 0)
-                .mapToInt(Integer::intValue)
-                .toArray();
-        Ciphertext[] giantRotations = giantSteps.length == 0 ? new Ciphertext[0] : rotations.hoisted(c, giantSteps, OP);
+        Map<Integer, Ciphertext> giants = rotations.hoistedBy(
+                c, byGiant.keySet().stream().mapToInt(Integer::intValue).toArray(), OP);
         Map<Integer, Ciphertext> out = new TreeMap<>();
-        int i = 0;
         for (var e : byGiant.entrySet()) {
-            Ciphertext base = e.getKey() == 0 ? c : giantRotations[i++];
-            int[] babies = e.getValue().stream()
-                    .mapToInt(s -> s - e.getKey())
-                    .filter(a -> a != 0)
-                    .toArray();
-            Ciphertext[] babyRotations = babies.length == 0 ? new Ciphertext[0] : rotations.hoisted(base, babies, OP);
-            int j = 0;
+            int giant = e.getKey();
+            Map<Integer, Ciphertext> babies = rotations.hoistedBy(
+                    giants.get(giant),
+                    e.getValue().stream().mapToInt(s -> s - giant).toArray(),
+                    OP);
             for (int sigma : e.getValue()) {
-                out.put(sigma, sigma == e.getKey() ? base : babyRotations[j++]);
+                out.put(sigma, babies.get(sigma - giant));
             }
         }
         return out;

@@ -4,6 +4,8 @@ import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.EvaluationKeys;
 import dev.polyhe.api.he.Evaluator;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
@@ -52,6 +54,23 @@ final class Rotations {
         }
         return r;
     }
+    /**
+     * c rotated by each of {@code steps} (slots), keyed by the step: the nonzero ones hoisted in one call (one
+     * decomposition), a step 0 c itself.
+     */
+    Map<Integer, Ciphertext> hoistedBy(Ciphertext c, int[] steps, OperatorKind op) {
+        int[] moving = Arrays.stream(steps).filter(s -> s != 0).distinct().toArray();
+        Ciphertext[] rotated = moving.length == 0 ? new Ciphertext[0] : hoisted(c, moving, op);
+        Map<Integer, Ciphertext> out = new HashMap<>();
+        for (int i = 0; i < moving.length; i++) {
+            out.put(moving[i], rotated[i]);
+        }
+        if (moving.length < steps.length) {
+            out.put(0, c);
+        }
+        return out;
+    }
+
     /** Whether the keys hold the conjugation (complex-packed row shifts in {@link BlockAttention} need it). */
     boolean conjugates() {
         return keys != null && keys.hasConjugation();

@@ -2,7 +2,6 @@ package dev.polyhe.core.engine.encrypted;
 
 import dev.polyhe.api.he.Ciphertext;
 import dev.polyhe.api.he.Plaintext;
-import java.util.List;
 
 /**
  * Cyclic row shifts within every segment of P slots, as {@link BlockAttention} masks them. Shifted by s, slot t of a
@@ -86,16 +85,6 @@ final class RowShifts {
             r = ops.add(r, ops.plainProductRaw(hi, masks[1], op), op);
         }
         return r;
-    }
-
-    /**
-     * The shift by s = the rotations' baby step a: element a of each source's baby rotations ({@code first}: s = 0,
-     * where nothing wraps).
-     */
-    Shifted shifted(List<Ciphertext[]> babies, int a, boolean first) {
-        return complex
-                ? new Shifted(babies.get(0)[a], null)
-                : new Shifted(babies.get(0)[a], first ? null : babies.get(1)[a]);
     }
 
     /**
