@@ -122,7 +122,7 @@ run() {
     done
     local java="$dev/jre/bin/java"
     local jvm=(-Xmx64g -Dguice_bytecode_gen_option=DISABLED -Djava.library.path="$dev/native"
-        --add-modules jdk.incubator.vector)
+        --add-modules jdk.incubator.vector "@$root/config/simd-inlining.args")
     # transparent huge pages where the kernel lends them on request, as ./polyhe asks for them
     grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && jvm+=(-XX:+UseTransparentHugePages)
     local polyhe=("$java" "${jvm[@]}" --module-path "$dev/lib" --add-modules ALL-MODULE-PATH

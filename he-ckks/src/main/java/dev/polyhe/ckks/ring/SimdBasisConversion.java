@@ -29,14 +29,17 @@ final class SimdBasisConversion {
     static void accumulate(long p, long[][] scaled, long[] w, long[] wShoup, long[] out) {
         LongVector vp = LongVector.broadcast(SPECIES, p);
         LongVector twoP = LongVector.broadcast(SPECIES, 2 * p);
+        LongVector zero = LongVector.zero(SPECIES);
         int s = scaled.length;
         for (int g = 0; g < s; g += 4) {
             int end = Math.min(s, g + 4);
             boolean first = g == 0;
             for (int c = 0; c < out.length; c += LANES) {
-                // four terms in [0, p) stay below 4p < 2^63, then [0, p)
-                LongVector acc = signedProduct(LongVector.fromArray(SPECIES, scaled[g], c), w[g], wShoup[g], vp);
-                for (int j = g + 1; j < end; j++) {
+                // four terms in [0, p) stay below 4p < 2^63, then [0, p). One call site, not two: C2 stops
+                // inlining past a count of nodes that two copies of the vector code sometimes reached, leaving the
+                // second call's vectors on the heap (key switching twice as slow, at random from run to run)
+                LongVector acc = zero;
+                for (int j = g; j < end; j++) {
                     acc = acc.add(signedProduct(LongVector.fromArray(SPECIES, scaled[j], c), w[j], wShoup[j], vp));
                 }
                 acc = acc.sub(twoP, acc.compare(VectorOperators.GE, twoP));
@@ -67,7 +70,10 @@ final class SimdBasisConversion {
         }
     }
 
-    /** y·w mod p in [0, p) for signed y, from Shoup's product on |y| (written out: C2 inlines it whole). */
+    /**
+     * y·w mod p in [0, p) for signed y, from Shoup's product on |y|; inlined into {@link #accumulate}'s loop by force
+     * ({@code config/simd-inlining.args}).
+     */
     private static LongVector signedProduct(LongVector y, long w, long ws, LongVector p) {
         VectorMask<Long> negative = y.compare(VectorOperators.LT, 0);
         LongVector a = y.lanewise(VectorOperators.ABS);

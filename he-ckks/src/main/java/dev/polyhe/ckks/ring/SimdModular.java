@@ -10,7 +10,9 @@ import jdk.incubator.vector.VectorSpecies;
  * product, so a product's high word is assembled from four 32×32-bit ones, exact for unsigned operands below 2^64.
  * With it, Shoup's product by a constant and Barrett's reduction run as they do on a scalar core. The kernels write
  * their reductions out rather than call helpers taking masks: C2 then keeps every vector in registers (a helper
- * measured 2.6 times slower than the scalar loop it replaced).
+ * measured 2.6 times slower than the scalar loop it replaced). The helpers that pass vectors ({@link #highWord},
+ * {@link #low}, {@link #high}) must be inlined into the kernels' loops, which {@code config/simd-inlining.args} forces
+ * (a JVM that compiled one on its own first would not inline it, and its vectors would live on the heap).
  */
 final class SimdModular {
     static final VectorSpecies<Long> SPECIES = LongVector.SPECIES_PREFERRED;
