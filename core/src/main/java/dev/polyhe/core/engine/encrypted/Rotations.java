@@ -65,7 +65,7 @@ final class Rotations {
         for (int i = 0; i < moving.length; i++) {
             out.put(moving[i], rotated[i]);
         }
-        if (moving.length < steps.length) {
+        if (Arrays.stream(steps).anyMatch(s -> s == 0)) {
             out.put(0, c);
         }
         return out;
